@@ -1,0 +1,1 @@
+//! The reference interpreter: the semantic oracle for every backend.

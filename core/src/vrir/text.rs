@@ -1,0 +1,1 @@
+//! The S-expression text form of VRIR (docs/vrir-text.md): parser and printer.

@@ -1,0 +1,1 @@
+//! The verifier: the only type checker.
