@@ -292,7 +292,7 @@ pub enum LibFn {
     // array operations
     Matmul,
     Transpose,
-    /// A fresh copy of an array (same layout; strided copies become row-major).
+    /// A fresh copy of an array, of the same type.
     Copy,
     /// Total number of elements.
     Len,
