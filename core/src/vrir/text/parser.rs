@@ -388,6 +388,11 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
 /// body is a statement list, not a statement).
 fn block(node: &Sexp) -> VrResult<Block> {
     let mut parts = Parts::of(node, "a `(block ...)`")?;
+    let n = parts.items.len();
+    if n >= 2 && parts.items[n - 2].atom() == Some(":line") {
+        let pos = parts.items[n - 2].pos;
+        return Err(error_at(pos, "a body block takes no `:line`; put it at the end of the statement"));
+    }
     match parts.head {
         "block" | "gpu" => block_body(&mut parts),
         _ => Err(error_at(node.pos, format!("expected `(block ...)` or `(gpu ...)`, found {}", node.describe()))),

@@ -75,7 +75,11 @@ impl Doc {
             out.push_str(&flat);
             return;
         }
-        let keep = (*keep).min(items.len());
+        // Keep as many of the first `keep` items on the opening line as fit.
+        let mut keep = (*keep).min(items.len()).max(1);
+        while keep > 1 && indent + 1 + items[..keep].iter().map(|d| d.flat().len() + 1).sum::<usize>() > WIDTH {
+            keep -= 1;
+        }
         out.push('(');
         write_spaced(&items[..keep], out);
         for item in &items[keep..] {
@@ -208,7 +212,7 @@ fn lvalue(target: &LValue) -> Doc {
             let mut items = vec![Doc::atom("index"), Doc::atom(array)];
             items.extend(indices.iter().map(expr));
             items.extend(index_flags(flags));
-            Doc::list(items, 2)
+            Doc::list(items, 3)
         }
     }
 }
@@ -269,21 +273,21 @@ fn expr(e: &Expr) -> Doc {
                 UnOp::Neg => "neg",
                 UnOp::Not => "not",
             };
-            Doc::list(vec![Doc::atom(head), expr(arg)], 1)
+            Doc::list(vec![Doc::atom(head), expr(arg)], 2)
         }
-        Expr::Binary { op, lhs, rhs } => Doc::list(vec![Doc::atom(op.symbol()), expr(lhs), expr(rhs)], 1),
-        Expr::Cast { to, arg } => Doc::list(vec![Doc::atom("cast"), ty(to), expr(arg)], 2),
+        Expr::Binary { op, lhs, rhs } => Doc::list(vec![Doc::atom(op.symbol()), expr(lhs), expr(rhs)], 2),
+        Expr::Cast { to, arg } => Doc::list(vec![Doc::atom("cast"), ty(to), expr(arg)], 3),
         Expr::Call { func, args } | Expr::Map { func, args } => {
             let head = if matches!(e, Expr::Call { .. }) { "call" } else { "map" };
             let mut items = vec![Doc::atom(head), Doc::atom(func)];
             items.extend(args.iter().map(expr));
-            Doc::list(items, 2)
+            Doc::list(items, 3)
         }
-        Expr::Lib { func, args } => Doc::list(head_and(func.name(), args.iter().map(expr)), 1),
+        Expr::Lib { func, args } => Doc::list(head_and(func.name(), args.iter().map(expr)), 2),
         Expr::Reduce { op, arg, axis } => {
             let mut items = vec![Doc::atom(op.name()), expr(arg)];
             items.extend(axis.map(|k| Doc::Group(vec![Doc::atom(":axis"), Doc::atom(k.to_string())])));
-            Doc::list(items, 1)
+            Doc::list(items, 2)
         }
         Expr::Alloc { init, ty: t, dims } => {
             let head = match init {
@@ -299,34 +303,34 @@ fn expr(e: &Expr) -> Doc {
             items.extend(dims.iter().map(expr));
             Doc::list(items, 2)
         }
-        Expr::Dim { arg, axis } => Doc::list(vec![Doc::atom("dim"), expr(arg), Doc::atom(axis.to_string())], 1),
+        Expr::Dim { arg, axis } => Doc::list(vec![Doc::atom("dim"), expr(arg), Doc::atom(axis.to_string())], 2),
         Expr::Range { start: None, stop: None, step: None } => Doc::atom(":"),
         Expr::Range { start, stop, step } => {
             let mut items = vec![Doc::atom("range"), optional(start), optional(stop)];
             items.extend(step.as_deref().map(expr));
-            Doc::list(items, 1)
+            Doc::list(items, 2)
         }
-        Expr::Domain { ranges } => Doc::list(head_and("domain", ranges.iter().map(expr)), 1),
-        Expr::Tuple { items } => Doc::list(head_and("tuple", items.iter().map(expr)), 1),
-        Expr::TupleGet { arg, index } => Doc::list(vec![Doc::atom("tget"), expr(arg), Doc::atom(index.to_string())], 1),
+        Expr::Domain { ranges } => Doc::list(head_and("domain", ranges.iter().map(expr)), 2),
+        Expr::Tuple { items } => Doc::list(head_and("tuple", items.iter().map(expr)), 2),
+        Expr::TupleGet { arg, index } => Doc::list(vec![Doc::atom("tget"), expr(arg), Doc::atom(index.to_string())], 2),
         Expr::Index { array, indices, flags } => {
             let mut items = vec![Doc::atom("index"), expr(array)];
             items.extend(indices.iter().map(expr));
             items.extend(index_flags(flags));
-            Doc::list(items, 1)
+            Doc::list(items, 2)
         }
         Expr::AtomicAdd { array, indices, value } => {
             let mut items = vec![Doc::atom("atomic-add"), Doc::atom(array)];
             items.extend(indices.iter().map(expr));
             items.push(Doc::Group(vec![Doc::atom(":value"), expr(value)]));
-            Doc::list(items, 2)
+            Doc::list(items, 3)
         }
         Expr::AtomicCas { array, indices, expected, new } => {
             let mut items = vec![Doc::atom("atomic-cas"), Doc::atom(array)];
             items.extend(indices.iter().map(expr));
             items.push(Doc::Group(vec![Doc::atom(":expected"), expr(expected)]));
             items.push(Doc::Group(vec![Doc::atom(":new"), expr(new)]));
-            Doc::list(items, 2)
+            Doc::list(items, 3)
         }
     }
 }
