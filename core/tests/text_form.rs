@@ -490,3 +490,233 @@ fn programs_with_one_character_replaced_never_panic() {
         }
     }
 }
+
+// ------------------------------------------------------------------ random modules
+
+/// Random ASTs (not necessarily well-typed: the text form is syntax only) for the
+/// round-trip property. Names are plain names, including words of the language.
+mod random {
+    use proptest::collection::vec;
+    use proptest::option;
+    use proptest::prelude::*;
+    use proptest::sample::select;
+    use proptest::strategy::{BoxedStrategy, Union};
+    use velociraptor::vrir::*;
+
+    pub fn name() -> BoxedStrategy<String> {
+        let words = ["x", "y", "a.b", "_t", "i2", "set", "index", "sum", "f64", "range", "module", "block", "locals"];
+        select(words.to_vec()).prop_map(String::from).boxed()
+    }
+
+    fn scalar() -> impl Strategy<Value = ScalarType> {
+        select(ScalarType::ALL.to_vec())
+    }
+
+    fn array_type() -> impl Strategy<Value = ArrayType> {
+        (scalar(), 0u32..4, select(vec![Layout::Row, Layout::Col, Layout::Strided]))
+            .prop_map(|(elem, ndims, layout)| ArrayType { elem, ndims, layout })
+    }
+
+    pub fn ty() -> BoxedStrategy<Type> {
+        let leaf = prop_oneof![
+            scalar().prop_map(Type::scalar),
+            array_type().prop_map(Type::Array),
+            Just(Type::Range),
+            (0u32..4).prop_map(|ndims| Type::Domain { ndims }),
+            Just(Type::Void),
+        ];
+        leaf.prop_recursive(3, 12, 3, |inner| {
+            prop_oneof![
+                vec(inner.clone(), 0..3).prop_map(|items| Type::Tuple { items }),
+                (vec(inner.clone(), 0..3), vec(inner, 0..2)).prop_map(|(params, results)| Type::Func { params, results }),
+            ]
+        })
+        .boxed()
+    }
+
+    fn literal() -> impl Strategy<Value = Literal> {
+        prop_oneof![
+            any::<bool>().prop_map(Literal::Bool),
+            any::<i32>().prop_map(Literal::I32),
+            any::<i64>().prop_map(Literal::I64),
+            any::<f32>().prop_map(Literal::F32),
+            any::<f64>().prop_map(Literal::F64),
+            any::<[f32; 2]>().prop_map(Literal::C64),
+            any::<[f64; 2]>().prop_map(Literal::C128),
+        ]
+    }
+
+    fn flags() -> impl Strategy<Value = IndexFlags> {
+        any::<[bool; 4]>().prop_map(|[negative, flatten, check, view]| IndexFlags { negative, flatten, check, view })
+    }
+
+    fn boxed(e: Expr) -> Box<Expr> {
+        Box::new(e)
+    }
+
+    pub fn expr() -> BoxedStrategy<Expr> {
+        let leaf = prop_oneof![
+            literal().prop_map(|value| Expr::Const { value }),
+            name().prop_map(|name| Expr::Var { name }),
+            Just(Expr::Range { start: None, stop: None, step: None }),
+        ];
+        leaf.prop_recursive(4, 48, 4, |e| {
+            let es = || vec(e.clone(), 0..3);
+            let arms: Vec<BoxedStrategy<Expr>> = vec![
+                (select(vec![UnOp::Neg, UnOp::Not]), e.clone())
+                    .prop_map(|(op, a)| Expr::Unary { op, arg: boxed(a) })
+                    .boxed(),
+                (select(BinOp::ALL.to_vec()), e.clone(), e.clone())
+                    .prop_map(|(op, l, r)| Expr::binary(op, l, r))
+                    .boxed(),
+                (ty(), e.clone()).prop_map(|(to, a)| Expr::Cast { to, arg: boxed(a) }).boxed(),
+                (name(), es()).prop_map(|(func, args)| Expr::Call { func, args }).boxed(),
+                (select(LibFn::ALL.to_vec()), vec(e.clone(), 2))
+                    .prop_map(|(func, mut args)| {
+                        args.truncate(func.arity());
+                        Expr::Lib { func, args }
+                    })
+                    .boxed(),
+                (select(ReduceOp::ALL.to_vec()), e.clone(), option::of(0u32..3))
+                    .prop_map(|(op, a, axis)| Expr::Reduce { op, arg: boxed(a), axis })
+                    .boxed(),
+                (
+                    prop_oneof![
+                        Just(AllocInit::Zeros),
+                        Just(AllocInit::Ones),
+                        Just(AllocInit::Empty),
+                        e.clone().prop_map(|v| AllocInit::Fill { value: boxed(v) }),
+                    ],
+                    array_type(),
+                    es(),
+                )
+                    .prop_map(|(init, ty, dims)| Expr::Alloc { init, ty, dims })
+                    .boxed(),
+                (e.clone(), 0u32..4).prop_map(|(a, axis)| Expr::Dim { arg: boxed(a), axis }).boxed(),
+                (option::of(e.clone()), option::of(e.clone()), option::of(e.clone()))
+                    .prop_map(|(start, stop, step)| Expr::Range {
+                        start: start.map(boxed),
+                        stop: stop.map(boxed),
+                        step: step.map(boxed),
+                    })
+                    .boxed(),
+                es().prop_map(|ranges| Expr::Domain { ranges }).boxed(),
+                es().prop_map(|items| Expr::Tuple { items }).boxed(),
+                (e.clone(), 0u32..3).prop_map(|(a, index)| Expr::TupleGet { arg: boxed(a), index }).boxed(),
+                (name(), es()).prop_map(|(func, args)| Expr::Map { func, args }).boxed(),
+                (e.clone(), es(), flags())
+                    .prop_map(|(a, indices, flags)| Expr::Index { array: boxed(a), indices, flags })
+                    .boxed(),
+                (name(), es(), e.clone())
+                    .prop_map(|(array, indices, v)| Expr::AtomicAdd { array, indices, value: boxed(v) })
+                    .boxed(),
+                (name(), es(), e.clone(), e.clone())
+                    .prop_map(|(array, indices, x, n)| Expr::AtomicCas {
+                        array,
+                        indices,
+                        expected: boxed(x),
+                        new: boxed(n),
+                    })
+                    .boxed(),
+            ];
+            Union::new(arms)
+        })
+        .boxed()
+    }
+
+    fn lvalue() -> impl Strategy<Value = LValue> {
+        prop_oneof![
+            name().prop_map(|name| LValue::Var { name }),
+            (name(), vec(expr(), 0..3), flags()).prop_map(|(array, indices, flags)| LValue::Index {
+                array,
+                indices,
+                flags
+            }),
+        ]
+    }
+
+    fn simple_stmt() -> BoxedStrategy<StmtKind> {
+        let var = || name();
+        prop_oneof![
+            (vec(lvalue(), 0..3), expr()).prop_map(|(targets, value)| StmtKind::Assign { targets, value }),
+            Just(StmtKind::Break),
+            Just(StmtKind::Continue),
+            vec(expr(), 0..3).prop_map(|values| StmtKind::Return { values }),
+            expr().prop_map(|expr| StmtKind::Expr { expr }),
+            (var(), vec(expr(), 0..3)).prop_map(|(var, dims)| StmtKind::Alloc { var, dims }),
+            var().prop_map(|var| StmtKind::Free { var }),
+            var().prop_map(|var| StmtKind::RefIncr { var }),
+            var().prop_map(|var| StmtKind::RefDecr { var }),
+        ]
+        .boxed()
+    }
+
+    pub fn stmt() -> BoxedStrategy<Stmt> {
+        let with_line = |kind: BoxedStrategy<StmtKind>| {
+            (kind, option::of(any::<u32>())).prop_map(|(kind, line)| Stmt { kind, line }).boxed()
+        };
+        with_line(simple_stmt())
+            .prop_recursive(3, 16, 3, move |s| {
+                let block = (any::<bool>(), vec(s, 0..3)).prop_map(|(on_gpu, stmts)| Block { on_gpu, stmts });
+                let compound = prop_oneof![
+                    block.clone().prop_map(StmtKind::Block),
+                    (expr(), block.clone(), option::of(block.clone()))
+                        .prop_map(|(cond, then, els)| StmtKind::If { cond, then, els }),
+                    (any::<bool>(), vec(name(), 0..3), expr(), block.clone()).prop_map(|(par, vars, domain, body)| {
+                        if par {
+                            StmtKind::Parfor { vars, domain, body }
+                        } else {
+                            StmtKind::For { vars, domain, body }
+                        }
+                    }),
+                    (expr(), block).prop_map(|(cond, body)| StmtKind::While { cond, body }),
+                ];
+                (compound, option::of(any::<u32>())).prop_map(|(kind, line)| Stmt { kind, line })
+            })
+            .boxed()
+    }
+
+    fn function() -> impl Strategy<Value = Function> {
+        let param = (name(), ty(), any::<bool>()).prop_map(|(name, ty, restrict)| Param { name, ty, restrict });
+        let local = (name(), ty()).prop_map(|(name, ty)| Local { name, ty });
+        (name(), vec(param, 0..3), vec(ty(), 0..3), vec(local, 0..3), vec(stmt(), 0..4), option::of(any::<u32>()))
+            .prop_map(|(name, params, results, locals, body, line)| Function { name, params, results, locals, body, line })
+    }
+
+    pub fn module() -> impl Strategy<Value = Module> {
+        (name(), 0u8..2, vec(function(), 0..3)).prop_map(|(name, index_base, functions)| Module {
+            name,
+            index_base,
+            functions,
+        })
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn random_modules_round_trip(m in random::module()) {
+        assert_round_trip(&m);
+    }
+
+    #[test]
+    fn random_expressions_round_trip_on_one_line(e in random::expr()) {
+        let line = print_expr(&e);
+        proptest::prop_assert!(!line.contains('\n'));
+        let src = format!("(module m :index-base 0 (function f () () (locals) (expr {line})))");
+        let m = parse_module(&src).unwrap();
+        let StmtKind::Expr { expr } = &m.functions[0].body[0].kind else { panic!() };
+        proptest::prop_assert_eq!(format!("{expr:?}"), format!("{e:?}"));
+    }
+
+    #[test]
+    fn random_types_round_trip(t in random::ty()) {
+        proptest::prop_assert_eq!(parse_type(&t.to_string()).unwrap(), t);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(src in "[()a-z0-9:._ ;\n-]{0,200}") {
+        assert_parses_or_fails_cleanly(&src);
+    }
+}

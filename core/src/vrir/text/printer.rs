@@ -20,7 +20,7 @@ enum Doc {
         items: Vec<Doc>,
         /// How many items stay on the opening line when the list is broken.
         keep: usize,
-        /// Always broken: modules, functions and every list that holds statements.
+        /// Must be broken: modules, functions, statement lists and every list holding one.
         broken: bool,
     },
 }
@@ -29,13 +29,22 @@ impl Doc {
     fn atom(s: impl Into<String>) -> Doc {
         Doc::Atom(s.into())
     }
-    /// A list that goes on one line when it fits.
+    /// A list that goes on one line when it fits (and holds no statement list).
     fn list(items: Vec<Doc>, keep: usize) -> Doc {
-        Doc::List { items, keep, broken: false }
+        let broken = items.iter().any(Doc::is_broken);
+        Doc::List { items, keep, broken }
     }
     /// A list whose parts after the first `keep` always go on lines of their own.
     fn broken(items: Vec<Doc>, keep: usize) -> Doc {
         Doc::List { items, keep, broken: true }
+    }
+
+    fn is_broken(&self) -> bool {
+        match self {
+            Doc::Atom(_) => false,
+            Doc::Group(items) => items.iter().any(Doc::is_broken),
+            Doc::List { broken, .. } => *broken,
+        }
     }
 
     fn write_flat(&self, out: &mut String) {
@@ -50,34 +59,29 @@ impl Doc {
         }
     }
 
-    fn flat(&self) -> String {
-        let mut out = String::new();
-        self.write_flat(&mut out);
-        out
-    }
-
-    /// Whether the flat form contains a statement list (which must be broken).
-    fn must_break(&self) -> bool {
-        match self {
-            Doc::Atom(_) => false,
-            Doc::Group(items) => items.iter().any(Doc::must_break),
-            Doc::List { items, broken, .. } => *broken || items.iter().any(Doc::must_break),
-        }
+    /// The width of the flat form, or `None` once it exceeds `budget` (so that deciding
+    /// whether a big list fits costs no more than `budget` characters of work).
+    fn flat_width(&self, budget: usize) -> Option<usize> {
+        let width = match self {
+            Doc::Atom(s) => s.chars().count(),
+            Doc::Group(items) => spaced_width(items, budget)?,
+            Doc::List { items, .. } => spaced_width(items, budget.checked_sub(2)?)? + 2,
+        };
+        (width <= budget).then_some(width)
     }
 
     /// Write the doc starting at column `indent` of a fresh line.
     fn write(&self, indent: usize, out: &mut String) {
-        let Doc::List { items, keep, .. } = self else {
+        let Doc::List { items, keep, broken } = self else {
             return self.write_flat(out);
         };
-        let flat = self.flat();
-        if !self.must_break() && indent + flat.len() <= WIDTH {
-            out.push_str(&flat);
-            return;
+        let budget = WIDTH.saturating_sub(indent);
+        if !broken && self.flat_width(budget).is_some() {
+            return self.write_flat(out);
         }
-        // Keep as many of the first `keep` items on the opening line as fit.
-        let mut keep = (*keep).min(items.len()).max(1);
-        while keep > 1 && indent + 1 + items[..keep].iter().map(|d| d.flat().len() + 1).sum::<usize>() > WIDTH {
+        // Keep as many of the first `keep` items on the opening line as fit (at least the head).
+        let mut keep = (*keep).clamp(1, items.len().max(1)).min(items.len());
+        while keep > 1 && spaced_width(&items[..keep], budget.saturating_sub(1)).is_none() {
             keep -= 1;
         }
         out.push('(');
@@ -89,6 +93,14 @@ impl Doc {
         }
         out.push(')');
     }
+}
+
+fn spaced_width(items: &[Doc], budget: usize) -> Option<usize> {
+    let mut width = items.len().saturating_sub(1);
+    for item in items {
+        width += item.flat_width(budget.checked_sub(width)?)?;
+    }
+    (width <= budget).then_some(width)
 }
 
 fn write_spaced(items: &[Doc], out: &mut String) {
@@ -114,7 +126,9 @@ pub fn print_module(m: &Module) -> String {
 }
 
 pub fn print_expr(e: &Expr) -> String {
-    expr(e).flat()
+    let mut out = String::new();
+    expr(e).write_flat(&mut out);
+    out
 }
 
 fn function(f: &Function) -> Doc {
