@@ -12,7 +12,10 @@ const DOC: &str = include_str!("../../docs/vrir-json.md");
 /// The body of the first fenced block of `lang` in the doc.
 fn fenced(lang: &str) -> &'static str {
     let open = format!("```{lang}\n");
-    let start = DOC.find(&open).unwrap_or_else(|| panic!("no ```{lang} block")) + open.len();
+    let start = DOC
+        .find(&open)
+        .unwrap_or_else(|| panic!("no ```{lang} block"))
+        + open.len();
     let len = DOC[start..].find("```").expect("unclosed block");
     &DOC[start..start + len]
 }
@@ -110,9 +113,15 @@ fn malformed_json_is_a_parse_error_with_a_position() {
     let m = json_error("{\"name\": \"m\",\n \"index_base\": 0,\n \"functions\": [}");
     assert!(m.starts_with("JSON at line 3 column 16:"), "{m}");
     let m = json_error("{\"name\": \"m\", \"index_base\": 0}");
-    assert!(m.contains("missing field `functions`") && m.contains("line 1 column"), "{m}");
+    assert!(
+        m.contains("missing field `functions`") && m.contains("line 1 column"),
+        "{m}"
+    );
     let m = json_error("{\"name\": \"m\", \"index_base\": 0, \"functions\": [{\"name\": \"f\", \"params\": [],\n\"results\": [{\"kind\": \"matrix\"}], \"locals\": [], \"body\": []}]}");
-    assert!(m.contains("unknown variant `matrix`") && m.contains("line 2"), "{m}");
+    assert!(
+        m.contains("unknown variant `matrix`") && m.contains("line 2"),
+        "{m}"
+    );
     let m = json_error("");
     assert!(m.starts_with("JSON at line 1 column 0:"), "{m}");
     let m = json_error("{\"name\": \"m\", \"index_base\": 300, \"functions\": []}");
@@ -137,7 +146,11 @@ fn truncated_json_never_panics() {
     for (i, _) in json.char_indices() {
         let e = from_json(&json[..i]).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Parse);
-        assert!(e.message.contains(" line ") && e.message.contains(" column "), "{}", e.message);
+        assert!(
+            e.message.contains(" line ") && e.message.contains(" column "),
+            "{}",
+            e.message
+        );
     }
 }
 
@@ -148,7 +161,11 @@ fn json_with_one_character_deleted_never_panics() {
         let mutated = format!("{}{}", &json[..i], &json[i + c.len_utf8()..]);
         if let Err(e) = from_json(&mutated) {
             assert_eq!(e.kind, ErrorKind::Parse);
-            assert!(e.message.contains(" line ") && e.message.contains(" column "), "{}", e.message);
+            assert!(
+                e.message.contains(" line ") && e.message.contains(" column "),
+                "{}",
+                e.message
+            );
         }
     }
 }

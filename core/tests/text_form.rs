@@ -24,7 +24,10 @@ const LONG: &str = include_str!("text_form/long.vrir");
 
 /// The source without its leading comment lines: the canonical form of the samples.
 fn without_comments(src: &str) -> String {
-    src.lines().filter(|l| !l.starts_with(';')).map(|l| format!("{l}\n")).collect()
+    src.lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 fn parse(src: &str) -> Module {
@@ -36,7 +39,10 @@ fn parse(src: &str) -> Module {
 fn assert_round_trip(m: &Module) {
     let printed = print_module(m);
     let reparsed = parse_module(&printed).unwrap_or_else(|e| panic!("{e}\nin\n{printed}"));
-    assert!(format!("{reparsed:?}") == format!("{m:?}"), "parse(print(m)) != m for\n{printed}");
+    assert!(
+        format!("{reparsed:?}") == format!("{m:?}"),
+        "parse(print(m)) != m for\n{printed}"
+    );
     assert_eq!(print_module(&reparsed), printed);
 }
 
@@ -98,10 +104,50 @@ fn every_statement_and_expression_kind_is_in_the_samples() {
         exprs.insert(word.to_string());
     }
     let heads = [
-        "block", "gpu", "set", "mset", "if", "for", "parfor", "while", "break", "continue", "return", "expr", "alloc",
-        "free", "refincr", "refdecr", "neg", "not", "cast", "call", "zeros", "ones", "empty", "fill", "dim", "range",
-        "domain", "tuple", "tget", "map", "index", "atomic-add", "atomic-cas", "c64", "c128", ":", "_", ":axis",
-        ":neg", ":flat", ":nocheck", ":view", ":line", ":restrict",
+        "block",
+        "gpu",
+        "set",
+        "mset",
+        "if",
+        "for",
+        "parfor",
+        "while",
+        "break",
+        "continue",
+        "return",
+        "expr",
+        "alloc",
+        "free",
+        "refincr",
+        "refdecr",
+        "neg",
+        "not",
+        "cast",
+        "call",
+        "zeros",
+        "ones",
+        "empty",
+        "fill",
+        "dim",
+        "range",
+        "domain",
+        "tuple",
+        "tget",
+        "map",
+        "index",
+        "atomic-add",
+        "atomic-cas",
+        "c64",
+        "c128",
+        ":",
+        "_",
+        ":axis",
+        ":neg",
+        ":flat",
+        ":nocheck",
+        ":view",
+        ":line",
+        ":restrict",
     ];
     let lib = LibFn::ALL.iter().map(|f| f.name());
     let ops = BinOp::ALL.iter().map(|o| o.symbol());
@@ -119,8 +165,20 @@ fn hand_built_module_prints_as_expected() {
             kind: StmtKind::Assign {
                 targets: vec![LValue::Index {
                     array: "a".into(),
-                    indices: vec![Expr::i64(0), Expr::Range { start: None, stop: None, step: None }],
-                    flags: IndexFlags { negative: true, flatten: false, check: false, view: true },
+                    indices: vec![
+                        Expr::i64(0),
+                        Expr::Range {
+                            start: None,
+                            stop: None,
+                            step: None,
+                        },
+                    ],
+                    flags: IndexFlags {
+                        negative: true,
+                        flatten: false,
+                        check: false,
+                        view: true,
+                    },
                 }],
                 value: Expr::lit(Literal::F32(2.5)),
             },
@@ -128,7 +186,10 @@ fn hand_built_module_prints_as_expected() {
         },
         Stmt::new(StmtKind::If {
             cond: Expr::binary(BinOp::Lt, Expr::var("n"), Expr::lit(Literal::I32(3))),
-            then: Block { on_gpu: true, stmts: vec![Stmt::new(StmtKind::Break)] },
+            then: Block {
+                on_gpu: true,
+                stmts: vec![Stmt::new(StmtKind::Break)],
+            },
             els: None,
         }),
         Stmt::new(StmtKind::Return { values: vec![] }),
@@ -139,8 +200,16 @@ fn hand_built_module_prints_as_expected() {
         functions: vec![Function {
             name: "f".into(),
             params: vec![
-                Param { name: "a".into(), ty: Type::array(ScalarType::F32, 2, Layout::Strided), restrict: true },
-                Param { name: "n".into(), ty: Type::I32, restrict: false },
+                Param {
+                    name: "a".into(),
+                    ty: Type::array(ScalarType::F32, 2, Layout::Strided),
+                    restrict: true,
+                },
+                Param {
+                    name: "n".into(),
+                    ty: Type::I32,
+                    restrict: false,
+                },
             ],
             results: vec![],
             locals: vec![],
@@ -165,9 +234,13 @@ fn hand_built_module_prints_as_expected() {
 // ------------------------------------------------------------------ literals and types
 
 fn const_of(src: &str) -> Literal {
-    let m = parse(&format!("(module m :index-base 0 (function f () () (locals) (expr {src})))"));
+    let m = parse(&format!(
+        "(module m :index-base 0 (function f () () (locals) (expr {src})))"
+    ));
     match &m.functions[0].body[0].kind {
-        StmtKind::Expr { expr: Expr::Const { value } } => *value,
+        StmtKind::Expr {
+            expr: Expr::Const { value },
+        } => *value,
         other => panic!("not a constant: {other:?}"),
     }
 }
@@ -195,7 +268,10 @@ fn literals_parse_to_their_types() {
     assert!(matches!(const_of("-0.0"), Literal::F64(v) if v == 0.0 && v.is_sign_negative()));
     // f32 constants are rounded once, from the decimal text: 0.1:f32 is the f32 nearest
     // to 0.1 (0x3dcccccd), and 16777217.0:f32 rounds to even, 16777216.
-    assert_eq!(const_of("0.1:f32"), Literal::F32(f32::from_bits(0x3dcc_cccd)));
+    assert_eq!(
+        const_of("0.1:f32"),
+        Literal::F32(f32::from_bits(0x3dcc_cccd))
+    );
     assert_eq!(const_of("16777217.0:f32"), Literal::F32(16_777_216.0));
     assert_eq!(const_of("(c64 0.1 0.2)"), Literal::C64([0.1, 0.2]));
 }
@@ -212,7 +288,10 @@ fn floats_print_in_shortest_round_trip_form_with_a_point_or_exponent() {
     assert_eq!(printed(Literal::F64(0.1)), "0.1");
     assert_eq!(printed(Literal::F64(100.0)), "100.0");
     assert_eq!(printed(Literal::F64(1e16)), "1e16");
-    assert_eq!(printed(Literal::F64(123456789012345.0)), "123456789012345.0");
+    assert_eq!(
+        printed(Literal::F64(123456789012345.0)),
+        "123456789012345.0"
+    );
     assert_eq!(printed(Literal::F64(f64::MAX)), "1.7976931348623157e308");
     assert_eq!(printed(Literal::F64(5e-324)), "5e-324");
     assert_eq!(printed(Literal::F64(f64::NAN)), "nan");
@@ -226,18 +305,46 @@ fn floats_print_in_shortest_round_trip_form_with_a_point_or_exponent() {
     assert_eq!(printed(Literal::I64(-3)), "-3");
     assert_eq!(printed(Literal::Bool(false)), "false");
     assert_eq!(printed(Literal::C64([0.1, -1.0])), "(c64 0.1 -1.0)");
-    assert_eq!(printed(Literal::C128([f64::NAN, f64::INFINITY])), "(c128 nan inf)");
+    assert_eq!(
+        printed(Literal::C128([f64::NAN, f64::INFINITY])),
+        "(c128 nan inf)"
+    );
 }
 
 #[test]
 fn every_float_survives_print_and_parse() {
-    let f64s = [0.1, 1.0 / 3.0, 2.0f64.powi(-1074), f64::MIN_POSITIVE, 1e15, 1e16, 9007199254740993.0, -1e-5];
+    let f64s = [
+        0.1,
+        1.0 / 3.0,
+        2.0f64.powi(-1074),
+        f64::MIN_POSITIVE,
+        1e15,
+        1e16,
+        9007199254740993.0,
+        -1e-5,
+    ];
     for v in f64s {
-        assert_eq!(const_of(&printed(Literal::F64(v))), Literal::F64(v), "{v:e}");
+        assert_eq!(
+            const_of(&printed(Literal::F64(v))),
+            Literal::F64(v),
+            "{v:e}"
+        );
     }
-    let f32s = [0.1f32, 1.0 / 3.0, f32::MIN_POSITIVE, f32::MAX, 1e-45, 16777216.0, -3.4e38];
+    let f32s = [
+        0.1f32,
+        1.0 / 3.0,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        1e-45,
+        16777216.0,
+        -3.4e38,
+    ];
     for v in f32s {
-        assert_eq!(const_of(&printed(Literal::F32(v))), Literal::F32(v), "{v:e}");
+        assert_eq!(
+            const_of(&printed(Literal::F32(v))),
+            Literal::F32(v),
+            "{v:e}"
+        );
     }
 }
 
@@ -249,20 +356,45 @@ fn types_parse_and_print() {
         ("bool", Type::BOOL),
         ("f64[2,col]", Type::array(ScalarType::F64, 2, Layout::Col)),
         ("i32[1,row]", Type::array(ScalarType::I32, 1, Layout::Row)),
-        ("f32[3,strided]", Type::array(ScalarType::F32, 3, Layout::Strided)),
+        (
+            "f32[3,strided]",
+            Type::array(ScalarType::F32, 3, Layout::Strided),
+        ),
         ("range", Type::Range),
         ("domain[2]", Type::Domain { ndims: 2 }),
         ("void", Type::Void),
-        ("(tuple i64 f64[1,row])", Type::Tuple { items: vec![Type::I64, Type::array(ScalarType::F64, 1, Layout::Row)] }),
+        (
+            "(tuple i64 f64[1,row])",
+            Type::Tuple {
+                items: vec![Type::I64, Type::array(ScalarType::F64, 1, Layout::Row)],
+            },
+        ),
         ("(tuple)", Type::Tuple { items: vec![] }),
-        ("(fn (f64 f64) (f64))", Type::Func { params: vec![Type::F64, Type::F64], results: vec![Type::F64] }),
-        ("(fn () ())", Type::Func { params: vec![], results: vec![] }),
+        (
+            "(fn (f64 f64) (f64))",
+            Type::Func {
+                params: vec![Type::F64, Type::F64],
+                results: vec![Type::F64],
+            },
+        ),
+        (
+            "(fn () ())",
+            Type::Func {
+                params: vec![],
+                results: vec![],
+            },
+        ),
     ];
     for (text, ty) in cases {
         assert_eq!(parse_type(text).unwrap(), ty, "{text}");
         assert_eq!(ty.to_string(), text);
     }
-    assert_eq!(parse_type("  ; a comment\n (tuple i64\n f64) ").unwrap(), Type::Tuple { items: vec![Type::I64, Type::F64] });
+    assert_eq!(
+        parse_type("  ; a comment\n (tuple i64\n f64) ").unwrap(),
+        Type::Tuple {
+            items: vec![Type::I64, Type::F64]
+        }
+    );
 }
 
 #[test]
@@ -290,12 +422,25 @@ fn bad_types_are_errors_with_positions() {
 #[test]
 fn print_expr_is_one_line() {
     let m = parse(LONG);
-    let StmtKind::Assign { value, .. } = &m.functions[0].body[0].kind else { panic!() };
+    let StmtKind::Assign { value, .. } = &m.functions[0].body[0].kind else {
+        panic!()
+    };
     let line = print_expr(value);
     assert!(!line.contains('\n'));
     assert!(line.starts_with("(+ (index coefficient_array 0) (* evaluation_point (+"));
-    assert_eq!(print_expr(&Expr::Range { start: None, stop: None, step: None }), ":");
-    let r = Expr::Range { start: None, stop: Some(Box::new(Expr::var("n"))), step: Some(Box::new(Expr::i64(-1))) };
+    assert_eq!(
+        print_expr(&Expr::Range {
+            start: None,
+            stop: None,
+            step: None
+        }),
+        ":"
+    );
+    let r = Expr::Range {
+        start: None,
+        stop: Some(Box::new(Expr::var("n"))),
+        step: Some(Box::new(Expr::i64(-1))),
+    };
     assert_eq!(print_expr(&r), "(range _ n -1)");
 }
 
@@ -304,7 +449,9 @@ fn plain_names() {
     for name in ["x", "_x", "a.b", "set", "index", "f64", "x1_y"] {
         assert!(is_plain_name(name), "{name}");
     }
-    for name in ["", "1x", "a-b", "true", "false", "nan", "inf", "_", ":x", "a b", "é"] {
+    for name in [
+        "", "1x", "a-b", "true", "false", "nan", "inf", "_", ":x", "a b", "é",
+    ] {
         assert!(!is_plain_name(name), "{name}");
     }
 }
@@ -313,7 +460,9 @@ fn plain_names() {
 
 /// The parse error of `body` placed in a function whose body starts on line 2, column 1.
 fn body_error(body: &str) -> String {
-    let src = format!("(module m :index-base 0 (function f ((a f64[2,row]) (x f64)) () (locals)\n{body}))");
+    let src = format!(
+        "(module m :index-base 0 (function f ((a f64[2,row]) (x f64)) () (locals)\n{body}))"
+    );
     let e = parse_module(&src).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Parse);
     e.message
@@ -432,13 +581,20 @@ fn expression_errors_name_line_and_column() {
 
 #[test]
 fn columns_count_characters_not_bytes() {
-    assert_eq!(body_error("(set x 1.0) ; ünïcödé\n(set x ü)"), "line 3 column 8: `ü` is not a constant or a name");
+    assert_eq!(
+        body_error("(set x 1.0) ; ünïcödé\n(set x ü)"),
+        "line 3 column 8: `ü` is not a constant or a name"
+    );
 }
 
 #[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
     let deep = format!("(expr {}x{})", "(neg ".repeat(500), ")".repeat(500));
-    assert!(body_error(&deep).ends_with("lists nested more than 256 deep"), "{}", body_error(&deep));
+    assert!(
+        body_error(&deep).ends_with("lists nested more than 256 deep"),
+        "{}",
+        body_error(&deep)
+    );
     // Just under the limit parses, prints and parses again.
     let depth = MAX_DEPTH - 5;
     let src = format!(
@@ -485,7 +641,11 @@ fn programs_with_one_character_deleted_never_panic() {
 fn programs_with_one_character_replaced_never_panic() {
     for (i, c) in EXPRESSIONS.char_indices() {
         for replacement in ["(", ")", ":", " ", "x", "-", "9", "."] {
-            let mutated = format!("{}{replacement}{}", &EXPRESSIONS[..i], &EXPRESSIONS[i + c.len_utf8()..]);
+            let mutated = format!(
+                "{}{replacement}{}",
+                &EXPRESSIONS[..i],
+                &EXPRESSIONS[i + c.len_utf8()..]
+            );
             assert_parses_or_fails_cleanly(&mutated);
         }
     }
@@ -504,7 +664,10 @@ mod random {
     use velociraptor::vrir::*;
 
     pub fn name() -> BoxedStrategy<String> {
-        let words = ["x", "y", "a.b", "_t", "i2", "set", "index", "sum", "f64", "range", "module", "block", "locals"];
+        let words = [
+            "x", "y", "a.b", "_t", "i2", "set", "index", "sum", "f64", "range", "module", "block",
+            "locals",
+        ];
         select(words.to_vec()).prop_map(String::from).boxed()
     }
 
@@ -513,8 +676,16 @@ mod random {
     }
 
     fn array_type() -> impl Strategy<Value = ArrayType> {
-        (scalar(), 0u32..4, select(vec![Layout::Row, Layout::Col, Layout::Strided]))
-            .prop_map(|(elem, ndims, layout)| ArrayType { elem, ndims, layout })
+        (
+            scalar(),
+            0u32..4,
+            select(vec![Layout::Row, Layout::Col, Layout::Strided]),
+        )
+            .prop_map(|(elem, ndims, layout)| ArrayType {
+                elem,
+                ndims,
+                layout,
+            })
     }
 
     pub fn ty() -> BoxedStrategy<Type> {
@@ -528,7 +699,8 @@ mod random {
         leaf.prop_recursive(3, 12, 3, |inner| {
             prop_oneof![
                 vec(inner.clone(), 0..3).prop_map(|items| Type::Tuple { items }),
-                (vec(inner.clone(), 0..3), vec(inner, 0..2)).prop_map(|(params, results)| Type::Func { params, results }),
+                (vec(inner.clone(), 0..3), vec(inner, 0..2))
+                    .prop_map(|(params, results)| Type::Func { params, results }),
             ]
         })
         .boxed()
@@ -547,7 +719,12 @@ mod random {
     }
 
     fn flags() -> impl Strategy<Value = IndexFlags> {
-        any::<[bool; 4]>().prop_map(|[negative, flatten, check, view]| IndexFlags { negative, flatten, check, view })
+        any::<[bool; 4]>().prop_map(|[negative, flatten, check, view]| IndexFlags {
+            negative,
+            flatten,
+            check,
+            view,
+        })
     }
 
     fn boxed(e: Expr) -> Box<Expr> {
@@ -558,7 +735,11 @@ mod random {
         let leaf = prop_oneof![
             literal().prop_map(|value| Expr::Const { value }),
             name().prop_map(|name| Expr::Var { name }),
-            Just(Expr::Range { start: None, stop: None, step: None }),
+            Just(Expr::Range {
+                start: None,
+                stop: None,
+                step: None
+            }),
         ];
         leaf.prop_recursive(4, 48, 4, |e| {
             let es = || vec(e.clone(), 0..3);
@@ -569,16 +750,28 @@ mod random {
                 (select(BinOp::ALL.to_vec()), e.clone(), e.clone())
                     .prop_map(|(op, l, r)| Expr::binary(op, l, r))
                     .boxed(),
-                (ty(), e.clone()).prop_map(|(to, a)| Expr::Cast { to, arg: boxed(a) }).boxed(),
-                (name(), es()).prop_map(|(func, args)| Expr::Call { func, args }).boxed(),
+                (ty(), e.clone())
+                    .prop_map(|(to, a)| Expr::Cast { to, arg: boxed(a) })
+                    .boxed(),
+                (name(), es())
+                    .prop_map(|(func, args)| Expr::Call { func, args })
+                    .boxed(),
                 (select(LibFn::ALL.to_vec()), vec(e.clone(), 2))
                     .prop_map(|(func, mut args)| {
                         args.truncate(func.arity());
                         Expr::Lib { func, args }
                     })
                     .boxed(),
-                (select(ReduceOp::ALL.to_vec()), e.clone(), option::of(0u32..3))
-                    .prop_map(|(op, a, axis)| Expr::Reduce { op, arg: boxed(a), axis })
+                (
+                    select(ReduceOp::ALL.to_vec()),
+                    e.clone(),
+                    option::of(0u32..3),
+                )
+                    .prop_map(|(op, a, axis)| Expr::Reduce {
+                        op,
+                        arg: boxed(a),
+                        axis,
+                    })
                     .boxed(),
                 (
                     prop_oneof![
@@ -592,8 +785,17 @@ mod random {
                 )
                     .prop_map(|(init, ty, dims)| Expr::Alloc { init, ty, dims })
                     .boxed(),
-                (e.clone(), 0u32..4).prop_map(|(a, axis)| Expr::Dim { arg: boxed(a), axis }).boxed(),
-                (option::of(e.clone()), option::of(e.clone()), option::of(e.clone()))
+                (e.clone(), 0u32..4)
+                    .prop_map(|(a, axis)| Expr::Dim {
+                        arg: boxed(a),
+                        axis,
+                    })
+                    .boxed(),
+                (
+                    option::of(e.clone()),
+                    option::of(e.clone()),
+                    option::of(e.clone()),
+                )
                     .prop_map(|(start, stop, step)| Expr::Range {
                         start: start.map(boxed),
                         stop: stop.map(boxed),
@@ -602,13 +804,28 @@ mod random {
                     .boxed(),
                 es().prop_map(|ranges| Expr::Domain { ranges }).boxed(),
                 es().prop_map(|items| Expr::Tuple { items }).boxed(),
-                (e.clone(), 0u32..3).prop_map(|(a, index)| Expr::TupleGet { arg: boxed(a), index }).boxed(),
-                (name(), es()).prop_map(|(func, args)| Expr::Map { func, args }).boxed(),
+                (e.clone(), 0u32..3)
+                    .prop_map(|(a, index)| Expr::TupleGet {
+                        arg: boxed(a),
+                        index,
+                    })
+                    .boxed(),
+                (name(), es())
+                    .prop_map(|(func, args)| Expr::Map { func, args })
+                    .boxed(),
                 (e.clone(), es(), flags())
-                    .prop_map(|(a, indices, flags)| Expr::Index { array: boxed(a), indices, flags })
+                    .prop_map(|(a, indices, flags)| Expr::Index {
+                        array: boxed(a),
+                        indices,
+                        flags,
+                    })
                     .boxed(),
                 (name(), es(), e.clone())
-                    .prop_map(|(array, indices, v)| Expr::AtomicAdd { array, indices, value: boxed(v) })
+                    .prop_map(|(array, indices, v)| Expr::AtomicAdd {
+                        array,
+                        indices,
+                        value: boxed(v),
+                    })
                     .boxed(),
                 (name(), es(), e.clone(), e.clone())
                     .prop_map(|(array, indices, x, n)| Expr::AtomicCas {
@@ -627,10 +844,12 @@ mod random {
     fn lvalue() -> impl Strategy<Value = LValue> {
         prop_oneof![
             name().prop_map(|name| LValue::Var { name }),
-            (name(), vec(expr(), 0..3), flags()).prop_map(|(array, indices, flags)| LValue::Index {
-                array,
-                indices,
-                flags
+            (name(), vec(expr(), 0..3), flags()).prop_map(|(array, indices, flags)| {
+                LValue::Index {
+                    array,
+                    indices,
+                    flags,
+                }
             }),
         ]
     }
@@ -638,7 +857,8 @@ mod random {
     fn simple_stmt() -> BoxedStrategy<StmtKind> {
         let var = || name();
         prop_oneof![
-            (vec(lvalue(), 0..3), expr()).prop_map(|(targets, value)| StmtKind::Assign { targets, value }),
+            (vec(lvalue(), 0..3), expr())
+                .prop_map(|(targets, value)| StmtKind::Assign { targets, value }),
             Just(StmtKind::Break),
             Just(StmtKind::Continue),
             vec(expr(), 0..3).prop_map(|values| StmtKind::Return { values }),
@@ -653,22 +873,27 @@ mod random {
 
     pub fn stmt() -> BoxedStrategy<Stmt> {
         let with_line = |kind: BoxedStrategy<StmtKind>| {
-            (kind, option::of(any::<u32>())).prop_map(|(kind, line)| Stmt { kind, line }).boxed()
+            (kind, option::of(any::<u32>()))
+                .prop_map(|(kind, line)| Stmt { kind, line })
+                .boxed()
         };
         with_line(simple_stmt())
             .prop_recursive(3, 16, 3, move |s| {
-                let block = (any::<bool>(), vec(s, 0..3)).prop_map(|(on_gpu, stmts)| Block { on_gpu, stmts });
+                let block = (any::<bool>(), vec(s, 0..3))
+                    .prop_map(|(on_gpu, stmts)| Block { on_gpu, stmts });
                 let compound = prop_oneof![
                     block.clone().prop_map(StmtKind::Block),
                     (expr(), block.clone(), option::of(block.clone()))
                         .prop_map(|(cond, then, els)| StmtKind::If { cond, then, els }),
-                    (any::<bool>(), vec(name(), 0..3), expr(), block.clone()).prop_map(|(par, vars, domain, body)| {
-                        if par {
-                            StmtKind::Parfor { vars, domain, body }
-                        } else {
-                            StmtKind::For { vars, domain, body }
+                    (any::<bool>(), vec(name(), 0..3), expr(), block.clone()).prop_map(
+                        |(par, vars, domain, body)| {
+                            if par {
+                                StmtKind::Parfor { vars, domain, body }
+                            } else {
+                                StmtKind::For { vars, domain, body }
+                            }
                         }
-                    }),
+                    ),
                     (expr(), block).prop_map(|(cond, body)| StmtKind::While { cond, body }),
                 ];
                 (compound, option::of(any::<u32>())).prop_map(|(kind, line)| Stmt { kind, line })
@@ -677,10 +902,28 @@ mod random {
     }
 
     fn function() -> impl Strategy<Value = Function> {
-        let param = (name(), ty(), any::<bool>()).prop_map(|(name, ty, restrict)| Param { name, ty, restrict });
+        let param = (name(), ty(), any::<bool>()).prop_map(|(name, ty, restrict)| Param {
+            name,
+            ty,
+            restrict,
+        });
         let local = (name(), ty()).prop_map(|(name, ty)| Local { name, ty });
-        (name(), vec(param, 0..3), vec(ty(), 0..3), vec(local, 0..3), vec(stmt(), 0..4), option::of(any::<u32>()))
-            .prop_map(|(name, params, results, locals, body, line)| Function { name, params, results, locals, body, line })
+        (
+            name(),
+            vec(param, 0..3),
+            vec(ty(), 0..3),
+            vec(local, 0..3),
+            vec(stmt(), 0..4),
+            option::of(any::<u32>()),
+        )
+            .prop_map(|(name, params, results, locals, body, line)| Function {
+                name,
+                params,
+                results,
+                locals,
+                body,
+                line,
+            })
     }
 
     pub fn module() -> impl Strategy<Value = Module> {

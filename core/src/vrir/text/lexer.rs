@@ -97,7 +97,10 @@ fn is_delimiter(c: char) -> bool {
 
 /// Read every top-level atom and list of `src`.
 pub fn read(src: &str) -> VrResult<Vec<Sexp>> {
-    let mut cur = Cursor { chars: src.chars().peekable(), pos: Pos { line: 1, col: 1 } };
+    let mut cur = Cursor {
+        chars: src.chars().peekable(),
+        pos: Pos { line: 1, col: 1 },
+    };
     // The lists being built, innermost last: (opening position, items so far).
     let mut open: Vec<(Pos, Vec<Sexp>)> = Vec::new();
     let mut top = Vec::new();
@@ -118,7 +121,10 @@ pub fn read(src: &str) -> VrResult<Vec<Sexp>> {
             '(' => {
                 cur.bump();
                 if open.len() >= MAX_DEPTH {
-                    return Err(error_at(pos, format!("lists nested more than {MAX_DEPTH} deep")));
+                    return Err(error_at(
+                        pos,
+                        format!("lists nested more than {MAX_DEPTH} deep"),
+                    ));
                 }
                 open.push((pos, Vec::new()));
                 None
@@ -128,7 +134,11 @@ pub fn read(src: &str) -> VrResult<Vec<Sexp>> {
                 let Some((start, items)) = open.pop() else {
                     return Err(error_at(pos, "unexpected `)` with no list open"));
                 };
-                Some(Sexp { kind: SexpKind::List(items), pos: start, end: pos })
+                Some(Sexp {
+                    kind: SexpKind::List(items),
+                    pos: start,
+                    end: pos,
+                })
             }
             _ => {
                 let mut text = String::new();
@@ -136,7 +146,11 @@ pub fn read(src: &str) -> VrResult<Vec<Sexp>> {
                     text.push(c);
                     cur.bump();
                 }
-                Some(Sexp { kind: SexpKind::Atom(text), pos, end: pos })
+                Some(Sexp {
+                    kind: SexpKind::Atom(text),
+                    pos,
+                    end: pos,
+                })
             }
         };
         if let Some(sexp) = finished {
@@ -147,7 +161,10 @@ pub fn read(src: &str) -> VrResult<Vec<Sexp>> {
         }
     }
     if let Some((start, _)) = open.last() {
-        return Err(error_at(cur.pos, format!("unexpected end of input: the list opened at {start} is not closed")));
+        return Err(error_at(
+            cur.pos,
+            format!("unexpected end of input: the list opened at {start} is not closed"),
+        ));
     }
     Ok(top)
 }
@@ -158,7 +175,11 @@ mod tests {
 
     fn atom(s: &str, line: u32, col: u32) -> Sexp {
         let pos = Pos { line, col };
-        Sexp { kind: SexpKind::Atom(s.to_string()), pos, end: pos }
+        Sexp {
+            kind: SexpKind::Atom(s.to_string()),
+            pos,
+            end: pos,
+        }
     }
 
     #[test]
@@ -175,7 +196,10 @@ mod tests {
     #[test]
     fn unbalanced_parentheses_are_errors() {
         let e = read("(a))").unwrap_err();
-        assert_eq!(e.message, "line 1 column 4: unexpected `)` with no list open");
+        assert_eq!(
+            e.message,
+            "line 1 column 4: unexpected `)` with no list open"
+        );
         let e = read("(a\n (b)").unwrap_err();
         assert_eq!(
             e.message,
@@ -187,7 +211,18 @@ mod tests {
     fn deep_nesting_is_an_error_not_a_crash() {
         let src = "(".repeat(100_000);
         let e = read(&src).unwrap_err();
-        assert_eq!(e.message, format!("line 1 column {}: lists nested more than 256 deep", MAX_DEPTH + 1));
-        assert!(read(&format!("{}{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH))).is_ok());
+        assert_eq!(
+            e.message,
+            format!(
+                "line 1 column {}: lists nested more than 256 deep",
+                MAX_DEPTH + 1
+            )
+        );
+        assert!(read(&format!(
+            "{}{}",
+            "(".repeat(MAX_DEPTH),
+            ")".repeat(MAX_DEPTH)
+        ))
+        .is_ok());
     }
 }

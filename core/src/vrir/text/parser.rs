@@ -14,11 +14,17 @@ pub fn parse_module(src: &str) -> VrResult<Module> {
     let forms = read(src)?;
     let mut forms = forms.iter();
     let Some(module) = forms.next() else {
-        return Err(error_at(Pos { line: 1, col: 1 }, "expected `(module ...)`, found no input"));
+        return Err(error_at(
+            Pos { line: 1, col: 1 },
+            "expected `(module ...)`, found no input",
+        ));
     };
     let m = module_form(module)?;
     if let Some(extra) = forms.next() {
-        return Err(error_at(extra.pos, format!("unexpected {} after the module", extra.describe())));
+        return Err(error_at(
+            extra.pos,
+            format!("unexpected {} after the module", extra.describe()),
+        ));
     }
     Ok(m)
 }
@@ -26,11 +32,17 @@ pub fn parse_module(src: &str) -> VrResult<Module> {
 pub fn parse_type(src: &str) -> VrResult<Type> {
     let forms = read(src)?;
     let Some(first) = forms.first() else {
-        return Err(error_at(Pos { line: 1, col: 1 }, "expected a type, found no input"));
+        return Err(error_at(
+            Pos { line: 1, col: 1 },
+            "expected a type, found no input",
+        ));
     };
     let ty = type_of(first)?;
     if let Some(extra) = forms.get(1) {
-        return Err(error_at(extra.pos, format!("unexpected {} after the type", extra.describe())));
+        return Err(error_at(
+            extra.pos,
+            format!("unexpected {} after the type", extra.describe()),
+        ));
     }
     Ok(ty)
 }
@@ -45,7 +57,9 @@ pub fn is_plain_name(s: &str) -> bool {
 
 fn has_name_syntax(s: &str) -> bool {
     let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
 }
 
@@ -62,12 +76,22 @@ impl<'a> Parts<'a> {
     /// construct for the error when the node is not a list with an atom head.
     fn of(node: &'a Sexp, what: &str) -> VrResult<Parts<'a>> {
         let SexpKind::List(items) = &node.kind else {
-            return Err(error_at(node.pos, format!("expected {what}, found {}", node.describe())));
+            return Err(error_at(
+                node.pos,
+                format!("expected {what}, found {}", node.describe()),
+            ));
         };
         match items.first() {
             Some(first) => match first.atom() {
-                Some(head) => Ok(Parts { head, end: node.end, items: &items[1..] }),
-                None => Err(error_at(first.pos, format!("expected a name at the head of {what}, found a list"))),
+                Some(head) => Ok(Parts {
+                    head,
+                    end: node.end,
+                    items: &items[1..],
+                }),
+                None => Err(error_at(
+                    first.pos,
+                    format!("expected a name at the head of {what}, found a list"),
+                )),
             },
             None => Err(error_at(node.pos, format!("expected {what}, found `()`"))),
         }
@@ -90,14 +114,20 @@ impl<'a> Parts<'a> {
                 self.items = rest;
                 Ok(first)
             }
-            None => Err(error_at(self.end, format!("missing {what} in `({} ...)`", self.head))),
+            None => Err(error_at(
+                self.end,
+                format!("missing {what} in `({} ...)`", self.head),
+            )),
         }
     }
 
     /// Everything left must have been read.
     fn finish(&self) -> VrResult<()> {
         match self.items.first() {
-            Some(extra) => Err(error_at(extra.pos, format!("unexpected {} in `({} ...)`", extra.describe(), self.head))),
+            Some(extra) => Err(error_at(
+                extra.pos,
+                format!("unexpected {} in `({} ...)`", extra.describe(), self.head),
+            )),
             None => Ok(()),
         }
     }
@@ -130,7 +160,11 @@ impl<'a> Parts<'a> {
 
     /// Expressions up to the first keyword (the remaining parts start there).
     fn exprs_until_keyword(&mut self) -> VrResult<Vec<Expr>> {
-        let n = self.items.iter().position(|s| s.keyword().is_some()).unwrap_or(self.items.len());
+        let n = self
+            .items
+            .iter()
+            .position(|s| s.keyword().is_some())
+            .unwrap_or(self.items.len());
         let (positional, rest) = self.items.split_at(n);
         self.items = rest;
         positional.iter().map(expr).collect()
@@ -140,7 +174,14 @@ impl<'a> Parts<'a> {
     fn keyword_arg(&mut self, keyword: &str) -> VrResult<&'a Sexp> {
         let k = self.next(&format!("`{keyword} ...`"))?;
         if k.atom() != Some(keyword) {
-            return Err(error_at(k.pos, format!("expected `{keyword}` in `({} ...)`, found {}", self.head, k.describe())));
+            return Err(error_at(
+                k.pos,
+                format!(
+                    "expected `{keyword}` in `({} ...)`, found {}",
+                    self.head,
+                    k.describe()
+                ),
+            ));
         }
         self.next(&format!("the value of `{keyword}`"))
     }
@@ -149,7 +190,10 @@ impl<'a> Parts<'a> {
 fn name(node: &Sexp, what: &str) -> VrResult<String> {
     match node.atom() {
         Some(s) if has_name_syntax(s) => Ok(s.to_string()),
-        _ => Err(error_at(node.pos, format!("expected {what} (a name), found {}", node.describe()))),
+        _ => Err(error_at(
+            node.pos,
+            format!("expected {what} (a name), found {}", node.describe()),
+        )),
     }
 }
 
@@ -158,7 +202,15 @@ fn small_int(node: &Sexp, what: &str) -> VrResult<u32> {
     node.atom()
         .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|s| s.parse::<u32>().ok())
-        .ok_or_else(|| error_at(node.pos, format!("expected {what} (a non-negative integer), found {}", node.describe())))
+        .ok_or_else(|| {
+            error_at(
+                node.pos,
+                format!(
+                    "expected {what} (a non-negative integer), found {}",
+                    node.describe()
+                ),
+            )
+        })
 }
 
 // ---------------------------------------------------------------- module, functions
@@ -166,23 +218,38 @@ fn small_int(node: &Sexp, what: &str) -> VrResult<u32> {
 fn module_form(node: &Sexp) -> VrResult<Module> {
     let mut parts = Parts::of(node, "`(module ...)`")?;
     if parts.head != "module" {
-        return Err(error_at(node.pos, format!("expected `(module ...)`, found {}", node.describe())));
+        return Err(error_at(
+            node.pos,
+            format!("expected `(module ...)`, found {}", node.describe()),
+        ));
     }
     let name = parts.name("the module name")?;
     let base = parts.keyword_arg(":index-base")?;
     let index_base = match base.atom() {
         Some("0") => 0,
         Some("1") => 1,
-        _ => return Err(error_at(base.pos, format!("`:index-base` must be 0 or 1, found {}", base.describe()))),
+        _ => {
+            return Err(error_at(
+                base.pos,
+                format!("`:index-base` must be 0 or 1, found {}", base.describe()),
+            ))
+        }
     };
     let functions = parts.items.iter().map(function).collect::<VrResult<_>>()?;
-    Ok(Module { name, index_base, functions })
+    Ok(Module {
+        name,
+        index_base,
+        functions,
+    })
 }
 
 fn function(node: &Sexp) -> VrResult<Function> {
     let mut parts = Parts::of(node, "`(function ...)`")?;
     if parts.head != "function" {
-        return Err(error_at(node.pos, format!("expected `(function ...)`, found {}", node.describe())));
+        return Err(error_at(
+            node.pos,
+            format!("expected `(function ...)`, found {}", node.describe()),
+        ));
     }
     let name = parts.name("the function name")?;
     let params = list_items(parts.next("the parameter list")?, "the parameter list")?
@@ -200,10 +267,20 @@ fn function(node: &Sexp) -> VrResult<Function> {
     let mut locals = Vec::new();
     if let Some(list) = parts.peek().filter(|s| head_of(s) == Some("locals")) {
         parts.next("locals")?;
-        locals = list_items(list, "locals")?[1..].iter().map(local).collect::<VrResult<_>>()?;
+        locals = list_items(list, "locals")?[1..]
+            .iter()
+            .map(local)
+            .collect::<VrResult<_>>()?;
     }
     let body = parts.items.iter().map(stmt).collect::<VrResult<_>>()?;
-    Ok(Function { name, params, results, locals, body, line })
+    Ok(Function {
+        name,
+        params,
+        results,
+        locals,
+        body,
+        line,
+    })
 }
 
 fn head_of(node: &Sexp) -> Option<&str> {
@@ -216,7 +293,10 @@ fn head_of(node: &Sexp) -> Option<&str> {
 fn list_items<'a>(node: &'a Sexp, what: &str) -> VrResult<&'a [Sexp]> {
     match &node.kind {
         SexpKind::List(items) => Ok(items),
-        SexpKind::Atom(_) => Err(error_at(node.pos, format!("expected {what} (a list), found {}", node.describe()))),
+        SexpKind::Atom(_) => Err(error_at(
+            node.pos,
+            format!("expected {what} (a list), found {}", node.describe()),
+        )),
     }
 }
 
@@ -228,15 +308,25 @@ fn param(node: &Sexp) -> VrResult<Param> {
         _ => (false, items),
     };
     match items {
-        [n, t] => Ok(Param { name: name(n, "a parameter name")?, ty: type_of(t)?, restrict }),
-        _ => Err(error_at(node.pos, "expected a parameter `(NAME TYPE)` or `(NAME TYPE :restrict)`")),
+        [n, t] => Ok(Param {
+            name: name(n, "a parameter name")?,
+            ty: type_of(t)?,
+            restrict,
+        }),
+        _ => Err(error_at(
+            node.pos,
+            "expected a parameter `(NAME TYPE)` or `(NAME TYPE :restrict)`",
+        )),
     }
 }
 
 /// `(NAME TYPE)`.
 fn local(node: &Sexp) -> VrResult<Local> {
     match list_items(node, "a local `(NAME TYPE)`")? {
-        [n, t] => Ok(Local { name: name(n, "a local name")?, ty: type_of(t)? }),
+        [n, t] => Ok(Local {
+            name: name(n, "a local name")?,
+            ty: type_of(t)?,
+        }),
         _ => Err(error_at(node.pos, "expected a local `(NAME TYPE)`")),
     }
 }
@@ -254,7 +344,8 @@ fn type_of(node: &Sexp) -> VrResult<Type> {
                     Ok(Type::Tuple { items })
                 }
                 "fn" => {
-                    let params = list_items(parts.next("the parameter types")?, "the parameter types")?;
+                    let params =
+                        list_items(parts.next("the parameter types")?, "the parameter types")?;
                     let results = list_items(parts.next("the result types")?, "the result types")?;
                     parts.finish()?;
                     Ok(Type::Func {
@@ -280,9 +371,14 @@ fn atom_type(s: &str) -> Result<Type, String> {
     let unknown = || format!("unknown type `{s}`");
     let (base, rest) = s.split_once('[').ok_or_else(unknown)?;
     let inside = rest.strip_suffix(']').ok_or_else(unknown)?;
-    let count = |n: &str| n.parse::<u32>().ok().filter(|_| n.bytes().all(|b| b.is_ascii_digit()));
+    let count = |n: &str| {
+        n.parse::<u32>()
+            .ok()
+            .filter(|_| n.bytes().all(|b| b.is_ascii_digit()))
+    };
     if base == "domain" {
-        let ndims = count(inside).ok_or_else(|| format!("bad domain type `{s}`: expected domain[N]"))?;
+        let ndims =
+            count(inside).ok_or_else(|| format!("bad domain type `{s}`: expected domain[N]"))?;
         return Ok(Type::Domain { ndims });
     }
     let elem = ScalarType::from_name(base).ok_or_else(unknown)?;
@@ -290,13 +386,20 @@ fn atom_type(s: &str) -> Result<Type, String> {
     let (n, layout) = inside.split_once(',').ok_or_else(bad)?;
     let ndims = count(n).ok_or_else(bad)?;
     let layout = Layout::from_name(layout).ok_or_else(bad)?;
-    Ok(Type::Array(ArrayType { elem, ndims, layout }))
+    Ok(Type::Array(ArrayType {
+        elem,
+        ndims,
+        layout,
+    }))
 }
 
 fn array_type(node: &Sexp) -> VrResult<ArrayType> {
     match type_of(node)? {
         Type::Array(a) => Ok(a),
-        other => Err(error_at(node.pos, format!("expected an array type, found `{other}`"))),
+        other => Err(error_at(
+            node.pos,
+            format!("expected an array type, found `{other}`"),
+        )),
     }
 }
 
@@ -304,14 +407,20 @@ fn array_type(node: &Sexp) -> VrResult<ArrayType> {
 
 fn stmt(node: &Sexp) -> VrResult<Stmt> {
     let mut parts = Parts::of(node, "a statement")?;
-    let line = parts.take_trailing(":line").map(|n| small_int(n, "a line number")).transpose()?;
+    let line = parts
+        .take_trailing(":line")
+        .map(|n| small_int(n, "a line number"))
+        .transpose()?;
     let kind = match parts.head {
         "block" | "gpu" => StmtKind::Block(block_body(&mut parts)?),
         "set" => {
             let target = lvalue(parts.next("the target")?)?;
             let value = parts.expr("the value")?;
             parts.finish()?;
-            StmtKind::Assign { targets: vec![target], value }
+            StmtKind::Assign {
+                targets: vec![target],
+                value,
+            }
         }
         "mset" => {
             let targets = list_items(parts.next("the target list")?, "the target list")?
@@ -357,7 +466,9 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
             parts.finish()?;
             StmtKind::Continue
         }
-        "return" => StmtKind::Return { values: parts.rest_exprs()? },
+        "return" => StmtKind::Return {
+            values: parts.rest_exprs()?,
+        },
         "expr" => {
             let expr = parts.expr("the expression")?;
             parts.finish()?;
@@ -365,7 +476,10 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
         }
         "alloc" => {
             let var = parts.name("the variable")?;
-            StmtKind::Alloc { var, dims: parts.rest_exprs()? }
+            StmtKind::Alloc {
+                var,
+                dims: parts.rest_exprs()?,
+            }
         }
         "free" | "refincr" | "refdecr" => {
             let var = parts.name("the variable")?;
@@ -377,8 +491,15 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
             }
         }
         other => {
-            let hint = if is_expr_head(other) { " (write `(expr ...)` to evaluate an expression)" } else { "" };
-            return Err(error_at(node.pos, format!("unknown statement `({other} ...)`{hint}")));
+            let hint = if is_expr_head(other) {
+                " (write `(expr ...)` to evaluate an expression)"
+            } else {
+                ""
+            };
+            return Err(error_at(
+                node.pos,
+                format!("unknown statement `({other} ...)`{hint}"),
+            ));
         }
     };
     Ok(Stmt { kind, line })
@@ -391,31 +512,55 @@ fn block(node: &Sexp) -> VrResult<Block> {
     let n = parts.items.len();
     if n >= 2 && parts.items[n - 2].atom() == Some(":line") {
         let pos = parts.items[n - 2].pos;
-        return Err(error_at(pos, "a body block takes no `:line`; put it at the end of the statement"));
+        return Err(error_at(
+            pos,
+            "a body block takes no `:line`; put it at the end of the statement",
+        ));
     }
     match parts.head {
         "block" | "gpu" => block_body(&mut parts),
-        _ => Err(error_at(node.pos, format!("expected `(block ...)` or `(gpu ...)`, found {}", node.describe()))),
+        _ => Err(error_at(
+            node.pos,
+            format!(
+                "expected `(block ...)` or `(gpu ...)`, found {}",
+                node.describe()
+            ),
+        )),
     }
 }
 
 fn block_body(parts: &mut Parts) -> VrResult<Block> {
     let on_gpu = parts.head == "gpu";
     let items = std::mem::take(&mut parts.items);
-    Ok(Block { on_gpu, stmts: items.iter().map(stmt).collect::<VrResult<_>>()? })
+    Ok(Block {
+        on_gpu,
+        stmts: items.iter().map(stmt).collect::<VrResult<_>>()?,
+    })
 }
 
 fn lvalue(node: &Sexp) -> VrResult<LValue> {
     if node.atom().is_some() {
-        return Ok(LValue::Var { name: name(node, "an assignment target")? });
+        return Ok(LValue::Var {
+            name: name(node, "an assignment target")?,
+        });
     }
     let mut parts = Parts::of(node, "an assignment target")?;
     if parts.head != "index" {
-        return Err(error_at(node.pos, format!("expected a variable or `(index ...)` as target, found {}", node.describe())));
+        return Err(error_at(
+            node.pos,
+            format!(
+                "expected a variable or `(index ...)` as target, found {}",
+                node.describe()
+            ),
+        ));
     }
     let array = parts.name("the array variable")?;
     let (indices, flags) = indices_and_flags(&mut parts)?;
-    Ok(LValue::Index { array, indices, flags })
+    Ok(LValue::Index {
+        array,
+        indices,
+        flags,
+    })
 }
 
 // ---------------------------------------------------------------- expressions
@@ -424,8 +569,25 @@ fn lvalue(node: &Sexp) -> VrResult<LValue> {
 fn is_expr_head(head: &str) -> bool {
     matches!(
         head,
-        "neg" | "not" | "cast" | "call" | "zeros" | "ones" | "empty" | "fill" | "dim" | "range" | "domain" | "tuple"
-            | "tget" | "map" | "index" | "atomic-add" | "atomic-cas" | "c64" | "c128"
+        "neg"
+            | "not"
+            | "cast"
+            | "call"
+            | "zeros"
+            | "ones"
+            | "empty"
+            | "fill"
+            | "dim"
+            | "range"
+            | "domain"
+            | "tuple"
+            | "tget"
+            | "map"
+            | "index"
+            | "atomic-add"
+            | "atomic-cas"
+            | "c64"
+            | "c128"
     ) || BinOp::from_symbol(head).is_some()
         || LibFn::from_name(head).is_some()
         || ReduceOp::from_name(head).is_some()
@@ -440,16 +602,24 @@ fn expr(node: &Sexp) -> VrResult<Expr> {
 
 fn atom_expr(s: &str) -> Result<Expr, String> {
     if s == ":" {
-        return Ok(Expr::Range { start: None, stop: None, step: None });
+        return Ok(Expr::Range {
+            start: None,
+            stop: None,
+            step: None,
+        });
     }
     if s.starts_with(':') {
-        return Err(format!("unexpected keyword `{s}` where an expression is expected"));
+        return Err(format!(
+            "unexpected keyword `{s}` where an expression is expected"
+        ));
     }
     if let Some(value) = literal(s)? {
         return Ok(Expr::Const { value });
     }
     if has_name_syntax(s) {
-        return Ok(Expr::Var { name: s.to_string() });
+        return Ok(Expr::Var {
+            name: s.to_string(),
+        });
     }
     Err(format!("`{s}` is not a constant or a name"))
 }
@@ -483,22 +653,41 @@ fn literal(s: &str) -> Result<Option<Literal>, String> {
         return match suffix {
             None | Some("f64") => Ok(Some(Literal::F64(float(body)?))),
             Some("f32") => Ok(Some(Literal::F32(float(body)?))),
-            Some("i32" | "i64") => Err(format!("`{s}`: a float constant cannot have an integer type")),
-            Some(other) => Err(format!("`{s}`: unknown constant type `{other}` (expected f32 or f64)")),
+            Some("i32" | "i64") => Err(format!(
+                "`{s}`: a float constant cannot have an integer type"
+            )),
+            Some(other) => Err(format!(
+                "`{s}`: unknown constant type `{other}` (expected f32 or f64)"
+            )),
         };
     }
     if !looks_numeric(body) {
         return Ok(None);
     }
-    if !body.strip_prefix(['-', '+']).unwrap_or(body).bytes().all(|b| b.is_ascii_digit()) {
+    if !body
+        .strip_prefix(['-', '+'])
+        .unwrap_or(body)
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+    {
         return Err(format!("`{s}` is not a number"));
     }
     let out_of_range = |t: &str| format!("`{s}` is out of range for {t}");
     match suffix {
-        None | Some("i64") => body.parse().map(|v| Some(Literal::I64(v))).map_err(|_| out_of_range("i64")),
-        Some("i32") => body.parse().map(|v| Some(Literal::I32(v))).map_err(|_| out_of_range("i32")),
-        Some("f32" | "f64") => Err(format!("`{s}`: a float constant needs a `.` or an exponent (`{body}.0`)")),
-        Some(other) => Err(format!("`{s}`: unknown constant type `{other}` (expected i32 or i64)")),
+        None | Some("i64") => body
+            .parse()
+            .map(|v| Some(Literal::I64(v)))
+            .map_err(|_| out_of_range("i64")),
+        Some("i32") => body
+            .parse()
+            .map(|v| Some(Literal::I32(v)))
+            .map_err(|_| out_of_range("i32")),
+        Some("f32" | "f64") => Err(format!(
+            "`{s}`: a float constant needs a `.` or an exponent (`{body}.0`)"
+        )),
+        Some(other) => Err(format!(
+            "`{s}`: unknown constant type `{other}` (expected i32 or i64)"
+        )),
     }
 }
 
@@ -513,9 +702,13 @@ fn float<T: std::str::FromStr + FloatNamed>(body: &str) -> Result<T, String> {
     if !is_float_syntax(body) {
         return Err(format!("`{body}` is not a number"));
     }
-    let v: T = body.parse().map_err(|_| format!("`{body}` is not a number"))?;
+    let v: T = body
+        .parse()
+        .map_err(|_| format!("`{body}` is not a number"))?;
     if v.is_infinite() {
-        return Err(format!("`{body}` is out of range (write `inf` for infinity)"));
+        return Err(format!(
+            "`{body}` is out of range (write `inf` for infinity)"
+        ));
     }
     Ok(v)
 }
@@ -571,7 +764,13 @@ impl FloatNamed for f64 {
 fn complex_part<T: std::str::FromStr + FloatNamed>(node: &Sexp) -> VrResult<T> {
     let s = node.atom().unwrap_or("");
     if !(is_named_float(s) || looks_numeric(s) && s.contains(['.', 'e', 'E']) && !s.contains(':')) {
-        return Err(error_at(node.pos, format!("expected a float such as 1.0 in a complex constant, found {}", node.describe())));
+        return Err(error_at(
+            node.pos,
+            format!(
+                "expected a float such as 1.0 in a complex constant, found {}",
+                node.describe()
+            ),
+        ));
     }
     float(s).map_err(|msg| error_at(node.pos, msg))
 }
@@ -586,11 +785,17 @@ fn list_expr(node: &Sexp) -> VrResult<Expr> {
     let e = match head {
         "neg" | "not" => {
             let op = if head == "neg" { UnOp::Neg } else { UnOp::Not };
-            Expr::Unary { op, arg: boxed(parts.expr("the operand")?) }
+            Expr::Unary {
+                op,
+                arg: boxed(parts.expr("the operand")?),
+            }
         }
         "cast" => {
             let to = type_of(parts.next("the target type")?)?;
-            Expr::Cast { to, arg: boxed(parts.expr("the operand")?) }
+            Expr::Cast {
+                to,
+                arg: boxed(parts.expr("the operand")?),
+            }
         }
         "call" | "map" => {
             let func = parts.name("the function name")?;
@@ -607,9 +812,15 @@ fn list_expr(node: &Sexp) -> VrResult<Expr> {
                 "zeros" => AllocInit::Zeros,
                 "ones" => AllocInit::Ones,
                 "empty" => AllocInit::Empty,
-                _ => AllocInit::Fill { value: boxed(parts.expr("the fill value")?) },
+                _ => AllocInit::Fill {
+                    value: boxed(parts.expr("the fill value")?),
+                },
             };
-            Expr::Alloc { init, ty, dims: parts.rest_exprs()? }
+            Expr::Alloc {
+                init,
+                ty,
+                dims: parts.rest_exprs()?,
+            }
         }
         "dim" | "tget" => {
             let arg = boxed(parts.expr("the operand")?);
@@ -626,35 +837,56 @@ fn list_expr(node: &Sexp) -> VrResult<Expr> {
             let step = parts.next_opt().map(range_bound).transpose()?.flatten();
             Expr::Range { start, stop, step }
         }
-        "domain" => Expr::Domain { ranges: parts.rest_exprs()? },
-        "tuple" => Expr::Tuple { items: parts.rest_exprs()? },
+        "domain" => Expr::Domain {
+            ranges: parts.rest_exprs()?,
+        },
+        "tuple" => Expr::Tuple {
+            items: parts.rest_exprs()?,
+        },
         "index" => {
             let array = boxed(parts.expr("the array")?);
             let (indices, flags) = indices_and_flags(&mut parts)?;
-            Expr::Index { array, indices, flags }
+            Expr::Index {
+                array,
+                indices,
+                flags,
+            }
         }
         "atomic-add" => {
             let array = parts.name("the array variable")?;
             let indices = parts.exprs_until_keyword()?;
             let value = boxed(expr(parts.keyword_arg(":value")?)?);
-            Expr::AtomicAdd { array, indices, value }
+            Expr::AtomicAdd {
+                array,
+                indices,
+                value,
+            }
         }
         "atomic-cas" => {
             let array = parts.name("the array variable")?;
             let indices = parts.exprs_until_keyword()?;
             let expected = boxed(expr(parts.keyword_arg(":expected")?)?);
             let new = boxed(expr(parts.keyword_arg(":new")?)?);
-            Expr::AtomicCas { array, indices, expected, new }
+            Expr::AtomicCas {
+                array,
+                indices,
+                expected,
+                new,
+            }
         }
         "c64" => {
             let re = complex_part(parts.next("the real part")?)?;
             let im = complex_part(parts.next("the imaginary part")?)?;
-            Expr::Const { value: Literal::C64([re, im]) }
+            Expr::Const {
+                value: Literal::C64([re, im]),
+            }
         }
         "c128" => {
             let re = complex_part(parts.next("the real part")?)?;
             let im = complex_part(parts.next("the imaginary part")?)?;
-            Expr::Const { value: Literal::C128([re, im]) }
+            Expr::Const {
+                value: Literal::C128([re, im]),
+            }
         }
         _ => {
             if let Some(op) = BinOp::from_symbol(head) {
@@ -667,16 +899,34 @@ fn list_expr(node: &Sexp) -> VrResult<Expr> {
                     let plural = if func.arity() == 1 { "" } else { "s" };
                     return Err(error_at(
                         node.pos,
-                        format!("`{head}` takes {} argument{plural}, found {}", func.arity(), args.len()),
+                        format!(
+                            "`{head}` takes {} argument{plural}, found {}",
+                            func.arity(),
+                            args.len()
+                        ),
                     ));
                 }
                 Expr::Lib { func, args }
             } else if let Some(op) = ReduceOp::from_name(head) {
-                let axis = parts.take_trailing(":axis").map(|k| small_int(k, "an axis")).transpose()?;
-                Expr::Reduce { op, arg: boxed(parts.expr("the operand")?), axis }
+                let axis = parts
+                    .take_trailing(":axis")
+                    .map(|k| small_int(k, "an axis"))
+                    .transpose()?;
+                Expr::Reduce {
+                    op,
+                    arg: boxed(parts.expr("the operand")?),
+                    axis,
+                }
             } else {
-                let hint = if stmt_heads().contains(&head) { " (a statement is not an expression)" } else { "" };
-                return Err(error_at(node.pos, format!("unknown expression `({head} ...)`{hint}")));
+                let hint = if stmt_heads().contains(&head) {
+                    " (a statement is not an expression)"
+                } else {
+                    ""
+                };
+                return Err(error_at(
+                    node.pos,
+                    format!("unknown expression `({head} ...)`{hint}"),
+                ));
             }
         }
     };
@@ -686,8 +936,8 @@ fn list_expr(node: &Sexp) -> VrResult<Expr> {
 
 fn stmt_heads() -> &'static [&'static str] {
     &[
-        "block", "gpu", "set", "mset", "if", "for", "parfor", "while", "break", "continue", "return", "expr", "alloc",
-        "free", "refincr", "refdecr",
+        "block", "gpu", "set", "mset", "if", "for", "parfor", "while", "break", "continue",
+        "return", "expr", "alloc", "free", "refincr", "refdecr",
     ]
 }
 
@@ -707,7 +957,10 @@ fn indices_and_flags(parts: &mut Parts) -> VrResult<(Vec<Expr>, IndexFlags)> {
     let mut seen = Vec::new();
     for item in std::mem::take(&mut parts.items) {
         let Some(k) = item.keyword() else {
-            return Err(error_at(item.pos, format!("unexpected {} after the index flags", item.describe())));
+            return Err(error_at(
+                item.pos,
+                format!("unexpected {} after the index flags", item.describe()),
+            ));
         };
         if seen.contains(&k) {
             return Err(error_at(item.pos, format!("index flag `{k}` given twice")));
@@ -718,7 +971,12 @@ fn indices_and_flags(parts: &mut Parts) -> VrResult<(Vec<Expr>, IndexFlags)> {
             ":flat" => flags.flatten = true,
             ":nocheck" => flags.check = false,
             ":view" => flags.view = true,
-            _ => return Err(error_at(item.pos, format!("unknown index flag `{k}` (expected :neg, :flat, :nocheck or :view)"))),
+            _ => {
+                return Err(error_at(
+                    item.pos,
+                    format!("unknown index flag `{k}` (expected :neg, :flat, :nocheck or :view)"),
+                ))
+            }
         }
     }
     Ok((indices, flags))

@@ -32,11 +32,19 @@ impl Doc {
     /// A list that goes on one line when it fits (and holds no statement list).
     fn list(items: Vec<Doc>, keep: usize) -> Doc {
         let broken = items.iter().any(Doc::is_broken);
-        Doc::List { items, keep, broken }
+        Doc::List {
+            items,
+            keep,
+            broken,
+        }
     }
     /// A list whose parts after the first `keep` always go on lines of their own.
     fn broken(items: Vec<Doc>, keep: usize) -> Doc {
-        Doc::List { items, keep, broken: true }
+        Doc::List {
+            items,
+            keep,
+            broken: true,
+        }
     }
 
     fn is_broken(&self) -> bool {
@@ -72,7 +80,12 @@ impl Doc {
 
     /// Write the doc starting at column `indent` of a fresh line.
     fn write(&self, indent: usize, out: &mut String) {
-        let Doc::List { items, keep, broken } = self else {
+        let Doc::List {
+            items,
+            keep,
+            broken,
+        } = self
+        else {
             return self.write_flat(out);
         };
         let budget = WIDTH.saturating_sub(indent);
@@ -116,7 +129,10 @@ pub fn print_module(m: &Module) -> String {
     let mut items = vec![
         Doc::atom("module"),
         Doc::atom(&m.name),
-        Doc::Group(vec![Doc::atom(":index-base"), Doc::atom(m.index_base.to_string())]),
+        Doc::Group(vec![
+            Doc::atom(":index-base"),
+            Doc::atom(m.index_base.to_string()),
+        ]),
     ];
     items.extend(m.functions.iter().map(function));
     let mut out = String::new();
@@ -152,7 +168,11 @@ fn function(f: &Function) -> Doc {
     items.extend(line_group(f.line));
     let keep = items.len();
     let mut locals = vec![Doc::atom("locals")];
-    locals.extend(f.locals.iter().map(|l| Doc::list(vec![Doc::atom(&l.name), ty(&l.ty)], 0)));
+    locals.extend(
+        f.locals
+            .iter()
+            .map(|l| Doc::list(vec![Doc::atom(&l.name), ty(&l.ty)], 0)),
+    );
     items.push(Doc::list(locals, 1));
     items.extend(f.body.iter().map(stmt));
     Doc::broken(items, keep)
@@ -175,11 +195,17 @@ fn block(b: &Block) -> Doc {
 fn stmt(s: &Stmt) -> Doc {
     let (mut items, keep, broken) = match &s.kind {
         StmtKind::Block(b) => {
-            let Doc::List { items, .. } = block(b) else { unreachable!("block() builds a list") };
+            let Doc::List { items, .. } = block(b) else {
+                unreachable!("block() builds a list")
+            };
             (items, 1, true)
         }
         StmtKind::Assign { targets, value } => match targets.as_slice() {
-            [target] => (vec![Doc::atom("set"), lvalue(target), expr(value)], 2, false),
+            [target] => (
+                vec![Doc::atom("set"), lvalue(target), expr(value)],
+                2,
+                false,
+            ),
             _ => {
                 let targets = Doc::list(targets.iter().map(lvalue).collect(), 0);
                 (vec![Doc::atom("mset"), targets, expr(value)], 2, false)
@@ -191,11 +217,21 @@ fn stmt(s: &Stmt) -> Doc {
             (items, 2, true)
         }
         StmtKind::For { vars, domain, body } | StmtKind::Parfor { vars, domain, body } => {
-            let head = if matches!(s.kind, StmtKind::For { .. }) { "for" } else { "parfor" };
+            let head = if matches!(s.kind, StmtKind::For { .. }) {
+                "for"
+            } else {
+                "parfor"
+            };
             let vars = Doc::list(vars.iter().map(Doc::atom).collect(), 0);
-            (vec![Doc::atom(head), vars, expr(domain), block(body)], 3, true)
+            (
+                vec![Doc::atom(head), vars, expr(domain), block(body)],
+                3,
+                true,
+            )
         }
-        StmtKind::While { cond, body } => (vec![Doc::atom("while"), expr(cond), block(body)], 2, true),
+        StmtKind::While { cond, body } => {
+            (vec![Doc::atom("while"), expr(cond), block(body)], 2, true)
+        }
         StmtKind::Break => (vec![Doc::atom("break")], 1, false),
         StmtKind::Continue => (vec![Doc::atom("continue")], 1, false),
         StmtKind::Return { values } => (head_and("return", values.iter().map(expr)), 1, false),
@@ -210,7 +246,11 @@ fn stmt(s: &Stmt) -> Doc {
         StmtKind::RefDecr { var } => (vec![Doc::atom("refdecr"), Doc::atom(var)], 2, false),
     };
     items.extend(line_group(s.line));
-    Doc::List { items, keep, broken }
+    Doc::List {
+        items,
+        keep,
+        broken,
+    }
 }
 
 fn head_and(head: &str, rest: impl Iterator<Item = Doc>) -> Vec<Doc> {
@@ -222,7 +262,11 @@ fn head_and(head: &str, rest: impl Iterator<Item = Doc>) -> Vec<Doc> {
 fn lvalue(target: &LValue) -> Doc {
     match target {
         LValue::Var { name } => Doc::atom(name),
-        LValue::Index { array, indices, flags } => {
+        LValue::Index {
+            array,
+            indices,
+            flags,
+        } => {
             let mut items = vec![Doc::atom("index"), Doc::atom(array)];
             items.extend(indices.iter().map(expr));
             items.extend(index_flags(flags));
@@ -232,10 +276,15 @@ fn lvalue(target: &LValue) -> Doc {
 }
 
 fn index_flags(flags: &IndexFlags) -> impl Iterator<Item = Doc> {
-    [(flags.negative, ":neg"), (flags.flatten, ":flat"), (!flags.check, ":nocheck"), (flags.view, ":view")]
-        .into_iter()
-        .filter(|(set, _)| *set)
-        .map(|(_, k)| Doc::atom(k))
+    [
+        (flags.negative, ":neg"),
+        (flags.flatten, ":flat"),
+        (!flags.check, ":nocheck"),
+        (flags.view, ":view"),
+    ]
+    .into_iter()
+    .filter(|(set, _)| *set)
+    .map(|(_, k)| Doc::atom(k))
 }
 
 /// Shortest round-trip form that always reads back as a float: Rust's `Debug` gives
@@ -267,10 +316,22 @@ fn literal(l: &Literal) -> Doc {
         Literal::I64(v) => Doc::atom(v.to_string()),
         Literal::F32(v) => Doc::atom(format!("{}:f32", float32(v))),
         Literal::F64(v) => Doc::atom(float64(v)),
-        Literal::C64([re, im]) => Doc::list(vec![Doc::atom("c64"), Doc::atom(float32(re)), Doc::atom(float32(im))], 3),
-        Literal::C128([re, im]) => {
-            Doc::list(vec![Doc::atom("c128"), Doc::atom(float64(re)), Doc::atom(float64(im))], 3)
-        }
+        Literal::C64([re, im]) => Doc::list(
+            vec![
+                Doc::atom("c64"),
+                Doc::atom(float32(re)),
+                Doc::atom(float32(im)),
+            ],
+            3,
+        ),
+        Literal::C128([re, im]) => Doc::list(
+            vec![
+                Doc::atom("c128"),
+                Doc::atom(float64(re)),
+                Doc::atom(float64(im)),
+            ],
+            3,
+        ),
     }
 }
 
@@ -289,10 +350,16 @@ fn expr(e: &Expr) -> Doc {
             };
             Doc::list(vec![Doc::atom(head), expr(arg)], 2)
         }
-        Expr::Binary { op, lhs, rhs } => Doc::list(vec![Doc::atom(op.symbol()), expr(lhs), expr(rhs)], 2),
+        Expr::Binary { op, lhs, rhs } => {
+            Doc::list(vec![Doc::atom(op.symbol()), expr(lhs), expr(rhs)], 2)
+        }
         Expr::Cast { to, arg } => Doc::list(vec![Doc::atom("cast"), ty(to), expr(arg)], 3),
         Expr::Call { func, args } | Expr::Map { func, args } => {
-            let head = if matches!(e, Expr::Call { .. }) { "call" } else { "map" };
+            let head = if matches!(e, Expr::Call { .. }) {
+                "call"
+            } else {
+                "map"
+            };
             let mut items = vec![Doc::atom(head), Doc::atom(func)];
             items.extend(args.iter().map(expr));
             Doc::list(items, 3)
@@ -300,7 +367,9 @@ fn expr(e: &Expr) -> Doc {
         Expr::Lib { func, args } => Doc::list(head_and(func.name(), args.iter().map(expr)), 2),
         Expr::Reduce { op, arg, axis } => {
             let mut items = vec![Doc::atom(op.name()), expr(arg)];
-            items.extend(axis.map(|k| Doc::Group(vec![Doc::atom(":axis"), Doc::atom(k.to_string())])));
+            items.extend(
+                axis.map(|k| Doc::Group(vec![Doc::atom(":axis"), Doc::atom(k.to_string())])),
+            );
             Doc::list(items, 2)
         }
         Expr::Alloc { init, ty: t, dims } => {
@@ -317,8 +386,15 @@ fn expr(e: &Expr) -> Doc {
             items.extend(dims.iter().map(expr));
             Doc::list(items, 2)
         }
-        Expr::Dim { arg, axis } => Doc::list(vec![Doc::atom("dim"), expr(arg), Doc::atom(axis.to_string())], 2),
-        Expr::Range { start: None, stop: None, step: None } => Doc::atom(":"),
+        Expr::Dim { arg, axis } => Doc::list(
+            vec![Doc::atom("dim"), expr(arg), Doc::atom(axis.to_string())],
+            2,
+        ),
+        Expr::Range {
+            start: None,
+            stop: None,
+            step: None,
+        } => Doc::atom(":"),
         Expr::Range { start, stop, step } => {
             let mut items = vec![Doc::atom("range"), optional(start), optional(stop)];
             items.extend(step.as_deref().map(expr));
@@ -326,20 +402,36 @@ fn expr(e: &Expr) -> Doc {
         }
         Expr::Domain { ranges } => Doc::list(head_and("domain", ranges.iter().map(expr)), 2),
         Expr::Tuple { items } => Doc::list(head_and("tuple", items.iter().map(expr)), 2),
-        Expr::TupleGet { arg, index } => Doc::list(vec![Doc::atom("tget"), expr(arg), Doc::atom(index.to_string())], 2),
-        Expr::Index { array, indices, flags } => {
+        Expr::TupleGet { arg, index } => Doc::list(
+            vec![Doc::atom("tget"), expr(arg), Doc::atom(index.to_string())],
+            2,
+        ),
+        Expr::Index {
+            array,
+            indices,
+            flags,
+        } => {
             let mut items = vec![Doc::atom("index"), expr(array)];
             items.extend(indices.iter().map(expr));
             items.extend(index_flags(flags));
             Doc::list(items, 2)
         }
-        Expr::AtomicAdd { array, indices, value } => {
+        Expr::AtomicAdd {
+            array,
+            indices,
+            value,
+        } => {
             let mut items = vec![Doc::atom("atomic-add"), Doc::atom(array)];
             items.extend(indices.iter().map(expr));
             items.push(Doc::Group(vec![Doc::atom(":value"), expr(value)]));
             Doc::list(items, 3)
         }
-        Expr::AtomicCas { array, indices, expected, new } => {
+        Expr::AtomicCas {
+            array,
+            indices,
+            expected,
+            new,
+        } => {
             let mut items = vec![Doc::atom("atomic-cas"), Doc::atom(array)];
             items.extend(indices.iter().map(expr));
             items.push(Doc::Group(vec![Doc::atom(":expected"), expr(expected)]));
