@@ -187,19 +187,19 @@ fn ty(t: &Type) -> Doc {
 }
 
 fn block(b: &Block) -> Doc {
+    Doc::broken(block_items(b), 1)
+}
+
+/// `block` or `gpu` followed by the statements.
+fn block_items(b: &Block) -> Vec<Doc> {
     let mut items = vec![Doc::atom(if b.on_gpu { "gpu" } else { "block" })];
     items.extend(b.stmts.iter().map(stmt));
-    Doc::broken(items, 1)
+    items
 }
 
 fn stmt(s: &Stmt) -> Doc {
     let (mut items, keep, broken) = match &s.kind {
-        StmtKind::Block(b) => {
-            let Doc::List { items, .. } = block(b) else {
-                unreachable!("block() builds a list")
-            };
-            (items, 1, true)
-        }
+        StmtKind::Block(b) => (block_items(b), 1, true),
         StmtKind::Assign { targets, value } => match targets.as_slice() {
             [target] => (
                 vec![Doc::atom("set"), lvalue(target), expr(value)],
