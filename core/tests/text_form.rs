@@ -537,7 +537,7 @@ fn expression_errors_name_line_and_column() {
         ("(expr (sum))", "line 2 column 11: missing the operand in `(sum ...)`"),
         ("(expr (sum a :axis))", "line 2 column 14: unexpected `:axis` in `(sum ...)`"),
         ("(expr (sum a :axis -1))", "line 2 column 20: expected an axis (a non-negative integer), found `-1`"),
-        ("(expr (frob 1))", "line 2 column 7: unknown expression `(frob ...)`"),
+        ("(expr (frob 1))", "line 2 column 7: unknown expression `(frob ...)` (a call of a module function is written `(call frob ...)`)"),
         ("(expr (set x 1))", "line 2 column 7: unknown expression `(set ...)` (a statement is not an expression)"),
         ("(expr (+ 1 2 3))", "line 2 column 14: unexpected `3` in `(+ ...)`"),
         ("(expr (- 1))", "line 2 column 11: missing the right operand in `(- ...)`"),

@@ -1,11 +1,13 @@
 //! The S-expression text form of VRIR (docs/vrir-text.md): parser and printer.
 //!
 //! `lexer` reads characters into atoms and lists, `parser` turns those into the AST
-//! (syntax only: types are the verifier's job), `printer` writes the canonical form.
+//! (syntax only: types are the verifier's job), `printer` writes the canonical form, and
+//! `literal` spells constants both ways.
 //! For every module `m` with plain names (see [`is_plain_name`]),
 //! `parse_module(&print_module(&m)) == Ok(m)` and printing is stable.
 
 mod lexer;
+mod literal;
 mod parser;
 mod printer;
 

@@ -6,6 +6,7 @@
 //! parenthesis of a list that lacks a part.
 
 use super::lexer::{error_at, read, Pos, Sexp, SexpKind};
+use super::literal::{complex_part_text, read_literal, FloatText};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::*;
 use crate::vrir::types::{ArrayType, Layout, ScalarType, Type};
@@ -613,7 +614,7 @@ fn atom_expr(s: &str) -> Result<Expr, String> {
             "unexpected keyword `{s}` where an expression is expected"
         ));
     }
-    if let Some(value) = literal(s)? {
+    if let Some(value) = read_literal(s)? {
         return Ok(Expr::Const { value });
     }
     if has_name_syntax(s) {
@@ -624,155 +625,18 @@ fn atom_expr(s: &str) -> Result<Expr, String> {
     Err(format!("`{s}` is not a constant or a name"))
 }
 
-fn is_named_float(s: &str) -> bool {
-    matches!(s, "nan" | "inf" | "-inf" | "+inf")
-}
-
-fn looks_numeric(s: &str) -> bool {
-    let unsigned = s.strip_prefix(['-', '+']).unwrap_or(s);
-    let mut chars = unsigned.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_digit() => true,
-        Some('.') => chars.next().is_some_and(|c| c.is_ascii_digit()),
-        _ => false,
-    }
-}
-
-/// A constant atom, `None` when the atom is not shaped like one (then it may be a name).
-fn literal(s: &str) -> Result<Option<Literal>, String> {
-    match s {
-        "true" => return Ok(Some(Literal::Bool(true))),
-        "false" => return Ok(Some(Literal::Bool(false))),
-        _ => {}
-    }
-    let (body, suffix) = match s.split_once(':') {
-        Some((b, suffix)) => (b, Some(suffix)),
-        None => (s, None),
-    };
-    if is_named_float(body) || looks_numeric(body) && (body.contains(['.', 'e', 'E'])) {
-        return match suffix {
-            None | Some("f64") => Ok(Some(Literal::F64(float(body)?))),
-            Some("f32") => Ok(Some(Literal::F32(float(body)?))),
-            Some("i32" | "i64") => Err(format!(
-                "`{s}`: a float constant cannot have an integer type"
-            )),
-            Some(other) => Err(format!(
-                "`{s}`: unknown constant type `{other}` (expected f32 or f64)"
-            )),
-        };
-    }
-    if !looks_numeric(body) {
-        return Ok(None);
-    }
-    if !body
-        .strip_prefix(['-', '+'])
-        .unwrap_or(body)
-        .bytes()
-        .all(|b| b.is_ascii_digit())
-    {
-        return Err(format!("`{s}` is not a number"));
-    }
-    let out_of_range = |t: &str| format!("`{s}` is out of range for {t}");
-    match suffix {
-        None | Some("i64") => body
-            .parse()
-            .map(|v| Some(Literal::I64(v)))
-            .map_err(|_| out_of_range("i64")),
-        Some("i32") => body
-            .parse()
-            .map(|v| Some(Literal::I32(v)))
-            .map_err(|_| out_of_range("i32")),
-        Some("f32" | "f64") => Err(format!(
-            "`{s}`: a float constant needs a `.` or an exponent (`{body}.0`)"
-        )),
-        Some(other) => Err(format!(
-            "`{s}`: unknown constant type `{other}` (expected i32 or i64)"
-        )),
-    }
-}
-
-/// Parse a float atom at type `T` directly (no double rounding through f64 for f32).
-fn float<T: std::str::FromStr + FloatNamed>(body: &str) -> Result<T, String> {
-    match body {
-        "nan" => return Ok(T::NAN),
-        "inf" | "+inf" => return Ok(T::INFINITY),
-        "-inf" => return Ok(T::NEG_INFINITY),
-        _ => {}
-    }
-    if !is_float_syntax(body) {
-        return Err(format!("`{body}` is not a number"));
-    }
-    let v: T = body
-        .parse()
-        .map_err(|_| format!("`{body}` is not a number"))?;
-    if v.is_infinite() {
-        return Err(format!(
-            "`{body}` is out of range (write `inf` for infinity)"
-        ));
-    }
-    Ok(v)
-}
-
-/// `[+-]digits[.digits][(e|E)[+-]digits]` with at least one mantissa digit; `.5` and `5.`
-/// are allowed. Checked here because Rust's parser also accepts words like "infinity".
-fn is_float_syntax(s: &str) -> bool {
-    let s = s.strip_prefix(['-', '+']).unwrap_or(s);
-    let (mantissa, exponent) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], Some(&s[i + 1..])),
-        None => (s, None),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
-    let mantissa_ok = digits(int) && digits(frac) && !(int.is_empty() && frac.is_empty());
-    let exponent_ok = match exponent {
-        None => true,
-        Some(e) => {
-            let e = e.strip_prefix(['-', '+']).unwrap_or(e);
-            !e.is_empty() && digits(e)
-        }
-    };
-    mantissa_ok && exponent_ok
-}
-
-/// The named values of f32 and f64, so that [`float`] serves both.
-trait FloatNamed: Copy {
-    const NAN: Self;
-    const INFINITY: Self;
-    const NEG_INFINITY: Self;
-    fn is_infinite(self) -> bool;
-}
-
-impl FloatNamed for f32 {
-    const NAN: f32 = f32::NAN;
-    const INFINITY: f32 = f32::INFINITY;
-    const NEG_INFINITY: f32 = f32::NEG_INFINITY;
-    fn is_infinite(self) -> bool {
-        f32::is_infinite(self)
-    }
-}
-
-impl FloatNamed for f64 {
-    const NAN: f64 = f64::NAN;
-    const INFINITY: f64 = f64::INFINITY;
-    const NEG_INFINITY: f64 = f64::NEG_INFINITY;
-    fn is_infinite(self) -> bool {
-        f64::is_infinite(self)
-    }
-}
-
 /// A part of a complex constant: a float atom without type suffix.
-fn complex_part<T: std::str::FromStr + FloatNamed>(node: &Sexp) -> VrResult<T> {
-    let s = node.atom().unwrap_or("");
-    if !(is_named_float(s) || looks_numeric(s) && s.contains(['.', 'e', 'E']) && !s.contains(':')) {
-        return Err(error_at(
+fn complex_part<T: FloatText>(node: &Sexp) -> VrResult<T> {
+    let text = node.atom().unwrap_or("");
+    complex_part_text(text).map_err(|msg| {
+        let found = node.describe();
+        error_at(
             node.pos,
-            format!(
-                "expected a float such as 1.0 in a complex constant, found {}",
-                node.describe()
-            ),
-        ));
-    }
-    float(s).map_err(|msg| error_at(node.pos, msg))
+            msg.unwrap_or_else(|| {
+                format!("expected a float such as 1.0 in a complex constant, found {found}")
+            }),
+        )
+    })
 }
 
 fn boxed(e: Expr) -> Box<Expr> {
@@ -919,9 +783,11 @@ fn list_expr(node: &Sexp) -> VrResult<Expr> {
                 }
             } else {
                 let hint = if stmt_heads().contains(&head) {
-                    " (a statement is not an expression)"
+                    " (a statement is not an expression)".to_string()
+                } else if has_name_syntax(head) {
+                    format!(" (a call of a module function is written `(call {head} ...)`)")
                 } else {
-                    ""
+                    String::new()
                 };
                 return Err(error_at(
                     node.pos,

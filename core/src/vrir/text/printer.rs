@@ -5,6 +5,7 @@
 //! its first few parts stay on the opening line and each further part goes on a line of its
 //! own, indented two spaces deeper. Output depends only on the AST, so printing is stable.
 
+use super::literal::float_text;
 use crate::vrir::ast::*;
 use crate::vrir::types::Type;
 
@@ -287,48 +288,26 @@ fn index_flags(flags: &IndexFlags) -> impl Iterator<Item = Doc> {
     .map(|(_, k)| Doc::atom(k))
 }
 
-/// Shortest round-trip form that always reads back as a float: Rust's `Debug` gives
-/// `1.0`, `0.1`, `1e-7`, `1e16`, `-0.0` (it switches to an exponent outside 1e-4..1e16).
-fn float64(v: f64) -> String {
-    if v.is_nan() {
-        "nan".into()
-    } else if v.is_infinite() {
-        (if v > 0.0 { "inf" } else { "-inf" }).into()
-    } else {
-        format!("{v:?}")
-    }
-}
-
-fn float32(v: f32) -> String {
-    if v.is_nan() {
-        "nan".into()
-    } else if v.is_infinite() {
-        (if v > 0.0 { "inf" } else { "-inf" }).into()
-    } else {
-        format!("{v:?}")
-    }
-}
-
 fn literal(l: &Literal) -> Doc {
     match *l {
         Literal::Bool(b) => Doc::atom(b.to_string()),
         Literal::I32(v) => Doc::atom(format!("{v}:i32")),
         Literal::I64(v) => Doc::atom(v.to_string()),
-        Literal::F32(v) => Doc::atom(format!("{}:f32", float32(v))),
-        Literal::F64(v) => Doc::atom(float64(v)),
+        Literal::F32(v) => Doc::atom(format!("{}:f32", float_text(v))),
+        Literal::F64(v) => Doc::atom(float_text(v)),
         Literal::C64([re, im]) => Doc::list(
             vec![
                 Doc::atom("c64"),
-                Doc::atom(float32(re)),
-                Doc::atom(float32(im)),
+                Doc::atom(float_text(re)),
+                Doc::atom(float_text(im)),
             ],
             3,
         ),
         Literal::C128([re, im]) => Doc::list(
             vec![
                 Doc::atom("c128"),
-                Doc::atom(float64(re)),
-                Doc::atom(float64(im)),
+                Doc::atom(float_text(re)),
+                Doc::atom(float_text(im)),
             ],
             3,
         ),
