@@ -21,7 +21,7 @@ pub use parser::is_plain_name;
 /// Parse a module. Errors are parse errors whose message starts with
 /// "line L column C: "; no input makes this panic.
 pub fn parse_module(src: &str) -> VrResult<Module> {
-    parser::parse_module(src)
+    parser::parse_module(src).map_err(Into::into)
 }
 
 /// The canonical text of a module: two-space indentation, one statement per line,
@@ -32,7 +32,7 @@ pub fn print_module(m: &Module) -> String {
 
 /// Parse one type, e.g. `f64[2,col]` or `(tuple i64 f64)`.
 pub fn parse_type(src: &str) -> VrResult<Type> {
-    parser::parse_type(src)
+    parser::parse_type(src).map_err(Into::into)
 }
 
 /// An expression on one line, for error messages.

@@ -5,13 +5,12 @@
 //! Every error names the line and column of the offending atom or list, or the closing
 //! parenthesis of a list that lacks a part.
 
-use super::lexer::{error_at, read, Pos, Sexp, SexpKind};
+use super::lexer::{error_at, read, Parsed, Pos, Sexp, SexpKind};
 use super::literal::{complex_part_text, read_literal, FloatText};
-use crate::runtime::error::VrResult;
 use crate::vrir::ast::*;
 use crate::vrir::types::{ArrayType, Layout, ScalarType, Type};
 
-pub fn parse_module(src: &str) -> VrResult<Module> {
+pub fn parse_module(src: &str) -> Parsed<Module> {
     let forms = read(src)?;
     let mut forms = forms.iter();
     let Some(module) = forms.next() else {
@@ -30,7 +29,7 @@ pub fn parse_module(src: &str) -> VrResult<Module> {
     Ok(m)
 }
 
-pub fn parse_type(src: &str) -> VrResult<Type> {
+pub fn parse_type(src: &str) -> Parsed<Type> {
     let forms = read(src)?;
     let Some(first) = forms.first() else {
         return Err(error_at(
@@ -75,7 +74,7 @@ struct Parts<'a> {
 impl<'a> Parts<'a> {
     /// Split a list node into its head atom and its parts; `what` names the expected
     /// construct for the error when the node is not a list with an atom head.
-    fn of(node: &'a Sexp, what: &str) -> VrResult<Parts<'a>> {
+    fn of(node: &'a Sexp, what: &str) -> Parsed<Parts<'a>> {
         let SexpKind::List(items) = &node.kind else {
             return Err(error_at(
                 node.pos,
@@ -109,7 +108,7 @@ impl<'a> Parts<'a> {
         Some(first)
     }
 
-    fn next(&mut self, what: &str) -> VrResult<&'a Sexp> {
+    fn next(&mut self, what: &str) -> Parsed<&'a Sexp> {
         match self.items.split_first() {
             Some((first, rest)) => {
                 self.items = rest;
@@ -123,7 +122,7 @@ impl<'a> Parts<'a> {
     }
 
     /// Everything left must have been read.
-    fn finish(&self) -> VrResult<()> {
+    fn finish(&self) -> Parsed<()> {
         match self.items.first() {
             Some(extra) => Err(error_at(
                 extra.pos,
@@ -145,22 +144,22 @@ impl<'a> Parts<'a> {
         }
     }
 
-    fn name(&mut self, what: &str) -> VrResult<String> {
+    fn name(&mut self, what: &str) -> Parsed<String> {
         name(self.next(what)?, what)
     }
 
-    fn expr(&mut self, what: &str) -> VrResult<Expr> {
+    fn expr(&mut self, what: &str) -> Parsed<Expr> {
         expr(self.next(what)?)
     }
 
     /// Every remaining part, as expressions.
-    fn rest_exprs(&mut self) -> VrResult<Vec<Expr>> {
+    fn rest_exprs(&mut self) -> Parsed<Vec<Expr>> {
         let items = std::mem::take(&mut self.items);
         items.iter().map(expr).collect()
     }
 
     /// Expressions up to the first keyword (the remaining parts start there).
-    fn exprs_until_keyword(&mut self) -> VrResult<Vec<Expr>> {
+    fn exprs_until_keyword(&mut self) -> Parsed<Vec<Expr>> {
         let n = self
             .items
             .iter()
@@ -172,7 +171,7 @@ impl<'a> Parts<'a> {
     }
 
     /// `KEYWORD VALUE` as the next two parts.
-    fn keyword_arg(&mut self, keyword: &str) -> VrResult<&'a Sexp> {
+    fn keyword_arg(&mut self, keyword: &str) -> Parsed<&'a Sexp> {
         let k = self.next(&format!("`{keyword} ...`"))?;
         if k.atom() != Some(keyword) {
             return Err(error_at(
@@ -188,7 +187,7 @@ impl<'a> Parts<'a> {
     }
 }
 
-fn name(node: &Sexp, what: &str) -> VrResult<String> {
+fn name(node: &Sexp, what: &str) -> Parsed<String> {
     match node.atom() {
         Some(s) if has_name_syntax(s) => Ok(s.to_string()),
         _ => Err(error_at(
@@ -199,7 +198,7 @@ fn name(node: &Sexp, what: &str) -> VrResult<String> {
 }
 
 /// A non-negative integer written without suffix: `:line`, `dim`, `tget`, `:axis`.
-fn small_int(node: &Sexp, what: &str) -> VrResult<u32> {
+fn small_int(node: &Sexp, what: &str) -> Parsed<u32> {
     node.atom()
         .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|s| s.parse::<u32>().ok())
@@ -216,7 +215,7 @@ fn small_int(node: &Sexp, what: &str) -> VrResult<u32> {
 
 // ---------------------------------------------------------------- module, functions
 
-fn module_form(node: &Sexp) -> VrResult<Module> {
+fn module_form(node: &Sexp) -> Parsed<Module> {
     let mut parts = Parts::of(node, "`(module ...)`")?;
     if parts.head != "module" {
         return Err(error_at(
@@ -236,7 +235,7 @@ fn module_form(node: &Sexp) -> VrResult<Module> {
             ))
         }
     };
-    let functions = parts.items.iter().map(function).collect::<VrResult<_>>()?;
+    let functions = parts.items.iter().map(function).collect::<Parsed<_>>()?;
     Ok(Module {
         name,
         index_base,
@@ -244,7 +243,7 @@ fn module_form(node: &Sexp) -> VrResult<Module> {
     })
 }
 
-fn function(node: &Sexp) -> VrResult<Function> {
+fn function(node: &Sexp) -> Parsed<Function> {
     let mut parts = Parts::of(node, "`(function ...)`")?;
     if parts.head != "function" {
         return Err(error_at(
@@ -256,11 +255,11 @@ fn function(node: &Sexp) -> VrResult<Function> {
     let params = list_items(parts.next("the parameter list")?, "the parameter list")?
         .iter()
         .map(param)
-        .collect::<VrResult<_>>()?;
+        .collect::<Parsed<_>>()?;
     let results = list_items(parts.next("the result list")?, "the result list")?
         .iter()
         .map(type_of)
-        .collect::<VrResult<_>>()?;
+        .collect::<Parsed<_>>()?;
     let mut line = None;
     if parts.peek().is_some_and(|s| s.atom() == Some(":line")) {
         line = Some(small_int(parts.keyword_arg(":line")?, "a line number")?);
@@ -271,9 +270,9 @@ fn function(node: &Sexp) -> VrResult<Function> {
         locals = list_items(list, "locals")?[1..]
             .iter()
             .map(local)
-            .collect::<VrResult<_>>()?;
+            .collect::<Parsed<_>>()?;
     }
-    let body = parts.items.iter().map(stmt).collect::<VrResult<_>>()?;
+    let body = parts.items.iter().map(stmt).collect::<Parsed<_>>()?;
     Ok(Function {
         name,
         params,
@@ -291,7 +290,7 @@ fn head_of(node: &Sexp) -> Option<&str> {
     }
 }
 
-fn list_items<'a>(node: &'a Sexp, what: &str) -> VrResult<&'a [Sexp]> {
+fn list_items<'a>(node: &'a Sexp, what: &str) -> Parsed<&'a [Sexp]> {
     match &node.kind {
         SexpKind::List(items) => Ok(items),
         SexpKind::Atom(_) => Err(error_at(
@@ -302,7 +301,7 @@ fn list_items<'a>(node: &'a Sexp, what: &str) -> VrResult<&'a [Sexp]> {
 }
 
 /// `(NAME TYPE)` or `(NAME TYPE :restrict)`.
-fn param(node: &Sexp) -> VrResult<Param> {
+fn param(node: &Sexp) -> Parsed<Param> {
     let items = list_items(node, "a parameter `(NAME TYPE)`")?;
     let (restrict, items) = match items.split_last() {
         Some((last, rest)) if last.atom() == Some(":restrict") => (true, rest),
@@ -322,7 +321,7 @@ fn param(node: &Sexp) -> VrResult<Param> {
 }
 
 /// `(NAME TYPE)`.
-fn local(node: &Sexp) -> VrResult<Local> {
+fn local(node: &Sexp) -> Parsed<Local> {
     match list_items(node, "a local `(NAME TYPE)`")? {
         [n, t] => Ok(Local {
             name: name(n, "a local name")?,
@@ -334,14 +333,14 @@ fn local(node: &Sexp) -> VrResult<Local> {
 
 // ---------------------------------------------------------------- types
 
-fn type_of(node: &Sexp) -> VrResult<Type> {
+fn type_of(node: &Sexp) -> Parsed<Type> {
     match &node.kind {
         SexpKind::Atom(s) => atom_type(s).map_err(|msg| error_at(node.pos, msg)),
         SexpKind::List(_) => {
             let mut parts = Parts::of(node, "a type")?;
             match parts.head {
                 "tuple" => {
-                    let items = parts.items.iter().map(type_of).collect::<VrResult<_>>()?;
+                    let items = parts.items.iter().map(type_of).collect::<Parsed<_>>()?;
                     Ok(Type::Tuple { items })
                 }
                 "fn" => {
@@ -350,8 +349,8 @@ fn type_of(node: &Sexp) -> VrResult<Type> {
                     let results = list_items(parts.next("the result types")?, "the result types")?;
                     parts.finish()?;
                     Ok(Type::Func {
-                        params: params.iter().map(type_of).collect::<VrResult<_>>()?,
-                        results: results.iter().map(type_of).collect::<VrResult<_>>()?,
+                        params: params.iter().map(type_of).collect::<Parsed<_>>()?,
+                        results: results.iter().map(type_of).collect::<Parsed<_>>()?,
                     })
                 }
                 other => Err(error_at(node.pos, format!("unknown type `({other} ...)`"))),
@@ -394,7 +393,7 @@ fn atom_type(s: &str) -> Result<Type, String> {
     }))
 }
 
-fn array_type(node: &Sexp) -> VrResult<ArrayType> {
+fn array_type(node: &Sexp) -> Parsed<ArrayType> {
     match type_of(node)? {
         Type::Array(a) => Ok(a),
         other => Err(error_at(
@@ -406,7 +405,7 @@ fn array_type(node: &Sexp) -> VrResult<ArrayType> {
 
 // ---------------------------------------------------------------- statements
 
-fn stmt(node: &Sexp) -> VrResult<Stmt> {
+fn stmt(node: &Sexp) -> Parsed<Stmt> {
     let mut parts = Parts::of(node, "a statement")?;
     let line = parts
         .take_trailing(":line")
@@ -427,7 +426,7 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
             let targets = list_items(parts.next("the target list")?, "the target list")?
                 .iter()
                 .map(lvalue)
-                .collect::<VrResult<_>>()?;
+                .collect::<Parsed<_>>()?;
             let value = parts.expr("the value")?;
             parts.finish()?;
             StmtKind::Assign { targets, value }
@@ -443,7 +442,7 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
             let vars = list_items(parts.next("the loop variables")?, "the loop variables")?
                 .iter()
                 .map(|v| name(v, "a loop variable"))
-                .collect::<VrResult<_>>()?;
+                .collect::<Parsed<_>>()?;
             let domain = parts.expr("the domain")?;
             let body = block(parts.next("the loop body")?)?;
             parts.finish()?;
@@ -508,7 +507,7 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
 
 /// `(block STMT ...)` or `(gpu STMT ...)` as the body of an if or a loop (no `:line`: a
 /// body is a statement list, not a statement).
-fn block(node: &Sexp) -> VrResult<Block> {
+fn block(node: &Sexp) -> Parsed<Block> {
     let mut parts = Parts::of(node, "a `(block ...)`")?;
     let n = parts.items.len();
     if n >= 2 && parts.items[n - 2].atom() == Some(":line") {
@@ -530,16 +529,16 @@ fn block(node: &Sexp) -> VrResult<Block> {
     }
 }
 
-fn block_body(parts: &mut Parts) -> VrResult<Block> {
+fn block_body(parts: &mut Parts) -> Parsed<Block> {
     let on_gpu = parts.head == "gpu";
     let items = std::mem::take(&mut parts.items);
     Ok(Block {
         on_gpu,
-        stmts: items.iter().map(stmt).collect::<VrResult<_>>()?,
+        stmts: items.iter().map(stmt).collect::<Parsed<_>>()?,
     })
 }
 
-fn lvalue(node: &Sexp) -> VrResult<LValue> {
+fn lvalue(node: &Sexp) -> Parsed<LValue> {
     if node.atom().is_some() {
         return Ok(LValue::Var {
             name: name(node, "an assignment target")?,
@@ -594,7 +593,7 @@ fn is_expr_head(head: &str) -> bool {
         || ReduceOp::from_name(head).is_some()
 }
 
-fn expr(node: &Sexp) -> VrResult<Expr> {
+fn expr(node: &Sexp) -> Parsed<Expr> {
     match &node.kind {
         SexpKind::Atom(s) => atom_expr(s).map_err(|msg| error_at(node.pos, msg)),
         SexpKind::List(_) => list_expr(node),
@@ -626,7 +625,7 @@ fn atom_expr(s: &str) -> Result<Expr, String> {
 }
 
 /// A part of a complex constant: a float atom without type suffix.
-fn complex_part<T: FloatText>(node: &Sexp) -> VrResult<T> {
+fn complex_part<T: FloatText>(node: &Sexp) -> Parsed<T> {
     let text = node.atom().unwrap_or("");
     complex_part_text(text).map_err(|msg| {
         let found = node.describe();
@@ -643,7 +642,7 @@ fn boxed(e: Expr) -> Box<Expr> {
     Box::new(e)
 }
 
-fn list_expr(node: &Sexp) -> VrResult<Expr> {
+fn list_expr(node: &Sexp) -> Parsed<Expr> {
     let mut parts = Parts::of(node, "an expression")?;
     let head = parts.head;
     let e = match head {
@@ -808,7 +807,7 @@ fn stmt_heads() -> &'static [&'static str] {
 }
 
 /// A range endpoint or step: `_` for absent.
-fn range_bound(node: &Sexp) -> VrResult<Option<Box<Expr>>> {
+fn range_bound(node: &Sexp) -> Parsed<Option<Box<Expr>>> {
     if node.atom() == Some("_") {
         Ok(None)
     } else {
@@ -817,7 +816,7 @@ fn range_bound(node: &Sexp) -> VrResult<Option<Box<Expr>>> {
 }
 
 /// `INDEX ... FLAGS` of an index read or write; flags are `:neg :flat :nocheck :view`.
-fn indices_and_flags(parts: &mut Parts) -> VrResult<(Vec<Expr>, IndexFlags)> {
+fn indices_and_flags(parts: &mut Parts) -> Parsed<(Vec<Expr>, IndexFlags)> {
     let indices = parts.exprs_until_keyword()?;
     let mut flags = IndexFlags::default();
     let mut seen = Vec::new();
