@@ -2422,3 +2422,84 @@ fn nesting_up_to_the_limit_is_accepted() {
     }
     body_ok(&[("x", "f64")], vec![nested]);
 }
+
+// ---------------------------------------------------------------- whole programs in text form
+
+fn parse(src: &str) -> Module {
+    crate::vrir::text::parse_module(src)
+        .unwrap_or_else(|e| panic!("test module does not parse: {e}"))
+}
+
+#[test]
+fn the_dot_product_example_verifies() {
+    accepts(&parse(
+        "(module dot :index-base 0
+          (function dot ((x f64[1,row]) (y f64[1,row])) (f64)
+            (locals (i i64) (s f64))
+            (set s 0.0)
+            (for (i) (range 0 (- (dim x 0) 1))
+              (block
+                (set s (+ s (* (index x i) (index y i))))))
+            (return s)))",
+    ));
+}
+
+#[test]
+fn a_program_using_most_constructs_verifies() {
+    let m = parse(
+        "(module prog :index-base 1
+          (function stats ((a f64[2,col])) (f64 f64)
+            (locals)
+            (return (amin a) (amax a)))
+          (function scale ((x f64)) (f64)
+            (locals)
+            (return (* 2.0 x)))
+          (function main ((a f64[2,col]) (bins i64[1,row]) (n i64)) (f64[2,col] i64)
+            (locals (lo f64) (hi f64) (i i64) (j i64) (k i32) (t f64[2,col])
+                    (col f64[1,strided]) (h i64) (p c128) (done bool))
+            (mset (lo hi) (call stats a))
+            (alloc t (dim a 0) (dim a 1))
+            (gpu
+              (parfor (i j) (domain (range 1 (dim a 0)) (range 1 (dim a 1)))
+                (block
+                  (set (index t i j) (/ (- (index a i j) lo) (- hi lo)))
+                  (expr (atomic-add bins (+ 1 (cast i64 (* 9.0 (index t i j)))) :value 1)))))
+            (set col (index t : 1 :view))
+            (set (index col (range 1 2)) (index col (range 2 3) :view))
+            (set t (map scale t))
+            (set done false)
+            (set h 0)
+            (while (not done)
+              (block
+                (set h (+ h 1))
+                (if (>= h n) (block (set done true)) (block (continue)))))
+            (for (k) (range 1:i32 10:i32 2:i32)
+              (block (if (== k 5:i32) (block (break)))))
+            (set p (* (complex (sum t) 0.0) (c128 0.0 1.0)))
+            (set t (cast f64[2,col] (> t (real p))))
+            (set (index col (> col 0.5)) 0.0)
+            (free col)
+            (return t (sum bins))))",
+    );
+    accepts(&m);
+}
+
+#[test]
+fn source_lines_from_the_text_form_reach_the_message() {
+    let m = parse(
+        "(module m :index-base 0
+          (function f ((x f64)) (i64)
+            (locals (k i64))
+            (if (> x 0.0)
+              (block
+                (set k 1)
+                (set k x :line 7)))
+            (return k)))",
+    );
+    let e = verify_module(&m).unwrap_err();
+    assert_eq!(
+        e.message,
+        "f: stmt 1.2 [line 7] (assign): cannot assign f64 to k: i64"
+    );
+    assert_eq!(e.line, Some(7));
+}
