@@ -311,7 +311,7 @@ impl<'a> ExprChecker<'a> {
         };
         if flags.view && flags.flatten && given < rank {
             return Err(format!(
-                "`:view` cannot be combined with `:flat` when {given} indices address {a}"
+                "`:view` cannot be combined with `:flat` on fewer indices than dimensions ({given} for {a})"
             ));
         }
         let rank = selected_dims + filled;

@@ -17,6 +17,16 @@
 //! statement 3; an `if`'s else branch is `3.else.2`). Errors in a function's declarations
 //! read `"<function>: <what is wrong>"`, errors of the module itself
 //! `"module <name>: <what is wrong>"`.
+//!
+//! Where docs/vrir-semantics.md is silent, the verifier decides as follows:
+//! - An assignment with one target is a plain assignment, even of a tuple value (the
+//!   printer writes it as `set`); two or more targets take the items of a tuple.
+//! - `len`, `ndims`, `copy`, `transpose` and the reductions take arrays only, not scalars.
+//! - Index flags on an assignment target follow the rules for reads (`:view` included).
+//! - Range endpoints and step may mix `i32` and `i64`.
+//! - `free`, `refincr` and `refdecr` accept any declared variable.
+//! - Loop variables of nested loops may repeat (each iteration assigns them afresh).
+//! - Statements and expressions nest at most [`MAX_NESTING`] deep.
 
 mod expr;
 mod stmt;

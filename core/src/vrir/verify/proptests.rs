@@ -300,3 +300,82 @@ proptest! {
         }
     }
 }
+
+/// A module whose `main` declares every name the generators use, and whose other
+/// functions have fixed signatures, so that random expressions are often well-typed.
+fn declared_module(e: &Expr) -> Module {
+    let local = |name: &str, ty: Type| Local {
+        name: name.to_string(),
+        ty,
+    };
+    let param = |name: &str, ty: Type| Param {
+        name: name.to_string(),
+        ty,
+        restrict: false,
+    };
+    let main = Function {
+        name: "main".to_string(),
+        params: vec![],
+        results: vec![],
+        locals: vec![
+            local("a", Type::array(ScalarType::F64, 2, Layout::Col)),
+            local("b", Type::array(ScalarType::I64, 1, Layout::Row)),
+            local("i", Type::I64),
+            local("j", Type::I32),
+            local("x", Type::F64),
+        ],
+        body: vec![Stmt::new(StmtKind::Expr { expr: e.clone() })],
+        line: None,
+    };
+    let callee = |name: &str, params: Vec<Param>, results: Vec<Type>| Function {
+        name: name.to_string(),
+        params,
+        results,
+        locals: vec![],
+        body: vec![],
+        line: None,
+    };
+    Module {
+        name: "m".to_string(),
+        index_base: 1,
+        functions: vec![
+            main,
+            callee("f", vec![param("p", Type::F64)], vec![Type::F64]),
+            callee(
+                "g",
+                vec![
+                    param("p", Type::array(ScalarType::F64, 2, Layout::Strided)),
+                    param("q", Type::I64),
+                ],
+                vec![Type::F64, Type::I64],
+            ),
+            callee("h", vec![], vec![]),
+        ],
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    /// Whenever `(expr e)` verifies, `e` has a type, and a variable of that type can take
+    /// it: expression typing and assignment agree.
+    #[test]
+    fn typed_expressions_can_be_assigned(e in expr()) {
+        let mut m = declared_module(&e);
+        if verify_module(&m).is_ok() {
+            let ty = expr_type(&m, &m.functions[0], &e);
+            prop_assert!(ty.is_ok(), "verified, but expr_type fails on {e:?}");
+            let ty = ty.unwrap();
+            if ty != Type::Void {
+                let main = &mut m.functions[0];
+                main.locals.push(Local { name: "tmp".to_string(), ty: ty.clone() });
+                main.body = vec![Stmt::new(StmtKind::Assign {
+                    targets: vec![LValue::Var { name: "tmp".to_string() }],
+                    value: e.clone(),
+                })];
+                let r = verify_module(&m);
+                prop_assert!(r.is_ok(), "{e:?} has type {ty} but cannot be assigned to it: {:?}", r.err().map(|e| e.message));
+            }
+        }
+    }
+}

@@ -1691,7 +1691,7 @@ fn view_slices_are_strided_and_take_only_scalars_and_ranges() {
     expr_err(
         &vs,
         idx_flags(v("A"), vec![rng(0, 3)], both),
-        "`:view` cannot be combined with `:flat` when 1 indices address f64[2,col]",
+        "`:view` cannot be combined with `:flat` on fewer indices than dimensions (1 for f64[2,col])",
     );
 }
 
