@@ -825,7 +825,7 @@ err("negative_dim", "((n i64)) (f64[1,row])", ("", "    (return (zeros f64[1,row
     ["error: f(-1) => runtime error", "run: f(0) == []"], "a negative dimension")
 err("pow_negative_int_exponent", "((a i64) (b i64)) (i64)", ("", "    (return (pow a b))"),
     ["error: f(2, -1) => runtime error", "run: f(2, 0) == 1"], "integer pow with a negative exponent is an error")
-err("oob_write", "((a f64[1,col])) (f64[1,col])", ("", "    (set (index a 3) 1.0)\n    (return a)"),
+err("oob_write", "((a f64[1,col])) (f64[1,col])", ("", "    (set (index a 4) 1.0)\n    (return a)"),
     ["error: f([1.0, 2.0, 3.0]) => index out of bounds", "run: f([1.0, 2.0, 3.0, 4.0]) == [1.0, 2.0, 3.0, 1.0]"],
     "writing one past the end (Octave would grow the array; VRIR does not)", base=1)
 err("oob_names_variable", "((vec f64[1,row]) (i i64)) (f64)", ("", "    (return (index vec i))"),
@@ -877,14 +877,14 @@ verr("wrong_result_count", "((x i64)) (i64 i64)", "", "    (return x)", "returns
 verr("call_unknown_function", "((x i64)) (i64)", "", "    (return (call nosuch x))", "call of unknown function nosuch", "no such function in the module")
 verr("call_argument_type", "((x i64)) (f64)", "", "    (return (call g x))", "cannot pass", "argument i64 for an f64 parameter",
      extra_funcs=["  (function g ((y f64)) (f64)\n    (locals)\n    (return y))"])
-verr("call_argument_count", "((x f64)) (f64)", "", "    (return (call g x x))", "takes 1 arguments", "one parameter, two arguments",
+verr("call_argument_count", "((x f64)) (f64)", "", "    (return (call g x x))", "takes 1 argument", "one parameter, two arguments",
      extra_funcs=["  (function g ((y f64)) (f64)\n    (locals)\n    (return y))"])
 verr("void_call_as_value", "((x f64[1,row])) (f64)", "", "    (return (call g x))", "void", "a void function's call is only an expr statement",
      extra_funcs=["  (function g ((y f64[1,row])) ()\n    (locals)\n    (set (index y 0) 1.0))"])
 verr("if_condition_not_bool", "((x i64)) (i64)", "", "    (if x (block (return 1)))\n    (return 0)", "condition must be a bool scalar", "no truthiness: an i64 is not a condition")
 verr("while_condition_array", "((m bool[1,row])) (i64)", "", "    (while m (block (break)))\n    (return 0)", "condition must be a bool scalar", "a bool array is not a condition")
-verr("float_index", "((a f64[1,row]) (x f64)) (f64)", "", "    (return (index a x))", "index 0 must be", "an f64 index")
-verr("too_many_indices", "((a f64[1,row])) (f64)", "", "    (return (index a 0 0))", "which has 1 dimensions", "two indices into a 1-D array")
+verr("float_index", "((a f64[1,row]) (x f64)) (f64)", "", "    (return (index a x))", "must be an integer scalar, a range", "an f64 index")
+verr("too_many_indices", "((a f64[1,row])) (f64)", "", "    (return (index a 0 0))", "indices for", "two indices into a 1-D array")
 verr("view_with_gather", "((a f64[1,row]) (g i64[1,row])) (f64[1,strided])", "", "    (return (index a g :view))", ":view", ":view allows only scalar and range indices")
 verr("view_with_flat", "((a f64[2,row])) (f64[1,strided])", "", "    (return (index a (range 0 2) :flat :view))", ":view", ":view with :flat when d < n")
 verr("loop_var_float", "() (i64)", " (x f64)", "    (for (x) (range 0 2) (block))\n    (return 0)", "must be an integer local", "loop variables are integer locals")
@@ -914,8 +914,8 @@ verr("sqrt_of_int", "((n i64)) (i64)", "", "    (return (sqrt n))", "sqrt", "sqr
 verr("alloc_dims_count", "() (f64)", " (a f64[2,row])", "    (alloc a 3)\n    (return 0.0)", "alloc of a", "alloc needs one dim per dimension")
 verr("zeros_float_dim", "() (f64[1,row])", "", "    (return (zeros f64[1,row] 2.0))", "zeros", "dims are integers")
 verr("not_of_int", "((x i64)) (bool)", "", "    (return (not x))", "not", "not needs bool")
-verr("index_scalar_var", "((x f64)) (f64)", "", "    (return (index x 0))", "cannot index", "indexing a scalar")
-verr("bool_mask_2d", "((a f64[1,row]) (m bool[2,row])) (f64[1,row])", "", "    (return (index a m))", "index 0 must be", "a mask is a 1-D bool array")
+verr("index_scalar_var", "((x f64)) (f64)", "", "    (return (index x 0))", "needs an array", "indexing a scalar")
+verr("bool_mask_2d", "((a f64[1,row]) (m bool[2,row])) (f64[1,row])", "", "    (return (index a m))", "must be an integer scalar, a range", "a mask is a 1-D bool array")
 
 # =================================================================== parse errors
 def perr(name, text, message, note):
