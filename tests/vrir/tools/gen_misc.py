@@ -842,6 +842,39 @@ err("int_wrap_no_error", "((a i32)) (i32)", ("", "    (return (* a a))"),
     ["run: f(-2147483648) == 0"], "overflow wraps; it is not an error: (-2^31)^2 = 2^62 = 0 mod 2^32")
 
 
+# =================================================================== ranges, domains, i32 indices, attributes
+case("slice", "range_value", "hand",
+     fn("range_value", 0, "((a i64[1,row])) (i64 i64[1,row] range)",
+        "    (locals (r range) (i i64) (s i64))\n    (set r (range 0 4 2))\n    (set s 0)\n    (for (i) r (block (set s (+ s i))))\n    (return s (index a r) r)"),
+     ['run: f([10, 11, 12, 13, 14]) == 6, [10, 12, 14], {"start": 0, "stop": 4, "step": 2}'],
+     "a range is a value: kept in a variable, looped over (0 + 2 + 4) and used as an index")
+case("control", "domain_value", "hand",
+     fn("domain_value", 1, "((m i64) (n i64)) (i64)",
+        "    (locals (d domain[2]) (i i64) (j i64) (c i64))\n    (set d (domain (range 1 m) (range n 1 -1)))\n    (set c 0)\n"
+        "    (for (i j) d (block (set c (+ (* c 10) j))))\n    (return c)"),
+     ["run: f(2, 3) == 321321"], "a domain held in a variable; the second range counts down 3, 2, 1 for each i")
+case("index", "i32_indices", "numpy",
+     fn("i32_indices", 0, "((a f64[2,row]) (i i32) (g i32[1,row])) (f64 f64[1,row])",
+        "    (locals)\n    (return (index a i (cast i32 1)) (index a 0 g))"),
+     ["run: f([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], 1, [2, 0, 2]) == 5.0, %s" % V(np.array([1.0, 2.0, 3.0])[[2, 0, 2]], "f64")],
+     "i32 scalars and i32 gather arrays index like i64")
+case("index", "i32_range_endpoints", "octave",
+     fn("i32_range_endpoints", 1, "((a f64[1,col]) (lo i32) (hi i32)) (f64[1,col])",
+        "    (locals)\n    (return (index a (range hi lo -1:i32)))"),
+     ["run: f([1.0, 2.0, 3.0, 4.0], 2, 4) == [4.0, 3.0, 2.0]"], "Octave: a(4:-1:2)")
+case("calls", "restrict_and_lines", "hand",
+     "(module restrict_and_lines :index-base 0\n  (function f ((a f64[1,row] :restrict) (b f64[1,row] :restrict)) (f64[1,row])\n    :line 10\n"
+     "    (locals (i i64))\n    (for (i) (range 0 (- (len a) 1))\n      (block (set (index a i) (+ (index a i) (index b i)) :line 12)) :line 11)\n    (return a :line 13)))\n",
+     ["run: f([1.0, 2.0], [0.5, 0.25]) == [1.5, 2.25]", "error: f([1.0, 2.0], [0.5]) => line 12"],
+     ":restrict parameters and :line on the function and on statements; the error names line 12")
+case("library", "trunc_toward_zero_f32", "numpy",
+     fn("trunc_toward_zero_f32", 0, "((x f32)) (f32 f32)", "    (locals)\n    (return (trunc x) (round x))"),
+     ["run: f(%s) == %s, %s" % (V(np.float32(v), "f32"), V(np.trunc(np.float32(v)), "f32"), V(np.rint(np.float32(v)), "f32")) for v in (-2.5, 3.5, 0.49999997)])
+case("alloc", "fill_matrix_and_write", "octave",
+     fn("fill_matrix_and_write", 1, "((n i64)) (f64[2,col])",
+        "    (locals (a f64[2,col]))\n    (set a (fill f64[2,col] 0.5 n n))\n    (set (index a 1 :) 1.0)\n    (set (index a : n) 2.0)\n    (return a)"),
+     ["run: f(3) == [[1.0, 1.0, 2.0], [0.5, 0.5, 2.0], [0.5, 0.5, 2.0]]"], "Octave: a = 0.5*ones(3); a(1,:) = 1; a(:,3) = 2")
+
 # =================================================================== verifier rejections
 def verr(name, sig, locals_, body, message, note, base=0, extra_funcs=()):
     funcs = list(extra_funcs) + ["  (function f %s\n    (locals%s)\n%s)" % (sig, locals_, body)]
