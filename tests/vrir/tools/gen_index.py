@@ -578,6 +578,34 @@ def mismatch_cases():
         write_case("errors", name, src, "numpy", [run], note)
 
 
+write_case_gen("index", "write_flat3d", 3, [S(1), R(2, 11, 3)], np.array([-1.0, -2.0, -3.0, -4.0]), flat=True, desc="3-D :flat write: the second index spans dims 1 and 2 in layout order")
+write_case_gen("slice", "write_neg_range2d", 2, [R(-1, -3, -1), S(-1)], np.array([7.0, 8.0, 9.0]), neg=True, desc=":neg reversed range write")
+write_case_gen("index", "write_mask_gather2d", 2, [M([F, T, F, T]), G([4, 0])], np.array([[1.0, 2.0], [3.0, 4.0]]), desc="mask rows and gather columns, write a 2 x 2 array")
+write_case_gen("index", "write_gather3d", 3, [G([1, 0]), S(2), M([T, F, F, T])], 0.0, desc="3-D write through a gather, a scalar and a mask")
+
+
+def error_write(stem, nd, indices, desc, neg=False):
+    """Out-of-bounds writes. Octave grows arrays on such writes, so NumPy (IndexError)
+    is the host here."""
+    for lay, base in COMBOS:
+        arg, X = source_array(nd, lay)
+        try:
+            np_write(arg, nd, lay, indices, 1.0, False)
+            raise SystemExit("%s: numpy accepted the write" % stem)
+        except IndexError as e:
+            msg = str(e)
+        p, loc, setup, Xn = header(nd, lay, base, [], None, "")
+        ixs = " ".join(vr_index(ix, base, neg, k) for k, ix in enumerate(indices))
+        body = setup + "    (set (index %s %s%s) 1.0)\n    (return %s)" % (Xn, ixs, flags_text(neg), "B" if lay == "strided" else "A")
+        name = "%s_%s_b%d" % (stem, lay, base)
+        src = module(name, base, p, [vr_type(nd, "row" if lay == "strided" else lay)], loc, body)
+        run = "error: f(%s) => index out of bounds" % fmt_value(arg, "f64")
+        write_case("errors", name, src, "numpy", [run], desc + "\nlayout %s, index base %d; NumPy raises IndexError: %s" % (lay, base, msg))
+
+
+error_write("oob_write_col", 2, [S(1), S(5)], "write to a column one past the end")
+error_write("oob_write_neg", 2, [S(-5), S(0)], "write with a :neg index before the first row", neg=True)
+
 alias_cases()
 shift_cases()
 mismatch_cases()
