@@ -875,6 +875,45 @@ case("alloc", "fill_matrix_and_write", "octave",
         "    (locals (a f64[2,col]))\n    (set a (fill f64[2,col] 0.5 n n))\n    (set (index a 1 :) 1.0)\n    (set (index a : n) 2.0)\n    (return a)"),
      ["run: f(3) == [[1.0, 1.0, 2.0], [0.5, 0.5, 2.0], [0.5, 0.5, 2.0]]"], "Octave: a = 0.5*ones(3); a(1,:) = 1; a(:,3) = 2")
 
+# =================================================================== other element types through indexing, more map
+zc = np.array([[1 + 1j, 2 - 2j, 3 + 0j], [-1j, 0.5 + 0.5j, -2 + 1j]])
+zc2 = zc.copy(); zv = zc2[:, ::2]; zv[1, :] = 9 - 9j
+case("index", "complex_view_write", "numpy",
+     fn("complex_view_write", 0, "((z c128[2,row])) (c128[2,row] c128)",
+        "    (locals (v c128[2,strided]))\n    (set v (index z : (range 0 _ 2) :view))\n    (set (index v 1) (c128 9.0 -9.0))\n    (return z (index z 1 1))"),
+     ["run: f(%s) == %s, %s" % (V(zc, "c128"), V(zc2, "c128"), V(zc2[1, 1], "c128"))],
+     "NumPy: v = z[:, ::2]; v[1, :] = 9-9j (an implicit trailing range in the write)")
+bm = np.array([[True, False, True], [False, False, True]])
+case("index", "bool_array_slices", "octave",
+     fn("bool_array_slices", 1, "((b bool[2,col])) (bool[1,col] bool[2,col])",
+        "    (locals)\n    (set (index b 2 (range 1 2)) true)\n    (return (index b : 3) b)"),
+     ["run: f(%s) == [true, true], [[true, false, true], [true, true, true]]" % V(bm, "bool")],
+     "Octave: b(2, 1:2) = true; b(:, 3) is [1; 1]")
+ic = np.arange(1, 13, dtype=np.int32).reshape(3, 4)
+case("slice", "i32_col_slice", "octave",
+     fn("i32_col_slice", 1, "((a i32[2,col])) (i32[2,col])", "    (locals)\n    (return (index a (range 3 1 -2) (range 2 _)))"),
+     ["run: f(%s) == %s" % (V(ic, "i32"), V(ic[2::-2, 1:], "i32"))], "Octave: a(3:-2:1, 2:end)")
+case("index", "nan_elements", "hand",
+     fn("nan_elements", 0, "((a f64[1,row])) (f64 bool)", "    (locals)\n    (return (index a 1) (isnan (index a 1)))"),
+     ['run: f([1.0, "nan", "-inf"]) == "nan", true'])
+case("map", "map_mixed_layouts", "numpy",
+     mmod("map_mixed_layouts", 0, axpy, "  (function f ((x f64[2,col]) (y f64[2,row])) (f64[2,col] f64)\n    (locals (r f64[2,col]))\n    (set r (map axpy 10.0 x y))\n    (return r (index r 1 :flat))))"),
+     ["run: f([[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.5], [0.5, 0.5]]) == [[10.5, 20.5], [30.5, 40.5]], 30.5"],
+     "map's result takes the first array argument's layout (column-major: linear 1 is r[1,0])")
+case("map", "map_calls_function", "hand",
+     "(module map_calls_function :index-base 0\n  (function sq ((x i32)) (i32)\n    (locals)\n    (return (* x x)))\n"
+     "  (function h ((x i32)) (f64)\n    (locals)\n    (return (/ (cast f64 (call sq x)) 4.0)))\n"
+     "  (function f ((a i32[1,row])) (f64[1,row])\n    (locals)\n    (return (map h a))))\n",
+     ["run: f([1, 2, -3]) == [0.25, 1.0, 2.25]"], "the mapped function calls another; i32 in, f64 out")
+case("map", "map_3d_strided", "numpy",
+     mmod("map_3d_strided", 0, sqh, "  (function f ((a f64[3,row])) (f64[3,row])\n    (locals)\n    (return (map poly (index a : (range 1 1) (range _ _ -1) :view)))))"),
+     ["run: f(%s) == %s" % (V(np.arange(12.0).reshape(2, 3, 2), "f64"), V(np.arange(12.0).reshape(2, 3, 2)[:, 1:2, ::-1] ** 2 + 1, "f64"))])
+case("parfor", "parfor_rows_col_b1", "octave",
+     fn("parfor_rows_col_b1", 1, "((a f64[2,col])) (f64[1,col])",
+        "    (locals (s f64[1,col]) (i i64) (j i64) (t f64))\n    (set s (zeros f64[1,col] (dim a 0)))\n    (parfor (i) (range 1 (dim a 0))\n      (block\n"
+        "        (set t 0.0)\n        (for (j) (range 1 (dim a 1)) (block (set t (+ t (index a i j)))))\n        (set (index s i) t)))\n    (return s)"),
+     ["run: f([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]) == [6.0, 15.0]"], "Octave: sum(a, 2); each iteration writes its own element")
+
 # =================================================================== verifier rejections
 def verr(name, sig, locals_, body, message, note, base=0, extra_funcs=()):
     funcs = list(extra_funcs) + ["  (function f %s\n    (locals%s)\n%s)" % (sig, locals_, body)]
