@@ -608,3 +608,377 @@ fn strided_parameter_accepts_any_layout() {
     let a = f64_array(Layout::Col, &json!([[1.0, 2.0], [3.0, 4.0]]));
     assert_eq!(plain(&call_values(&src, "f", vec![a]).unwrap()[0]), json!(2.0));
 }
+
+// ---------------------------------------------------------------- indexing
+
+const A23: &str = "[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]";
+const V5: &str = "[10.0, 20.0, 30.0, 40.0, 50.0]";
+
+fn arg(s: &str) -> Json {
+    serde_json::from_str(s).unwrap()
+}
+
+#[test]
+fn element_reads_zero_and_one_based() {
+    let src = prog(0, "(a f64[2,row])", "f64 f64", "", "(return (index a 1 2) (index a 0 1))");
+    assert_eq!(ok(&src, json!([arg(A23)])), json!([6.0, 2.0]));
+    let src = prog(1, "(a f64[2,col])", "f64 f64", "", "(return (index a 2 3) (index a 1 2))");
+    assert_eq!(ok(&src, json!([arg(A23)])), json!([6.0, 2.0]));
+    let src = prog(1, "(a f64[1,row]) (i i32)", "f64", "", "(return (index a i))");
+    assert_eq!(ok(&src, json!([arg(V5), 5])), json!(50.0));
+}
+
+#[test]
+fn out_of_bounds_error_names_everything() {
+    let src = prog(1, "(a f64[2,col]) (i i64) (j i64)", "f64", "(x f64)", "(set x 0.0 :line 4) (set x (index a i j) :line 5) (return x)");
+    let e = err(&src, json!([arg(A23), 3, 1]));
+    assert_eq!(e.kind, ErrorKind::OutOfBounds);
+    assert_eq!(e.function.as_deref(), Some("f"));
+    assert_eq!(e.line, Some(5));
+    assert_eq!(e.variable.as_deref(), Some("a"));
+    assert_eq!((e.index, e.bound, e.dim), (Some(3), Some(2), Some(0)));
+    // Index base 1: 0 is out of bounds and reported as written.
+    let e = err(&src, json!([arg(A23), 1, 0]));
+    assert_eq!((e.index, e.bound, e.dim), (Some(0), Some(3), Some(1)));
+    let e = err(&src, json!([arg(A23), 1, 4]));
+    assert_eq!((e.index, e.bound, e.dim), (Some(4), Some(3), Some(1)));
+    assert!(e.to_string().contains("index out of bounds in f (line 5)"), "{e}");
+}
+
+#[test]
+fn out_of_bounds_in_a_callee_names_the_callee() {
+    let src = "(module t :index-base 0
+      (function f ((a f64[1,row])) (f64)
+        (locals)
+        (return (call g a 9) :line 10))
+      (function g ((b f64[1,row]) (i i64)) (f64)
+        (locals)
+        (block (return (index b i) :line 3))))";
+    let e = err(src, json!([[1.0]]));
+    assert_eq!(e.function.as_deref(), Some("g"));
+    assert_eq!(e.line, Some(3));
+    assert_eq!(e.variable.as_deref(), Some("b"));
+}
+
+#[test]
+fn nocheck_accesses_are_still_checked() {
+    let src = prog(0, "(a f64[1,row])", "f64", "", "(return (index a 5 :nocheck))");
+    assert_eq!(err(&src, json!([[1.0]])).kind, ErrorKind::OutOfBounds);
+}
+
+#[test]
+fn write_out_of_bounds() {
+    let src = prog(0, "(v f64[1,row])", "", "", "(set (index v 10) 1.0 :line 3) (return)");
+    let e = err(&src, json!([arg(V5)]));
+    assert_eq!(e.kind, ErrorKind::OutOfBounds);
+    assert_eq!((e.variable.as_deref(), e.index, e.bound, e.line), (Some("v"), Some(10), Some(5), Some(3)));
+}
+
+#[test]
+fn negative_indices() {
+    let src = prog(0, "(v f64[1,row]) (i i64)", "f64", "", "(return (index v i :neg))");
+    assert_eq!(ok(&src, json!([arg(V5), -1])), json!(50.0));
+    assert_eq!(ok(&src, json!([arg(V5), -5])), json!(10.0));
+    assert_eq!(ok(&src, json!([arg(V5), 2])), json!(30.0));
+    let e = err(&src, json!([arg(V5), -6]));
+    assert_eq!((e.kind, e.index, e.bound), (ErrorKind::OutOfBounds, Some(-6), Some(5)));
+    // Without :neg a negative index is out of bounds.
+    let src = prog(0, "(v f64[1,row]) (i i64)", "f64", "", "(return (index v i))");
+    assert_eq!(err(&src, json!([arg(V5), -1])).index, Some(-1));
+    // Negative range endpoints (NumPy v[-3:] with inclusive stop -1).
+    let src = prog(0, "(v f64[1,row])", "f64[1,row]", "", "(return (index v (range -3 -1) :neg))");
+    assert_eq!(ok(&src, json!([arg(V5)])), json!([30.0, 40.0, 50.0]));
+}
+
+#[test]
+fn range_slices_inclusive_stop_steps_and_absent_ends() {
+    let src = prog(
+        0,
+        "(v f64[1,row])",
+        "f64[1,row] f64[1,row] f64[1,row] f64[1,row] f64[1,row] f64[1,row] f64[1,row]",
+        "",
+        "(return (index v (range 1 3)) (index v (range _ _ 2)) (index v (range _ _ -1)) (index v (range 3 _))
+                 (index v (range 4 0 -2)) (index v (range 3 1)) (index v :))",
+    );
+    assert_eq!(
+        ok(&src, json!([arg(V5)])),
+        json!([[20.0, 30.0, 40.0], [10.0, 30.0, 50.0], [50.0, 40.0, 30.0, 20.0, 10.0], [40.0, 50.0], [50.0, 30.0, 10.0], [], arg(V5)])
+    );
+    let src = prog(1, "(v f64[1,row])", "f64[1,row] f64[1,row]", "", "(return (index v (range 2 4)) (index v (range _ 2)))");
+    assert_eq!(ok(&src, json!([arg(V5)])), json!([[20.0, 30.0, 40.0], [10.0, 20.0]]));
+}
+
+#[test]
+fn range_bounds_and_zero_step() {
+    let src = prog(0, "(v f64[1,row]) (a i64) (b i64) (s i64)", "f64[1,row]", "", "(return (index v (range a b s)))");
+    let e = err(&src, json!([arg(V5), 1, 5, 1]));
+    assert_eq!((e.kind, e.index, e.bound, e.dim), (ErrorKind::OutOfBounds, Some(5), Some(5), Some(0)));
+    let e = err(&src, json!([arg(V5), 7, 9, 1]));
+    assert_eq!(e.index, Some(7));
+    let e = err(&src, json!([arg(V5), -1, 2, 1]));
+    assert_eq!(e.index, Some(-1));
+    // The stop may lie beyond the extent when the last selected position does not: 0, 3.
+    assert_eq!(ok(&src, json!([arg(V5), 0, 5, 3])), json!([10.0, 40.0]));
+    // An empty selection is fine wherever its endpoints are.
+    assert_eq!(ok(&src, json!([arg(V5), 9, 3, 1])), json!([]));
+    assert_eq!(ok(&src, json!([arg(V5), -4, 10, -1])), json!([]));
+    let e = err(&src, json!([arg(V5), 0, 4, 0]));
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert!(e.message.contains("zero step"));
+}
+
+#[test]
+fn range_variables_as_indices() {
+    let src = prog(1, "(v f64[1,row])", "f64[1,row]", "(r range)", "(set r (range 4 2 -1)) (return (index v r))");
+    assert_eq!(ok(&src, json!([arg(V5)])), json!([40.0, 30.0, 20.0]));
+}
+
+#[test]
+fn implicit_trailing_ranges() {
+    let src = prog(0, "(a f64[2,row])", "f64[1,row]", "", "(return (index a 1))");
+    assert_eq!(ok(&src, json!([arg(A23)])), json!([4.0, 5.0, 6.0]));
+    let src = prog(1, "(a f64[2,col])", "f64[1,col] f64[2,col]", "", "(return (index a 2) (index a (range 1 2) (range 2 3)))");
+    assert_eq!(ok(&src, json!([arg(A23)])), json!([[4.0, 5.0, 6.0], [[2.0, 3.0], [5.0, 6.0]]]));
+}
+
+#[test]
+fn slices_of_two_dimensions_match_octave() {
+    // Octave: A = magic(4); A(2:3, [1 3]) = [5 10; 9 6]; A(end:-1:3, 2)' = [14 7]
+    let magic = json!([[[16.0, 2.0, 3.0, 13.0], [5.0, 11.0, 10.0, 8.0], [9.0, 7.0, 6.0, 12.0], [4.0, 14.0, 15.0, 1.0]]]);
+    let src = prog(
+        1,
+        "(a f64[2,col])",
+        "f64[2,col] f64[1,col]",
+        "(idx i64[1,col])",
+        "(set idx (fill i64[1,col] 1 2)) (set (index idx 2) 3)
+         (return (index a (range 2 3) idx) (index a (range 4 3 -1) 2))",
+    );
+    assert_eq!(ok(&src, magic), json!([[[5.0, 10.0], [9.0, 6.0]], [14.0, 7.0]]));
+}
+
+#[test]
+fn flat_indexing_column_major_is_matlab_linear_indexing() {
+    // Octave: A = [1 2 3; 4 5 6]; A(:)' = [1 4 2 5 3 6]; A(5) = 3; A(2:4) = [4 2 5]
+    let src = prog(
+        1,
+        "(a f64[2,col])",
+        "f64[1,col] f64 f64[1,col]",
+        "",
+        "(return (index a : :flat) (index a 5 :flat) (index a (range 2 4) :flat))",
+    );
+    assert_eq!(ok(&src, json!([arg(A23)])), json!([[1.0, 4.0, 2.0, 5.0, 3.0, 6.0], 3.0, [4.0, 2.0, 5.0]]));
+    let src = prog(1, "(a f64[2,col])", "f64", "", "(return (index a 7 :flat))");
+    let e = err(&src, json!([arg(A23)]));
+    assert_eq!((e.kind, e.index, e.bound, e.dim), (ErrorKind::OutOfBounds, Some(7), Some(6), Some(0)));
+}
+
+#[test]
+fn flat_indexing_row_major_is_last_index_fastest() {
+    let src = prog(0, "(a f64[2,row])", "f64 f64[1,row]", "", "(return (index a 4 :flat) (index a : :flat))");
+    assert_eq!(ok(&src, json!([arg(A23)])), json!([5.0, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]]));
+}
+
+/// A 2x3x4 array with a[i][j][k] = 1 + i + 2j + 6k (Octave's reshape(1:24, 2, 3, 4)).
+fn octave_cube() -> Json {
+    let mut out = Vec::new();
+    for i in 0..2 {
+        let mut plane = Vec::new();
+        for j in 0..3 {
+            plane.push((0..4).map(|k| json!((1 + i + 2 * j + 6 * k) as f64)).collect::<Vec<_>>());
+        }
+        out.push(plane);
+    }
+    json!(out)
+}
+
+#[test]
+fn flat_indexing_of_trailing_dimensions() {
+    // Octave: B = reshape(1:24, 2, 3, 4); B(2, 7) = 14; B(1, [1 4 12]) = [1 7 23]
+    let src = prog(
+        1,
+        "(b f64[3,col])",
+        "f64 f64[1,col]",
+        "(idx i64[1,col])",
+        "(set idx (fill i64[1,col] 1 3)) (set (index idx 2) 4) (set (index idx 3) 12)
+         (return (index b 2 7 :flat) (index b 1 idx :flat))",
+    );
+    assert_eq!(ok(&src, json!([octave_cube()])), json!([14.0, [1.0, 7.0, 23.0]]));
+    let src = prog(1, "(b f64[3,col])", "f64", "", "(return (index b 2 13 :flat))");
+    let e = err(&src, json!([octave_cube()]));
+    assert_eq!((e.index, e.bound, e.dim), (Some(13), Some(12), Some(1)));
+    // Row-major: NumPy np.arange(24).reshape(2,3,4).reshape(2,12)[1,5] == 17.
+    let data: Vec<Json> = (0..2)
+        .map(|i| json!((0..3).map(|j| (0..4).map(|k| (12 * i + 4 * j + k) as f64).collect::<Vec<_>>()).collect::<Vec<_>>()))
+        .collect();
+    let src = prog(0, "(b f64[3,row])", "f64", "", "(return (index b 1 5 :flat))");
+    assert_eq!(ok(&src, json!([data])), json!(17.0));
+}
+
+#[test]
+fn flat_writes() {
+    let src = prog(1, "(a f64[2,col])", "f64[2,col]", "", "(set (index a (range 2 3) :flat) 0.0) (set (index a 6 :flat) 9.0) (return a)");
+    assert_eq!(ok(&src, json!([arg(A23)])), json!([[1.0, 0.0, 3.0], [0.0, 5.0, 9.0]]));
+}
+
+#[test]
+fn views_alias_their_array() {
+    let src = prog(
+        0,
+        "(n i64)",
+        "f64[2,row] f64[2,strided]",
+        "(a f64[2,row]) (v f64[1,strided]) (w f64[2,strided]) (x f64[1,strided])",
+        "(set a (zeros f64[2,row] n 4))
+         (set v (index a 1 : :view))
+         (set (index v 2) 5.0)
+         (set w (index a (range 0 2 2) (range 1 3 2) :view))
+         (set (index w 1 1) 7.0)
+         (set x (index w 0 : :view))
+         (set (index x 0) 3.0)
+         (set (index a 2 1) 8.0)
+         (return a w)",
+    );
+    assert_eq!(
+        ok(&src, json!([3])),
+        json!([
+            [[0.0, 3.0, 0.0, 0.0], [0.0, 0.0, 5.0, 0.0], [0.0, 8.0, 0.0, 7.0]],
+            [[3.0, 0.0], [8.0, 7.0]]
+        ])
+    );
+}
+
+#[test]
+fn view_strides_offsets_and_reversal() {
+    let src = prog(0, "(a f64[1,col])", "f64[1,strided]", "(v f64[1,strided])", "(set v (index a (range _ _ -2) :view)) (set (index v 0) 0.0) (return v)");
+    let a = f64_array(Layout::Col, &arg(V5));
+    let out = call_values(&src, "f", vec![a.clone()]).unwrap();
+    let Value::Array(v) = &out[0] else { panic!() };
+    assert_eq!((v.ty.layout, v.offset, v.strides.clone(), v.dims.clone()), (Layout::Strided, 4, vec![-2], vec![3]));
+    assert!(v.shares_buffer(match &a {
+        Value::Array(a) => a,
+        _ => unreachable!(),
+    }));
+    assert_eq!(plain(&out[0]), json!([0.0, 30.0, 10.0]));
+    assert_eq!(plain(&a), json!([10.0, 20.0, 30.0, 40.0, 0.0]));
+}
+
+#[test]
+fn views_of_column_major_arrays() {
+    // A column of a column-major matrix is contiguous; a row is strided by the row count.
+    let src = prog(1, "(a f64[2,col])", "f64[1,strided] f64[1,strided]", "", "(return (index a : 2 :view) (index a 2 : :view))");
+    let a = f64_array(Layout::Col, &arg(A23));
+    let out = call_values(&src, "f", vec![a]).unwrap();
+    let (Value::Array(c), Value::Array(r)) = (&out[0], &out[1]) else { panic!() };
+    assert_eq!((c.offset, c.strides.clone(), r.offset, r.strides.clone()), (2, vec![1], 1, vec![2]));
+    assert_eq!((plain(&out[0]), plain(&out[1])), (json!([2.0, 5.0]), json!([4.0, 5.0, 6.0])));
+}
+
+#[test]
+fn flat_index_of_a_strided_view_is_last_index_fastest() {
+    let src = prog(
+        1,
+        "(a f64[2,col])",
+        "f64[1,row]",
+        "(w f64[2,strided])",
+        "(set w (index a : (range 2 3) :view)) (return (index w : :flat))",
+    );
+    assert_eq!(ok(&src, json!([arg(A23)])), json!([2.0, 3.0, 5.0, 6.0]));
+}
+
+#[test]
+fn view_with_only_scalar_indices_is_the_element() {
+    let src = prog(0, "(a f64[2,row])", "f64", "", "(return (index a 1 1 :view))");
+    assert_eq!(ok(&src, json!([arg(A23)])), json!(5.0));
+}
+
+#[test]
+fn slices_without_view_are_copies() {
+    let src = prog(0, "(a f64[2,row])", "f64[2,row] f64[1,row]", "(b f64[1,row])", "(set b (index a 1 :)) (set (index b 0) 0.0) (return a b)");
+    assert_eq!(ok(&src, json!([arg(A23)])), json!([arg(A23), [0.0, 5.0, 6.0]]));
+}
+
+#[test]
+fn slice_of_a_column_major_array_stays_column_major() {
+    let src = prog(1, "(a f64[2,col])", "f64[2,col]", "", "(return (index a : (range 1 2)))");
+    let out = call(&src, "f", json!([arg(A23)])).unwrap();
+    let Value::Array(x) = &out[0] else { panic!() };
+    assert_eq!((x.ty.layout, x.strides.clone()), (Layout::Col, vec![1, 2]));
+    assert_eq!(plain(&out[0]), json!([[1.0, 2.0], [4.0, 5.0]]));
+}
+
+#[test]
+fn gather_reads() {
+    let src = prog(0, "(v f64[1,row]) (idx i64[1,row])", "f64[1,row]", "", "(return (index v idx))");
+    assert_eq!(ok(&src, json!([arg(V5), [4, 0, 0, 2]])), json!([50.0, 10.0, 10.0, 30.0]));
+    assert_eq!(ok(&src, json!([arg(V5), []])), json!([]));
+    let e = err(&src, json!([arg(V5), [1, 7]]));
+    assert_eq!((e.kind, e.index, e.bound), (ErrorKind::OutOfBounds, Some(7), Some(5)));
+    let src = prog(0, "(a f64[2,row]) (idx i32[1,row])", "f64[2,row] f64[1,row]", "", "(return (index a : idx) (index a 1 idx))");
+    assert_eq!(ok(&src, json!([arg(A23), [2, 0]])), json!([[[3.0, 1.0], [6.0, 4.0]], [6.0, 4.0]]));
+}
+
+#[test]
+fn gather_writes_last_duplicate_wins() {
+    let src = prog(0, "(v f64[1,row]) (idx i64[1,row]) (x f64[1,row])", "f64[1,row]", "", "(set (index v idx) x) (return v)");
+    assert_eq!(ok(&src, json!([arg(V5), [1, 1, 3], [7.0, 8.0, 9.0]])), json!([10.0, 8.0, 30.0, 9.0, 50.0]));
+    assert_eq!(err(&src, json!([arg(V5), [1, 3], [7.0, 8.0, 9.0]])).kind, ErrorKind::ShapeMismatch);
+}
+
+#[test]
+fn mask_reads_and_writes() {
+    let src = prog(0, "(v f64[1,row]) (m bool[1,row])", "f64[1,row] f64[1,row]", "(c f64[1,row])", "(set c (index v m)) (set (index v m) 0.0) (return c v)");
+    assert_eq!(
+        ok(&src, json!([arg(V5), [true, false, true, false, true]])),
+        json!([[10.0, 30.0, 50.0], [0.0, 20.0, 0.0, 40.0, 0.0]])
+    );
+    let e = err(&src, json!([arg(V5), [true, false]]));
+    assert_eq!((e.kind, e.variable.as_deref(), e.bound), (ErrorKind::ShapeMismatch, Some("v"), Some(5)));
+    // A mask built by a comparison (R: v[v > 25]).
+    let src = prog(1, "(v f64[1,col])", "f64[1,col]", "", "(return (index v (> v 25.0)))");
+    assert_eq!(ok(&src, json!([arg(V5)])), json!([30.0, 40.0, 50.0]));
+}
+
+#[test]
+fn writes_broadcast_scalars_and_check_shapes() {
+    let src = prog(0, "(a f64[2,row])", "f64[2,row]", "", "(set (index a : (range 1 2)) -1.0) (return a)");
+    assert_eq!(ok(&src, json!([arg(A23)])), json!([[1.0, -1.0, -1.0], [4.0, -1.0, -1.0]]));
+    let src = prog(1, "(a f64[2,col]) (r f64[1,row])", "f64[2,col]", "", "(set (index a 2 :) r) (return a)");
+    assert_eq!(ok(&src, json!([arg(A23), [7.0, 8.0, 9.0]])), json!([[1.0, 2.0, 3.0], [7.0, 8.0, 9.0]]));
+    let e = err(&src, json!([arg(A23), [7.0, 8.0]]));
+    assert_eq!((e.kind, e.variable.as_deref()), (ErrorKind::ShapeMismatch, Some("a")));
+    let src = prog(0, "(a f64[2,row]) (b f64[2,row])", "f64[2,row]", "", "(set (index a : (range 0 1)) b) (return a)");
+    assert_eq!(ok(&src, json!([arg(A23), [[0.0, 0.5], [0.25, 0.125]]])), json!([[0.0, 0.5, 3.0], [0.25, 0.125, 6.0]]));
+    // Same number of elements but another shape is still a mismatch.
+    assert_eq!(err(&src, json!([arg(A23), [[0.0, 0.5, 0.25, 0.125]]])).kind, ErrorKind::ShapeMismatch);
+}
+
+#[test]
+fn overlapping_writes_read_the_right_side_first() {
+    let src = prog(0, "(v f64[1,row])", "f64[1,row]", "", "(set (index v (range 1 3)) (index v (range 0 2) :view)) (return v)");
+    assert_eq!(ok(&src, json!([[1.0, 2.0, 3.0, 4.0, 5.0]])), json!([1.0, 1.0, 2.0, 3.0, 5.0]));
+    let src = prog(0, "(v f64[1,row])", "f64[1,row]", "", "(set (index v :) (index v (range _ _ -1) :view)) (return v)");
+    assert_eq!(ok(&src, json!([[1.0, 2.0, 3.0]])), json!([3.0, 2.0, 1.0]));
+}
+
+#[test]
+fn index_of_a_computed_array() {
+    let src = prog(0, "(a f64[2,row])", "f64", "", "(return (index (transpose a) 2 1))");
+    assert_eq!(ok(&src, json!([arg(A23)])), json!(6.0));
+    let src = prog(0, "(a f64[2,row])", "f64", "", "(return (index (transpose a) 2 2))");
+    let e = err(&src, json!([arg(A23)]));
+    assert_eq!((e.kind, e.variable.clone(), e.bound, e.dim), (ErrorKind::OutOfBounds, None, Some(2), Some(1)));
+}
+
+#[test]
+fn indexing_bool_and_complex_arrays() {
+    let src = prog(1, "(c c128[1,row]) (b bool[2,col])", "c128 bool[1,col]", "", "(set (index c 1) (c128 0.0 1.0)) (return (index c 1) (index b 2 :))");
+    assert_eq!(
+        ok(&src, json!([[{"re": 1.0, "im": 1.0}], [[true, false], [false, true]]])),
+        json!([{"re": 0.0, "im": 1.0}, [false, true]])
+    );
+}
+
+#[test]
+fn empty_arrays_index_with_empty_ranges() {
+    let src = prog(0, "(n i64)", "f64[1,row] i64", "(a f64[1,row])", "(set a (zeros f64[1,row] n)) (return (index a :) (len (index a (range _ _ -1))))");
+    assert_eq!(ok(&src, json!([0])), json!([[], 0]));
+}
