@@ -20,11 +20,14 @@ pub(crate) fn fresh_layout(l: Layout) -> Layout {
 }
 
 /// Number of elements of `dims`, or an error when it does not fit in memory.
+/// The extents taken as at least 1 must multiply without overflow too, since strides
+/// of contiguous arrays are computed that way (an array of 0 x 2^40 x 2^40 is refused).
 pub(crate) fn element_count(dims: &[usize]) -> VrResult<usize> {
-    dims.iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .filter(|&n| n <= isize::MAX as usize / 16)
-        .ok_or_else(|| VrError::runtime(format!("array of dimensions {dims:?} is too large")))
+    const LIMIT: usize = isize::MAX as usize / 16;
+    let too_large = || VrError::runtime(format!("array of dimensions {dims:?} is too large"));
+    let span = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d.max(1))).filter(|&n| n <= LIMIT);
+    span.ok_or_else(too_large)?;
+    Ok(dims.iter().product())
 }
 
 /// A new contiguous array of type `ty`, every element `fill`. A `strided` array is
@@ -285,7 +288,7 @@ pub(crate) fn matmul(x: &Value, y: &Value) -> VrResult<Value> {
         (2, 2) => {
             inner(a.dims[1], b.dims[0])?;
             let (m, n, k) = (a.dims[0], b.dims[1], a.dims[1]);
-            let mut elems = Vec::with_capacity(m.saturating_mul(n));
+            let mut elems = Vec::with_capacity(element_count(&[m, n])?);
             for r in 0..m {
                 for c in 0..n {
                     elems.push(dot(elem, k, |i| a.get(&[r, i]), |i| b.get(&[i, c]))?);

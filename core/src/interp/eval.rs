@@ -39,6 +39,7 @@ pub(crate) fn dimension(v: &Value) -> VrResult<usize> {
 
 impl<'m> Interp<'m> {
     pub(crate) fn eval(&mut self, fr: &mut Frame<'m>, e: &'m Expr) -> VrResult<Value> {
+        self.check_stack()?;
         match e {
             Expr::Const { value } => Ok(Value::Scalar(literal(value))),
             Expr::Var { name } => fr.get(name).cloned(),

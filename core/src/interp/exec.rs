@@ -29,6 +29,7 @@ impl<'m> Interp<'m> {
     }
 
     fn exec_stmt(&mut self, fr: &mut Frame<'m>, s: &'m Stmt) -> VrResult<Flow> {
+        self.check_stack().map_err(|e| e.with_line(s.line))?;
         self.exec_kind(fr, &s.kind).map_err(|e| {
             // An error that already left its function (function set) keeps the callee's line.
             if e.function.is_none() {

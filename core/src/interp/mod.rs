@@ -25,51 +25,59 @@ use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::{Array, Value};
 use crate::vrir::ast::{Function, Module};
 use crate::vrir::types::{Layout, Type};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Calls nested deeper than this fail with "recursion too deep" instead of overflowing
 /// the stack.
 pub const MAX_CALL_DEPTH: usize = 10_000;
 
-/// Stack of the thread the interpreter runs on: large enough for `MAX_CALL_DEPTH` nested
-/// calls of the tree-walking evaluator (only the pages actually touched are committed).
-const INTERP_STACK_BYTES: usize = 2 << 30;
+/// Stack sizes tried, in order, for the thread the interpreter runs on: the first is
+/// large enough for `MAX_CALL_DEPTH` nested calls of the tree-walking evaluator (only
+/// the pages actually touched are committed); the second is for a short of memory.
+const INTERP_STACK_BYTES: [usize; 2] = [1 << 30, 256 << 20];
 
 /// Run `func` of module `m` on `args`; returns the function's results (empty for a void
 /// function). Array arguments are passed by reference: writes to them are visible to
 /// the caller through its own handles on the same buffers.
 pub fn run(m: &Module, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
     // The interpreter recurses on the Rust stack (calls, nested expressions), so it runs
-    // on a thread of its own with a large stack. `Value` holds `Rc`s and is not `Send`;
-    // the wrapper moves the arguments in and the results out while the calling thread is
-    // blocked in `join`, so no reference count is ever touched by two threads at once.
+    // on a thread of its own with a large stack. `Value` holds `Rc`s and is neither `Send`
+    // nor `Sync`; the worker takes the arguments out of `slot` and hands the results
+    // back while the calling thread is blocked in `join`, so no reference count is ever
+    // touched by two threads at once.
     struct Carry<T>(T);
     // SAFETY: see above: the caller is suspended for the whole life of the worker
     // thread, and thread spawn/join order every access to the shared `Rc` counts.
     unsafe impl<T> Send for Carry<T> {}
+    unsafe impl<T> Sync for Carry<T> {}
 
-    let input = Carry(args);
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("vr-interp".into())
-            .stack_size(INTERP_STACK_BYTES)
-            .spawn_scoped(scope, move || {
-                let input = input;
-                Carry(run_here(m, func, input.0))
+    let slot = Carry(RefCell::new(Some(args)));
+    for stack in INTERP_STACK_BYTES {
+        let spawned = std::thread::scope(|scope| {
+            let slot = &slot;
+            let worker = std::thread::Builder::new().name("vr-interp".into()).stack_size(stack).spawn_scoped(scope, move || {
+                let args = slot.0.borrow_mut().take().unwrap_or_default();
+                Carry(run_here(m, func, args, stack))
             });
-        match worker {
-            Ok(handle) => match handle.join() {
+            worker.map(|handle| match handle.join() {
                 Ok(out) => out.0,
                 Err(_) => Err(VrError::new(ErrorKind::Internal, "the interpreter panicked").with_function(func)),
-            },
-            // The arguments went with the closure that could not start.
-            Err(_) => Err(VrError::new(ErrorKind::Internal, "cannot start the interpreter thread")),
+            })
+        });
+        if let Ok(out) = spawned {
+            return out;
         }
-    })
+    }
+    // No thread could be started (memory is short): run on this thread, whose stack
+    // size is unknown; assume only a small one.
+    let args = slot.0.borrow_mut().take().unwrap_or_default();
+    run_here(m, func, args, FALLBACK_STACK_BYTES)
 }
 
 /// `run` on the current thread.
-fn run_here(m: &Module, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
+/// `stack` is the size of this thread's stack (an estimate when unknown).
+fn run_here(m: &Module, func: &str, args: Vec<Value>, stack: usize) -> VrResult<Vec<Value>> {
     let f = m
         .function(func)
         .ok_or_else(|| VrError::new(ErrorKind::InvalidArgument, format!("no function `{func}` in module `{}`", m.name)))?;
@@ -86,7 +94,12 @@ fn run_here(m: &Module, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
             .map_err(|msg| VrError::new(ErrorKind::InvalidArgument, format!("argument `{}`: {msg}", p.name)).with_function(func))?;
         checked.push(conform(arg, &p.ty));
     }
-    let mut interp = Interp { module: m, depth: 0 };
+    let mut interp = Interp {
+        module: m,
+        depth: 0,
+        stack_base: stack_address(),
+        stack_budget: stack.saturating_sub(STACK_RESERVE_BYTES),
+    };
     interp.call_function(f, checked)
 }
 
@@ -95,6 +108,23 @@ pub(crate) struct Interp<'m> {
     pub(crate) module: &'m Module,
     /// Number of function frames currently active.
     depth: usize,
+    /// Address of a local at the start of the interpretation, and how many bytes below
+    /// (or above) it the interpreter may use before it stops with "recursion too deep".
+    stack_base: usize,
+    stack_budget: usize,
+}
+
+/// Stack kept free below the budget: more than any single interpreter frame needs.
+const STACK_RESERVE_BYTES: usize = 1 << 20;
+
+/// Stack assumed when the interpreter has to run on the caller's thread.
+const FALLBACK_STACK_BYTES: usize = 2 << 20;
+
+/// An address in the current stack frame.
+#[inline(never)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
 }
 
 /// One function activation: its variables (None = declared but holding no value).
@@ -152,12 +182,26 @@ impl<'m> Frame<'m> {
 }
 
 impl<'m> Interp<'m> {
+    /// Fails with "recursion too deep" when the Rust stack is nearly used up: calls
+    /// nested below `MAX_CALL_DEPTH` but with deeply nested expressions, or a build
+    /// whose frames are larger than usual, stop with an error instead of overflowing.
+    pub(crate) fn check_stack(&self) -> VrResult<()> {
+        if self.stack_base.abs_diff(stack_address()) > self.stack_budget {
+            return Err(VrError::runtime("recursion too deep: the interpreter's stack is exhausted"));
+        }
+        Ok(())
+    }
+
     /// Call a module function on already-evaluated arguments.
     pub(crate) fn call_function(&mut self, f: &'m Function, args: Vec<Value>) -> VrResult<Vec<Value>> {
         if self.depth >= MAX_CALL_DEPTH {
-            return Err(VrError::runtime(format!("recursion too deep (more than {MAX_CALL_DEPTH} nested calls)"))
-                .with_function(&f.name));
+            // Reported in the caller, at the statement making the call.
+            return Err(VrError::runtime(format!(
+                "recursion too deep: calling `{}` would exceed {MAX_CALL_DEPTH} nested calls",
+                f.name
+            )));
         }
+        self.check_stack()?;
         self.depth += 1;
         let out = self.call_inner(f, args);
         self.depth -= 1;
