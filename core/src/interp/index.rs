@@ -90,14 +90,13 @@ fn axes(a: &Array, d: usize, flags: IndexFlags) -> VrResult<Vec<Axis>> {
     Ok(out)
 }
 
+/// The error of an index outside its extent; `resolve_all` prefixes the access as
+/// written (`A[0, 7]: index 7 out of bounds 0..5 in dimension 1`, bounds half-open in the
+/// module's index base).
 fn out_of_bounds(ctx: &IndexCtx, written: i64, extent: usize, dim: usize) -> VrError {
-    let name = ctx.variable.unwrap_or("array");
     let lo = ctx.base;
-    let hi = extent as i64 - 1 + ctx.base;
-    let mut e = VrError::new(
-        ErrorKind::OutOfBounds,
-        format!("{name}: index {written} out of bounds {lo}..{hi} in dimension {dim} (extent {extent})"),
-    );
+    let hi = extent as i64 + ctx.base;
+    let mut e = VrError::new(ErrorKind::OutOfBounds, format!("index {written} out of bounds {lo}..{hi} in dimension {dim}"));
     if let Some(v) = ctx.variable {
         e = e.with_variable(v);
     }
@@ -207,9 +206,35 @@ fn resolve_all(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<(Vec<
     let mut sels = Vec::with_capacity(axes.len());
     for (k, axis) in axes.iter().enumerate() {
         let w = indices.get(k).unwrap_or(&Written::FULL);
-        sels.push(resolve(ctx, w, axis.extent, k)?);
+        let sel = resolve(ctx, w, axis.extent, k).map_err(|mut e| {
+            if e.kind == ErrorKind::OutOfBounds {
+                e.message = format!("{}[{}]: {}", ctx.variable.unwrap_or("array"), show_indices(indices), e.message);
+            }
+            e
+        })?;
+        sels.push(sel);
     }
     Ok((axes, sels))
+}
+
+/// Indices as the program wrote them, for messages: `2`, `1:5:2` (`_` for an absent
+/// endpoint), `[4, 0]` for a gather, `mask` for a mask.
+fn show_indices(indices: &[Written]) -> String {
+    let end = |x: &Option<i64>| x.map_or("_".to_string(), |v| v.to_string());
+    let items: Vec<String> = indices
+        .iter()
+        .map(|w| match w {
+            Written::Scalar(i) => i.to_string(),
+            Written::Range { start, stop, step: 1 } => format!("{}:{}", end(start), end(stop)),
+            Written::Range { start, stop, step } => format!("{}:{}:{step}", end(start), end(stop)),
+            Written::Gather(items) if items.len() <= 8 => {
+                format!("[{}]", items.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))
+            }
+            Written::Gather(items) => format!("[{} indices]", items.len()),
+            Written::Mask(_) => "mask".to_string(),
+        })
+        .collect();
+    items.join(", ")
 }
 
 fn select(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Selection> {

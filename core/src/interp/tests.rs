@@ -642,7 +642,10 @@ fn out_of_bounds_error_names_everything() {
     assert_eq!((e.index, e.bound, e.dim), (Some(0), Some(3), Some(1)));
     let e = err(&src, json!([arg(A23), 1, 4]));
     assert_eq!((e.index, e.bound, e.dim), (Some(4), Some(3), Some(1)));
-    assert!(e.to_string().contains("index out of bounds in f (line 5)"), "{e}");
+    assert_eq!(e.to_string(), "index out of bounds in f (line 5): a[1, 4]: index 4 out of bounds 1..4 in dimension 1");
+    let src = prog(0, "(a f64[2,row])", "f64[1,row]", "", "(return (index a (range 1 2) 7))");
+    let e = err(&src, json!([arg(A23)]));
+    assert_eq!(e.message, "a[1:2, 7]: index 2 out of bounds 0..2 in dimension 0");
 }
 
 #[test]
