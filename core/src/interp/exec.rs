@@ -55,7 +55,11 @@ impl<'m> Interp<'m> {
                         // `(mset (x) e)` of a one-item tuple into a non-tuple variable.
                         let v = match (v, t) {
                             (Value::Tuple(mut items), LValue::Var { name })
-                                if items.len() == 1 && !matches!(fr.func.var_type(name), Some(Type::Tuple { .. })) =>
+                                if items.len() == 1
+                                    && !matches!(
+                                        fr.func.var_type(name),
+                                        Some(Type::Tuple { .. })
+                                    ) =>
                             {
                                 items.pop().unwrap_or(Value::Void)
                             }
@@ -70,7 +74,11 @@ impl<'m> Interp<'m> {
                             }
                         }
                         other => {
-                            return Err(internal(format!("{} targets for a value of type {}", targets.len(), describe(&other))))
+                            return Err(internal(format!(
+                                "{} targets for a value of type {}",
+                                targets.len(),
+                                describe(&other)
+                            )))
                         }
                     },
                 }
@@ -145,10 +153,19 @@ impl<'m> Interp<'m> {
     fn assign(&mut self, fr: &mut Frame<'m>, target: &'m LValue, v: Value) -> VrResult<()> {
         match target {
             LValue::Var { name } => fr.set(name, v),
-            LValue::Index { array, indices, flags } => {
+            LValue::Index {
+                array,
+                indices,
+                flags,
+            } => {
                 let a = match fr.get(array)? {
                     Value::Array(a) => a.clone(),
-                    other => return Err(internal(format!("indexed assignment into {}", describe(other)))),
+                    other => {
+                        return Err(internal(format!(
+                            "indexed assignment into {}",
+                            describe(other)
+                        )))
+                    }
                 };
                 let written = self.eval_indices(fr, indices)?;
                 index::write(&a, &written, &self.index_ctx(Some(array), *flags), &v)
@@ -158,14 +175,24 @@ impl<'m> Interp<'m> {
 
     /// `for`/`parfor`: the domain is evaluated once; points in order, first variable
     /// slowest; each iteration assigns the loop variables afresh.
-    fn exec_for(&mut self, fr: &mut Frame<'m>, vars: &'m [String], domain: &'m Expr, body: &'m Block) -> VrResult<Flow> {
+    fn exec_for(
+        &mut self,
+        fr: &mut Frame<'m>,
+        vars: &'m [String],
+        domain: &'m Expr,
+        body: &'m Block,
+    ) -> VrResult<Flow> {
         let ranges: Vec<RangeVal> = match self.eval(fr, domain)? {
             Value::Range(r) => vec![r],
             Value::Domain(rs) => rs,
             other => return Err(internal(format!("loop over {}", describe(&other)))),
         };
         if ranges.len() != vars.len() {
-            return Err(internal(format!("{} loop variables over a domain of {} ranges", vars.len(), ranges.len())));
+            return Err(internal(format!(
+                "{} loop variables over a domain of {} ranges",
+                vars.len(),
+                ranges.len()
+            )));
         }
         let lens: Vec<usize> = ranges.iter().map(RangeVal::len).collect();
         if lens.contains(&0) {
@@ -176,7 +203,9 @@ impl<'m> Interp<'m> {
             for ((name, r), &k) in vars.iter().zip(&ranges).zip(&counter) {
                 let p = range_nth(r, k);
                 let v = match fr.func.var_type(name) {
-                    Some(Type::Scalar { elem: ScalarType::I32 }) => Scalar::I32(p as i32),
+                    Some(Type::Scalar {
+                        elem: ScalarType::I32,
+                    }) => Scalar::I32(p as i32),
                     _ => Scalar::I64(p),
                 };
                 fr.set(name, Value::Scalar(v))?;

@@ -19,14 +19,22 @@ use crate::vrir::types::{ArrayType, Layout};
 pub(crate) enum Written {
     Scalar(i64),
     /// A range; an absent endpoint is the first/last position in the step's direction.
-    Range { start: Option<i64>, stop: Option<i64>, step: i64 },
+    Range {
+        start: Option<i64>,
+        stop: Option<i64>,
+        step: i64,
+    },
     Gather(Vec<i64>),
     Mask(Vec<bool>),
 }
 
 impl Written {
     /// The implicit index of a trailing dimension the program did not index.
-    const FULL: Written = Written::Range { start: None, stop: None, step: 1 };
+    const FULL: Written = Written::Range {
+        start: None,
+        stop: None,
+        step: 1,
+    };
 }
 
 /// What an error names: the array variable (when the indexed expression is one), and
@@ -65,7 +73,10 @@ enum Sel {
     /// One position: this axis disappears from the result.
     One(usize),
     /// Several positions in order; `range` is (first, step) when they form a range.
-    Many { positions: Vec<usize>, range: Option<(usize, isize)> },
+    Many {
+        positions: Vec<usize>,
+        range: Option<(usize, isize)>,
+    },
 }
 
 /// The axes addressed by `d` indices into `a` (docs: trailing full ranges, or `:flat`
@@ -75,7 +86,10 @@ fn axes(a: &Array, d: usize, flags: IndexFlags) -> VrResult<Vec<Axis>> {
     if d == 0 || d > n {
         return Err(internal(format!("{d} indices into an array of rank {n}")));
     }
-    let simple = |k: usize| Axis { extent: a.dims[k], parts: vec![(a.dims[k], a.strides[k])] };
+    let simple = |k: usize| Axis {
+        extent: a.dims[k],
+        parts: vec![(a.dims[k], a.strides[k])],
+    };
     if !(flags.flatten && d < n) {
         return Ok((0..n).map(simple).collect());
     }
@@ -96,7 +110,10 @@ fn axes(a: &Array, d: usize, flags: IndexFlags) -> VrResult<Vec<Axis>> {
 fn out_of_bounds(ctx: &IndexCtx, written: i64, extent: usize, dim: usize) -> VrError {
     let lo = ctx.base;
     let hi = extent as i64 + ctx.base;
-    let mut e = VrError::new(ErrorKind::OutOfBounds, format!("index {written} out of bounds {lo}..{hi} in dimension {dim}"));
+    let mut e = VrError::new(
+        ErrorKind::OutOfBounds,
+        format!("index {written} out of bounds {lo}..{hi} in dimension {dim}"),
+    );
     if let Some(v) = ctx.variable {
         e = e.with_variable(v);
     }
@@ -153,7 +170,10 @@ fn resolve(ctx: &IndexCtx, w: &Written, extent: usize, dim: usize) -> VrResult<S
                 0
             };
             if count == 0 {
-                return Ok(Sel::Many { positions: Vec::new(), range: Some((0, s as isize)) });
+                return Ok(Sel::Many {
+                    positions: Vec::new(),
+                    range: Some((0, s as isize)),
+                });
             }
             if p0 < 0 || p0 > last {
                 return Err(out_of_bounds(ctx, start.unwrap_or(ctx.base), extent, dim));
@@ -165,11 +185,20 @@ fn resolve(ctx: &IndexCtx, w: &Written, extent: usize, dim: usize) -> VrResult<S
             }
             // Within the extent, so the count fits in memory-sized integers.
             let positions = (0..count).map(|k| (p0 + k * s128) as usize).collect();
-            Ok(Sel::Many { positions, range: Some((p0 as usize, s as isize)) })
+            Ok(Sel::Many {
+                positions,
+                range: Some((p0 as usize, s as isize)),
+            })
         }
         Written::Gather(items) => {
-            let positions = items.iter().map(|&i| checked_position(ctx, i, extent, dim)).collect::<VrResult<Vec<_>>>()?;
-            Ok(Sel::Many { positions, range: None })
+            let positions = items
+                .iter()
+                .map(|&i| checked_position(ctx, i, extent, dim))
+                .collect::<VrResult<Vec<_>>>()?;
+            Ok(Sel::Many {
+                positions,
+                range: None,
+            })
         }
         Written::Mask(mask) => {
             if mask.len() != extent {
@@ -188,8 +217,16 @@ fn resolve(ctx: &IndexCtx, w: &Written, extent: usize, dim: usize) -> VrResult<S
                 e.dim = Some(dim as u32);
                 return Err(e);
             }
-            let positions = mask.iter().enumerate().filter(|(_, &b)| b).map(|(p, _)| p).collect();
-            Ok(Sel::Many { positions, range: None })
+            let positions = mask
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b)
+                .map(|(p, _)| p)
+                .collect();
+            Ok(Sel::Many {
+                positions,
+                range: None,
+            })
         }
     }
 }
@@ -208,7 +245,12 @@ fn resolve_all(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<(Vec<
         let w = indices.get(k).unwrap_or(&Written::FULL);
         let sel = resolve(ctx, w, axis.extent, k).map_err(|mut e| {
             if e.kind == ErrorKind::OutOfBounds {
-                e.message = format!("{}[{}]: {}", ctx.variable.unwrap_or("array"), show_indices(indices), e.message);
+                e.message = format!(
+                    "{}[{}]: {}",
+                    ctx.variable.unwrap_or("array"),
+                    show_indices(indices),
+                    e.message
+                );
             }
             e
         })?;
@@ -225,10 +267,21 @@ fn show_indices(indices: &[Written]) -> String {
         .iter()
         .map(|w| match w {
             Written::Scalar(i) => i.to_string(),
-            Written::Range { start, stop, step: 1 } => format!("{}:{}", end(start), end(stop)),
+            Written::Range {
+                start,
+                stop,
+                step: 1,
+            } => format!("{}:{}", end(start), end(stop)),
             Written::Range { start, stop, step } => format!("{}:{}:{step}", end(start), end(stop)),
             Written::Gather(items) if items.len() <= 8 => {
-                format!("[{}]", items.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))
+                format!(
+                    "[{}]",
+                    items
+                        .iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
             }
             Written::Gather(items) => format!("[{} indices]", items.len()),
             Written::Mask(_) => "mask".to_string(),
@@ -254,9 +307,17 @@ fn select(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Selection>
     }
     super::array_ops::element_count(&dims)?;
     let positions = MultiIndex::new(&dims)
-        .map(|idx| idx.iter().zip(&many).fold(base, |acc, (&i, offs)| acc + offs[i]) as usize)
+        .map(|idx| {
+            idx.iter()
+                .zip(&many)
+                .fold(base, |acc, (&i, offs)| acc + offs[i]) as usize
+        })
         .collect();
-    let positions = if dims.is_empty() { vec![base as usize] } else { positions };
+    let positions = if dims.is_empty() {
+        vec![base as usize]
+    } else {
+        positions
+    };
     Ok(Selection { dims, positions })
 }
 
@@ -271,15 +332,27 @@ pub(crate) fn read(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<V
         if p < buf.len() {
             Ok(buf.get(p))
         } else {
-            Err(internal(format!("position {p} outside a buffer of {}", buf.len())))
+            Err(internal(format!(
+                "position {p} outside a buffer of {}",
+                buf.len()
+            )))
         }
     };
     if sel.dims.is_empty() {
         return Ok(Value::Scalar(get(sel.positions[0])?));
     }
-    let elems = sel.positions.iter().map(|&p| get(p)).collect::<VrResult<Vec<Scalar>>>()?;
+    let elems = sel
+        .positions
+        .iter()
+        .map(|&p| get(p))
+        .collect::<VrResult<Vec<Scalar>>>()?;
     drop(buf);
-    Ok(Value::Array(from_logical(a.ty.elem, fresh_layout(a.ty.layout), sel.dims, &elems)?))
+    Ok(Value::Array(from_logical(
+        a.ty.elem,
+        fresh_layout(a.ty.layout),
+        sel.dims,
+        &elems,
+    )?))
 }
 
 /// A `:view` read: shares `a`'s buffer, layout `strided`.
@@ -295,14 +368,19 @@ fn view(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Value> {
         };
         match sel {
             Sel::One(p) => offset += *p as isize * stride,
-            Sel::Many { positions, range: Some((first, step)) } => {
+            Sel::Many {
+                positions,
+                range: Some((first, step)),
+            } => {
                 if !positions.is_empty() {
                     offset += *first as isize * stride;
                 }
                 dims.push(positions.len());
                 strides.push(step * stride);
             }
-            Sel::Many { range: None, .. } => return Err(internal("a :view with a gather or mask index")),
+            Sel::Many { range: None, .. } => {
+                return Err(internal("a :view with a gather or mask index"))
+            }
         }
     }
     if offset < 0 {
@@ -311,7 +389,11 @@ fn view(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Value> {
     if dims.is_empty() {
         let buf = a.data.borrow();
         let p = offset as usize;
-        return if p < buf.len() { Ok(Value::Scalar(buf.get(p))) } else { Err(internal("view outside its buffer")) };
+        return if p < buf.len() {
+            Ok(Value::Scalar(buf.get(p)))
+        } else {
+            Err(internal("view outside its buffer"))
+        };
     }
     Ok(Value::Array(Array {
         ty: ArrayType::new(a.ty.elem, dims.len() as u32, Layout::Strided),
@@ -346,7 +428,12 @@ pub(crate) fn write(a: &Array, indices: &[Written], ctx: &IndexCtx, v: &Value) -
             }
             src.elements()
         }
-        other => return Err(internal(format!("storing a {} into an array", super::describe(other)))),
+        other => {
+            return Err(internal(format!(
+                "storing a {} into an array",
+                super::describe(other)
+            )))
+        }
     };
     let mut buf = a.data.borrow_mut();
     for (&p, &x) in sel.positions.iter().zip(&values) {

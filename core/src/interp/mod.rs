@@ -12,6 +12,10 @@
 //! The interpreter never panics on a verified module and returns an
 //! [`ErrorKind::Internal`] error for what the verifier should have ruled out.
 
+// `VrError` is the crate-wide error type, large by design (it names function, line,
+// variable, index, bound, dimension); boxing it is a decision for the whole crate.
+#![allow(clippy::result_large_err)]
+
 mod arith;
 mod array_ops;
 mod eval;
@@ -56,13 +60,19 @@ pub fn run(m: &Module, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
     for stack in INTERP_STACK_BYTES {
         let spawned = std::thread::scope(|scope| {
             let slot = &slot;
-            let worker = std::thread::Builder::new().name("vr-interp".into()).stack_size(stack).spawn_scoped(scope, move || {
-                let args = slot.0.borrow_mut().take().unwrap_or_default();
-                Carry(run_here(m, func, args, stack))
-            });
+            let worker = std::thread::Builder::new()
+                .name("vr-interp".into())
+                .stack_size(stack)
+                .spawn_scoped(scope, move || {
+                    let args = slot.0.borrow_mut().take().unwrap_or_default();
+                    Carry(run_here(m, func, args, stack))
+                });
             worker.map(|handle| match handle.join() {
                 Ok(out) => out.0,
-                Err(_) => Err(VrError::new(ErrorKind::Internal, "the interpreter panicked").with_function(func)),
+                Err(_) => Err(
+                    VrError::new(ErrorKind::Internal, "the interpreter panicked")
+                        .with_function(func),
+                ),
             })
         });
         if let Ok(out) = spawned {
@@ -78,20 +88,32 @@ pub fn run(m: &Module, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
 /// `run` on the current thread.
 /// `stack` is the size of this thread's stack (an estimate when unknown).
 fn run_here(m: &Module, func: &str, args: Vec<Value>, stack: usize) -> VrResult<Vec<Value>> {
-    let f = m
-        .function(func)
-        .ok_or_else(|| VrError::new(ErrorKind::InvalidArgument, format!("no function `{func}` in module `{}`", m.name)))?;
+    let f = m.function(func).ok_or_else(|| {
+        VrError::new(
+            ErrorKind::InvalidArgument,
+            format!("no function `{func}` in module `{}`", m.name),
+        )
+    })?;
     if args.len() != f.params.len() {
         return Err(VrError::new(
             ErrorKind::InvalidArgument,
-            format!("`{func}` takes {} arguments but {} were given", f.params.len(), args.len()),
+            format!(
+                "`{func}` takes {} arguments but {} were given",
+                f.params.len(),
+                args.len()
+            ),
         )
         .with_function(func));
     }
     let mut checked = Vec::with_capacity(args.len());
     for (arg, p) in args.into_iter().zip(&f.params) {
-        check_argument(&arg, &p.ty)
-            .map_err(|msg| VrError::new(ErrorKind::InvalidArgument, format!("argument `{}`: {msg}", p.name)).with_function(func))?;
+        check_argument(&arg, &p.ty).map_err(|msg| {
+            VrError::new(
+                ErrorKind::InvalidArgument,
+                format!("argument `{}`: {msg}", p.name),
+            )
+            .with_function(func)
+        })?;
         checked.push(conform(arg, &p.ty));
     }
     let mut interp = Interp {
@@ -149,7 +171,10 @@ impl<'m> Frame<'m> {
     pub(crate) fn get(&self, name: &str) -> VrResult<&Value> {
         match self.vars.get(name) {
             Some(Some(v)) => Ok(v),
-            Some(None) => Err(VrError::runtime(format!("use of unassigned variable `{name}`")).with_variable(name)),
+            Some(None) => Err(
+                VrError::runtime(format!("use of unassigned variable `{name}`"))
+                    .with_variable(name),
+            ),
             None => Err(internal(format!("undeclared variable `{name}`"))),
         }
     }
@@ -157,7 +182,10 @@ impl<'m> Frame<'m> {
     /// Assign a variable, adjusting an array's layout tag to the declared type (a
     /// `strided` variable may hold any layout and is then seen as strided).
     pub(crate) fn set(&mut self, name: &str, v: Value) -> VrResult<()> {
-        let ty = self.func.var_type(name).ok_or_else(|| internal(format!("undeclared variable `{name}`")))?;
+        let ty = self
+            .func
+            .var_type(name)
+            .ok_or_else(|| internal(format!("undeclared variable `{name}`")))?;
         check_argument(&v, ty).map_err(|msg| internal(format!("assignment to `{name}`: {msg}")))?;
         let v = conform(v, ty);
         match self.vars.get_mut(name) {
@@ -187,13 +215,19 @@ impl<'m> Interp<'m> {
     /// whose frames are larger than usual, stop with an error instead of overflowing.
     pub(crate) fn check_stack(&self) -> VrResult<()> {
         if self.stack_base.abs_diff(stack_address()) > self.stack_budget {
-            return Err(VrError::runtime("recursion too deep: the interpreter's stack is exhausted"));
+            return Err(VrError::runtime(
+                "recursion too deep: the interpreter's stack is exhausted",
+            ));
         }
         Ok(())
     }
 
     /// Call a module function on already-evaluated arguments.
-    pub(crate) fn call_function(&mut self, f: &'m Function, args: Vec<Value>) -> VrResult<Vec<Value>> {
+    pub(crate) fn call_function(
+        &mut self,
+        f: &'m Function,
+        args: Vec<Value>,
+    ) -> VrResult<Vec<Value>> {
         if self.depth >= MAX_CALL_DEPTH {
             // Reported in the caller, at the statement making the call.
             return Err(VrError::runtime(format!(
@@ -210,7 +244,12 @@ impl<'m> Interp<'m> {
 
     fn call_inner(&mut self, f: &'m Function, args: Vec<Value>) -> VrResult<Vec<Value>> {
         if args.len() != f.params.len() {
-            return Err(internal(format!("`{}` called with {} arguments, takes {}", f.name, args.len(), f.params.len())));
+            return Err(internal(format!(
+                "`{}` called with {} arguments, takes {}",
+                f.name,
+                args.len(),
+                f.params.len()
+            )));
         }
         let mut frame = Frame::new(f);
         for (p, a) in f.params.iter().zip(args) {
@@ -219,18 +258,27 @@ impl<'m> Interp<'m> {
         match self.exec_stmts(&mut frame, &f.body)? {
             exec::Flow::Return(values) => {
                 if values.len() != f.results.len() {
-                    return Err(internal(format!("return of {} values from a function of {} results", values.len(), f.results.len())));
+                    return Err(internal(format!(
+                        "return of {} values from a function of {} results",
+                        values.len(),
+                        f.results.len()
+                    )));
                 }
                 let mut out = Vec::with_capacity(values.len());
                 for (v, t) in values.into_iter().zip(&f.results) {
-                    check_argument(&v, t).map_err(|msg| internal(format!("returned value: {msg}")))?;
+                    check_argument(&v, t)
+                        .map_err(|msg| internal(format!("returned value: {msg}")))?;
                     out.push(conform(v, t));
                 }
                 Ok(out)
             }
-            exec::Flow::Break | exec::Flow::Continue => Err(internal("break or continue outside a loop")),
+            exec::Flow::Break | exec::Flow::Continue => {
+                Err(internal("break or continue outside a loop"))
+            }
             exec::Flow::Normal if f.results.is_empty() => Ok(Vec::new()),
-            exec::Flow::Normal => Err(VrError::runtime("missing return: the function ended without returning its results")),
+            exec::Flow::Normal => Err(VrError::runtime(
+                "missing return: the function ended without returning its results",
+            )),
         }
     }
 }
@@ -256,9 +304,10 @@ fn check_argument(v: &Value, t: &Type) -> Result<(), String> {
         }
         (Value::Range(_), Type::Range) => Ok(()),
         (Value::Domain(rs), Type::Domain { ndims }) if rs.len() == *ndims as usize => Ok(()),
-        (Value::Tuple(items), Type::Tuple { items: ts }) if items.len() == ts.len() => {
-            items.iter().zip(ts).try_for_each(|(v, t)| check_argument(v, t))
-        }
+        (Value::Tuple(items), Type::Tuple { items: ts }) if items.len() == ts.len() => items
+            .iter()
+            .zip(ts)
+            .try_for_each(|(v, t)| check_argument(v, t)),
         _ => Err(format!("expected a value of type {t}, got {}", describe(v))),
     }
 }
@@ -268,11 +317,19 @@ fn check_argument(v: &Value, t: &Type) -> Result<(), String> {
 fn check_window(a: &Array) -> Result<(), String> {
     let n = a.ty.ndims as usize;
     if a.dims.len() != n || a.strides.len() != n {
-        return Err(format!("array of rank {n} with {} dims and {} strides", a.dims.len(), a.strides.len()));
+        return Err(format!(
+            "array of rank {n} with {} dims and {} strides",
+            a.dims.len(),
+            a.strides.len()
+        ));
     }
     let buf = a.data.borrow();
     if buf.elem() != a.ty.elem {
-        return Err(format!("array of {} over a buffer of {}", a.ty.elem, buf.elem()));
+        return Err(format!(
+            "array of {} over a buffer of {}",
+            a.ty.elem,
+            buf.elem()
+        ));
     }
     if a.dims.contains(&0) {
         return Ok(());
@@ -287,7 +344,13 @@ fn check_window(a: &Array) -> Result<(), String> {
         }
     }
     if lo < 0 || hi >= buf.len() as i128 {
-        return Err(format!("array window (dims {:?}, strides {:?}, offset {}) outside its buffer of {}", a.dims, a.strides, a.offset, buf.len()));
+        return Err(format!(
+            "array window (dims {:?}, strides {:?}, offset {}) outside its buffer of {}",
+            a.dims,
+            a.strides,
+            a.offset,
+            buf.len()
+        ));
     }
     Ok(())
 }
@@ -299,9 +362,13 @@ fn conform(v: Value, t: &Type) -> Value {
             a.ty.layout = at.layout;
             Value::Array(a)
         }
-        (Value::Tuple(items), Type::Tuple { items: ts }) => {
-            Value::Tuple(items.into_iter().zip(ts).map(|(v, t)| conform(v, t)).collect())
-        }
+        (Value::Tuple(items), Type::Tuple { items: ts }) => Value::Tuple(
+            items
+                .into_iter()
+                .zip(ts)
+                .map(|(v, t)| conform(v, t))
+                .collect(),
+        ),
         (v, _) => v,
     }
 }
@@ -313,7 +380,10 @@ pub(crate) fn describe(v: &Value) -> String {
         Value::Array(a) => a.ty.to_string(),
         Value::Range(_) => "range".into(),
         Value::Domain(rs) => format!("domain[{}]", rs.len()),
-        Value::Tuple(items) => format!("(tuple {})", items.iter().map(describe).collect::<Vec<_>>().join(" ")),
+        Value::Tuple(items) => format!(
+            "(tuple {})",
+            items.iter().map(describe).collect::<Vec<_>>().join(" ")
+        ),
         Value::Void => "void".into(),
     }
 }
