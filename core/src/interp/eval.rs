@@ -160,14 +160,19 @@ impl<'m> Interp<'m> {
                 indices,
                 flags,
             } => {
+                if let Expr::Var { name } = &**array {
+                    // Read the variable in place instead of cloning it. Evaluating the
+                    // indices cannot reassign a variable, so reading it after them is
+                    // the same as before (checked first, for the order of errors).
+                    fr.get(name)?;
+                    let written = self.eval_indices(fr, indices)?;
+                    let a = array_ops::as_array(fr.get(name)?, "index")?;
+                    return index::read(a, &written, &self.index_ctx(Some(name), *flags));
+                }
                 let v = self.eval(fr, array)?;
                 let a = array_ops::as_array(&v, "index")?;
                 let written = self.eval_indices(fr, indices)?;
-                let variable = match &**array {
-                    Expr::Var { name } => Some(name.as_str()),
-                    _ => None,
-                };
-                index::read(a, &written, &self.index_ctx(variable, *flags))
+                index::read(a, &written, &self.index_ctx(None, *flags))
             }
             Expr::AtomicAdd {
                 array,

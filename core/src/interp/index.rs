@@ -243,20 +243,40 @@ fn resolve_all(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<(Vec<
     let mut sels = Vec::with_capacity(axes.len());
     for (k, axis) in axes.iter().enumerate() {
         let w = indices.get(k).unwrap_or(&Written::FULL);
-        let sel = resolve(ctx, w, axis.extent, k).map_err(|mut e| {
-            if e.kind == ErrorKind::OutOfBounds {
-                e.message = format!(
-                    "{}[{}]: {}",
-                    ctx.variable.unwrap_or("array"),
-                    show_indices(indices),
-                    e.message
-                );
-            }
-            e
-        })?;
+        let sel = resolve(ctx, w, axis.extent, k).map_err(|e| with_access(e, ctx, indices))?;
         sels.push(sel);
     }
     Ok((axes, sels))
+}
+
+/// Prefix an out-of-bounds message with the access as written.
+fn with_access(mut e: VrError, ctx: &IndexCtx, indices: &[Written]) -> VrError {
+    if e.kind == ErrorKind::OutOfBounds {
+        e.message = format!(
+            "{}[{}]: {}",
+            ctx.variable.unwrap_or("array"),
+            show_indices(indices),
+            e.message
+        );
+    }
+    e
+}
+
+/// The buffer position of an element named by one scalar index per dimension: the
+/// common case, computed without building a selection. None when not that case.
+fn element_fast(a: &Array, indices: &[Written], ctx: &IndexCtx) -> Option<VrResult<usize>> {
+    if indices.len() != a.ndims() {
+        return None;
+    }
+    let mut pos = a.offset as isize;
+    for (k, w) in indices.iter().enumerate() {
+        let Written::Scalar(i) = w else { return None };
+        match checked_position(ctx, *i, a.dims[k], k) {
+            Ok(p) => pos += p as isize * a.strides[k],
+            Err(e) => return Some(Err(with_access(e, ctx, indices))),
+        }
+    }
+    Some(Ok(pos as usize))
 }
 
 /// Indices as the program wrote them, for messages: `2`, `1:5:2` (`_` for an absent
@@ -323,6 +343,18 @@ fn select(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Selection>
 
 /// `(index A i...)`: an element, a new array, or (with `:view`) a strided view.
 pub(crate) fn read(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Value> {
+    if let Some(p) = element_fast(a, indices, ctx) {
+        let p = p?;
+        let buf = a.data.borrow();
+        return if p < buf.len() {
+            Ok(Value::Scalar(buf.get(p)))
+        } else {
+            Err(internal(format!(
+                "position {p} outside a buffer of {}",
+                buf.len()
+            )))
+        };
+    }
     if ctx.flags.view {
         return view(a, indices, ctx);
     }
@@ -407,6 +439,9 @@ fn view(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Value> {
 /// `(set (index A i...) v)`: store a scalar at every selected position, or an array of
 /// the selection's shape element by element (read completely before the first store).
 pub(crate) fn write(a: &Array, indices: &[Written], ctx: &IndexCtx, v: &Value) -> VrResult<()> {
+    if let (Some(p), Value::Scalar(x)) = (element_fast(a, indices, ctx), v) {
+        return store(&mut a.data.borrow_mut(), p?, *x);
+    }
     let sel = select(a, indices, ctx)?;
     let values: Vec<Scalar> = match v {
         Value::Scalar(s) => vec![*s; sel.positions.len()],
