@@ -1656,3 +1656,158 @@ fn ill_formed_modules_give_internal_errors_not_panics() {
         assert_eq!(e.kind, ErrorKind::Internal, "{body}: {e}");
     }
 }
+
+// ---------------------------------------------------------------- more operations
+
+#[test]
+fn reductions_on_column_major_and_other_types() {
+    // NumPy: [[1,2,3],[4,5,6]].prod(axis=1) == [6, 120]; amin(axis=0) of [[1,nan],[0,2]] == [0, nan]
+    let src = prog(
+        0,
+        "(a i32[2,col])",
+        "i32[1,col] i32",
+        "",
+        "(return (prod a :axis 1) (sum a))",
+    );
+    let out = call(&src, "f", json!([[[1, 2, 3], [4, 5, 6]]])).unwrap();
+    let Value::Array(p) = &out[0] else { panic!() };
+    assert_eq!(p.ty.layout, Layout::Col);
+    assert_eq!(
+        (plain(&out[0]), plain(&out[1])),
+        (json!([6, 120]), json!(21))
+    );
+    let src = prog(
+        0,
+        "(a f64[2,row])",
+        "f64[1,row]",
+        "",
+        "(return (amin a :axis 0))",
+    );
+    assert_eq!(
+        ok(&src, json!([[[1.0, "nan"], [0.0, 2.0]]])),
+        json!([0.0, "nan"])
+    );
+    let src = prog(
+        0,
+        "(c c128[1,row]) (k i32[1,row])",
+        "c128 i32",
+        "",
+        "(return (sum c) (prod k))",
+    );
+    assert_eq!(
+        ok(
+            &src,
+            json!([[{"re": 1.0, "im": 2.0}, {"re": 3.0, "im": -1.0}], [2147483647, 2]])
+        ),
+        json!([{"re": 4.0, "im": 1.0}, -2])
+    );
+    // An empty axis of amin with other extents non-zero is an empty reduction.
+    let src = prog(
+        0,
+        "(n i64)",
+        "f64[1,row]",
+        "",
+        "(return (amax (zeros f64[2,row] 3 n) :axis 1))",
+    );
+    assert_eq!(err(&src, json!([0])).kind, ErrorKind::Runtime);
+    assert_eq!(ok(&src, json!([2])), json!([0.0, 0.0, 0.0]));
+}
+
+#[test]
+fn copy_and_transpose_keep_or_normalize_layouts() {
+    let src = prog(
+        0,
+        "(a f64[2,col])",
+        "f64[2,strided] f64[2,col] f64[2,row]",
+        "(v f64[2,strided])",
+        "(set v (index a : (range 0 1) :view)) (return (copy v) (transpose a) (transpose v))",
+    );
+    let out = call(&src, "f", json!([[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]])).unwrap();
+    let layouts: Vec<Layout> = out
+        .iter()
+        .map(|v| match v {
+            Value::Array(a) => a.ty.layout,
+            _ => panic!(),
+        })
+        .collect();
+    assert_eq!(layouts, vec![Layout::Strided, Layout::Col, Layout::Row]);
+    assert_eq!(
+        out.iter().map(plain).collect::<Vec<_>>(),
+        vec![
+            json!([[1.0, 2.0], [4.0, 5.0]]),
+            json!([[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]),
+            json!([[1.0, 4.0], [2.0, 5.0]])
+        ]
+    );
+}
+
+#[test]
+fn returns_from_nested_loops_and_mutual_recursion() {
+    let src = "(module t :index-base 1
+      (function f ((a i64[2,row]) (x i64)) (i64 i64 bool)
+        (locals (i i64) (j i64))
+        (while true (block
+          (for (i j) (domain (range 1 (dim a 0)) (range 1 (dim a 1)))
+            (block (if (== (index a i j) x) (block (return i j (call even x))))))
+          (return 0 0 (call even x)))))
+      (function even ((n i64)) (bool)
+        (locals)
+        (if (== n 0) (block (return true)))
+        (return (call odd (- n 1))))
+      (function odd ((n i64)) (bool)
+        (locals)
+        (if (== n 0) (block (return false)))
+        (return (call even (- n 1)))))";
+    assert_eq!(ok(src, json!([[[1, 2], [3, 4]], 3])), json!([2, 1, false]));
+    assert_eq!(ok(src, json!([[[1, 2], [3, 4]], 8])), json!([0, 0, true]));
+}
+
+#[test]
+fn atomic_cas_on_bool_arrays_and_bounds() {
+    let src = prog(
+        0,
+        "(flags bool[1,row]) (k i64)",
+        "bool[1,row] bool",
+        "(i i64) (was bool)",
+        "(parfor (i) (range 0 2) (block (set was (atomic-cas flags k :expected false :new true))))
+         (return flags was)",
+    );
+    assert_eq!(
+        ok(&src, json!([[false, false], 1])),
+        json!([[false, true], true])
+    );
+    let e = err(&src, json!([[false, false], 2]));
+    assert_eq!(
+        (e.kind, e.variable.as_deref(), e.index),
+        (ErrorKind::OutOfBounds, Some("flags"), Some(2))
+    );
+}
+
+#[test]
+fn element_wise_casts_and_complex_arrays() {
+    let src = prog(
+        0,
+        "(b bool[1,row]) (x f64[1,row])",
+        "f64[1,row] c128[1,row] f64[1,row]",
+        "",
+        "(return (cast f64[1,row] b) (complex x (neg x)) (imag (complex x 1.0)))",
+    );
+    assert_eq!(
+        ok(&src, json!([[true, false], [1.0, 2.0]])),
+        json!([[1.0, 0.0], [{"re": 1.0, "im": -1.0}, {"re": 2.0, "im": -2.0}], [1.0, 1.0]])
+    );
+}
+
+#[test]
+fn tuples_and_single_item_mset() {
+    let src = "(module t :index-base 0
+      (function f ((x i64)) (i64 f64)
+        (locals (a i64) (t (tuple i64 f64)) (y f64))
+        (set t (call two x))
+        (mset (a y) t)
+        (mset (a) (call one a))
+        (return a (tget (call two a) 1)))
+      (function one ((x i64)) (i64) (locals) (return (* x 10)))
+      (function two ((x i64)) (i64 f64) (locals) (return (+ x 1) (cast f64 x))))";
+    assert_eq!(ok(src, json!([4])), json!([50, 50.0]));
+}
