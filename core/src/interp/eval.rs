@@ -305,7 +305,7 @@ impl<'m> Interp<'m> {
     /// Is `e` known, without evaluating it, to be a scalar? (Used only to decide
     /// whether `and`/`or` may short-circuit; "don't know" answers false.)
     fn is_scalar_expr(&self, fr: &Frame<'m>, e: &Expr) -> bool {
-        let var_type = |name: &str| fr.func.var_type(name);
+        let var_type = |name: &str| fr.var_type(name);
         match e {
             Expr::Const { .. }
             | Expr::Dim { .. }

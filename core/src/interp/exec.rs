@@ -56,10 +56,7 @@ impl<'m> Interp<'m> {
                         let v = match (v, t) {
                             (Value::Tuple(mut items), LValue::Var { name })
                                 if items.len() == 1
-                                    && !matches!(
-                                        fr.func.var_type(name),
-                                        Some(Type::Tuple { .. })
-                                    ) =>
+                                    && !matches!(fr.var_type(name), Some(Type::Tuple { .. })) =>
                             {
                                 items.pop().unwrap_or(Value::Void)
                             }
@@ -121,7 +118,7 @@ impl<'m> Interp<'m> {
                 Ok(Flow::Normal)
             }
             StmtKind::Alloc { var, dims } => {
-                let ty = match fr.func.var_type(var) {
+                let ty = match fr.var_type(var) {
                     Some(Type::Array(at)) => *at,
                     other => return Err(internal(format!("alloc of `{var}` of type {other:?}"))),
                 };
@@ -202,7 +199,7 @@ impl<'m> Interp<'m> {
         loop {
             for ((name, r), &k) in vars.iter().zip(&ranges).zip(&counter) {
                 let p = range_nth(r, k);
-                let v = match fr.func.var_type(name) {
+                let v = match fr.var_type(name) {
                     Some(Type::Scalar {
                         elem: ScalarType::I32,
                     }) => Scalar::I32(p as i32),

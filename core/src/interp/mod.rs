@@ -149,32 +149,55 @@ fn stack_address() -> usize {
     std::hint::black_box(&marker) as *const u8 as usize
 }
 
-/// One function activation: its variables (None = declared but holding no value).
+/// One function activation: its variables, each with its declared type and its value
+/// (None = declared but holding no value).
 pub(crate) struct Frame<'m> {
-    pub(crate) func: &'m Function,
-    pub(crate) vars: HashMap<&'m str, Option<Value>>,
+    vars: HashMap<&'m str, Slot<'m>>,
+}
+
+struct Slot<'m> {
+    ty: &'m Type,
+    value: Option<Value>,
 }
 
 impl<'m> Frame<'m> {
     fn new(func: &'m Function) -> Frame<'m> {
         let mut vars = HashMap::new();
-        for p in &func.params {
-            vars.insert(p.name.as_str(), None);
-        }
+        // Parameters last, so that their declaration wins as in `Function::var_type`.
         for l in &func.locals {
-            vars.insert(l.name.as_str(), None);
+            vars.insert(
+                l.name.as_str(),
+                Slot {
+                    ty: &l.ty,
+                    value: None,
+                },
+            );
         }
-        Frame { func, vars }
+        for p in &func.params {
+            vars.insert(
+                p.name.as_str(),
+                Slot {
+                    ty: &p.ty,
+                    value: None,
+                },
+            );
+        }
+        Frame { vars }
+    }
+
+    /// The declared type of a variable.
+    pub(crate) fn var_type(&self, name: &str) -> Option<&'m Type> {
+        self.vars.get(name).map(|s| s.ty)
     }
 
     /// The value of a variable; reading one that holds no value is a run-time error.
     pub(crate) fn get(&self, name: &str) -> VrResult<&Value> {
         match self.vars.get(name) {
-            Some(Some(v)) => Ok(v),
-            Some(None) => Err(
-                VrError::runtime(format!("use of unassigned variable `{name}`"))
-                    .with_variable(name),
-            ),
+            Some(Slot { value: Some(v), .. }) => Ok(v),
+            Some(Slot { value: None, .. }) => Err(VrError::runtime(format!(
+                "use of unassigned variable `{name}`"
+            ))
+            .with_variable(name)),
             None => Err(internal(format!("undeclared variable `{name}`"))),
         }
     }
@@ -182,26 +205,21 @@ impl<'m> Frame<'m> {
     /// Assign a variable, adjusting an array's layout tag to the declared type (a
     /// `strided` variable may hold any layout and is then seen as strided).
     pub(crate) fn set(&mut self, name: &str, v: Value) -> VrResult<()> {
-        let ty = self
-            .func
-            .var_type(name)
+        let slot = self
+            .vars
+            .get_mut(name)
             .ok_or_else(|| internal(format!("undeclared variable `{name}`")))?;
-        check_argument(&v, ty).map_err(|msg| internal(format!("assignment to `{name}`: {msg}")))?;
-        let v = conform(v, ty);
-        match self.vars.get_mut(name) {
-            Some(slot) => {
-                *slot = Some(v);
-                Ok(())
-            }
-            None => Err(internal(format!("undeclared variable `{name}`"))),
-        }
+        check_argument(&v, slot.ty)
+            .map_err(|msg| internal(format!("assignment to `{name}`: {msg}")))?;
+        slot.value = Some(conform(v, slot.ty));
+        Ok(())
     }
 
     /// Make a variable hold no value (`free`).
     pub(crate) fn clear(&mut self, name: &str) -> VrResult<()> {
         match self.vars.get_mut(name) {
             Some(slot) => {
-                *slot = None;
+                slot.value = None;
                 Ok(())
             }
             None => Err(internal(format!("undeclared variable `{name}`"))),
