@@ -183,8 +183,13 @@ fn resolve(ctx: &IndexCtx, w: &Written, extent: usize, dim: usize) -> VrResult<S
                 let written = stop.unwrap_or(extent as i64 - 1 + ctx.base);
                 return Err(out_of_bounds(ctx, written, extent, dim));
             }
-            // Within the extent, so the count fits in memory-sized integers.
-            let positions = (0..count).map(|k| (p0 + k * s128) as usize).collect();
+            // Within the extent, so the count fits in memory-sized integers; the list is
+            // reserved fallibly (a huge axis of an otherwise empty array).
+            let mut positions = Vec::new();
+            positions.try_reserve_exact(count as usize).map_err(|_| {
+                VrError::runtime(format!("range index of {count} positions is too large"))
+            })?;
+            positions.extend((0..count).map(|k| (p0 + k * s128) as usize));
             Ok(Sel::Many {
                 positions,
                 range: Some((p0 as usize, s as isize)),
@@ -325,19 +330,19 @@ fn select(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Selection>
             }
         }
     }
-    super::array_ops::element_count(&dims)?;
-    let positions = MultiIndex::new(&dims)
-        .map(|idx| {
-            idx.iter()
-                .zip(&many)
-                .fold(base, |acc, (&i, offs)| acc + offs[i]) as usize
-        })
-        .collect();
-    let positions = if dims.is_empty() {
-        vec![base as usize]
-    } else {
-        positions
-    };
+    // Repeated gathers can select far more elements than the array has: reserve
+    // fallibly, so that a selection too large for memory is an error, not an abort.
+    let count = super::array_ops::element_count(&dims)?;
+    let mut positions = Vec::new();
+    positions
+        .try_reserve_exact(count)
+        .map_err(|_| VrError::runtime(format!("a selection of {count} elements is too large")))?;
+    // With no non-scalar index, `MultiIndex` yields the one empty index: the element.
+    positions.extend(MultiIndex::new(&dims).map(|idx| {
+        idx.iter()
+            .zip(&many)
+            .fold(base, |acc, (&i, offs)| acc + offs[i]) as usize
+    }));
     Ok(Selection { dims, positions })
 }
 

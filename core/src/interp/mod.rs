@@ -38,7 +38,7 @@ pub const MAX_CALL_DEPTH: usize = 10_000;
 
 /// Stack sizes tried, in order, for the thread the interpreter runs on: the first is
 /// large enough for `MAX_CALL_DEPTH` nested calls of the tree-walking evaluator (only
-/// the pages actually touched are committed); the second is for a short of memory.
+/// the pages actually touched are committed); the second is for when memory is short.
 const INTERP_STACK_BYTES: [usize; 2] = [1 << 30, 256 << 20];
 
 /// Run `func` of module `m` on `args`; returns the function's results (empty for a void
@@ -85,8 +85,7 @@ pub fn run(m: &Module, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
     run_here(m, func, args, FALLBACK_STACK_BYTES)
 }
 
-/// `run` on the current thread.
-/// `stack` is the size of this thread's stack (an estimate when unknown).
+/// `run` on the current thread; `stack` is the size of this thread's stack (an estimate when unknown).
 fn run_here(m: &Module, func: &str, args: Vec<Value>, stack: usize) -> VrResult<Vec<Value>> {
     let f = m.function(func).ok_or_else(|| {
         VrError::new(
