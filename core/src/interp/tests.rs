@@ -1811,3 +1811,71 @@ fn tuples_and_single_item_mset() {
       (function two ((x i64)) (i64 f64) (locals) (return (+ x 1) (cast f64 x))))";
     assert_eq!(ok(src, json!([4])), json!([50, 50.0]));
 }
+
+// ---------------------------------------------------------------- property: slices
+
+mod slice_properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Positions an inclusive range selects on an axis of extent `u`, computed the
+    /// simplest way (walk from start to stop), or None when one falls outside.
+    fn expected_positions(start: i64, stop: i64, step: i64, base: i64, u: i64) -> Option<Vec<i64>> {
+        let (p0, p1) = (start - base, stop - base);
+        let mut out = Vec::new();
+        let mut p = p0;
+        while (step > 0 && p <= p1) || (step < 0 && p >= p1) {
+            if p < 0 || p >= u {
+                return None;
+            }
+            out.push(p);
+            p += step;
+        }
+        Some(out)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// A copy slice, a view slice and the definition agree, for both layouts and
+        /// both index bases; out-of-bounds selections fail in both forms.
+        #[test]
+        fn copy_and_view_slices_agree_with_the_definition(
+            rows in 0usize..5, cols in 0usize..5, col_major in any::<bool>(), base in 0i64..2,
+            r in (-2i64..7, -2i64..7, prop_oneof![-3i64..0, 1i64..4]),
+            c in (-2i64..7, -2i64..7, prop_oneof![-3i64..0, 1i64..4]),
+        ) {
+            let layout = if col_major { "col" } else { "row" };
+            let data: Vec<Vec<f64>> = (0..rows).map(|i| (0..cols).map(|j| (10 * i + j) as f64).collect()).collect();
+            let src = prog(
+                base as u8,
+                &format!("(a f64[2,{layout}]) (r0 i64) (r1 i64) (rs i64) (c0 i64) (c1 i64) (cs i64)"),
+                "f64[2,row] f64[2,row]",
+                "(v f64[2,strided])",
+                "(set v (index a (range r0 r1 rs) (range c0 c1 cs) :view))
+                 (return (cast f64[2,row] (index a (range r0 r1 rs) (range c0 c1 cs))) (cast f64[2,row] v))",
+            );
+            let args = json!([{"dtype": "f64", "shape": [rows, cols], "data": data}, r.0, r.1, r.2, c.0, c.1, c.2]);
+            let want_rows = expected_positions(r.0, r.1, r.2, base, rows as i64);
+            let want_cols = expected_positions(c.0, c.1, c.2, base, cols as i64);
+            match (want_rows, want_cols) {
+                (Some(pr), Some(pc)) => {
+                    let want: Vec<Vec<f64>> =
+                        pr.iter().map(|&i| pc.iter().map(|&j| (10 * i + j) as f64).collect()).collect();
+                    let out = call(&src, "f", args).expect("in bounds");
+                    let Value::Array(copy) = &out[0] else { panic!() };
+                    prop_assert_eq!(copy.dims.clone(), vec![pr.len(), pc.len()]);
+                    prop_assert_eq!(copy.elements().len(), pr.len() * pc.len());
+                    if !pr.is_empty() && !pc.is_empty() {
+                        prop_assert_eq!(plain(&out[0]), json!(want));
+                        prop_assert_eq!(plain(&out[1]), json!(want));
+                    }
+                }
+                _ => {
+                    let e = call(&src, "f", args).expect_err("out of bounds");
+                    prop_assert_eq!(e.kind, ErrorKind::OutOfBounds);
+                }
+            }
+        }
+    }
+}
