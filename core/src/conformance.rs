@@ -180,11 +180,7 @@ pub fn split_top_level(s: &str) -> Result<Vec<String>, String> {
             '[' => stack.push(']'),
             '{' => stack.push('}'),
             '(' => stack.push(')'),
-            ']' | '}' | ')' => {
-                if stack.pop() != Some(c) {
-                    return Err(format!("unbalanced `{c}` in `{s}`"));
-                }
-            }
+            ']' | '}' | ')' if stack.pop() != Some(c) => return Err(format!("unbalanced `{c}` in `{s}`")),
             ',' if stack.is_empty() => {
                 pieces.push(s[start..i].trim().to_string());
                 start = i + 1;

@@ -21,7 +21,7 @@ fn every_case_passes_on_every_available_backend() {
     }
     let mut failures = Vec::new();
     for backend in Backend::available() {
-        let report = run_paths(&[dir.clone()], backend);
+        let report = run_paths(std::slice::from_ref(&dir), backend);
         eprintln!("conformance on {backend}: {}", report.summary());
         failures.extend(report.failures().map(|f| format!("[{backend}] {f}")));
         if backend == Backend::Interp {

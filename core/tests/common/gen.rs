@@ -411,7 +411,7 @@ impl<'a, 't> FnGen<'a, 't> {
             .vars
             .iter()
             .filter_map(|v| match v.ty {
-                GTy::Arr(a) if elem.map_or(true, |e| e == a.elem) => {
+                GTy::Arr(a) if elem.is_none_or(|e| e == a.elem) => {
                     self.bindings.iter().rev().find(|b| b.class == a.class).map(|b| (v.clone(), b.clone()))
                 }
                 _ => None,
@@ -424,12 +424,11 @@ impl<'a, 't> FnGen<'a, 't> {
     }
 
     fn flags(&mut self) -> IndexFlags {
-        let mut f = IndexFlags::default();
         // In bounds by construction, so `:nocheck` is truthful; `:neg` changes nothing for
         // non-negative indices (0-based only).
-        f.check = !self.t.one_in(4);
-        f.negative = self.base == 0 && self.t.one_in(5);
-        f
+        let check = !self.t.one_in(4);
+        let negative = self.base == 0 && self.t.one_in(5);
+        IndexFlags { check, negative, ..IndexFlags::default() }
     }
 
     fn if_stmt(&mut self, depth: u32) -> Option<Stmt> {
@@ -509,7 +508,7 @@ impl<'a, 't> FnGen<'a, 't> {
         self.loop_kind = saved;
         body.stmts.push(assign(&counter, Expr::binary(BinOp::Add, Expr::var(&counter), Expr::i64(1))));
         // Read only inside the loop: the loop itself may sit in a branch never taken.
-        self.end_scope(&[counter.clone()]);
+        self.end_scope(std::slice::from_ref(&counter));
         vec![
             assign(&counter, Expr::i64(0)),
             Stmt::new(StmtKind::While { cond: Expr::binary(BinOp::Lt, Expr::var(&counter), Expr::i64(limit)), body }),
@@ -652,7 +651,7 @@ impl<'a, 't> FnGen<'a, 't> {
             .vars
             .iter()
             .filter_map(|v| match v.ty {
-                GTy::Arr(a) if a.elem == elem && ndims.map_or(true, |n| n == a.ndims) => Some((v.name.clone(), a)),
+                GTy::Arr(a) if a.elem == elem && ndims.is_none_or(|n| n == a.ndims) => Some((v.name.clone(), a)),
                 _ => None,
             })
             .collect();
