@@ -140,7 +140,7 @@ fn the_generator_covers_the_constructs_it_promises() {
         let tape: Vec<u32> = (0..3000u32).map(|k| k.wrapping_mul(2654435761).wrapping_add(seed.wrapping_mul(40503)).rotate_left(seed % 31)).collect();
         text.push_str(&print_module(&common::gen::generate(&tape, GenConfig::default()).module));
     }
-    for construct in ["(for ", "(parfor ", "(while ", "(if ", "(index ", "(call ", "(map ", "(mset ", "(sum ", "(matmul ", "(zeros ", "(cast ", "(break)", "(return ", ":index-base 1", "f64[2,col]", "(gpu"] {
+    for construct in ["(for ", "(parfor ", "(atomic-add ", "(while ", "(if ", "(index ", "(call ", "(map ", "(mset ", "(sum ", "(matmul ", "(zeros ", "(cast ", "(break)", "(return ", ":index-base 1", "f64[2,col]", "(gpu"] {
         assert!(text.contains(construct), "no generated program uses `{construct}`");
     }
 }

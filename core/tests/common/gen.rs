@@ -527,12 +527,29 @@ impl<'a, 't> FnGen<'a, 't> {
         let saved_kind = std::mem::replace(&mut self.loop_kind, LoopKind::None);
         self.in_parfor = true;
         let mut stmts = Vec::new();
-        if self.t.one_in(3) {
+        let counters: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|v| matches!(v.ty, GTy::Arr(a) if a.class == class && a.elem == ScalarType::I64))
+            .map(|v| v.name.clone())
+            .collect();
+        if !counters.is_empty() && self.t.one_in(3) {
+            // Every iteration adds to the first element of an integer array of this class
+            // (non-empty, since an iteration runs). Integer addition is associative, so the
+            // order does not matter; nothing else in the body touches the array.
+            let array = self.t.pick(&counters).clone();
+            let value = if self.t.below(2) == 0 { Expr::var(self.t.pick(&vars)) } else { Expr::i64(*self.t.pick(&[1, -2, 5])) };
+            let indices = vec![Expr::i64(self.base as i64); rank];
+            stmts.push(Stmt::new(StmtKind::Expr { expr: Expr::AtomicAdd { array, indices, value: Box::new(value) } }));
+            self.pure_scalar = false;
+        } else if self.t.one_in(3) {
             let cond = self.expr(GTy::Bool, 1);
             stmts.push(Stmt::new(StmtKind::If { cond, then: Block { on_gpu: false, stmts: vec![Stmt::new(StmtKind::Continue)] }, els: None }));
         }
-        for _ in 0..1 + self.t.below(2) {
-            stmts.extend(self.set_element());
+        if stmts.is_empty() || matches!(stmts[0].kind, StmtKind::If { .. }) {
+            for _ in 0..1 + self.t.below(2) {
+                stmts.extend(self.set_element());
+            }
         }
         self.in_parfor = false;
         self.loop_kind = saved_kind;
