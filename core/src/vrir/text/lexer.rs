@@ -5,7 +5,7 @@
 //! built with an explicit stack, never by recursion, and nesting deeper than
 //! [`MAX_DEPTH`] is an error, so no input can exhaust the stack here or in the parser.
 
-use crate::runtime::error::{VrError, VrResult};
+use crate::runtime::error::VrError;
 use std::fmt;
 
 /// The deepest nesting of lists the reader accepts. Real programs stay far below it; the
@@ -25,9 +25,27 @@ impl fmt::Display for Pos {
     }
 }
 
-/// A parse error at a position, in the one format every text-form error uses.
-pub fn error_at(pos: Pos, message: impl fmt::Display) -> VrError {
-    VrError::parse(format!("{pos}: {message}"))
+/// A syntax error at a position. Kept small while parsing (the public functions turn it
+/// into a `VrError`), in the one format every text-form error uses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyntaxError {
+    pub pos: Pos,
+    pub message: String,
+}
+
+impl From<SyntaxError> for VrError {
+    fn from(e: SyntaxError) -> VrError {
+        VrError::parse(format!("{}: {}", e.pos, e.message))
+    }
+}
+
+pub type Parsed<T> = Result<T, SyntaxError>;
+
+pub fn error_at(pos: Pos, message: impl fmt::Display) -> SyntaxError {
+    SyntaxError {
+        pos,
+        message: message.to_string(),
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -96,8 +114,11 @@ fn is_delimiter(c: char) -> bool {
 }
 
 /// Read every top-level atom and list of `src`.
-pub fn read(src: &str) -> VrResult<Vec<Sexp>> {
-    let mut cur = Cursor { chars: src.chars().peekable(), pos: Pos { line: 1, col: 1 } };
+pub fn read(src: &str) -> Parsed<Vec<Sexp>> {
+    let mut cur = Cursor {
+        chars: src.chars().peekable(),
+        pos: Pos { line: 1, col: 1 },
+    };
     // The lists being built, innermost last: (opening position, items so far).
     let mut open: Vec<(Pos, Vec<Sexp>)> = Vec::new();
     let mut top = Vec::new();
@@ -118,7 +139,10 @@ pub fn read(src: &str) -> VrResult<Vec<Sexp>> {
             '(' => {
                 cur.bump();
                 if open.len() >= MAX_DEPTH {
-                    return Err(error_at(pos, format!("lists nested more than {MAX_DEPTH} deep")));
+                    return Err(error_at(
+                        pos,
+                        format!("lists nested more than {MAX_DEPTH} deep"),
+                    ));
                 }
                 open.push((pos, Vec::new()));
                 None
@@ -128,7 +152,11 @@ pub fn read(src: &str) -> VrResult<Vec<Sexp>> {
                 let Some((start, items)) = open.pop() else {
                     return Err(error_at(pos, "unexpected `)` with no list open"));
                 };
-                Some(Sexp { kind: SexpKind::List(items), pos: start, end: pos })
+                Some(Sexp {
+                    kind: SexpKind::List(items),
+                    pos: start,
+                    end: pos,
+                })
             }
             _ => {
                 let mut text = String::new();
@@ -136,7 +164,11 @@ pub fn read(src: &str) -> VrResult<Vec<Sexp>> {
                     text.push(c);
                     cur.bump();
                 }
-                Some(Sexp { kind: SexpKind::Atom(text), pos, end: pos })
+                Some(Sexp {
+                    kind: SexpKind::Atom(text),
+                    pos,
+                    end: pos,
+                })
             }
         };
         if let Some(sexp) = finished {
@@ -147,7 +179,10 @@ pub fn read(src: &str) -> VrResult<Vec<Sexp>> {
         }
     }
     if let Some((start, _)) = open.last() {
-        return Err(error_at(cur.pos, format!("unexpected end of input: the list opened at {start} is not closed")));
+        return Err(error_at(
+            cur.pos,
+            format!("unexpected end of input: the list opened at {start} is not closed"),
+        ));
     }
     Ok(top)
 }
@@ -158,7 +193,11 @@ mod tests {
 
     fn atom(s: &str, line: u32, col: u32) -> Sexp {
         let pos = Pos { line, col };
-        Sexp { kind: SexpKind::Atom(s.to_string()), pos, end: pos }
+        Sexp {
+            kind: SexpKind::Atom(s.to_string()),
+            pos,
+            end: pos,
+        }
     }
 
     #[test]
@@ -174,9 +213,12 @@ mod tests {
 
     #[test]
     fn unbalanced_parentheses_are_errors() {
-        let e = read("(a))").unwrap_err();
-        assert_eq!(e.message, "line 1 column 4: unexpected `)` with no list open");
-        let e = read("(a\n (b)").unwrap_err();
+        let e = VrError::from(read("(a))").unwrap_err());
+        assert_eq!(
+            e.message,
+            "line 1 column 4: unexpected `)` with no list open"
+        );
+        let e = VrError::from(read("(a\n (b)").unwrap_err());
         assert_eq!(
             e.message,
             "line 2 column 5: unexpected end of input: the list opened at line 1 column 1 is not closed"
@@ -186,8 +228,19 @@ mod tests {
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let src = "(".repeat(100_000);
-        let e = read(&src).unwrap_err();
-        assert_eq!(e.message, format!("line 1 column {}: lists nested more than 256 deep", MAX_DEPTH + 1));
-        assert!(read(&format!("{}{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH))).is_ok());
+        let e = VrError::from(read(&src).unwrap_err());
+        assert_eq!(
+            e.message,
+            format!(
+                "line 1 column {}: lists nested more than 256 deep",
+                MAX_DEPTH + 1
+            )
+        );
+        assert!(read(&format!(
+            "{}{}",
+            "(".repeat(MAX_DEPTH),
+            ")".repeat(MAX_DEPTH)
+        ))
+        .is_ok());
     }
 }

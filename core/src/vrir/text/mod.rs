@@ -1,11 +1,13 @@
 //! The S-expression text form of VRIR (docs/vrir-text.md): parser and printer.
 //!
 //! `lexer` reads characters into atoms and lists, `parser` turns those into the AST
-//! (syntax only: types are the verifier's job), `printer` writes the canonical form.
+//! (syntax only: types are the verifier's job), `printer` writes the canonical form, and
+//! `literal` spells constants both ways.
 //! For every module `m` with plain names (see [`is_plain_name`]),
 //! `parse_module(&print_module(&m)) == Ok(m)` and printing is stable.
 
 mod lexer;
+mod literal;
 mod parser;
 mod printer;
 
@@ -19,7 +21,7 @@ pub use parser::is_plain_name;
 /// Parse a module. Errors are parse errors whose message starts with
 /// "line L column C: "; no input makes this panic.
 pub fn parse_module(src: &str) -> VrResult<Module> {
-    parser::parse_module(src)
+    parser::parse_module(src).map_err(Into::into)
 }
 
 /// The canonical text of a module: two-space indentation, one statement per line,
@@ -30,7 +32,7 @@ pub fn print_module(m: &Module) -> String {
 
 /// Parse one type, e.g. `f64[2,col]` or `(tuple i64 f64)`.
 pub fn parse_type(src: &str) -> VrResult<Type> {
-    parser::parse_type(src)
+    parser::parse_type(src).map_err(Into::into)
 }
 
 /// An expression on one line, for error messages.

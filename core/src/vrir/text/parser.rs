@@ -5,32 +5,44 @@
 //! Every error names the line and column of the offending atom or list, or the closing
 //! parenthesis of a list that lacks a part.
 
-use super::lexer::{error_at, read, Pos, Sexp, SexpKind};
-use crate::runtime::error::VrResult;
+use super::lexer::{error_at, read, Parsed, Pos, Sexp, SexpKind};
+use super::literal::{complex_part_text, read_literal, FloatText};
 use crate::vrir::ast::*;
 use crate::vrir::types::{ArrayType, Layout, ScalarType, Type};
 
-pub fn parse_module(src: &str) -> VrResult<Module> {
+pub fn parse_module(src: &str) -> Parsed<Module> {
     let forms = read(src)?;
     let mut forms = forms.iter();
     let Some(module) = forms.next() else {
-        return Err(error_at(Pos { line: 1, col: 1 }, "expected `(module ...)`, found no input"));
+        return Err(error_at(
+            Pos { line: 1, col: 1 },
+            "expected `(module ...)`, found no input",
+        ));
     };
     let m = module_form(module)?;
     if let Some(extra) = forms.next() {
-        return Err(error_at(extra.pos, format!("unexpected {} after the module", extra.describe())));
+        return Err(error_at(
+            extra.pos,
+            format!("unexpected {} after the module", extra.describe()),
+        ));
     }
     Ok(m)
 }
 
-pub fn parse_type(src: &str) -> VrResult<Type> {
+pub fn parse_type(src: &str) -> Parsed<Type> {
     let forms = read(src)?;
     let Some(first) = forms.first() else {
-        return Err(error_at(Pos { line: 1, col: 1 }, "expected a type, found no input"));
+        return Err(error_at(
+            Pos { line: 1, col: 1 },
+            "expected a type, found no input",
+        ));
     };
     let ty = type_of(first)?;
     if let Some(extra) = forms.get(1) {
-        return Err(error_at(extra.pos, format!("unexpected {} after the type", extra.describe())));
+        return Err(error_at(
+            extra.pos,
+            format!("unexpected {} after the type", extra.describe()),
+        ));
     }
     Ok(ty)
 }
@@ -45,7 +57,9 @@ pub fn is_plain_name(s: &str) -> bool {
 
 fn has_name_syntax(s: &str) -> bool {
     let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
 }
 
@@ -60,14 +74,24 @@ struct Parts<'a> {
 impl<'a> Parts<'a> {
     /// Split a list node into its head atom and its parts; `what` names the expected
     /// construct for the error when the node is not a list with an atom head.
-    fn of(node: &'a Sexp, what: &str) -> VrResult<Parts<'a>> {
+    fn of(node: &'a Sexp, what: &str) -> Parsed<Parts<'a>> {
         let SexpKind::List(items) = &node.kind else {
-            return Err(error_at(node.pos, format!("expected {what}, found {}", node.describe())));
+            return Err(error_at(
+                node.pos,
+                format!("expected {what}, found {}", node.describe()),
+            ));
         };
         match items.first() {
             Some(first) => match first.atom() {
-                Some(head) => Ok(Parts { head, end: node.end, items: &items[1..] }),
-                None => Err(error_at(first.pos, format!("expected a name at the head of {what}, found a list"))),
+                Some(head) => Ok(Parts {
+                    head,
+                    end: node.end,
+                    items: &items[1..],
+                }),
+                None => Err(error_at(
+                    first.pos,
+                    format!("expected a name at the head of {what}, found a list"),
+                )),
             },
             None => Err(error_at(node.pos, format!("expected {what}, found `()`"))),
         }
@@ -84,20 +108,26 @@ impl<'a> Parts<'a> {
         Some(first)
     }
 
-    fn next(&mut self, what: &str) -> VrResult<&'a Sexp> {
+    fn next(&mut self, what: &str) -> Parsed<&'a Sexp> {
         match self.items.split_first() {
             Some((first, rest)) => {
                 self.items = rest;
                 Ok(first)
             }
-            None => Err(error_at(self.end, format!("missing {what} in `({} ...)`", self.head))),
+            None => Err(error_at(
+                self.end,
+                format!("missing {what} in `({} ...)`", self.head),
+            )),
         }
     }
 
     /// Everything left must have been read.
-    fn finish(&self) -> VrResult<()> {
+    fn finish(&self) -> Parsed<()> {
         match self.items.first() {
-            Some(extra) => Err(error_at(extra.pos, format!("unexpected {} in `({} ...)`", extra.describe(), self.head))),
+            Some(extra) => Err(error_at(
+                extra.pos,
+                format!("unexpected {} in `({} ...)`", extra.describe(), self.head),
+            )),
             None => Ok(()),
         }
     }
@@ -114,85 +144,122 @@ impl<'a> Parts<'a> {
         }
     }
 
-    fn name(&mut self, what: &str) -> VrResult<String> {
+    fn name(&mut self, what: &str) -> Parsed<String> {
         name(self.next(what)?, what)
     }
 
-    fn expr(&mut self, what: &str) -> VrResult<Expr> {
+    fn expr(&mut self, what: &str) -> Parsed<Expr> {
         expr(self.next(what)?)
     }
 
     /// Every remaining part, as expressions.
-    fn rest_exprs(&mut self) -> VrResult<Vec<Expr>> {
+    fn rest_exprs(&mut self) -> Parsed<Vec<Expr>> {
         let items = std::mem::take(&mut self.items);
         items.iter().map(expr).collect()
     }
 
     /// Expressions up to the first keyword (the remaining parts start there).
-    fn exprs_until_keyword(&mut self) -> VrResult<Vec<Expr>> {
-        let n = self.items.iter().position(|s| s.keyword().is_some()).unwrap_or(self.items.len());
+    fn exprs_until_keyword(&mut self) -> Parsed<Vec<Expr>> {
+        let n = self
+            .items
+            .iter()
+            .position(|s| s.keyword().is_some())
+            .unwrap_or(self.items.len());
         let (positional, rest) = self.items.split_at(n);
         self.items = rest;
         positional.iter().map(expr).collect()
     }
 
     /// `KEYWORD VALUE` as the next two parts.
-    fn keyword_arg(&mut self, keyword: &str) -> VrResult<&'a Sexp> {
+    fn keyword_arg(&mut self, keyword: &str) -> Parsed<&'a Sexp> {
         let k = self.next(&format!("`{keyword} ...`"))?;
         if k.atom() != Some(keyword) {
-            return Err(error_at(k.pos, format!("expected `{keyword}` in `({} ...)`, found {}", self.head, k.describe())));
+            return Err(error_at(
+                k.pos,
+                format!(
+                    "expected `{keyword}` in `({} ...)`, found {}",
+                    self.head,
+                    k.describe()
+                ),
+            ));
         }
         self.next(&format!("the value of `{keyword}`"))
     }
 }
 
-fn name(node: &Sexp, what: &str) -> VrResult<String> {
+fn name(node: &Sexp, what: &str) -> Parsed<String> {
     match node.atom() {
         Some(s) if has_name_syntax(s) => Ok(s.to_string()),
-        _ => Err(error_at(node.pos, format!("expected {what} (a name), found {}", node.describe()))),
+        _ => Err(error_at(
+            node.pos,
+            format!("expected {what} (a name), found {}", node.describe()),
+        )),
     }
 }
 
 /// A non-negative integer written without suffix: `:line`, `dim`, `tget`, `:axis`.
-fn small_int(node: &Sexp, what: &str) -> VrResult<u32> {
+fn small_int(node: &Sexp, what: &str) -> Parsed<u32> {
     node.atom()
         .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|s| s.parse::<u32>().ok())
-        .ok_or_else(|| error_at(node.pos, format!("expected {what} (a non-negative integer), found {}", node.describe())))
+        .ok_or_else(|| {
+            error_at(
+                node.pos,
+                format!(
+                    "expected {what} (a non-negative integer), found {}",
+                    node.describe()
+                ),
+            )
+        })
 }
 
 // ---------------------------------------------------------------- module, functions
 
-fn module_form(node: &Sexp) -> VrResult<Module> {
+fn module_form(node: &Sexp) -> Parsed<Module> {
     let mut parts = Parts::of(node, "`(module ...)`")?;
     if parts.head != "module" {
-        return Err(error_at(node.pos, format!("expected `(module ...)`, found {}", node.describe())));
+        return Err(error_at(
+            node.pos,
+            format!("expected `(module ...)`, found {}", node.describe()),
+        ));
     }
     let name = parts.name("the module name")?;
     let base = parts.keyword_arg(":index-base")?;
     let index_base = match base.atom() {
         Some("0") => 0,
         Some("1") => 1,
-        _ => return Err(error_at(base.pos, format!("`:index-base` must be 0 or 1, found {}", base.describe()))),
+        _ => {
+            return Err(error_at(
+                base.pos,
+                format!("`:index-base` must be 0 or 1, found {}", base.describe()),
+            ))
+        }
     };
-    let functions = parts.items.iter().map(function).collect::<VrResult<_>>()?;
-    Ok(Module { name, index_base, functions })
+    let functions = parts.items.iter().map(function).collect::<Parsed<_>>()?;
+    Ok(Module {
+        name,
+        index_base,
+        functions,
+    })
 }
 
-fn function(node: &Sexp) -> VrResult<Function> {
+fn function(node: &Sexp) -> Parsed<Function> {
     let mut parts = Parts::of(node, "`(function ...)`")?;
     if parts.head != "function" {
-        return Err(error_at(node.pos, format!("expected `(function ...)`, found {}", node.describe())));
+        return Err(error_at(
+            node.pos,
+            format!("expected `(function ...)`, found {}", node.describe()),
+        ));
     }
     let name = parts.name("the function name")?;
     let params = list_items(parts.next("the parameter list")?, "the parameter list")?
         .iter()
         .map(param)
-        .collect::<VrResult<_>>()?;
+        .collect::<Parsed<_>>()?;
     let results = list_items(parts.next("the result list")?, "the result list")?
         .iter()
         .map(type_of)
-        .collect::<VrResult<_>>()?;
+        .collect::<Parsed<_>>()?;
     let mut line = None;
     if parts.peek().is_some_and(|s| s.atom() == Some(":line")) {
         line = Some(small_int(parts.keyword_arg(":line")?, "a line number")?);
@@ -200,10 +267,20 @@ fn function(node: &Sexp) -> VrResult<Function> {
     let mut locals = Vec::new();
     if let Some(list) = parts.peek().filter(|s| head_of(s) == Some("locals")) {
         parts.next("locals")?;
-        locals = list_items(list, "locals")?[1..].iter().map(local).collect::<VrResult<_>>()?;
+        locals = list_items(list, "locals")?[1..]
+            .iter()
+            .map(local)
+            .collect::<Parsed<_>>()?;
     }
-    let body = parts.items.iter().map(stmt).collect::<VrResult<_>>()?;
-    Ok(Function { name, params, results, locals, body, line })
+    let body = parts.items.iter().map(stmt).collect::<Parsed<_>>()?;
+    Ok(Function {
+        name,
+        params,
+        results,
+        locals,
+        body,
+        line,
+    })
 }
 
 fn head_of(node: &Sexp) -> Option<&str> {
@@ -213,53 +290,67 @@ fn head_of(node: &Sexp) -> Option<&str> {
     }
 }
 
-fn list_items<'a>(node: &'a Sexp, what: &str) -> VrResult<&'a [Sexp]> {
+fn list_items<'a>(node: &'a Sexp, what: &str) -> Parsed<&'a [Sexp]> {
     match &node.kind {
         SexpKind::List(items) => Ok(items),
-        SexpKind::Atom(_) => Err(error_at(node.pos, format!("expected {what} (a list), found {}", node.describe()))),
+        SexpKind::Atom(_) => Err(error_at(
+            node.pos,
+            format!("expected {what} (a list), found {}", node.describe()),
+        )),
     }
 }
 
 /// `(NAME TYPE)` or `(NAME TYPE :restrict)`.
-fn param(node: &Sexp) -> VrResult<Param> {
+fn param(node: &Sexp) -> Parsed<Param> {
     let items = list_items(node, "a parameter `(NAME TYPE)`")?;
     let (restrict, items) = match items.split_last() {
         Some((last, rest)) if last.atom() == Some(":restrict") => (true, rest),
         _ => (false, items),
     };
     match items {
-        [n, t] => Ok(Param { name: name(n, "a parameter name")?, ty: type_of(t)?, restrict }),
-        _ => Err(error_at(node.pos, "expected a parameter `(NAME TYPE)` or `(NAME TYPE :restrict)`")),
+        [n, t] => Ok(Param {
+            name: name(n, "a parameter name")?,
+            ty: type_of(t)?,
+            restrict,
+        }),
+        _ => Err(error_at(
+            node.pos,
+            "expected a parameter `(NAME TYPE)` or `(NAME TYPE :restrict)`",
+        )),
     }
 }
 
 /// `(NAME TYPE)`.
-fn local(node: &Sexp) -> VrResult<Local> {
+fn local(node: &Sexp) -> Parsed<Local> {
     match list_items(node, "a local `(NAME TYPE)`")? {
-        [n, t] => Ok(Local { name: name(n, "a local name")?, ty: type_of(t)? }),
+        [n, t] => Ok(Local {
+            name: name(n, "a local name")?,
+            ty: type_of(t)?,
+        }),
         _ => Err(error_at(node.pos, "expected a local `(NAME TYPE)`")),
     }
 }
 
 // ---------------------------------------------------------------- types
 
-fn type_of(node: &Sexp) -> VrResult<Type> {
+fn type_of(node: &Sexp) -> Parsed<Type> {
     match &node.kind {
         SexpKind::Atom(s) => atom_type(s).map_err(|msg| error_at(node.pos, msg)),
         SexpKind::List(_) => {
             let mut parts = Parts::of(node, "a type")?;
             match parts.head {
                 "tuple" => {
-                    let items = parts.items.iter().map(type_of).collect::<VrResult<_>>()?;
+                    let items = parts.items.iter().map(type_of).collect::<Parsed<_>>()?;
                     Ok(Type::Tuple { items })
                 }
                 "fn" => {
-                    let params = list_items(parts.next("the parameter types")?, "the parameter types")?;
+                    let params =
+                        list_items(parts.next("the parameter types")?, "the parameter types")?;
                     let results = list_items(parts.next("the result types")?, "the result types")?;
                     parts.finish()?;
                     Ok(Type::Func {
-                        params: params.iter().map(type_of).collect::<VrResult<_>>()?,
-                        results: results.iter().map(type_of).collect::<VrResult<_>>()?,
+                        params: params.iter().map(type_of).collect::<Parsed<_>>()?,
+                        results: results.iter().map(type_of).collect::<Parsed<_>>()?,
                     })
                 }
                 other => Err(error_at(node.pos, format!("unknown type `({other} ...)`"))),
@@ -280,9 +371,14 @@ fn atom_type(s: &str) -> Result<Type, String> {
     let unknown = || format!("unknown type `{s}`");
     let (base, rest) = s.split_once('[').ok_or_else(unknown)?;
     let inside = rest.strip_suffix(']').ok_or_else(unknown)?;
-    let count = |n: &str| n.parse::<u32>().ok().filter(|_| n.bytes().all(|b| b.is_ascii_digit()));
+    let count = |n: &str| {
+        n.parse::<u32>()
+            .ok()
+            .filter(|_| n.bytes().all(|b| b.is_ascii_digit()))
+    };
     if base == "domain" {
-        let ndims = count(inside).ok_or_else(|| format!("bad domain type `{s}`: expected domain[N]"))?;
+        let ndims =
+            count(inside).ok_or_else(|| format!("bad domain type `{s}`: expected domain[N]"))?;
         return Ok(Type::Domain { ndims });
     }
     let elem = ScalarType::from_name(base).ok_or_else(unknown)?;
@@ -290,34 +386,47 @@ fn atom_type(s: &str) -> Result<Type, String> {
     let (n, layout) = inside.split_once(',').ok_or_else(bad)?;
     let ndims = count(n).ok_or_else(bad)?;
     let layout = Layout::from_name(layout).ok_or_else(bad)?;
-    Ok(Type::Array(ArrayType { elem, ndims, layout }))
+    Ok(Type::Array(ArrayType {
+        elem,
+        ndims,
+        layout,
+    }))
 }
 
-fn array_type(node: &Sexp) -> VrResult<ArrayType> {
+fn array_type(node: &Sexp) -> Parsed<ArrayType> {
     match type_of(node)? {
         Type::Array(a) => Ok(a),
-        other => Err(error_at(node.pos, format!("expected an array type, found `{other}`"))),
+        other => Err(error_at(
+            node.pos,
+            format!("expected an array type, found `{other}`"),
+        )),
     }
 }
 
 // ---------------------------------------------------------------- statements
 
-fn stmt(node: &Sexp) -> VrResult<Stmt> {
+fn stmt(node: &Sexp) -> Parsed<Stmt> {
     let mut parts = Parts::of(node, "a statement")?;
-    let line = parts.take_trailing(":line").map(|n| small_int(n, "a line number")).transpose()?;
+    let line = parts
+        .take_trailing(":line")
+        .map(|n| small_int(n, "a line number"))
+        .transpose()?;
     let kind = match parts.head {
         "block" | "gpu" => StmtKind::Block(block_body(&mut parts)?),
         "set" => {
             let target = lvalue(parts.next("the target")?)?;
             let value = parts.expr("the value")?;
             parts.finish()?;
-            StmtKind::Assign { targets: vec![target], value }
+            StmtKind::Assign {
+                targets: vec![target],
+                value,
+            }
         }
         "mset" => {
             let targets = list_items(parts.next("the target list")?, "the target list")?
                 .iter()
                 .map(lvalue)
-                .collect::<VrResult<_>>()?;
+                .collect::<Parsed<_>>()?;
             let value = parts.expr("the value")?;
             parts.finish()?;
             StmtKind::Assign { targets, value }
@@ -333,7 +442,7 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
             let vars = list_items(parts.next("the loop variables")?, "the loop variables")?
                 .iter()
                 .map(|v| name(v, "a loop variable"))
-                .collect::<VrResult<_>>()?;
+                .collect::<Parsed<_>>()?;
             let domain = parts.expr("the domain")?;
             let body = block(parts.next("the loop body")?)?;
             parts.finish()?;
@@ -357,7 +466,9 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
             parts.finish()?;
             StmtKind::Continue
         }
-        "return" => StmtKind::Return { values: parts.rest_exprs()? },
+        "return" => StmtKind::Return {
+            values: parts.rest_exprs()?,
+        },
         "expr" => {
             let expr = parts.expr("the expression")?;
             parts.finish()?;
@@ -365,7 +476,10 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
         }
         "alloc" => {
             let var = parts.name("the variable")?;
-            StmtKind::Alloc { var, dims: parts.rest_exprs()? }
+            StmtKind::Alloc {
+                var,
+                dims: parts.rest_exprs()?,
+            }
         }
         "free" | "refincr" | "refdecr" => {
             let var = parts.name("the variable")?;
@@ -377,8 +491,15 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
             }
         }
         other => {
-            let hint = if is_expr_head(other) { " (write `(expr ...)` to evaluate an expression)" } else { "" };
-            return Err(error_at(node.pos, format!("unknown statement `({other} ...)`{hint}")));
+            let hint = if is_expr_head(other) {
+                " (write `(expr ...)` to evaluate an expression)"
+            } else {
+                ""
+            };
+            return Err(error_at(
+                node.pos,
+                format!("unknown statement `({other} ...)`{hint}"),
+            ));
         }
     };
     Ok(Stmt { kind, line })
@@ -386,31 +507,60 @@ fn stmt(node: &Sexp) -> VrResult<Stmt> {
 
 /// `(block STMT ...)` or `(gpu STMT ...)` as the body of an if or a loop (no `:line`: a
 /// body is a statement list, not a statement).
-fn block(node: &Sexp) -> VrResult<Block> {
+fn block(node: &Sexp) -> Parsed<Block> {
     let mut parts = Parts::of(node, "a `(block ...)`")?;
+    let n = parts.items.len();
+    if n >= 2 && parts.items[n - 2].atom() == Some(":line") {
+        let pos = parts.items[n - 2].pos;
+        return Err(error_at(
+            pos,
+            "a body block takes no `:line`; put it at the end of the statement",
+        ));
+    }
     match parts.head {
         "block" | "gpu" => block_body(&mut parts),
-        _ => Err(error_at(node.pos, format!("expected `(block ...)` or `(gpu ...)`, found {}", node.describe()))),
+        _ => Err(error_at(
+            node.pos,
+            format!(
+                "expected `(block ...)` or `(gpu ...)`, found {}",
+                node.describe()
+            ),
+        )),
     }
 }
 
-fn block_body(parts: &mut Parts) -> VrResult<Block> {
+fn block_body(parts: &mut Parts) -> Parsed<Block> {
     let on_gpu = parts.head == "gpu";
     let items = std::mem::take(&mut parts.items);
-    Ok(Block { on_gpu, stmts: items.iter().map(stmt).collect::<VrResult<_>>()? })
+    Ok(Block {
+        on_gpu,
+        stmts: items.iter().map(stmt).collect::<Parsed<_>>()?,
+    })
 }
 
-fn lvalue(node: &Sexp) -> VrResult<LValue> {
+fn lvalue(node: &Sexp) -> Parsed<LValue> {
     if node.atom().is_some() {
-        return Ok(LValue::Var { name: name(node, "an assignment target")? });
+        return Ok(LValue::Var {
+            name: name(node, "an assignment target")?,
+        });
     }
     let mut parts = Parts::of(node, "an assignment target")?;
     if parts.head != "index" {
-        return Err(error_at(node.pos, format!("expected a variable or `(index ...)` as target, found {}", node.describe())));
+        return Err(error_at(
+            node.pos,
+            format!(
+                "expected a variable or `(index ...)` as target, found {}",
+                node.describe()
+            ),
+        ));
     }
     let array = parts.name("the array variable")?;
     let (indices, flags) = indices_and_flags(&mut parts)?;
-    Ok(LValue::Index { array, indices, flags })
+    Ok(LValue::Index {
+        array,
+        indices,
+        flags,
+    })
 }
 
 // ---------------------------------------------------------------- expressions
@@ -419,14 +569,31 @@ fn lvalue(node: &Sexp) -> VrResult<LValue> {
 fn is_expr_head(head: &str) -> bool {
     matches!(
         head,
-        "neg" | "not" | "cast" | "call" | "zeros" | "ones" | "empty" | "fill" | "dim" | "range" | "domain" | "tuple"
-            | "tget" | "map" | "index" | "atomic-add" | "atomic-cas" | "c64" | "c128"
+        "neg"
+            | "not"
+            | "cast"
+            | "call"
+            | "zeros"
+            | "ones"
+            | "empty"
+            | "fill"
+            | "dim"
+            | "range"
+            | "domain"
+            | "tuple"
+            | "tget"
+            | "map"
+            | "index"
+            | "atomic-add"
+            | "atomic-cas"
+            | "c64"
+            | "c128"
     ) || BinOp::from_symbol(head).is_some()
         || LibFn::from_name(head).is_some()
         || ReduceOp::from_name(head).is_some()
 }
 
-fn expr(node: &Sexp) -> VrResult<Expr> {
+fn expr(node: &Sexp) -> Parsed<Expr> {
     match &node.kind {
         SexpKind::Atom(s) => atom_expr(s).map_err(|msg| error_at(node.pos, msg)),
         SexpKind::List(_) => list_expr(node),
@@ -435,157 +602,63 @@ fn expr(node: &Sexp) -> VrResult<Expr> {
 
 fn atom_expr(s: &str) -> Result<Expr, String> {
     if s == ":" {
-        return Ok(Expr::Range { start: None, stop: None, step: None });
+        return Ok(Expr::Range {
+            start: None,
+            stop: None,
+            step: None,
+        });
     }
     if s.starts_with(':') {
-        return Err(format!("unexpected keyword `{s}` where an expression is expected"));
+        return Err(format!(
+            "unexpected keyword `{s}` where an expression is expected"
+        ));
     }
-    if let Some(value) = literal(s)? {
+    if let Some(value) = read_literal(s)? {
         return Ok(Expr::Const { value });
     }
     if has_name_syntax(s) {
-        return Ok(Expr::Var { name: s.to_string() });
+        return Ok(Expr::Var {
+            name: s.to_string(),
+        });
     }
     Err(format!("`{s}` is not a constant or a name"))
 }
 
-fn is_named_float(s: &str) -> bool {
-    matches!(s, "nan" | "inf" | "-inf" | "+inf")
-}
-
-fn looks_numeric(s: &str) -> bool {
-    let unsigned = s.strip_prefix(['-', '+']).unwrap_or(s);
-    let mut chars = unsigned.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_digit() => true,
-        Some('.') => chars.next().is_some_and(|c| c.is_ascii_digit()),
-        _ => false,
-    }
-}
-
-/// A constant atom, `None` when the atom is not shaped like one (then it may be a name).
-fn literal(s: &str) -> Result<Option<Literal>, String> {
-    match s {
-        "true" => return Ok(Some(Literal::Bool(true))),
-        "false" => return Ok(Some(Literal::Bool(false))),
-        _ => {}
-    }
-    let (body, suffix) = match s.split_once(':') {
-        Some((b, suffix)) => (b, Some(suffix)),
-        None => (s, None),
-    };
-    if is_named_float(body) || looks_numeric(body) && (body.contains(['.', 'e', 'E'])) {
-        return match suffix {
-            None | Some("f64") => Ok(Some(Literal::F64(float(body)?))),
-            Some("f32") => Ok(Some(Literal::F32(float(body)?))),
-            Some("i32" | "i64") => Err(format!("`{s}`: a float constant cannot have an integer type")),
-            Some(other) => Err(format!("`{s}`: unknown constant type `{other}` (expected f32 or f64)")),
-        };
-    }
-    if !looks_numeric(body) {
-        return Ok(None);
-    }
-    if !body.strip_prefix(['-', '+']).unwrap_or(body).bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("`{s}` is not a number"));
-    }
-    let out_of_range = |t: &str| format!("`{s}` is out of range for {t}");
-    match suffix {
-        None | Some("i64") => body.parse().map(|v| Some(Literal::I64(v))).map_err(|_| out_of_range("i64")),
-        Some("i32") => body.parse().map(|v| Some(Literal::I32(v))).map_err(|_| out_of_range("i32")),
-        Some("f32" | "f64") => Err(format!("`{s}`: a float constant needs a `.` or an exponent (`{body}.0`)")),
-        Some(other) => Err(format!("`{s}`: unknown constant type `{other}` (expected i32 or i64)")),
-    }
-}
-
-/// Parse a float atom at type `T` directly (no double rounding through f64 for f32).
-fn float<T: std::str::FromStr + FloatNamed>(body: &str) -> Result<T, String> {
-    match body {
-        "nan" => return Ok(T::NAN),
-        "inf" | "+inf" => return Ok(T::INFINITY),
-        "-inf" => return Ok(T::NEG_INFINITY),
-        _ => {}
-    }
-    if !is_float_syntax(body) {
-        return Err(format!("`{body}` is not a number"));
-    }
-    let v: T = body.parse().map_err(|_| format!("`{body}` is not a number"))?;
-    if v.is_infinite() {
-        return Err(format!("`{body}` is out of range (write `inf` for infinity)"));
-    }
-    Ok(v)
-}
-
-/// `[+-]digits[.digits][(e|E)[+-]digits]` with at least one mantissa digit; `.5` and `5.`
-/// are allowed. Checked here because Rust's parser also accepts words like "infinity".
-fn is_float_syntax(s: &str) -> bool {
-    let s = s.strip_prefix(['-', '+']).unwrap_or(s);
-    let (mantissa, exponent) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], Some(&s[i + 1..])),
-        None => (s, None),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
-    let mantissa_ok = digits(int) && digits(frac) && !(int.is_empty() && frac.is_empty());
-    let exponent_ok = match exponent {
-        None => true,
-        Some(e) => {
-            let e = e.strip_prefix(['-', '+']).unwrap_or(e);
-            !e.is_empty() && digits(e)
-        }
-    };
-    mantissa_ok && exponent_ok
-}
-
-/// The named values of f32 and f64, so that [`float`] serves both.
-trait FloatNamed: Copy {
-    const NAN: Self;
-    const INFINITY: Self;
-    const NEG_INFINITY: Self;
-    fn is_infinite(self) -> bool;
-}
-
-impl FloatNamed for f32 {
-    const NAN: f32 = f32::NAN;
-    const INFINITY: f32 = f32::INFINITY;
-    const NEG_INFINITY: f32 = f32::NEG_INFINITY;
-    fn is_infinite(self) -> bool {
-        f32::is_infinite(self)
-    }
-}
-
-impl FloatNamed for f64 {
-    const NAN: f64 = f64::NAN;
-    const INFINITY: f64 = f64::INFINITY;
-    const NEG_INFINITY: f64 = f64::NEG_INFINITY;
-    fn is_infinite(self) -> bool {
-        f64::is_infinite(self)
-    }
-}
-
 /// A part of a complex constant: a float atom without type suffix.
-fn complex_part<T: std::str::FromStr + FloatNamed>(node: &Sexp) -> VrResult<T> {
-    let s = node.atom().unwrap_or("");
-    if !(is_named_float(s) || looks_numeric(s) && s.contains(['.', 'e', 'E']) && !s.contains(':')) {
-        return Err(error_at(node.pos, format!("expected a float such as 1.0 in a complex constant, found {}", node.describe())));
-    }
-    float(s).map_err(|msg| error_at(node.pos, msg))
+fn complex_part<T: FloatText>(node: &Sexp) -> Parsed<T> {
+    let text = node.atom().unwrap_or("");
+    complex_part_text(text).map_err(|msg| {
+        let found = node.describe();
+        error_at(
+            node.pos,
+            msg.unwrap_or_else(|| {
+                format!("expected a float such as 1.0 in a complex constant, found {found}")
+            }),
+        )
+    })
 }
 
 fn boxed(e: Expr) -> Box<Expr> {
     Box::new(e)
 }
 
-fn list_expr(node: &Sexp) -> VrResult<Expr> {
+fn list_expr(node: &Sexp) -> Parsed<Expr> {
     let mut parts = Parts::of(node, "an expression")?;
     let head = parts.head;
     let e = match head {
         "neg" | "not" => {
             let op = if head == "neg" { UnOp::Neg } else { UnOp::Not };
-            Expr::Unary { op, arg: boxed(parts.expr("the operand")?) }
+            Expr::Unary {
+                op,
+                arg: boxed(parts.expr("the operand")?),
+            }
         }
         "cast" => {
             let to = type_of(parts.next("the target type")?)?;
-            Expr::Cast { to, arg: boxed(parts.expr("the operand")?) }
+            Expr::Cast {
+                to,
+                arg: boxed(parts.expr("the operand")?),
+            }
         }
         "call" | "map" => {
             let func = parts.name("the function name")?;
@@ -602,9 +675,15 @@ fn list_expr(node: &Sexp) -> VrResult<Expr> {
                 "zeros" => AllocInit::Zeros,
                 "ones" => AllocInit::Ones,
                 "empty" => AllocInit::Empty,
-                _ => AllocInit::Fill { value: boxed(parts.expr("the fill value")?) },
+                _ => AllocInit::Fill {
+                    value: boxed(parts.expr("the fill value")?),
+                },
             };
-            Expr::Alloc { init, ty, dims: parts.rest_exprs()? }
+            Expr::Alloc {
+                init,
+                ty,
+                dims: parts.rest_exprs()?,
+            }
         }
         "dim" | "tget" => {
             let arg = boxed(parts.expr("the operand")?);
@@ -621,35 +700,56 @@ fn list_expr(node: &Sexp) -> VrResult<Expr> {
             let step = parts.next_opt().map(range_bound).transpose()?.flatten();
             Expr::Range { start, stop, step }
         }
-        "domain" => Expr::Domain { ranges: parts.rest_exprs()? },
-        "tuple" => Expr::Tuple { items: parts.rest_exprs()? },
+        "domain" => Expr::Domain {
+            ranges: parts.rest_exprs()?,
+        },
+        "tuple" => Expr::Tuple {
+            items: parts.rest_exprs()?,
+        },
         "index" => {
             let array = boxed(parts.expr("the array")?);
             let (indices, flags) = indices_and_flags(&mut parts)?;
-            Expr::Index { array, indices, flags }
+            Expr::Index {
+                array,
+                indices,
+                flags,
+            }
         }
         "atomic-add" => {
             let array = parts.name("the array variable")?;
             let indices = parts.exprs_until_keyword()?;
             let value = boxed(expr(parts.keyword_arg(":value")?)?);
-            Expr::AtomicAdd { array, indices, value }
+            Expr::AtomicAdd {
+                array,
+                indices,
+                value,
+            }
         }
         "atomic-cas" => {
             let array = parts.name("the array variable")?;
             let indices = parts.exprs_until_keyword()?;
             let expected = boxed(expr(parts.keyword_arg(":expected")?)?);
             let new = boxed(expr(parts.keyword_arg(":new")?)?);
-            Expr::AtomicCas { array, indices, expected, new }
+            Expr::AtomicCas {
+                array,
+                indices,
+                expected,
+                new,
+            }
         }
         "c64" => {
             let re = complex_part(parts.next("the real part")?)?;
             let im = complex_part(parts.next("the imaginary part")?)?;
-            Expr::Const { value: Literal::C64([re, im]) }
+            Expr::Const {
+                value: Literal::C64([re, im]),
+            }
         }
         "c128" => {
             let re = complex_part(parts.next("the real part")?)?;
             let im = complex_part(parts.next("the imaginary part")?)?;
-            Expr::Const { value: Literal::C128([re, im]) }
+            Expr::Const {
+                value: Literal::C128([re, im]),
+            }
         }
         _ => {
             if let Some(op) = BinOp::from_symbol(head) {
@@ -662,16 +762,36 @@ fn list_expr(node: &Sexp) -> VrResult<Expr> {
                     let plural = if func.arity() == 1 { "" } else { "s" };
                     return Err(error_at(
                         node.pos,
-                        format!("`{head}` takes {} argument{plural}, found {}", func.arity(), args.len()),
+                        format!(
+                            "`{head}` takes {} argument{plural}, found {}",
+                            func.arity(),
+                            args.len()
+                        ),
                     ));
                 }
                 Expr::Lib { func, args }
             } else if let Some(op) = ReduceOp::from_name(head) {
-                let axis = parts.take_trailing(":axis").map(|k| small_int(k, "an axis")).transpose()?;
-                Expr::Reduce { op, arg: boxed(parts.expr("the operand")?), axis }
+                let axis = parts
+                    .take_trailing(":axis")
+                    .map(|k| small_int(k, "an axis"))
+                    .transpose()?;
+                Expr::Reduce {
+                    op,
+                    arg: boxed(parts.expr("the operand")?),
+                    axis,
+                }
             } else {
-                let hint = if stmt_heads().contains(&head) { " (a statement is not an expression)" } else { "" };
-                return Err(error_at(node.pos, format!("unknown expression `({head} ...)`{hint}")));
+                let hint = if stmt_heads().contains(&head) {
+                    " (a statement is not an expression)".to_string()
+                } else if has_name_syntax(head) {
+                    format!(" (a call of a module function is written `(call {head} ...)`)")
+                } else {
+                    String::new()
+                };
+                return Err(error_at(
+                    node.pos,
+                    format!("unknown expression `({head} ...)`{hint}"),
+                ));
             }
         }
     };
@@ -681,13 +801,13 @@ fn list_expr(node: &Sexp) -> VrResult<Expr> {
 
 fn stmt_heads() -> &'static [&'static str] {
     &[
-        "block", "gpu", "set", "mset", "if", "for", "parfor", "while", "break", "continue", "return", "expr", "alloc",
-        "free", "refincr", "refdecr",
+        "block", "gpu", "set", "mset", "if", "for", "parfor", "while", "break", "continue",
+        "return", "expr", "alloc", "free", "refincr", "refdecr",
     ]
 }
 
 /// A range endpoint or step: `_` for absent.
-fn range_bound(node: &Sexp) -> VrResult<Option<Box<Expr>>> {
+fn range_bound(node: &Sexp) -> Parsed<Option<Box<Expr>>> {
     if node.atom() == Some("_") {
         Ok(None)
     } else {
@@ -696,13 +816,16 @@ fn range_bound(node: &Sexp) -> VrResult<Option<Box<Expr>>> {
 }
 
 /// `INDEX ... FLAGS` of an index read or write; flags are `:neg :flat :nocheck :view`.
-fn indices_and_flags(parts: &mut Parts) -> VrResult<(Vec<Expr>, IndexFlags)> {
+fn indices_and_flags(parts: &mut Parts) -> Parsed<(Vec<Expr>, IndexFlags)> {
     let indices = parts.exprs_until_keyword()?;
     let mut flags = IndexFlags::default();
     let mut seen = Vec::new();
     for item in std::mem::take(&mut parts.items) {
         let Some(k) = item.keyword() else {
-            return Err(error_at(item.pos, format!("unexpected {} after the index flags", item.describe())));
+            return Err(error_at(
+                item.pos,
+                format!("unexpected {} after the index flags", item.describe()),
+            ));
         };
         if seen.contains(&k) {
             return Err(error_at(item.pos, format!("index flag `{k}` given twice")));
@@ -713,7 +836,12 @@ fn indices_and_flags(parts: &mut Parts) -> VrResult<(Vec<Expr>, IndexFlags)> {
             ":flat" => flags.flatten = true,
             ":nocheck" => flags.check = false,
             ":view" => flags.view = true,
-            _ => return Err(error_at(item.pos, format!("unknown index flag `{k}` (expected :neg, :flat, :nocheck or :view)"))),
+            _ => {
+                return Err(error_at(
+                    item.pos,
+                    format!("unknown index flag `{k}` (expected :neg, :flat, :nocheck or :view)"),
+                ))
+            }
         }
     }
     Ok((indices, flags))
