@@ -28,6 +28,21 @@ fn show(values: &[Value]) -> String {
     values.iter().map(|v| v.to_json().to_string()).collect::<Vec<_>>().join(", ")
 }
 
+/// Run the entry function on fresh arguments; the results, then the arguments as the
+/// call left them (arrays are passed by reference, and programs write into them).
+fn run_entry(backend: Backend, g: &common::gen::Generated, arg_tape: &[u32]) -> Result<(Vec<Value>, Vec<Value>), String> {
+    let entry = g.entry();
+    let args = arguments(entry, arg_tape);
+    // Clones of a Value share array storage, so `after` sees the writes.
+    let after = args.clone();
+    let results = execute(backend, &g.module, &entry.name, args).map_err(|e| e.to_string())?;
+    Ok((results, after))
+}
+
+fn all_same(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: common::cases(64), failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -38,25 +53,21 @@ proptest! {
     ) {
         let entry = g.entry().clone();
         let text = print_module(&g.module);
-        // Arrays are passed by reference and may be written: fresh arguments per run.
-        let fresh = || arguments(&entry, &arg_tape);
-        let args_json = show(&fresh());
-        let first = execute(Backend::Interp, &g.module, &entry.name, fresh())
-            .map_err(|e| TestCaseError::fail(format!("{e}\nargs: {args_json}\n{text}")))?;
-        prop_assert_eq!(first.len(), entry.results.len());
-        for (v, ty) in first.iter().zip(&entry.results) {
+        let args_json = show(&arguments(&entry, &arg_tape));
+        let context = |what: String| TestCaseError::fail(format!("{what}\nargs: {args_json}\n{text}"));
+        let (results, after) = run_entry(Backend::Interp, &g, &arg_tape).map_err(context)?;
+        prop_assert_eq!(results.len(), entry.results.len());
+        for (v, ty) in results.iter().zip(&entry.results) {
             prop_assert!(has_type(v, *ty), "result {} is not a {:?}\n{}", v.to_json(), ty, text);
         }
-        let second = execute(Backend::Interp, &g.module, &entry.name, fresh())
-            .map_err(|e| TestCaseError::fail(format!("second run: {e}\n{text}")))?;
-        prop_assert!(first.iter().zip(&second).all(|(a, b)| a.same(b)), "runs differ: {} vs {}\n{}", show(&first), show(&second), text);
+        let (again, after_again) = run_entry(Backend::Interp, &g, &arg_tape).map_err(|e| context(format!("second run: {e}")))?;
+        prop_assert!(all_same(&results, &again) && all_same(&after, &after_again),
+            "two runs differ: {} / {} vs {} / {}\n{}", show(&results), show(&after), show(&again), show(&after_again), text);
         for backend in Backend::available().into_iter().filter(|b| *b != Backend::Interp) {
-            let got = execute(backend, &g.module, &entry.name, fresh())
-                .map_err(|e| TestCaseError::fail(format!("{backend}: {e}\nargs: {args_json}\n{text}")))?;
-            prop_assert!(
-                got.len() == first.len() && got.iter().zip(&first).all(|(a, b)| a.same(b)),
-                "{} gives {} but interp gives {}\nargs: {}\n{}", backend, show(&got), show(&first), args_json, text
-            );
+            let (got, got_after) = run_entry(backend, &g, &arg_tape).map_err(|e| context(format!("{backend}: {e}")))?;
+            prop_assert!(all_same(&got, &results) && all_same(&got_after, &after),
+                "{} gives {} (arguments after: {}) but interp gives {} (arguments after: {})\nargs: {}\n{}",
+                backend, show(&got), show(&got_after), show(&results), show(&after), args_json, text);
         }
     }
 }
