@@ -317,14 +317,14 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
         return results;
     }
     // Parse and verify once; each case then looks at the stage it is about.
-    let parsed = backend::parse_source(src);
-    let verified = parsed.as_ref().map_err(|e| e.to_string()).and_then(|m| verify::verify_module(m).map_err(|e| e.to_string()));
+    let parsed = guard(|| backend::parse_source(src)).and_then(|r| r.map_err(|e| e.to_string()));
+    let verified = parsed.as_ref().map_err(|e| e.clone()).and_then(|m| guard(|| verify::verify_module(m)).and_then(|r| r.map_err(|e| e.to_string())));
     for case in &spec.cases {
         let (label, failure) = match &case.directive {
             Directive::ParseError { substring } => {
                 let failure = match &parsed {
                     Ok(_) => Some(format!("expected a parse error containing `{substring}`, but the module parsed")),
-                    Err(e) => mismatch(substring, &e.to_string(), "parse error"),
+                    Err(e) => mismatch(substring, e, "parse error"),
                 };
                 ("parse-error".to_string(), failure)
             }
@@ -359,7 +359,10 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
 }
 
 fn mismatch(substring: &str, got: &str, what: &str) -> Option<String> {
-    if got.contains(substring) {
+    if got.starts_with(PANICKED) {
+        // A crash is never the error a case expects.
+        Some(format!("expected a {what} containing `{substring}`, but it {got}"))
+    } else if got.contains(substring) {
         None
     } else {
         Some(format!("expected a {what} containing `{substring}`, got `{got}`"))
@@ -375,7 +378,22 @@ fn call(m: &Module, call: &Call, backend: Backend) -> Result<Result<Vec<Value>, 
     let f = backend::lookup(m, &call.func).map_err(|e| e.to_string())?;
     let items = call.args.iter().map(|a| parse_json(a)).collect::<Result<Vec<_>, _>>()?;
     let args = backend::args_from_json_items(f, &items).map_err(|e| format!("bad arguments: {e}"))?;
-    Ok(backend::execute(backend, m, &call.func, args).map_err(|e| e.to_string()))
+    Ok(guard(|| backend::execute(backend, m, &call.func, args)).and_then(|r| r.map_err(|e| e.to_string())))
+}
+
+const PANICKED: &str = "panicked: ";
+
+/// Run `f`, turning a panic into a message, so that one crashing case fails alone and
+/// the rest of the suite still runs and reports.
+fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        format!("{PANICKED}{msg}")
+    })
 }
 
 fn check_run(m: &Module, c: &Call, expected: &[String], approx: bool, backend: Backend) -> Result<(), String> {
@@ -513,6 +531,17 @@ mod tests {
         assert_eq!(r.len(), 1);
         assert!(r[0].failure.as_deref().unwrap().starts_with("no run lines"), "{r:?}");
         assert_eq!(r[0].to_string(), format!("x.vrir:1: file: {}", r[0].failure.as_deref().unwrap()));
+    }
+
+    #[test]
+    fn a_panic_fails_its_case_only_and_never_matches_an_expected_error() {
+        let r = guard(|| -> u32 { panic!("boom at index 3") });
+        assert_eq!(r, Err("panicked: boom at index 3".to_string()));
+        assert_eq!(
+            mismatch("index", "panicked: boom at index 3", "run-time error").as_deref(),
+            Some("expected a run-time error containing `index`, but it panicked: boom at index 3")
+        );
+        assert_eq!(mismatch("index", "index out of bounds in f: ...", "run-time error"), None);
     }
 
     #[test]
