@@ -30,7 +30,13 @@ pub enum Backend {
 }
 
 impl Backend {
-    pub const ALL: [Backend; 5] = [Backend::Interp, Backend::Cpu, Backend::CpuPar, Backend::Gpu, Backend::Auto];
+    pub const ALL: [Backend; 5] = [
+        Backend::Interp,
+        Backend::Cpu,
+        Backend::CpuPar,
+        Backend::Gpu,
+        Backend::Auto,
+    ];
 
     /// The name used on the command line (`--backend cpu-par`).
     pub fn name(self) -> &'static str {
@@ -51,11 +57,17 @@ impl Backend {
     /// The concrete backends (not `Auto`) that exist in this build: the ones every
     /// conformance case must pass on.
     pub fn available() -> Vec<Backend> {
-        Backend::ALL.into_iter().filter(|b| *b != Backend::Auto && b.exists()).collect()
+        Backend::ALL
+            .into_iter()
+            .filter(|b| *b != Backend::Auto && b.exists())
+            .collect()
     }
 
     fn missing(self) -> VrError {
-        VrError::new(ErrorKind::Unsupported, format!("backend `{}` does not exist yet", self.name()))
+        VrError::new(
+            ErrorKind::Unsupported,
+            format!("backend `{}` does not exist yet", self.name()),
+        )
     }
 }
 
@@ -68,10 +80,19 @@ impl fmt::Display for Backend {
 impl FromStr for Backend {
     type Err = VrError;
     fn from_str(s: &str) -> VrResult<Backend> {
-        Backend::ALL.into_iter().find(|b| b.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
-            VrError::new(ErrorKind::InvalidArgument, format!("unknown backend `{s}` (expected one of {})", names.join(", ")))
-        })
+        Backend::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
+                VrError::new(
+                    ErrorKind::InvalidArgument,
+                    format!(
+                        "unknown backend `{s}` (expected one of {})",
+                        names.join(", ")
+                    ),
+                )
+            })
     }
 }
 
@@ -112,7 +133,11 @@ pub fn lookup<'m>(m: &'m Module, func: &str) -> VrResult<&'m Function> {
         let names: Vec<&str> = m.functions.iter().map(|f| f.name.as_str()).collect();
         VrError::new(
             ErrorKind::InvalidArgument,
-            format!("no function `{func}` in module `{}` (it has: {})", m.name, names.join(", ")),
+            format!(
+                "no function `{func}` in module `{}` (it has: {})",
+                m.name,
+                names.join(", ")
+            ),
         )
     })
 }
@@ -120,7 +145,10 @@ pub fn lookup<'m>(m: &'m Module, func: &str) -> VrResult<&'m Function> {
 /// Read arguments for `f` from a JSON array holding one value per parameter.
 pub fn args_from_json(f: &Function, j: &Json) -> VrResult<Vec<Value>> {
     let list = j.as_array().ok_or_else(|| {
-        VrError::new(ErrorKind::InvalidArgument, format!("arguments must be a JSON array (one item per parameter), got {j}"))
+        VrError::new(
+            ErrorKind::InvalidArgument,
+            format!("arguments must be a JSON array (one item per parameter), got {j}"),
+        )
     })?;
     args_from_json_items(f, list)
 }
@@ -130,7 +158,12 @@ pub fn args_from_json_items(f: &Function, items: &[Json]) -> VrResult<Vec<Value>
     if items.len() != f.params.len() {
         return Err(VrError::new(
             ErrorKind::InvalidArgument,
-            format!("`{}` takes {} argument(s), got {}", f.name, f.params.len(), items.len()),
+            format!(
+                "`{}` takes {} argument(s), got {}",
+                f.name,
+                f.params.len(),
+                items.len()
+            ),
         ));
     }
     f.params
@@ -138,7 +171,10 @@ pub fn args_from_json_items(f: &Function, items: &[Json]) -> VrResult<Vec<Value>
         .zip(items)
         .map(|(p, j)| {
             Value::from_json(j, &p.ty).map_err(|e| {
-                VrError::new(e.kind, format!("argument `{}` of type {}: {}", p.name, p.ty, e.message))
+                VrError::new(
+                    e.kind,
+                    format!("argument `{}` of type {}: {}", p.name, p.ty, e.message),
+                )
             })
         })
         .collect()
@@ -164,23 +200,37 @@ mod tests {
             assert_eq!(b.name().parse::<Backend>().unwrap(), b);
         }
         let e = "fpga".parse::<Backend>().unwrap_err();
-        assert_eq!(e.message, "unknown backend `fpga` (expected one of interp, cpu, cpu-par, gpu, auto)");
+        assert_eq!(
+            e.message,
+            "unknown backend `fpga` (expected one of interp, cpu, cpu-par, gpu, auto)"
+        );
     }
 
     #[test]
     fn missing_backends_say_so() {
-        let m = Module { name: "m".into(), index_base: 0, functions: vec![] };
+        let m = Module {
+            name: "m".into(),
+            index_base: 0,
+            functions: vec![],
+        };
         for b in [Backend::Cpu, Backend::CpuPar, Backend::Gpu] {
             let e = execute(b, &m, "f", vec![]).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Unsupported);
-            assert_eq!(e.to_string(), format!("unsupported: backend `{}` does not exist yet", b.name()));
+            assert_eq!(
+                e.to_string(),
+                format!("unsupported: backend `{}` does not exist yet", b.name())
+            );
         }
         assert_eq!(Backend::available(), vec![Backend::Interp]);
     }
 
     #[test]
     fn json_is_detected_by_its_leading_brace() {
-        let m = Module { name: "m".into(), index_base: 1, functions: vec![] };
+        let m = Module {
+            name: "m".into(),
+            index_base: 1,
+            functions: vec![],
+        };
         let from_json = parse_source(&format!("  \n{}", json::to_json(&m))).unwrap();
         assert_eq!(from_json, m);
         let e = parse_source("{ not json").unwrap_err();
@@ -193,8 +243,14 @@ mod tests {
     fn results_print_as_one_value_a_list_or_null() {
         use crate::runtime::value::Scalar;
         assert_eq!(results_to_json(&[]), Json::Null);
-        assert_eq!(results_to_json(&[Value::Scalar(Scalar::F64(2.5))]).to_string(), "2.5");
-        let two = [Value::Scalar(Scalar::I64(1)), Value::Scalar(Scalar::F64(f64::NAN))];
+        assert_eq!(
+            results_to_json(&[Value::Scalar(Scalar::F64(2.5))]).to_string(),
+            "2.5"
+        );
+        let two = [
+            Value::Scalar(Scalar::I64(1)),
+            Value::Scalar(Scalar::F64(f64::NAN)),
+        ];
         assert_eq!(results_to_json(&two).to_string(), r#"[1,"nan"]"#);
     }
 }

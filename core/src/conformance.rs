@@ -23,7 +23,11 @@ pub const ABS_TOL: f64 = 1e-300;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Directive {
     /// `; run: f(args) == results` (`approx` for `~=`).
-    Run { call: Call, expected: Vec<String>, approx: bool },
+    Run {
+        call: Call,
+        expected: Vec<String>,
+        approx: bool,
+    },
     /// `; error: f(args) => text`: the call fails with an error whose text contains this.
     Error { call: Call, substring: String },
     /// `; verify-error: text`: the module parses but fails verification.
@@ -67,9 +71,13 @@ pub fn parse_spec(src: &str) -> Spec {
     let mut spec = Spec::default();
     for (k, raw) in src.lines().enumerate() {
         let line = k + 1;
-        let Some(comment) = raw.trim_start().strip_prefix(';') else { continue };
+        let Some(comment) = raw.trim_start().strip_prefix(';') else {
+            continue;
+        };
         let comment = comment.trim_start_matches(';').trim();
-        let Some((key, rest)) = comment.split_once(':') else { continue };
+        let Some((key, rest)) = comment.split_once(':') else {
+            continue;
+        };
         let rest = rest.trim();
         let directive = match key.trim() {
             "expected" => {
@@ -78,8 +86,12 @@ pub fn parse_spec(src: &str) -> Spec {
             }
             "run" => parse_run(rest),
             "error" => parse_error_directive(rest),
-            "verify-error" => Ok(Directive::VerifyError { substring: rest.to_string() }),
-            "parse-error" => Ok(Directive::ParseError { substring: rest.to_string() }),
+            "verify-error" => Ok(Directive::VerifyError {
+                substring: rest.to_string(),
+            }),
+            "parse-error" => Ok(Directive::ParseError {
+                substring: rest.to_string(),
+            }),
             _ => continue,
         };
         match directive {
@@ -100,28 +112,51 @@ fn parse_run(s: &str) -> Result<Directive, String> {
         // A void function: nothing to compare.
         (false, "")
     } else {
-        return Err(format!("expected `==` or `~=` after `{call}`, found `{rest}`"));
+        return Err(format!(
+            "expected `==` or `~=` after `{call}`, found `{rest}`"
+        ));
     };
     let expected = split_top_level(expected.trim())?;
-    Ok(Directive::Run { call, expected, approx })
+    Ok(Directive::Run {
+        call,
+        expected,
+        approx,
+    })
 }
 
 fn parse_error_directive(s: &str) -> Result<Directive, String> {
     let (call, rest) = parse_call(s)?;
-    let substring = rest.strip_prefix("=>").ok_or_else(|| format!("expected `=> text` after `{call}`, found `{rest}`"))?;
-    Ok(Directive::Error { call, substring: substring.trim().to_string() })
+    let substring = rest
+        .strip_prefix("=>")
+        .ok_or_else(|| format!("expected `=> text` after `{call}`, found `{rest}`"))?;
+    Ok(Directive::Error {
+        call,
+        substring: substring.trim().to_string(),
+    })
 }
 
 /// `name(arg, ...)` followed by the rest of the line (trimmed).
 fn parse_call(s: &str) -> Result<(Call, &str), String> {
-    let open = s.find('(').ok_or_else(|| format!("expected `name(arguments)`, found `{s}`"))?;
+    let open = s
+        .find('(')
+        .ok_or_else(|| format!("expected `name(arguments)`, found `{s}`"))?;
     let func = s[..open].trim();
     if func.is_empty() || func.contains(char::is_whitespace) {
-        return Err(format!("expected a function name before `(`, found `{}`", &s[..open]));
+        return Err(format!(
+            "expected a function name before `(`, found `{}`",
+            &s[..open]
+        ));
     }
-    let close = matching_paren(s, open).ok_or_else(|| format!("unbalanced parentheses in `{s}`"))?;
+    let close =
+        matching_paren(s, open).ok_or_else(|| format!("unbalanced parentheses in `{s}`"))?;
     let args = split_top_level(&s[open + 1..close])?;
-    Ok((Call { func: func.to_string(), args }, s[close + 1..].trim()))
+    Ok((
+        Call {
+            func: func.to_string(),
+            args,
+        },
+        s[close + 1..].trim(),
+    ))
 }
 
 /// Index of the `)` closing the `(` at `open`, skipping JSON strings.
@@ -180,7 +215,9 @@ pub fn split_top_level(s: &str) -> Result<Vec<String>, String> {
             '[' => stack.push(']'),
             '{' => stack.push('}'),
             '(' => stack.push(')'),
-            ']' | '}' | ')' if stack.pop() != Some(c) => return Err(format!("unbalanced `{c}` in `{s}`")),
+            ']' | '}' | ')' if stack.pop() != Some(c) => {
+                return Err(format!("unbalanced `{c}` in `{s}`"))
+            }
             ',' if stack.is_empty() => {
                 pieces.push(s[start..i].trim().to_string());
                 start = i + 1;
@@ -249,15 +286,23 @@ impl Report {
 /// Run every conformance file under `paths` (files, or directories searched
 /// recursively for `*.vrir`, in name order) on `backend`.
 pub fn run_paths(paths: &[PathBuf], backend: Backend) -> Report {
-    let mut report = Report { backend: Some(backend), cases: Vec::new() };
+    let mut report = Report {
+        backend: Some(backend),
+        cases: Vec::new(),
+    };
     for path in paths {
         let mut files = Vec::new();
         if let Err(e) = collect_files(path, &mut files) {
-            report.cases.push(file_failure(path, format!("cannot read: {e}")));
+            report
+                .cases
+                .push(file_failure(path, format!("cannot read: {e}")));
             continue;
         }
         if files.is_empty() && path.is_dir() {
-            report.cases.push(file_failure(path, "no .vrir files in this directory".into()));
+            report.cases.push(file_failure(
+                path,
+                "no .vrir files in this directory".into(),
+            ));
         }
         for file in files {
             report.cases.extend(run_file(&file, backend));
@@ -273,7 +318,9 @@ fn collect_files(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         out.push(path.to_path_buf());
         return Ok(());
     }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
     entries.sort();
     for entry in entries {
         if entry.is_dir() {
@@ -286,7 +333,12 @@ fn collect_files(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 fn file_failure(path: &Path, why: String) -> CaseResult {
-    CaseResult { file: path.to_path_buf(), line: 1, label: "file".into(), failure: Some(why) }
+    CaseResult {
+        file: path.to_path_buf(),
+        line: 1,
+        label: "file".into(),
+        failure: Some(why),
+    }
 }
 
 /// Run the cases of one file.
@@ -318,12 +370,16 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
     }
     // Parse and verify once; each case then looks at the stage it is about.
     let parsed = guard(|| backend::parse_source(src)).and_then(|r| r.map_err(|e| e.to_string()));
-    let verified = parsed.as_ref().map_err(|e| e.clone()).and_then(|m| guard(|| verify::verify_module(m)).and_then(|r| r.map_err(|e| e.to_string())));
+    let verified = parsed.as_ref().map_err(|e| e.clone()).and_then(|m| {
+        guard(|| verify::verify_module(m)).and_then(|r| r.map_err(|e| e.to_string()))
+    });
     for case in &spec.cases {
         let (label, failure) = match &case.directive {
             Directive::ParseError { substring } => {
                 let failure = match &parsed {
-                    Ok(_) => Some(format!("expected a parse error containing `{substring}`, but the module parsed")),
+                    Ok(_) => Some(format!(
+                        "expected a parse error containing `{substring}`, but the module parsed"
+                    )),
                     Err(e) => mismatch(substring, e, "parse error"),
                 };
                 ("parse-error".to_string(), failure)
@@ -336,7 +392,11 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
                 };
                 ("verify-error".to_string(), failure)
             }
-            Directive::Run { call, expected, approx } => {
+            Directive::Run {
+                call,
+                expected,
+                approx,
+            } => {
                 let failure = match (&parsed, &verified) {
                     (Err(e), _) => Some(format!("module does not parse: {e}")),
                     (Ok(_), Err(e)) => Some(format!("module does not verify: {e}")),
@@ -353,7 +413,12 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
                 (format!("error {call}"), failure)
             }
         };
-        results.push(CaseResult { file: path.to_path_buf(), line: case.line, label, failure });
+        results.push(CaseResult {
+            file: path.to_path_buf(),
+            line: case.line,
+            label,
+            failure,
+        });
     }
     results
 }
@@ -361,11 +426,15 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
 fn mismatch(substring: &str, got: &str, what: &str) -> Option<String> {
     if got.starts_with(PANICKED) {
         // A crash is never the error a case expects.
-        Some(format!("expected a {what} containing `{substring}`, but it {got}"))
+        Some(format!(
+            "expected a {what} containing `{substring}`, but it {got}"
+        ))
     } else if got.contains(substring) {
         None
     } else {
-        Some(format!("expected a {what} containing `{substring}`, got `{got}`"))
+        Some(format!(
+            "expected a {what} containing `{substring}`, got `{got}`"
+        ))
     }
 }
 
@@ -376,9 +445,15 @@ fn parse_json(text: &str) -> Result<Json, String> {
 /// Read the call's arguments and run it.
 fn call(m: &Module, call: &Call, backend: Backend) -> Result<Result<Vec<Value>, String>, String> {
     let f = backend::lookup(m, &call.func).map_err(|e| e.to_string())?;
-    let items = call.args.iter().map(|a| parse_json(a)).collect::<Result<Vec<_>, _>>()?;
-    let args = backend::args_from_json_items(f, &items).map_err(|e| format!("bad arguments: {e}"))?;
-    Ok(guard(|| backend::execute(backend, m, &call.func, args)).and_then(|r| r.map_err(|e| e.to_string())))
+    let items = call
+        .args
+        .iter()
+        .map(|a| parse_json(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let args =
+        backend::args_from_json_items(f, &items).map_err(|e| format!("bad arguments: {e}"))?;
+    Ok(guard(|| backend::execute(backend, m, &call.func, args))
+        .and_then(|r| r.map_err(|e| e.to_string())))
 }
 
 const PANICKED: &str = "panicked: ";
@@ -396,33 +471,62 @@ fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
-fn check_run(m: &Module, c: &Call, expected: &[String], approx: bool, backend: Backend) -> Result<(), String> {
+fn check_run(
+    m: &Module,
+    c: &Call,
+    expected: &[String],
+    approx: bool,
+    backend: Backend,
+) -> Result<(), String> {
     let f = backend::lookup(m, &c.func).map_err(|e| e.to_string())?;
     // A void function may say `== null` or nothing.
-    let expected: Vec<&String> = if f.results.is_empty() { expected.iter().filter(|e| *e != "null").collect() } else { expected.iter().collect() };
+    let expected: Vec<&String> = if f.results.is_empty() {
+        expected.iter().filter(|e| *e != "null").collect()
+    } else {
+        expected.iter().collect()
+    };
     if expected.len() != f.results.len() {
-        return Err(format!("`{}` has {} result(s) but the directive lists {}", f.name, f.results.len(), expected.len()));
+        return Err(format!(
+            "`{}` has {} result(s) but the directive lists {}",
+            f.name,
+            f.results.len(),
+            expected.len()
+        ));
     }
     let want: Vec<Value> = expected
         .iter()
         .zip(&f.results)
         .map(|(text, ty)| {
             let j = parse_json(text)?;
-            Value::from_json(&j, ty).map_err(|e| format!("expected value `{text}` is not a {ty}: {}", e.message))
+            Value::from_json(&j, ty)
+                .map_err(|e| format!("expected value `{text}` is not a {ty}: {}", e.message))
         })
         .collect::<Result<_, _>>()?;
-    let got = call(m, c, backend)?.map_err(|e| format!("expected {}, got error `{e}`", show(&want)))?;
-    let agree = got.len() == want.len() && got.iter().zip(&want).all(|(g, w)| if approx { close(g, w) } else { g.same(w) });
+    let got =
+        call(m, c, backend)?.map_err(|e| format!("expected {}, got error `{e}`", show(&want)))?;
+    let agree = got.len() == want.len()
+        && got
+            .iter()
+            .zip(&want)
+            .all(|(g, w)| if approx { close(g, w) } else { g.same(w) });
     if agree {
         Ok(())
     } else {
-        Err(format!("expected {}{}, got {}", if approx { "~" } else { "" }, show(&want), show(&got)))
+        Err(format!(
+            "expected {}{}, got {}",
+            if approx { "~" } else { "" },
+            show(&want),
+            show(&got)
+        ))
     }
 }
 
 fn check_error(m: &Module, c: &Call, substring: &str, backend: Backend) -> Result<(), String> {
     match call(m, c, backend)? {
-        Ok(got) => Err(format!("expected an error containing `{substring}`, got {}", show(&got))),
+        Ok(got) => Err(format!(
+            "expected an error containing `{substring}`, got {}",
+            show(&got)
+        )),
         Err(e) => mismatch(substring, &e, "run-time error").map_or(Ok(()), Err),
     }
 }
@@ -438,9 +542,16 @@ pub fn close(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Scalar(x), Value::Scalar(y)) => close_scalar(x, y),
         (Value::Array(x), Value::Array(y)) => {
-            x.ty.elem == y.ty.elem && x.dims == y.dims && x.elements().iter().zip(y.elements().iter()).all(|(p, q)| close_scalar(p, q))
+            x.ty.elem == y.ty.elem
+                && x.dims == y.dims
+                && x.elements()
+                    .iter()
+                    .zip(y.elements().iter())
+                    .all(|(p, q)| close_scalar(p, q))
         }
-        (Value::Tuple(x), Value::Tuple(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(p, q)),
+        (Value::Tuple(x), Value::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(p, q))
+        }
         _ => a.same(b),
     }
 }
@@ -449,7 +560,9 @@ fn close_scalar(a: &Scalar, b: &Scalar) -> bool {
     match (a, b) {
         (Scalar::F32(x), Scalar::F32(y)) => close_f64(*x as f64, *y as f64),
         (Scalar::F64(x), Scalar::F64(y)) => close_f64(*x, *y),
-        (Scalar::C64(x), Scalar::C64(y)) => close_f64(x.re as f64, y.re as f64) && close_f64(x.im as f64, y.im as f64),
+        (Scalar::C64(x), Scalar::C64(y)) => {
+            close_f64(x.re as f64, y.re as f64) && close_f64(x.im as f64, y.im as f64)
+        }
         (Scalar::C128(x), Scalar::C128(y)) => close_f64(x.re, y.re) && close_f64(x.im, y.im),
         _ => a.same(b),
     }
@@ -471,15 +584,18 @@ mod tests {
 
     #[test]
     fn splits_at_top_level_commas_only() {
-        assert_eq!(split_top_level(r#"1, [1.5, 2.0], {"re": 1, "im": 2}, "a,b""#).unwrap(), vec![
-            "1",
-            "[1.5, 2.0]",
-            r#"{"re": 1, "im": 2}"#,
-            r#""a,b""#
-        ]);
+        assert_eq!(
+            split_top_level(r#"1, [1.5, 2.0], {"re": 1, "im": 2}, "a,b""#).unwrap(),
+            vec!["1", "[1.5, 2.0]", r#"{"re": 1, "im": 2}"#, r#""a,b""#]
+        );
         assert_eq!(split_top_level("  ").unwrap(), Vec::<String>::new());
-        assert_eq!(split_top_level(r#""a\"," , 2"#).unwrap(), vec![r#""a\",""#, "2"]);
-        assert!(split_top_level("[1, 2").unwrap_err().contains("missing `]`"));
+        assert_eq!(
+            split_top_level(r#""a\"," , 2"#).unwrap(),
+            vec![r#""a\",""#, "2"]
+        );
+        assert!(split_top_level("[1, 2")
+            .unwrap_err()
+            .contains("missing `]`"));
         assert!(split_top_level("1]").unwrap_err().contains("unbalanced"));
         assert!(split_top_level("1,,2").unwrap_err().contains("empty item"));
     }
@@ -495,21 +611,42 @@ mod tests {
         assert_eq!(spec.expected_from.as_deref(), Some("numpy"));
         let lines: Vec<usize> = spec.cases.iter().map(|c| c.line).collect();
         assert_eq!(lines, vec![3, 4, 5, 6, 7]);
-        assert_eq!(spec.cases[0].directive, Directive::Run {
-            call: Call { func: "dot".into(), args: vec!["[1.0, 2.0]".into(), "[3.0, 4.0]".into()] },
-            expected: vec!["11.0".into()],
-            approx: false,
-        });
-        assert_eq!(spec.cases[1].directive, Directive::Run {
-            call: Call { func: "f".into(), args: vec!["2".into()] },
-            expected: vec!["1".into(), "[1.5, 2.0]".into()],
-            approx: true,
-        });
-        assert_eq!(spec.cases[2].directive, Directive::Error {
-            call: Call { func: "f".into(), args: vec!["[1.0]".into(), "3".into()] },
-            substring: "index out of bounds".into(),
-        });
-        assert_eq!(spec.malformed, vec![(9, "unbalanced parentheses in `g(`".to_string())]);
+        assert_eq!(
+            spec.cases[0].directive,
+            Directive::Run {
+                call: Call {
+                    func: "dot".into(),
+                    args: vec!["[1.0, 2.0]".into(), "[3.0, 4.0]".into()]
+                },
+                expected: vec!["11.0".into()],
+                approx: false,
+            }
+        );
+        assert_eq!(
+            spec.cases[1].directive,
+            Directive::Run {
+                call: Call {
+                    func: "f".into(),
+                    args: vec!["2".into()]
+                },
+                expected: vec!["1".into(), "[1.5, 2.0]".into()],
+                approx: true,
+            }
+        );
+        assert_eq!(
+            spec.cases[2].directive,
+            Directive::Error {
+                call: Call {
+                    func: "f".into(),
+                    args: vec!["[1.0]".into(), "3".into()]
+                },
+                substring: "index out of bounds".into(),
+            }
+        );
+        assert_eq!(
+            spec.malformed,
+            vec![(9, "unbalanced parentheses in `g(`".to_string())]
+        );
     }
 
     #[test]
@@ -527,10 +664,20 @@ mod tests {
 
     #[test]
     fn a_file_without_directives_fails() {
-        let r = run_source(Path::new("x.vrir"), "(module m :index-base 0)\n; a comment\n", Backend::Interp);
+        let r = run_source(
+            Path::new("x.vrir"),
+            "(module m :index-base 0)\n; a comment\n",
+            Backend::Interp,
+        );
         assert_eq!(r.len(), 1);
-        assert!(r[0].failure.as_deref().unwrap().starts_with("no run lines"), "{r:?}");
-        assert_eq!(r[0].to_string(), format!("x.vrir:1: file: {}", r[0].failure.as_deref().unwrap()));
+        assert!(
+            r[0].failure.as_deref().unwrap().starts_with("no run lines"),
+            "{r:?}"
+        );
+        assert_eq!(
+            r[0].to_string(),
+            format!("x.vrir:1: file: {}", r[0].failure.as_deref().unwrap())
+        );
     }
 
     #[test]
@@ -541,7 +688,10 @@ mod tests {
             mismatch("index", "panicked: boom at index 3", "run-time error").as_deref(),
             Some("expected a run-time error containing `index`, but it panicked: boom at index 3")
         );
-        assert_eq!(mismatch("index", "index out of bounds in f: ...", "run-time error"), None);
+        assert_eq!(
+            mismatch("index", "index out of bounds in f: ...", "run-time error"),
+            None
+        );
     }
 
     #[test]
@@ -551,9 +701,17 @@ mod tests {
         assert_eq!(r[0].failure, None, "{r:?}");
         let src = "; parse-error: no such words\n(module m :index-base 0) )\n";
         let r = run_source(Path::new("p.vrir"), src, Backend::Interp);
-        assert!(r[0].failure.as_deref().unwrap().starts_with("expected a parse error containing `no such words`, got `parse error: line 2"), "{r:?}");
+        assert!(
+            r[0].failure.as_deref().unwrap().starts_with(
+                "expected a parse error containing `no such words`, got `parse error: line 2"
+            ),
+            "{r:?}"
+        );
         let src = "; parse-error: x\n(module m :index-base 0)\n";
         let r = run_source(Path::new("p.vrir"), src, Backend::Interp);
-        assert_eq!(r[0].failure.as_deref(), Some("expected a parse error containing `x`, but the module parsed"));
+        assert_eq!(
+            r[0].failure.as_deref(),
+            Some("expected a parse error containing `x`, but the module parsed")
+        );
     }
 }

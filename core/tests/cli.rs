@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 fn vr(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vr")).args(args).current_dir(repo_root()).output().expect("vr runs")
+    Command::new(env!("CARGO_BIN_EXE_vr"))
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .expect("vr runs")
 }
 
 fn vr_stdin(args: &[&str], input: &str) -> Output {
@@ -18,7 +22,12 @@ fn vr_stdin(args: &[&str], input: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("vr runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -62,7 +71,11 @@ fn help_prints_usage_and_succeeds() {
     for flag in ["--help", "-h", "help"] {
         let o = vr(&[flag]);
         assert_eq!(o.status.code(), Some(0));
-        assert!(stdout(&o).starts_with("usage: vr <command>"), "{}", stdout(&o));
+        assert!(
+            stdout(&o).starts_with("usage: vr <command>"),
+            "{}",
+            stdout(&o)
+        );
         assert!(stdout(&o).contains("vr test [PATH...] [--backend B]"));
     }
     let o = vr(&["run", "--help"]);
@@ -77,11 +90,26 @@ fn usage_errors_exit_2_with_the_usage_text() {
         (&["frobnicate"][..], "error: unknown command `frobnicate`"),
         (&["check"][..], "error: missing FILE"),
         (&["run", NBODY][..], "error: missing FUNCTION"),
-        (&["check", NBODY, "extra"][..], "error: unexpected argument `extra`"),
-        (&["dump", NBODY, "--yaml"][..], "error: unknown option `--yaml`"),
-        (&["dump", NBODY, "--json", "--text"][..], "error: `--json` and `--text` exclude each other"),
-        (&["run", NBODY, "nbody", "--args"][..], "error: `--args` needs a value"),
-        (&["run", NBODY, "nbody", "--args", "[]", "--args-file", "x"][..], "error: `--args` and `--args-file` exclude each other"),
+        (
+            &["check", NBODY, "extra"][..],
+            "error: unexpected argument `extra`",
+        ),
+        (
+            &["dump", NBODY, "--yaml"][..],
+            "error: unknown option `--yaml`",
+        ),
+        (
+            &["dump", NBODY, "--json", "--text"][..],
+            "error: `--json` and `--text` exclude each other",
+        ),
+        (
+            &["run", NBODY, "nbody", "--args"][..],
+            "error: `--args` needs a value",
+        ),
+        (
+            &["run", NBODY, "nbody", "--args", "[]", "--args-file", "x"][..],
+            "error: `--args` and `--args-file` exclude each other",
+        ),
     ] {
         let o = vr(args);
         assert_eq!(o.status.code(), Some(2), "vr {args:?}: {}", stderr(&o));
@@ -96,7 +124,9 @@ fn unknown_backend_is_a_usage_error_naming_the_choices() {
     let o = vr(&["run", NBODY, "accel", "--backend", "fpga"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).starts_with("error: unknown backend `fpga` (expected one of interp, cpu, cpu-par, gpu, auto)\n"),
+        stderr(&o).starts_with(
+            "error: unknown backend `fpga` (expected one of interp, cpu, cpu-par, gpu, auto)\n"
+        ),
         "{}",
         stderr(&o)
     );
@@ -108,10 +138,16 @@ fn backends_that_do_not_exist_yet_fail_with_exit_1() {
     for b in ["cpu", "cpu-par", "gpu"] {
         let o = vr(&["run", NBODY, "accel", args, "--backend", b]);
         assert_eq!(o.status.code(), Some(1));
-        assert_eq!(stderr(&o), format!("error: unsupported: backend `{b}` does not exist yet\n"));
+        assert_eq!(
+            stderr(&o),
+            format!("error: unsupported: backend `{b}` does not exist yet\n")
+        );
         let o = vr(&["test", "examples", "--backend", b]);
         assert_eq!(o.status.code(), Some(1));
-        assert_eq!(stderr(&o), format!("error: unsupported: backend `{b}` does not exist yet\n"));
+        assert_eq!(
+            stderr(&o),
+            format!("error: unsupported: backend `{b}` does not exist yet\n")
+        );
     }
 }
 
@@ -119,29 +155,48 @@ fn backends_that_do_not_exist_yet_fail_with_exit_1() {
 fn check_accepts_good_modules_and_names_the_file_of_bad_ones() {
     let o = vr(&["check", NBODY]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "examples/nbody1d.vrir: ok (module `nbody1d`, 2 function(s))\n");
+    assert_eq!(
+        stdout(&o),
+        "examples/nbody1d.vrir: ok (module `nbody1d`, 2 function(s))\n"
+    );
 
-    let bad = scratch("bad.vrir", "(module m :index-base 0\n  (function f () (f64) (locals) (return 1.0))\n");
+    let bad = scratch(
+        "bad.vrir",
+        "(module m :index-base 0\n  (function f () (f64) (locals) (return 1.0))\n",
+    );
     let o = vr(&["check", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.starts_with(&format!("error: {}: parse error: line ", bad.display())), "{err}");
+    assert!(
+        err.starts_with(&format!("error: {}: parse error: line ", bad.display())),
+        "{err}"
+    );
 
     let o = vr(&["check", "no/such/file.vrir"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).starts_with("error: cannot read no/such/file.vrir: "), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("error: cannot read no/such/file.vrir: "),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn dump_converts_between_text_and_json() {
     let text = vr(&["dump", NBODY]);
     assert_eq!(text.status.code(), Some(0));
-    assert!(stdout(&text).starts_with("(module nbody1d :index-base 0\n  (function accel ((x f64[1,row])"), "{}", stdout(&text));
+    assert!(
+        stdout(&text)
+            .starts_with("(module nbody1d :index-base 0\n  (function accel ((x f64[1,row])"),
+        "{}",
+        stdout(&text)
+    );
     assert_eq!(stdout(&vr(&["dump", NBODY, "--text"])), stdout(&text));
 
     let json = vr(&["dump", NBODY, "--json"]);
     assert_eq!(json.status.code(), Some(0));
-    let parsed: serde_json::Value = serde_json::from_slice(&json.stdout).expect("dump --json prints JSON");
+    let parsed: serde_json::Value =
+        serde_json::from_slice(&json.stdout).expect("dump --json prints JSON");
     assert_eq!(parsed["name"], "nbody1d");
     assert_eq!(parsed["index_base"], 0);
     assert_eq!(parsed["functions"][1]["name"], "nbody");
@@ -172,10 +227,21 @@ fn run_prints_one_result_as_a_value_several_as_a_list_and_none_as_null() {
 #[test]
 fn run_reads_arguments_from_a_file_and_prints_arrays() {
     let args = scratch("accel-args.json", "[[0.0, 1.0], [2.0, 3.0], 0.0]");
-    let o = vr(&["run", NBODY, "accel", "--args-file", args.to_str().unwrap(), "--backend", "interp"]);
+    let o = vr(&[
+        "run",
+        NBODY,
+        "accel",
+        "--args-file",
+        args.to_str().unwrap(),
+        "--backend",
+        "interp",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // By hand: a[0] = 3 * 1 / 1, a[1] = 2 * (-1) / 1.
-    assert_eq!(stdout(&o), "{\"data\":[3.0,-2.0],\"dtype\":\"f64\",\"shape\":[2]}\n");
+    assert_eq!(
+        stdout(&o),
+        "{\"data\":[3.0,-2.0],\"dtype\":\"f64\",\"shape\":[2]}\n"
+    );
 }
 
 #[test]
@@ -192,7 +258,11 @@ fn run_errors_exit_1_and_say_what_is_wrong() {
     for (args, message) in cases {
         let o = vr(args);
         assert_eq!(o.status.code(), Some(1), "vr {args:?}: {}", stderr(&o));
-        assert!(stderr(&o).starts_with(message), "vr {args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with(message),
+            "vr {args:?}: {}",
+            stderr(&o)
+        );
         assert!(stdout(&o).is_empty());
     }
 }
@@ -205,7 +275,11 @@ fn test_reports_each_failure_and_the_totals() {
 
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-suite");
     std::fs::create_dir_all(dir.join("sub")).unwrap();
-    std::fs::write(dir.join("sub/wrong.vrir"), format!("; run: half(3.0) == 2.0\n; run: half(1.0) == 0.5\n{DIVMOD}")).unwrap();
+    std::fs::write(
+        dir.join("sub/wrong.vrir"),
+        format!("; run: half(3.0) == 2.0\n; run: half(1.0) == 0.5\n{DIVMOD}"),
+    )
+    .unwrap();
     std::fs::write(dir.join("empty.vrir"), DIVMOD).unwrap();
     std::fs::write(dir.join("ignored.txt"), "not a test").unwrap();
     let o = vr(&["test", dir.to_str().unwrap()]);
@@ -214,6 +288,12 @@ fn test_reports_each_failure_and_the_totals() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
     assert_eq!(lines[0], format!("FAIL {}:1: file: no run lines (expected `; run:`, `; error:`, `; verify-error:` or `; parse-error:`)", dir.join("empty.vrir").display()));
-    assert_eq!(lines[1], format!("FAIL {}:1: run half(3.0): expected 2.0, got 1.5", dir.join("sub/wrong.vrir").display()));
+    assert_eq!(
+        lines[1],
+        format!(
+            "FAIL {}:1: run half(3.0): expected 2.0, got 1.5",
+            dir.join("sub/wrong.vrir").display()
+        )
+    );
     assert_eq!(lines[2], "1 passed, 2 failed");
 }

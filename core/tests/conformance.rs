@@ -16,7 +16,10 @@ fn suite_dir() -> PathBuf {
 fn every_case_passes_on_every_available_backend() {
     let dir = suite_dir();
     if !dir.is_dir() {
-        eprintln!("note: {} does not exist yet; no conformance cases to run", dir.display());
+        eprintln!(
+            "note: {} does not exist yet; no conformance cases to run",
+            dir.display()
+        );
         return;
     }
     let mut failures = Vec::new();
@@ -32,5 +35,10 @@ fn every_case_passes_on_every_available_backend() {
             );
         }
     }
-    assert!(failures.is_empty(), "{} conformance case(s) failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} conformance case(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

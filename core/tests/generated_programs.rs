@@ -25,12 +25,20 @@ fn has_type(v: &Value, ty: GTy) -> bool {
 }
 
 fn show(values: &[Value]) -> String {
-    values.iter().map(|v| v.to_json().to_string()).collect::<Vec<_>>().join(", ")
+    values
+        .iter()
+        .map(|v| v.to_json().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Run the entry function on fresh arguments; the results, then the arguments as the
 /// call left them (arrays are passed by reference, and programs write into them).
-fn run_entry(backend: Backend, g: &common::gen::Generated, arg_tape: &[u32]) -> Result<(Vec<Value>, Vec<Value>), String> {
+fn run_entry(
+    backend: Backend,
+    g: &common::gen::Generated,
+    arg_tape: &[u32],
+) -> Result<(Vec<Value>, Vec<Value>), String> {
     let entry = g.entry();
     let args = arguments(entry, arg_tape);
     // Clones of a Value share array storage, so `after` sees the writes.

@@ -14,7 +14,11 @@ use velociraptor::vrir::text::{parse_module, print_module};
 use velociraptor::vrir::verify::verify_module;
 
 fn config(default_cases: u32) -> ProptestConfig {
-    ProptestConfig { cases: common::cases(default_cases), failure_persistence: None, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: common::cases(default_cases),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 /// One edit of a byte string; positions are taken modulo its length.
@@ -68,7 +72,10 @@ fn apply(mut bytes: Vec<u8>, edits: &[Edit]) -> Vec<u8> {
 }
 
 fn mutated_strategy() -> impl Strategy<Value = (Generated, Vec<Edit>)> {
-    (module_strategy(GenConfig::default()), prop::collection::vec(edit_strategy(), 1..6))
+    (
+        module_strategy(GenConfig::default()),
+        prop::collection::vec(edit_strategy(), 1..6),
+    )
 }
 
 /// Parse, and when that works verify, print and re-parse: none of it may panic, and a
@@ -77,7 +84,9 @@ fn survives(text: &str) -> Result<(), TestCaseError> {
     if let Ok(m) = parse_module(text) {
         if verify_module(&m).is_ok() {
             let printed = print_module(&m);
-            let again = parse_module(&printed).map_err(|e| TestCaseError::fail(format!("printed module does not parse: {e}\n{printed}")))?;
+            let again = parse_module(&printed).map_err(|e| {
+                TestCaseError::fail(format!("printed module does not parse: {e}\n{printed}"))
+            })?;
             prop_assert_eq!(print_module(&again), printed);
         }
     }
@@ -128,7 +137,10 @@ proptest! {
 #[test]
 fn shrinking_the_tape_to_nothing_gives_the_smallest_module() {
     let g = common::gen::generate(&[], GenConfig::default());
-    assert_eq!(print_module(&g.module), "(module gen :index-base 0\n  (function f0 () ()\n    (locals)\n    (return)))\n");
+    assert_eq!(
+        print_module(&g.module),
+        "(module gen :index-base 0\n  (function f0 () ()\n    (locals)\n    (return)))\n"
+    );
     verify_module(&g.module).unwrap();
 }
 
@@ -137,11 +149,41 @@ fn the_generator_covers_the_constructs_it_promises() {
     // Over a fixed set of tapes, the printed programs use every construct at least once.
     let mut text = String::new();
     for seed in 0..300u32 {
-        let tape: Vec<u32> = (0..3000u32).map(|k| k.wrapping_mul(2654435761).wrapping_add(seed.wrapping_mul(40503)).rotate_left(seed % 31)).collect();
-        text.push_str(&print_module(&common::gen::generate(&tape, GenConfig::default()).module));
+        let tape: Vec<u32> = (0..3000u32)
+            .map(|k| {
+                k.wrapping_mul(2654435761)
+                    .wrapping_add(seed.wrapping_mul(40503))
+                    .rotate_left(seed % 31)
+            })
+            .collect();
+        text.push_str(&print_module(
+            &common::gen::generate(&tape, GenConfig::default()).module,
+        ));
     }
-    for construct in ["(for ", "(parfor ", "(atomic-add ", "(while ", "(if ", "(index ", "(call ", "(map ", "(mset ", "(sum ", "(matmul ", "(zeros ", "(cast ", "(break)", "(return ", ":index-base 1", "f64[2,col]", "(gpu"] {
-        assert!(text.contains(construct), "no generated program uses `{construct}`");
+    for construct in [
+        "(for ",
+        "(parfor ",
+        "(atomic-add ",
+        "(while ",
+        "(if ",
+        "(index ",
+        "(call ",
+        "(map ",
+        "(mset ",
+        "(sum ",
+        "(matmul ",
+        "(zeros ",
+        "(cast ",
+        "(break)",
+        "(return ",
+        ":index-base 1",
+        "f64[2,col]",
+        "(gpu",
+    ] {
+        assert!(
+            text.contains(construct),
+            "no generated program uses `{construct}`"
+        );
     }
 }
 
@@ -149,7 +191,16 @@ fn the_generator_covers_the_constructs_it_promises() {
 #[ignore]
 fn print_samples() {
     for seed in 0..3u32 {
-        let tape: Vec<u32> = (0..3000u32).map(|k| k.wrapping_mul(2654435761).wrapping_add(seed.wrapping_mul(40503)).rotate_left(seed % 31)).collect();
-        println!("{}", print_module(&common::gen::generate(&tape, GenConfig::default()).module));
+        let tape: Vec<u32> = (0..3000u32)
+            .map(|k| {
+                k.wrapping_mul(2654435761)
+                    .wrapping_add(seed.wrapping_mul(40503))
+                    .rotate_left(seed % 31)
+            })
+            .collect();
+        println!(
+            "{}",
+            print_module(&common::gen::generate(&tape, GenConfig::default()).module)
+        );
     }
 }

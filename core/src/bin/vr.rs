@@ -110,7 +110,9 @@ impl Options {
                 }
                 o.flags.push((name.to_string(), Some(value.to_string())));
             } else if valued.contains(&a.as_str()) {
-                let value = it.next().ok_or_else(|| Failure::Usage(format!("`{a}` needs a value")))?;
+                let value = it
+                    .next()
+                    .ok_or_else(|| Failure::Usage(format!("`{a}` needs a value")))?;
                 o.flags.push((a.clone(), Some(value.clone())));
             } else if switches.contains(&a.as_str()) {
                 o.flags.push((a.clone(), None));
@@ -147,8 +149,14 @@ impl Options {
     /// Exactly `n` positional arguments, named in the message when some are missing.
     fn positional(&self, names: &[&str]) -> Result<&[String], Failure> {
         match self.positional.len().cmp(&names.len()) {
-            std::cmp::Ordering::Less => Err(Failure::Usage(format!("missing {}", names[self.positional.len()..].join(" and ")))),
-            std::cmp::Ordering::Greater => Err(Failure::Usage(format!("unexpected argument `{}`", self.positional[names.len()]))),
+            std::cmp::Ordering::Less => Err(Failure::Usage(format!(
+                "missing {}",
+                names[self.positional.len()..].join(" and ")
+            ))),
+            std::cmp::Ordering::Greater => Err(Failure::Usage(format!(
+                "unexpected argument `{}`",
+                self.positional[names.len()]
+            ))),
             std::cmp::Ordering::Equal => Ok(&self.positional),
         }
     }
@@ -172,17 +180,27 @@ fn in_file(path: &str) -> impl Fn(VrError) -> Failure + '_ {
 
 fn check(args: &[String]) -> Result<ExitCode, Failure> {
     let o = Options::parse(args, &[], &[])?;
-    let [file] = o.positional(&["FILE"])? else { unreachable!() };
+    let [file] = o.positional(&["FILE"])? else {
+        unreachable!()
+    };
     let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
-    println!("{file}: ok (module `{}`, {} function(s))", m.name, m.functions.len());
+    println!(
+        "{file}: ok (module `{}`, {} function(s))",
+        m.name,
+        m.functions.len()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 fn dump(args: &[String]) -> Result<ExitCode, Failure> {
     let o = Options::parse(args, &[], &["--json", "--text"])?;
-    let [file] = o.positional(&["FILE"])? else { unreachable!() };
+    let [file] = o.positional(&["FILE"])? else {
+        unreachable!()
+    };
     if o.has("--json") && o.has("--text") {
-        return Err(Failure::Usage("`--json` and `--text` exclude each other".into()));
+        return Err(Failure::Usage(
+            "`--json` and `--text` exclude each other".into(),
+        ));
     }
     let m = backend::parse_source(&read_source(file)?).map_err(in_file(file))?;
     if o.has("--json") {
@@ -195,18 +213,24 @@ fn dump(args: &[String]) -> Result<ExitCode, Failure> {
 
 fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
     let o = Options::parse(args, &["--args", "--args-file", "--backend"], &[])?;
-    let [file, func] = o.positional(&["FILE", "FUNCTION"])? else { unreachable!() };
+    let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
+        unreachable!()
+    };
     let backend = o.backend()?;
     let args_text = match (o.value("--args")?, o.value("--args-file")?) {
-        (Some(_), Some(_)) => return Err(Failure::Usage("`--args` and `--args-file` exclude each other".into())),
+        (Some(_), Some(_)) => {
+            return Err(Failure::Usage(
+                "`--args` and `--args-file` exclude each other".into(),
+            ))
+        }
         (Some(text), None) => text.to_string(),
         (None, Some(path)) => read_source(path)?,
         (None, None) => "[]".to_string(),
     };
     let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
     let f = backend::lookup(&m, func)?;
-    let args_json: serde_json::Value =
-        serde_json::from_str(&args_text).map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
+    let args_json: serde_json::Value = serde_json::from_str(&args_text)
+        .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
     let values = backend::args_from_json(f, &args_json)?;
     let results = backend::execute(backend, &m, func, values)?;
     println!("{}", backend::results_to_json(&results));
@@ -217,7 +241,9 @@ fn test(args: &[String]) -> Result<ExitCode, Failure> {
     let o = Options::parse(args, &["--backend"], &[])?;
     let backend = o.backend()?;
     if !backend.exists() {
-        return Err(Failure::Error(format!("unsupported: backend `{backend}` does not exist yet")));
+        return Err(Failure::Error(format!(
+            "unsupported: backend `{backend}` does not exist yet"
+        )));
     }
     let paths: Vec<PathBuf> = if o.positional.is_empty() {
         vec![PathBuf::from("tests/vrir")]
@@ -229,5 +255,9 @@ fn test(args: &[String]) -> Result<ExitCode, Failure> {
         println!("FAIL {failure}");
     }
     println!("{}", report.summary());
-    Ok(if report.failed() == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if report.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -40,7 +40,13 @@ pub struct GenConfig {
 
 impl Default for GenConfig {
     fn default() -> Self {
-        GenConfig { max_functions: 4, max_params: 4, max_stmt_depth: 3, max_expr_depth: 3, max_stmts: 24 }
+        GenConfig {
+            max_functions: 4,
+            max_params: 4,
+            max_stmt_depth: 3,
+            max_expr_depth: 3,
+            max_stmts: 24,
+        }
     }
 }
 
@@ -114,10 +120,14 @@ pub fn module_strategy(cfg: GenConfig) -> impl Strategy<Value = Generated> {
 
 /// A generated module together with arguments for its entry function.
 pub fn module_and_args_strategy(cfg: GenConfig) -> impl Strategy<Value = (Generated, Vec<Value>)> {
-    (module_strategy(cfg), prop::collection::vec(any::<u32>(), 0..200)).prop_map(|(g, tape)| {
-        let args = arguments(g.entry(), &tape);
-        (g, args)
-    })
+    (
+        module_strategy(cfg),
+        prop::collection::vec(any::<u32>(), 0..200),
+    )
+        .prop_map(|(g, tape)| {
+            let args = arguments(g.entry(), &tape);
+            (g, args)
+        })
 }
 
 /// Reads decisions off the tape; past its end every decision is 0.
@@ -157,7 +167,14 @@ pub fn generate(tape: &[u32], cfg: GenConfig) -> Generated {
         sigs.push(Sig { pure_scalar, ..sig });
         functions.push(function);
     }
-    Generated { module: Module { name: "gen".into(), index_base, functions }, sigs }
+    Generated {
+        module: Module {
+            name: "gen".into(),
+            index_base,
+            functions,
+        },
+        sigs,
+    }
 }
 
 fn signature(t: &mut Tape, cfg: &GenConfig, name: String) -> Sig {
@@ -171,7 +188,9 @@ fn signature(t: &mut Tape, cfg: &GenConfig, name: String) -> Sig {
             _ => {
                 // An array: a new shape class, or one we have of the same rank.
                 let ndims = 1 + t.below(2) as u32;
-                let same_rank: Vec<usize> = (0..class_ranks.len()).filter(|&c| class_ranks[c] == ndims).collect();
+                let same_rank: Vec<usize> = (0..class_ranks.len())
+                    .filter(|&c| class_ranks[c] == ndims)
+                    .collect();
                 let class = if !same_rank.is_empty() && t.below(2) == 1 {
                     *t.pick(&same_rank)
                 } else {
@@ -199,14 +218,33 @@ fn signature(t: &mut Tape, cfg: &GenConfig, name: String) -> Sig {
             _ => GTy::Bool,
         });
     }
-    Sig { name, params, results, class_ranks, pure_scalar: true }
+    Sig {
+        name,
+        params,
+        results,
+        class_ranks,
+        pure_scalar: true,
+    }
 }
 
 fn array_ty(t: &mut Tape, ndims: u32, class: usize) -> ArrTy {
-    let elem = if t.below(3) == 2 { ScalarType::I64 } else { ScalarType::F64 };
+    let elem = if t.below(3) == 2 {
+        ScalarType::I64
+    } else {
+        ScalarType::F64
+    };
     // One-dimensional arrays are row-major; two-dimensional ones either way.
-    let layout = if ndims == 2 && t.below(2) == 1 { Layout::Col } else { Layout::Row };
-    ArrTy { elem, ndims, layout, class }
+    let layout = if ndims == 2 && t.below(2) == 1 {
+        Layout::Col
+    } else {
+        Layout::Row
+    };
+    ArrTy {
+        elem,
+        ndims,
+        layout,
+        class,
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -252,12 +290,22 @@ struct FnGen<'a, 't> {
 }
 
 impl<'a, 't> FnGen<'a, 't> {
-    fn new(t: &'a mut Tape<'t>, cfg: GenConfig, base: u8, callees: &'a [Sig], sig: &'a Sig) -> Self {
+    fn new(
+        t: &'a mut Tape<'t>,
+        cfg: GenConfig,
+        base: u8,
+        callees: &'a [Sig],
+        sig: &'a Sig,
+    ) -> Self {
         let vars = sig
             .params
             .iter()
             .enumerate()
-            .map(|(k, ty)| Var { name: format!("p{k}"), ty: *ty, writable: false })
+            .map(|(k, ty)| Var {
+                name: format!("p{k}"),
+                ty: *ty,
+                writable: false,
+            })
             .collect();
         FnGen {
             t,
@@ -283,8 +331,15 @@ impl<'a, 't> FnGen<'a, 't> {
 
     fn declare(&mut self, prefix: &str, ty: GTy, writable: bool) -> String {
         let name = self.fresh(prefix);
-        self.locals.push(Local { name: name.clone(), ty: ty.to_type() });
-        self.vars.push(Var { name: name.clone(), ty, writable });
+        self.locals.push(Local {
+            name: name.clone(),
+            ty: ty.to_type(),
+        });
+        self.vars.push(Var {
+            name: name.clone(),
+            ty,
+            writable,
+        });
         name
     }
 
@@ -315,17 +370,31 @@ impl<'a, 't> FnGen<'a, 't> {
                 .params
                 .iter()
                 .enumerate()
-                .map(|(k, ty)| Param { name: format!("p{k}"), ty: ty.to_type(), restrict: false })
+                .map(|(k, ty)| Param {
+                    name: format!("p{k}"),
+                    ty: ty.to_type(),
+                    restrict: false,
+                })
                 .collect(),
             results: self.sig.results.iter().map(|t| t.to_type()).collect(),
             locals: std::mem::take(&mut self.locals),
             body,
-            line: if self.t.one_in(4) { Some(1 + self.t.below(100) as u32) } else { None },
+            line: if self.t.one_in(4) {
+                Some(1 + self.t.below(100) as u32)
+            } else {
+                None
+            },
         }
     }
 
     fn return_stmt(&mut self) -> Stmt {
-        let values = self.sig.results.clone().into_iter().map(|ty| self.expr(ty, self.cfg.max_expr_depth)).collect();
+        let values = self
+            .sig
+            .results
+            .clone()
+            .into_iter()
+            .map(|ty| self.expr(ty, self.cfg.max_expr_depth))
+            .collect();
         Stmt::new(StmtKind::Return { values })
     }
 
@@ -344,7 +413,10 @@ impl<'a, 't> FnGen<'a, 't> {
 
     fn block(&mut self, depth: u32) -> Block {
         let on_gpu = self.t.one_in(8);
-        Block { on_gpu, stmts: self.block_stmts(depth) }
+        Block {
+            on_gpu,
+            stmts: self.block_stmts(depth),
+        }
     }
 
     /// One statement (a while loop comes with its counter's initialisation).
@@ -371,8 +443,12 @@ impl<'a, 't> FnGen<'a, 't> {
     }
 
     fn set_scalar(&mut self) -> Option<Stmt> {
-        let targets: Vec<Var> =
-            self.vars.iter().filter(|v| v.writable && !matches!(v.ty, GTy::Arr(_))).cloned().collect();
+        let targets: Vec<Var> = self
+            .vars
+            .iter()
+            .filter(|v| v.writable && !matches!(v.ty, GTy::Arr(_)))
+            .cloned()
+            .collect();
         if targets.is_empty() {
             return None;
         }
@@ -382,7 +458,12 @@ impl<'a, 't> FnGen<'a, 't> {
     }
 
     fn set_array(&mut self) -> Option<Stmt> {
-        let targets: Vec<Var> = self.vars.iter().filter(|v| v.writable && matches!(v.ty, GTy::Arr(_))).cloned().collect();
+        let targets: Vec<Var> = self
+            .vars
+            .iter()
+            .filter(|v| v.writable && matches!(v.ty, GTy::Arr(_)))
+            .cloned()
+            .collect();
         if targets.is_empty() {
             return None;
         }
@@ -399,7 +480,11 @@ impl<'a, 't> FnGen<'a, 't> {
         self.pure_scalar = false;
         let flags = self.flags();
         Some(Stmt::new(StmtKind::Assign {
-            targets: vec![LValue::Index { array: array.name, indices: binding.vars.iter().map(Expr::var).collect(), flags }],
+            targets: vec![LValue::Index {
+                array: array.name,
+                indices: binding.vars.iter().map(Expr::var).collect(),
+                flags,
+            }],
             value: e,
         }))
     }
@@ -411,9 +496,12 @@ impl<'a, 't> FnGen<'a, 't> {
             .vars
             .iter()
             .filter_map(|v| match v.ty {
-                GTy::Arr(a) if elem.is_none_or(|e| e == a.elem) => {
-                    self.bindings.iter().rev().find(|b| b.class == a.class).map(|b| (v.clone(), b.clone()))
-                }
+                GTy::Arr(a) if elem.is_none_or(|e| e == a.elem) => self
+                    .bindings
+                    .iter()
+                    .rev()
+                    .find(|b| b.class == a.class)
+                    .map(|b| (v.clone(), b.clone())),
                 _ => None,
             })
             .collect();
@@ -428,21 +516,36 @@ impl<'a, 't> FnGen<'a, 't> {
         // non-negative indices (0-based only).
         let check = !self.t.one_in(4);
         let negative = self.base == 0 && self.t.one_in(5);
-        IndexFlags { check, negative, ..IndexFlags::default() }
+        IndexFlags {
+            check,
+            negative,
+            ..IndexFlags::default()
+        }
     }
 
     fn if_stmt(&mut self, depth: u32) -> Option<Stmt> {
         let cond = self.expr(GTy::Bool, self.cfg.max_expr_depth);
         let then = self.block(depth - 1);
-        let els = if self.t.below(2) == 1 { Some(self.block(depth - 1)) } else { None };
+        let els = if self.t.below(2) == 1 {
+            Some(self.block(depth - 1))
+        } else {
+            None
+        };
         Some(Stmt::new(StmtKind::If { cond, then, els }))
     }
 
     /// The domain of all positions of a class: one range per dimension.
     fn class_domain(&mut self, class: usize) -> Option<(Expr, usize)> {
-        let rep = self.vars.iter().find(|v| matches!(v.ty, GTy::Arr(a) if a.class == class))?.name.clone();
+        let rep = self
+            .vars
+            .iter()
+            .find(|v| matches!(v.ty, GTy::Arr(a) if a.class == class))?
+            .name
+            .clone();
         let rank = self.sig.class_ranks[class] as usize;
-        let ranges = (0..rank).map(|k| self.extent_range(&rep, k as u32)).collect::<Vec<_>>();
+        let ranges = (0..rank)
+            .map(|k| self.extent_range(&rep, k as u32))
+            .collect::<Vec<_>>();
         let domain = if rank == 1 && self.t.below(2) == 0 {
             ranges.into_iter().next().unwrap()
         } else {
@@ -453,9 +556,20 @@ impl<'a, 't> FnGen<'a, 't> {
 
     /// `base .. dim(rep, k) - 1 + base`, inclusive.
     fn extent_range(&mut self, rep: &str, k: u32) -> Expr {
-        let dim = Expr::Dim { arg: Box::new(Expr::var(rep)), axis: k };
-        let stop = if self.base == 0 { Expr::binary(BinOp::Sub, dim, Expr::i64(1)) } else { dim };
-        Expr::Range { start: Some(Box::new(Expr::i64(self.base as i64))), stop: Some(Box::new(stop)), step: None }
+        let dim = Expr::Dim {
+            arg: Box::new(Expr::var(rep)),
+            axis: k,
+        };
+        let stop = if self.base == 0 {
+            Expr::binary(BinOp::Sub, dim, Expr::i64(1))
+        } else {
+            dim
+        };
+        Expr::Range {
+            start: Some(Box::new(Expr::i64(self.base as i64))),
+            stop: Some(Box::new(stop)),
+            step: None,
+        }
     }
 
     fn loop_vars(&mut self, n: usize) -> Vec<String> {
@@ -475,7 +589,10 @@ impl<'a, 't> FnGen<'a, 't> {
         let class = self.t.below(self.sig.class_ranks.len());
         let (domain, rank) = self.class_domain(class)?;
         let vars = self.loop_vars(rank);
-        self.bindings.push(Binding { class, vars: vars.clone() });
+        self.bindings.push(Binding {
+            class,
+            vars: vars.clone(),
+        });
         let saved = std::mem::replace(&mut self.loop_kind, LoopKind::For);
         let body = self.block(depth - 1);
         self.loop_kind = saved;
@@ -486,7 +603,12 @@ impl<'a, 't> FnGen<'a, 't> {
 
     /// A loop over a small literal range, possibly descending.
     fn for_small(&mut self, depth: u32) -> Option<Stmt> {
-        let (start, stop, step) = *self.t.pick(&[(0, 3, None), (1, 4, Some(1)), (5, 1, Some(-2)), (2, 1, None)]);
+        let (start, stop, step) = *self.t.pick(&[
+            (0, 3, None),
+            (1, 4, Some(1)),
+            (5, 1, Some(-2)),
+            (2, 1, None),
+        ]);
         let domain = Expr::Range {
             start: Some(Box::new(Expr::i64(start))),
             stop: Some(Box::new(Expr::i64(stop))),
@@ -506,12 +628,18 @@ impl<'a, 't> FnGen<'a, 't> {
         let saved = std::mem::replace(&mut self.loop_kind, LoopKind::While);
         let mut body = self.block(depth - 1);
         self.loop_kind = saved;
-        body.stmts.push(assign(&counter, Expr::binary(BinOp::Add, Expr::var(&counter), Expr::i64(1))));
+        body.stmts.push(assign(
+            &counter,
+            Expr::binary(BinOp::Add, Expr::var(&counter), Expr::i64(1)),
+        ));
         // Read only inside the loop: the loop itself may sit in a branch never taken.
         self.end_scope(std::slice::from_ref(&counter));
         vec![
             assign(&counter, Expr::i64(0)),
-            Stmt::new(StmtKind::While { cond: Expr::binary(BinOp::Lt, Expr::var(&counter), Expr::i64(limit)), body }),
+            Stmt::new(StmtKind::While {
+                cond: Expr::binary(BinOp::Lt, Expr::var(&counter), Expr::i64(limit)),
+                body,
+            }),
         ]
     }
 
@@ -523,14 +651,22 @@ impl<'a, 't> FnGen<'a, 't> {
         let class = self.t.below(self.sig.class_ranks.len());
         let (domain, rank) = self.class_domain(class)?;
         let vars = self.loop_vars(rank);
-        let saved_bindings = std::mem::replace(&mut self.bindings, vec![Binding { class, vars: vars.clone() }]);
+        let saved_bindings = std::mem::replace(
+            &mut self.bindings,
+            vec![Binding {
+                class,
+                vars: vars.clone(),
+            }],
+        );
         let saved_kind = std::mem::replace(&mut self.loop_kind, LoopKind::None);
         self.in_parfor = true;
         let mut stmts = Vec::new();
         let counters: Vec<String> = self
             .vars
             .iter()
-            .filter(|v| matches!(v.ty, GTy::Arr(a) if a.class == class && a.elem == ScalarType::I64))
+            .filter(
+                |v| matches!(v.ty, GTy::Arr(a) if a.class == class && a.elem == ScalarType::I64),
+            )
             .map(|v| v.name.clone())
             .collect();
         if !counters.is_empty() && self.t.one_in(3) {
@@ -538,13 +674,30 @@ impl<'a, 't> FnGen<'a, 't> {
             // (non-empty, since an iteration runs). Integer addition is associative, so the
             // order does not matter; nothing else in the body touches the array.
             let array = self.t.pick(&counters).clone();
-            let value = if self.t.below(2) == 0 { Expr::var(self.t.pick(&vars)) } else { Expr::i64(*self.t.pick(&[1, -2, 5])) };
+            let value = if self.t.below(2) == 0 {
+                Expr::var(self.t.pick(&vars))
+            } else {
+                Expr::i64(*self.t.pick(&[1, -2, 5]))
+            };
             let indices = vec![Expr::i64(self.base as i64); rank];
-            stmts.push(Stmt::new(StmtKind::Expr { expr: Expr::AtomicAdd { array, indices, value: Box::new(value) } }));
+            stmts.push(Stmt::new(StmtKind::Expr {
+                expr: Expr::AtomicAdd {
+                    array,
+                    indices,
+                    value: Box::new(value),
+                },
+            }));
             self.pure_scalar = false;
         } else if self.t.one_in(3) {
             let cond = self.expr(GTy::Bool, 1);
-            stmts.push(Stmt::new(StmtKind::If { cond, then: Block { on_gpu: false, stmts: vec![Stmt::new(StmtKind::Continue)] }, els: None }));
+            stmts.push(Stmt::new(StmtKind::If {
+                cond,
+                then: Block {
+                    on_gpu: false,
+                    stmts: vec![Stmt::new(StmtKind::Continue)],
+                },
+                els: None,
+            }));
         }
         if stmts.is_empty() || matches!(stmts[0].kind, StmtKind::If { .. }) {
             for _ in 0..1 + self.t.below(2) {
@@ -556,7 +709,11 @@ impl<'a, 't> FnGen<'a, 't> {
         self.bindings = saved_bindings;
         self.end_scope(&vars);
         let on_gpu = self.t.one_in(3);
-        Some(Stmt::new(StmtKind::Parfor { vars, domain, body: Block { on_gpu, stmts } }))
+        Some(Stmt::new(StmtKind::Parfor {
+            vars,
+            domain,
+            body: Block { on_gpu, stmts },
+        }))
     }
 
     /// `(expr (call f ...))` of a void function, or `(mset (a b) (call f ...))`.
@@ -564,20 +721,36 @@ impl<'a, 't> FnGen<'a, 't> {
         if self.in_parfor {
             return None;
         }
-        let callees: Vec<Sig> = self.callees.iter().filter(|s| s.results.len() != 1).cloned().collect();
+        let callees: Vec<Sig> = self
+            .callees
+            .iter()
+            .filter(|s| s.results.len() != 1)
+            .cloned()
+            .collect();
         if callees.is_empty() {
             return None;
         }
         let callee = self.t.pick(&callees).clone();
         let mapping = self.class_mapping(&callee, None)?;
-        let results: Vec<GTy> = callee.results.iter().map(|r| map_ty(*r, &mapping)).collect();
+        let results: Vec<GTy> = callee
+            .results
+            .iter()
+            .map(|r| map_ty(*r, &mapping))
+            .collect();
         let mut targets = Vec::new();
         for r in &results {
-            let fits: Vec<Var> = self.vars.iter().filter(|v| v.writable && v.ty == *r).cloned().collect();
+            let fits: Vec<Var> = self
+                .vars
+                .iter()
+                .filter(|v| v.writable && v.ty == *r)
+                .cloned()
+                .collect();
             if fits.is_empty() {
                 return None;
             }
-            targets.push(LValue::Var { name: self.t.pick(&fits).name.clone() });
+            targets.push(LValue::Var {
+                name: self.t.pick(&fits).name.clone(),
+            });
         }
         let call = self.call_expr(&callee, &mapping);
         if !callee.pure_scalar {
@@ -586,7 +759,10 @@ impl<'a, 't> FnGen<'a, 't> {
         Some(Stmt::new(if results.is_empty() {
             StmtKind::Expr { expr: call }
         } else {
-            StmtKind::Assign { targets, value: call }
+            StmtKind::Assign {
+                targets,
+                value: call,
+            }
         }))
     }
 
@@ -594,14 +770,32 @@ impl<'a, 't> FnGen<'a, 't> {
         match self.loop_kind {
             LoopKind::For if !self.in_parfor => {
                 let cond = self.expr(GTy::Bool, 1);
-                let kind = if self.t.below(2) == 0 { StmtKind::Break } else { StmtKind::Continue };
-                Some(Stmt::new(StmtKind::If { cond, then: Block { on_gpu: false, stmts: vec![Stmt::new(kind)] }, els: None }))
+                let kind = if self.t.below(2) == 0 {
+                    StmtKind::Break
+                } else {
+                    StmtKind::Continue
+                };
+                Some(Stmt::new(StmtKind::If {
+                    cond,
+                    then: Block {
+                        on_gpu: false,
+                        stmts: vec![Stmt::new(kind)],
+                    },
+                    els: None,
+                }))
             }
             LoopKind::None if !self.in_parfor && self.t.below(2) == 0 => {
                 // An early return.
                 let cond = self.expr(GTy::Bool, 1);
                 let ret = self.return_stmt();
-                Some(Stmt::new(StmtKind::If { cond, then: Block { on_gpu: false, stmts: vec![ret] }, els: None }))
+                Some(Stmt::new(StmtKind::If {
+                    cond,
+                    then: Block {
+                        on_gpu: false,
+                        stmts: vec![ret],
+                    },
+                    els: None,
+                }))
             }
             _ => None,
         }
@@ -609,7 +803,11 @@ impl<'a, 't> FnGen<'a, 't> {
 
     /// Caller classes for the callee's classes, rank by rank; `result` pins the class of
     /// an array result. None when the caller has no class of a needed rank.
-    fn class_mapping(&mut self, callee: &Sig, result: Option<(usize, usize)>) -> Option<Vec<usize>> {
+    fn class_mapping(
+        &mut self,
+        callee: &Sig,
+        result: Option<(usize, usize)>,
+    ) -> Option<Vec<usize>> {
         let mut mapping = Vec::new();
         for (c, rank) in callee.class_ranks.iter().enumerate() {
             if let Some((callee_class, caller_class)) = result {
@@ -618,7 +816,9 @@ impl<'a, 't> FnGen<'a, 't> {
                     continue;
                 }
             }
-            let options: Vec<usize> = (0..self.sig.class_ranks.len()).filter(|&k| self.sig.class_ranks[k] == *rank).collect();
+            let options: Vec<usize> = (0..self.sig.class_ranks.len())
+                .filter(|&k| self.sig.class_ranks[k] == *rank)
+                .collect();
             if options.is_empty() {
                 return None;
             }
@@ -629,8 +829,15 @@ impl<'a, 't> FnGen<'a, 't> {
 
     fn call_expr(&mut self, callee: &Sig, mapping: &[usize]) -> Expr {
         let depth = self.cfg.max_expr_depth.saturating_sub(1);
-        let args = callee.params.iter().map(|p| self.expr(map_ty(*p, mapping), depth)).collect();
-        Expr::Call { func: callee.name.clone(), args }
+        let args = callee
+            .params
+            .iter()
+            .map(|p| self.expr(map_ty(*p, mapping), depth))
+            .collect();
+        Expr::Call {
+            func: callee.name.clone(),
+            args,
+        }
     }
 
     // ---- expressions ----
@@ -645,7 +852,12 @@ impl<'a, 't> FnGen<'a, 't> {
     }
 
     fn scalar_var(&mut self, ty: GTy) -> Option<Expr> {
-        let names: Vec<String> = self.vars.iter().filter(|v| v.ty == ty).map(|v| v.name.clone()).collect();
+        let names: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|v| v.ty == ty)
+            .map(|v| v.name.clone())
+            .collect();
         if names.is_empty() {
             None
         } else {
@@ -656,7 +868,11 @@ impl<'a, 't> FnGen<'a, 't> {
     fn element_read(&mut self, elem: ScalarType) -> Option<Expr> {
         let (array, binding) = self.indexable(Some(elem))?;
         let flags = self.flags();
-        Some(Expr::Index { array: Box::new(Expr::var(array.name)), indices: binding.vars.iter().map(Expr::var).collect(), flags })
+        Some(Expr::Index {
+            array: Box::new(Expr::var(array.name)),
+            indices: binding.vars.iter().map(Expr::var).collect(),
+            flags,
+        })
     }
 
     /// An array variable of this element type, for whole-array reads (not in parfor).
@@ -668,7 +884,9 @@ impl<'a, 't> FnGen<'a, 't> {
             .vars
             .iter()
             .filter_map(|v| match v.ty {
-                GTy::Arr(a) if a.elem == elem && ndims.is_none_or(|n| n == a.ndims) => Some((v.name.clone(), a)),
+                GTy::Arr(a) if a.elem == elem && ndims.is_none_or(|n| n == a.ndims) => {
+                    Some((v.name.clone(), a))
+                }
                 _ => None,
             })
             .collect();
@@ -691,7 +909,19 @@ impl<'a, 't> FnGen<'a, 't> {
                     return e;
                 }
             }
-            Expr::f64(*g.t.pick(&[0.0, 1.0, -2.5, 0.5, 3.0, 1e-3, -0.0, 1e300, 7.25, f64::INFINITY, 0.1]))
+            Expr::f64(*g.t.pick(&[
+                0.0,
+                1.0,
+                -2.5,
+                0.5,
+                3.0,
+                1e-3,
+                -0.0,
+                1e300,
+                7.25,
+                f64::INFINITY,
+                0.1,
+            ]))
         };
         if depth == 0 {
             return leaf(self);
@@ -700,30 +930,79 @@ impl<'a, 't> FnGen<'a, 't> {
         match self.t.below(12) {
             0 | 1 => leaf(self),
             2 | 3 => {
-                let op = *self.t.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::IDiv, BinOp::Mod]);
+                let op = *self.t.pick(&[
+                    BinOp::Add,
+                    BinOp::Sub,
+                    BinOp::Mul,
+                    BinOp::Div,
+                    BinOp::IDiv,
+                    BinOp::Mod,
+                ]);
                 Expr::binary(op, self.float_expr(d), self.float_expr(d))
             }
-            4 => Expr::Unary { op: UnOp::Neg, arg: Box::new(self.float_expr(d)) },
+            4 => Expr::Unary {
+                op: UnOp::Neg,
+                arg: Box::new(self.float_expr(d)),
+            },
             5 => {
-                let f = *self.t.pick(&[LibFn::Sqrt, LibFn::Exp, LibFn::Sin, LibFn::Cos, LibFn::Tanh, LibFn::Abs, LibFn::Floor, LibFn::Round, LibFn::Atan, LibFn::Log]);
-                Expr::Lib { func: f, args: vec![self.float_expr(d)] }
+                let f = *self.t.pick(&[
+                    LibFn::Sqrt,
+                    LibFn::Exp,
+                    LibFn::Sin,
+                    LibFn::Cos,
+                    LibFn::Tanh,
+                    LibFn::Abs,
+                    LibFn::Floor,
+                    LibFn::Round,
+                    LibFn::Atan,
+                    LibFn::Log,
+                ]);
+                Expr::Lib {
+                    func: f,
+                    args: vec![self.float_expr(d)],
+                }
             }
             6 => {
-                let f = *self.t.pick(&[LibFn::Pow, LibFn::Min, LibFn::Max, LibFn::Atan2, LibFn::Rem]);
-                Expr::Lib { func: f, args: vec![self.float_expr(d), self.float_expr(d)] }
+                let f =
+                    *self
+                        .t
+                        .pick(&[LibFn::Pow, LibFn::Min, LibFn::Max, LibFn::Atan2, LibFn::Rem]);
+                Expr::Lib {
+                    func: f,
+                    args: vec![self.float_expr(d), self.float_expr(d)],
+                }
             }
-            7 => Expr::Cast { to: Type::F64, arg: Box::new(self.int_expr(d)) },
+            7 => Expr::Cast {
+                to: Type::F64,
+                arg: Box::new(self.int_expr(d)),
+            },
             8 => {
                 // Through f32 or complex arithmetic and back.
                 if self.t.below(2) == 0 {
-                    let x = Expr::Cast { to: Type::F32, arg: Box::new(self.float_expr(d)) };
+                    let x = Expr::Cast {
+                        to: Type::F32,
+                        arg: Box::new(self.float_expr(d)),
+                    };
                     let c = Expr::lit(Literal::F32(*self.t.pick(&[1.5f32, -0.25, 3.0])));
-                    Expr::Cast { to: Type::F64, arg: Box::new(Expr::binary(BinOp::Mul, x, c)) }
+                    Expr::Cast {
+                        to: Type::F64,
+                        arg: Box::new(Expr::binary(BinOp::Mul, x, c)),
+                    }
                 } else {
-                    let z = Expr::Lib { func: LibFn::Complex, args: vec![self.float_expr(d), self.float_expr(d)] };
+                    let z = Expr::Lib {
+                        func: LibFn::Complex,
+                        args: vec![self.float_expr(d), self.float_expr(d)],
+                    };
                     let w = Expr::lit(Literal::C128([0.5, -1.0]));
-                    let part = if self.t.below(2) == 0 { LibFn::Real } else { LibFn::Abs };
-                    Expr::Lib { func: part, args: vec![Expr::binary(BinOp::Mul, z, w)] }
+                    let part = if self.t.below(2) == 0 {
+                        LibFn::Real
+                    } else {
+                        LibFn::Abs
+                    };
+                    Expr::Lib {
+                        func: part,
+                        args: vec![Expr::binary(BinOp::Mul, z, w)],
+                    }
                 }
             }
             9 => match self.any_array(ScalarType::F64, None) {
@@ -733,8 +1012,13 @@ impl<'a, 't> FnGen<'a, 't> {
             10 => match self.any_array(ScalarType::F64, Some(1)) {
                 // A dot product of two arrays of one class.
                 Some((name, a)) => {
-                    let other = self.same_class(a, ScalarType::F64).unwrap_or_else(|| Expr::var(&name));
-                    Expr::Lib { func: LibFn::Matmul, args: vec![Expr::var(name), other] }
+                    let other = self
+                        .same_class(a, ScalarType::F64)
+                        .unwrap_or_else(|| Expr::var(&name));
+                    Expr::Lib {
+                        func: LibFn::Matmul,
+                        args: vec![Expr::var(name), other],
+                    }
                 }
                 None => leaf(self),
             },
@@ -749,9 +1033,21 @@ impl<'a, 't> FnGen<'a, 't> {
         if a.ndims == 2 && self.t.below(2) == 0 {
             // Reduce one axis, then the rest.
             let axis = self.t.below(2) as u32;
-            Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(Expr::Reduce { op, arg, axis: Some(axis) }), axis: None }
+            Expr::Reduce {
+                op: ReduceOp::Sum,
+                arg: Box::new(Expr::Reduce {
+                    op,
+                    arg,
+                    axis: Some(axis),
+                }),
+                axis: None,
+            }
         } else {
-            Expr::Reduce { op, arg, axis: None }
+            Expr::Reduce {
+                op,
+                arg,
+                axis: None,
+            }
         }
     }
 
@@ -800,19 +1096,35 @@ impl<'a, 't> FnGen<'a, 't> {
                 let divisor = *self.t.pick(&[1, 2, -3, 7]);
                 Expr::binary(op, self.int_expr(d), Expr::i64(divisor))
             }
-            5 => Expr::Unary { op: UnOp::Neg, arg: Box::new(self.int_expr(d)) },
+            5 => Expr::Unary {
+                op: UnOp::Neg,
+                arg: Box::new(self.int_expr(d)),
+            },
             6 => {
                 let f = *self.t.pick(&[LibFn::Abs, LibFn::Min, LibFn::Max]);
-                let args = if f == LibFn::Abs { vec![self.int_expr(d)] } else { vec![self.int_expr(d), self.int_expr(d)] };
+                let args = if f == LibFn::Abs {
+                    vec![self.int_expr(d)]
+                } else {
+                    vec![self.int_expr(d), self.int_expr(d)]
+                };
                 Expr::Lib { func: f, args }
             }
             7 => {
                 if self.t.below(2) == 0 {
-                    Expr::Cast { to: Type::I64, arg: Box::new(self.bool_expr(d)) }
+                    Expr::Cast {
+                        to: Type::I64,
+                        arg: Box::new(self.bool_expr(d)),
+                    }
                 } else {
                     // Wraps through i32.
-                    let x = Expr::Cast { to: Type::I32, arg: Box::new(self.int_expr(d)) };
-                    Expr::Cast { to: Type::I64, arg: Box::new(Expr::binary(BinOp::Add, x, Expr::lit(Literal::I32(-2)))) }
+                    let x = Expr::Cast {
+                        to: Type::I32,
+                        arg: Box::new(self.int_expr(d)),
+                    };
+                    Expr::Cast {
+                        to: Type::I64,
+                        arg: Box::new(Expr::binary(BinOp::Add, x, Expr::lit(Literal::I32(-2)))),
+                    }
                 }
             }
             8 => {
@@ -830,9 +1142,18 @@ impl<'a, 't> FnGen<'a, 't> {
                 }
                 let (name, ndims) = self.t.pick(&arrays).clone();
                 match self.t.below(3) {
-                    0 => Expr::Dim { arg: Box::new(Expr::var(name)), axis: self.t.below(ndims as usize) as u32 },
-                    1 => Expr::Lib { func: LibFn::Len, args: vec![Expr::var(name)] },
-                    _ => Expr::Lib { func: LibFn::Ndims, args: vec![Expr::var(name)] },
+                    0 => Expr::Dim {
+                        arg: Box::new(Expr::var(name)),
+                        axis: self.t.below(ndims as usize) as u32,
+                    },
+                    1 => Expr::Lib {
+                        func: LibFn::Len,
+                        args: vec![Expr::var(name)],
+                    },
+                    _ => Expr::Lib {
+                        func: LibFn::Ndims,
+                        args: vec![Expr::var(name)],
+                    },
                 }
             }
             9 => match self.any_array(ScalarType::I64, None) {
@@ -859,7 +1180,14 @@ impl<'a, 't> FnGen<'a, 't> {
         match self.t.below(8) {
             0 => leaf(self),
             1 | 2 => {
-                let op = *self.t.pick(&[BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge, BinOp::Eq, BinOp::Ne]);
+                let op = *self.t.pick(&[
+                    BinOp::Lt,
+                    BinOp::Le,
+                    BinOp::Gt,
+                    BinOp::Ge,
+                    BinOp::Eq,
+                    BinOp::Ne,
+                ]);
                 if self.t.below(2) == 0 {
                     Expr::binary(op, self.int_expr(d), self.int_expr(d))
                 } else {
@@ -870,9 +1198,18 @@ impl<'a, 't> FnGen<'a, 't> {
                 let op = *self.t.pick(&[BinOp::And, BinOp::Or, BinOp::Eq, BinOp::Ne]);
                 Expr::binary(op, self.bool_expr(d), self.bool_expr(d))
             }
-            4 => Expr::Unary { op: UnOp::Not, arg: Box::new(self.bool_expr(d)) },
-            5 => Expr::Lib { func: *self.t.pick(&[LibFn::IsNan, LibFn::IsInf]), args: vec![self.float_expr(d)] },
-            6 => Expr::Cast { to: Type::BOOL, arg: Box::new(self.int_expr(d)) },
+            4 => Expr::Unary {
+                op: UnOp::Not,
+                arg: Box::new(self.bool_expr(d)),
+            },
+            5 => Expr::Lib {
+                func: *self.t.pick(&[LibFn::IsNan, LibFn::IsInf]),
+                args: vec![self.float_expr(d)],
+            },
+            6 => Expr::Cast {
+                to: Type::BOOL,
+                arg: Box::new(self.int_expr(d)),
+            },
             _ => self.scalar_call(GTy::Bool).unwrap_or_else(|| leaf(self)),
         }
     }
@@ -882,7 +1219,12 @@ impl<'a, 't> FnGen<'a, 't> {
         if self.in_parfor {
             return None;
         }
-        let callees: Vec<Sig> = self.callees.iter().filter(|s| s.results == [ty]).cloned().collect();
+        let callees: Vec<Sig> = self
+            .callees
+            .iter()
+            .filter(|s| s.results == [ty])
+            .cloned()
+            .collect();
         if callees.is_empty() {
             return None;
         }
@@ -914,31 +1256,76 @@ impl<'a, 't> FnGen<'a, 't> {
                     0 => Expr::binary(op, self.array_expr(a, d), self.expr(elem_ty, d)),
                     1 => Expr::binary(op, self.expr(elem_ty, d), self.array_expr(a, d)),
                     _ => {
-                        let layout = if a.ndims == 2 { *self.t.pick(&[Layout::Row, Layout::Col]) } else { Layout::Row };
-                        Expr::binary(op, self.array_expr(a, d), self.array_expr(ArrTy { layout, ..a }, d))
+                        let layout = if a.ndims == 2 {
+                            *self.t.pick(&[Layout::Row, Layout::Col])
+                        } else {
+                            Layout::Row
+                        };
+                        Expr::binary(
+                            op,
+                            self.array_expr(a, d),
+                            self.array_expr(ArrTy { layout, ..a }, d),
+                        )
                     }
                 }
             }
-            4 => Expr::Unary { op: UnOp::Neg, arg: Box::new(self.array_expr(a, d)) },
+            4 => Expr::Unary {
+                op: UnOp::Neg,
+                arg: Box::new(self.array_expr(a, d)),
+            },
             5 => {
                 let f = if a.elem == ScalarType::F64 {
-                    *self.t.pick(&[LibFn::Sqrt, LibFn::Exp, LibFn::Sin, LibFn::Abs, LibFn::Floor, LibFn::Tanh])
+                    *self.t.pick(&[
+                        LibFn::Sqrt,
+                        LibFn::Exp,
+                        LibFn::Sin,
+                        LibFn::Abs,
+                        LibFn::Floor,
+                        LibFn::Tanh,
+                    ])
                 } else {
                     LibFn::Abs
                 };
-                Expr::Lib { func: f, args: vec![self.array_expr(a, d)] }
+                Expr::Lib {
+                    func: f,
+                    args: vec![self.array_expr(a, d)],
+                }
             }
             6 => {
                 let f = *self.t.pick(&[LibFn::Min, LibFn::Max]);
-                Expr::Lib { func: f, args: vec![self.array_expr(a, d), self.expr(elem_ty, d)] }
+                Expr::Lib {
+                    func: f,
+                    args: vec![self.array_expr(a, d), self.expr(elem_ty, d)],
+                }
             }
             7 => {
                 // A cast: int to float, or a change of layout.
-                let from = if a.elem == ScalarType::F64 && self.t.below(2) == 0 { ScalarType::I64 } else { a.elem };
-                let layout = if a.ndims == 2 { *self.t.pick(&[Layout::Row, Layout::Col]) } else { Layout::Row };
-                Expr::Cast { to: GTy::Arr(a).to_type(), arg: Box::new(self.array_expr(ArrTy { elem: from, layout, ..a }, d)) }
+                let from = if a.elem == ScalarType::F64 && self.t.below(2) == 0 {
+                    ScalarType::I64
+                } else {
+                    a.elem
+                };
+                let layout = if a.ndims == 2 {
+                    *self.t.pick(&[Layout::Row, Layout::Col])
+                } else {
+                    Layout::Row
+                };
+                Expr::Cast {
+                    to: GTy::Arr(a).to_type(),
+                    arg: Box::new(self.array_expr(
+                        ArrTy {
+                            elem: from,
+                            layout,
+                            ..a
+                        },
+                        d,
+                    )),
+                }
             }
-            8 => Expr::Lib { func: LibFn::Copy, args: vec![self.array_expr(a, d)] },
+            8 => Expr::Lib {
+                func: LibFn::Copy,
+                args: vec![self.array_expr(a, d)],
+            },
             9 => self.map_expr(a, d).unwrap_or_else(|| self.array_leaf(a)),
             _ => self.array_call(a).unwrap_or_else(|| self.array_leaf(a)),
         }
@@ -947,13 +1334,25 @@ impl<'a, 't> FnGen<'a, 't> {
     /// A variable of exactly this type, a full slice of one, or a fresh allocation with
     /// the class's extents.
     fn array_leaf(&mut self, a: ArrTy) -> Expr {
-        let names: Vec<String> =
-            self.vars.iter().filter(|v| v.ty == GTy::Arr(a)).map(|v| v.name.clone()).collect();
+        let names: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|v| v.ty == GTy::Arr(a))
+            .map(|v| v.name.clone())
+            .collect();
         if !names.is_empty() && self.t.below(3) != 0 {
             let name = self.t.pick(&names).clone();
             if self.t.one_in(4) {
-                let full = Expr::Range { start: None, stop: None, step: None };
-                return Expr::Index { array: Box::new(Expr::var(name)), indices: vec![full; a.ndims as usize], flags: IndexFlags::default() };
+                let full = Expr::Range {
+                    start: None,
+                    stop: None,
+                    step: None,
+                };
+                return Expr::Index {
+                    array: Box::new(Expr::var(name)),
+                    indices: vec![full; a.ndims as usize],
+                    flags: IndexFlags::default(),
+                };
             }
             return Expr::var(name);
         }
@@ -963,14 +1362,23 @@ impl<'a, 't> FnGen<'a, 't> {
             .find(|v| matches!(v.ty, GTy::Arr(b) if b.class == a.class))
             .map(|v| v.name.clone())
             .expect("every class has a parameter");
-        let dims = (0..a.ndims).map(|k| Expr::Dim { arg: Box::new(Expr::var(&rep)), axis: k }).collect();
+        let dims = (0..a.ndims)
+            .map(|k| Expr::Dim {
+                arg: Box::new(Expr::var(&rep)),
+                axis: k,
+            })
+            .collect();
         let ty = ArrayType::new(a.elem, a.ndims, a.layout);
         // Never `empty`: its contents are unspecified, so backends may differ.
         let init = match self.t.below(3) {
             0 => AllocInit::Zeros,
             1 => AllocInit::Ones,
             _ => {
-                let v = if a.elem == ScalarType::F64 { Expr::f64(2.5) } else { Expr::i64(-4) };
+                let v = if a.elem == ScalarType::F64 {
+                    Expr::f64(2.5)
+                } else {
+                    Expr::i64(-4)
+                };
                 AllocInit::Fill { value: Box::new(v) }
             }
         };
@@ -984,7 +1392,12 @@ impl<'a, 't> FnGen<'a, 't> {
             .callees
             .iter()
             .filter(|s| {
-                s.results == [target] && !s.params.is_empty() && s.pure_scalar && s.params.iter().all(|p| matches!(p, GTy::I64 | GTy::F64 | GTy::Bool))
+                s.results == [target]
+                    && !s.params.is_empty()
+                    && s.pure_scalar
+                    && s.params
+                        .iter()
+                        .all(|p| matches!(p, GTy::I64 | GTy::F64 | GTy::Bool))
             })
             .cloned()
             .collect();
@@ -1013,7 +1426,10 @@ impl<'a, 't> FnGen<'a, 't> {
                 args.push(self.expr(*p, depth));
             }
         }
-        Some(Expr::Map { func: callee.name, args })
+        Some(Expr::Map {
+            func: callee.name,
+            args,
+        })
     }
 
     /// A call of an earlier function with one array result of this type.
@@ -1028,7 +1444,9 @@ impl<'a, 't> FnGen<'a, 't> {
             return None;
         }
         let callee = self.t.pick(&callees).clone();
-        let GTy::Arr(r) = callee.results[0] else { return None };
+        let GTy::Arr(r) = callee.results[0] else {
+            return None;
+        };
         let mapping = self.class_mapping(&callee, Some((r.class, a.class)))?;
         if !callee.pure_scalar {
             self.pure_scalar = false;
@@ -1039,13 +1457,21 @@ impl<'a, 't> FnGen<'a, 't> {
 
 fn map_ty(ty: GTy, mapping: &[usize]) -> GTy {
     match ty {
-        GTy::Arr(a) => GTy::Arr(ArrTy { class: mapping[a.class], ..a }),
+        GTy::Arr(a) => GTy::Arr(ArrTy {
+            class: mapping[a.class],
+            ..a
+        }),
         other => other,
     }
 }
 
 fn assign(name: &str, value: Expr) -> Stmt {
-    Stmt::new(StmtKind::Assign { targets: vec![LValue::Var { name: name.to_string() }], value })
+    Stmt::new(StmtKind::Assign {
+        targets: vec![LValue::Var {
+            name: name.to_string(),
+        }],
+        value,
+    })
 }
 
 /// Arguments for a function: arrays of one class get equal dims.
@@ -1055,7 +1481,11 @@ pub fn arguments(sig: &Sig, tape: &[u32]) -> Vec<Value> {
     for &rank in &sig.class_ranks {
         let mut shape = Vec::new();
         for _ in 0..rank {
-            let d = if rank == 1 { 1 + t.below(6) } else { 1 + t.below(4) };
+            let d = if rank == 1 {
+                1 + t.below(6)
+            } else {
+                1 + t.below(4)
+            };
             // Now and then an empty array.
             shape.push(if t.one_in(10) { 0 } else { d });
         }
@@ -1071,9 +1501,19 @@ pub fn arguments(sig: &Sig, tape: &[u32]) -> Vec<Value> {
                 let shape = dims[a.class].clone();
                 let n: usize = shape.iter().product();
                 let elems: Vec<Scalar> = (0..n)
-                    .map(|_| if a.elem == ScalarType::I64 { Scalar::I64(int_value(&mut t)) } else { Scalar::F64(float_value(&mut t)) })
+                    .map(|_| {
+                        if a.elem == ScalarType::I64 {
+                            Scalar::I64(int_value(&mut t))
+                        } else {
+                            Scalar::F64(float_value(&mut t))
+                        }
+                    })
                     .collect();
-                Value::Array(Array::from_logical(ArrayType::new(a.elem, a.ndims, a.layout), shape, &elems))
+                Value::Array(Array::from_logical(
+                    ArrayType::new(a.elem, a.ndims, a.layout),
+                    shape,
+                    &elems,
+                ))
             }
         })
         .collect()

@@ -5,7 +5,10 @@ pub mod gen;
 /// Proptest case count: `PROPTEST_CASES` if set, else `default`, or ten times that with
 /// `VR_LONG_TESTS=1`.
 pub fn cases(default: u32) -> u32 {
-    if let Some(n) = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()) {
+    if let Some(n) = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         return n;
     }
     if std::env::var("VR_LONG_TESTS").is_ok_and(|v| v == "1") {
