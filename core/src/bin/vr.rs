@@ -1,1 +1,263 @@
-fn main() {}
+//! `vr`: check, print, run and test VRIR modules from the command line.
+//!
+//! Arguments are parsed by hand: four subcommands with a few flags do not justify a
+//! dependency (and its compile time). Exit status: 0 success, 1 an error of the program
+//! or its input (`error: ...` on stderr), 2 a usage error (with the usage text).
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use velociraptor::backend::{self, Backend};
+use velociraptor::conformance;
+use velociraptor::vrir::{json, text};
+use velociraptor::VrError;
+
+const USAGE: &str = "\
+usage: vr <command> [options]
+
+commands:
+  vr check FILE                       parse and verify a module
+  vr dump FILE [--text|--json]        print a module in the text (default) or JSON form
+                                      (parsed, not verified: dump shows broken modules too)
+  vr run FILE FUNCTION [--args JSON | --args-file F] [--backend B]
+                                      run a function; --args is a JSON array with one
+                                      item per parameter; prints the results as JSON
+                                      (one value, an array of several, null for none)
+  vr test [PATH...] [--backend B]     run conformance files (default tests/vrir)
+  vr --help                           this text
+  vr --version
+
+FILE is a module in the text form or JSON (a leading `{`); `-` reads standard input.
+Backends: interp, cpu, cpu-par, gpu, auto (default auto).
+Exit status: 0 success, 1 error, 2 usage error.
+";
+
+/// Why `vr` stops early.
+enum Failure {
+    /// Wrong command line: the message, then the usage text; exit 2.
+    Usage(String),
+    /// The program or its input failed; exit 1.
+    Error(String),
+    /// `--help` after a command: the usage text on stdout; exit 0.
+    Help,
+}
+
+impl From<VrError> for Failure {
+    fn from(e: VrError) -> Failure {
+        Failure::Error(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(code) => code,
+        Err(Failure::Usage(msg)) => {
+            eprintln!("error: {msg}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Error(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Help) => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<ExitCode, Failure> {
+    let Some((command, rest)) = args.split_first() else {
+        return Err(Failure::Usage("no command given".into()));
+    };
+    match command.as_str() {
+        "-h" | "--help" | "help" => {
+            print!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        "-V" | "--version" => {
+            println!("vr {}", env!("CARGO_PKG_VERSION"));
+            Ok(ExitCode::SUCCESS)
+        }
+        "check" => check(rest),
+        "dump" => dump(rest),
+        "run" => run_function(rest),
+        "test" => test(rest),
+        other => Err(Failure::Usage(format!("unknown command `{other}`"))),
+    }
+}
+
+/// The parsed flags and positional arguments of one subcommand.
+#[derive(Default)]
+struct Options {
+    positional: Vec<String>,
+    flags: Vec<(String, Option<String>)>,
+}
+
+impl Options {
+    /// `valued` flags take the next argument as their value; `switches` take none.
+    fn parse(args: &[String], valued: &[&str], switches: &[&str]) -> Result<Options, Failure> {
+        let mut o = Options::default();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if a == "-h" || a == "--help" {
+                return Err(Failure::Help);
+            }
+            if let Some((name, value)) = a.split_once('=').filter(|(n, _)| n.starts_with("--")) {
+                if !valued.contains(&name) {
+                    return Err(Failure::Usage(format!("unknown option `{name}`")));
+                }
+                o.flags.push((name.to_string(), Some(value.to_string())));
+            } else if valued.contains(&a.as_str()) {
+                let value = it
+                    .next()
+                    .ok_or_else(|| Failure::Usage(format!("`{a}` needs a value")))?;
+                o.flags.push((a.clone(), Some(value.clone())));
+            } else if switches.contains(&a.as_str()) {
+                o.flags.push((a.clone(), None));
+            } else if a.starts_with('-') && a != "-" {
+                return Err(Failure::Usage(format!("unknown option `{a}`")));
+            } else {
+                o.positional.push(a.clone());
+            }
+        }
+        Ok(o)
+    }
+
+    /// The value of a flag given at most once.
+    fn value(&self, name: &str) -> Result<Option<&str>, Failure> {
+        let mut found = self.flags.iter().filter(|(n, _)| n == name);
+        let first = found.next().and_then(|(_, v)| v.as_deref());
+        if found.next().is_some() {
+            return Err(Failure::Usage(format!("`{name}` given twice")));
+        }
+        Ok(first)
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.flags.iter().any(|(n, _)| n == name)
+    }
+
+    fn backend(&self) -> Result<Backend, Failure> {
+        match self.value("--backend")? {
+            None => Ok(Backend::Auto),
+            Some(name) => name.parse().map_err(|e: VrError| Failure::Usage(e.message)),
+        }
+    }
+
+    /// Exactly `n` positional arguments, named in the message when some are missing.
+    fn positional(&self, names: &[&str]) -> Result<&[String], Failure> {
+        match self.positional.len().cmp(&names.len()) {
+            std::cmp::Ordering::Less => Err(Failure::Usage(format!(
+                "missing {}",
+                names[self.positional.len()..].join(" and ")
+            ))),
+            std::cmp::Ordering::Greater => Err(Failure::Usage(format!(
+                "unexpected argument `{}`",
+                self.positional[names.len()]
+            ))),
+            std::cmp::Ordering::Equal => Ok(&self.positional),
+        }
+    }
+}
+
+fn read_source(path: &str) -> Result<String, Failure> {
+    let mut s = String::new();
+    let read = if path == "-" {
+        std::io::stdin().read_to_string(&mut s).map(|_| ())
+    } else {
+        std::fs::read_to_string(path).map(|t| s = t)
+    };
+    read.map_err(|e| Failure::Error(format!("cannot read {path}: {e}")))?;
+    Ok(s)
+}
+
+/// Errors about a file's contents name the file.
+fn in_file(path: &str) -> impl Fn(VrError) -> Failure + '_ {
+    move |e| Failure::Error(format!("{path}: {e}"))
+}
+
+fn check(args: &[String]) -> Result<ExitCode, Failure> {
+    let o = Options::parse(args, &[], &[])?;
+    let [file] = o.positional(&["FILE"])? else {
+        unreachable!()
+    };
+    let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
+    println!(
+        "{file}: ok (module `{}`, {} function(s))",
+        m.name,
+        m.functions.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dump(args: &[String]) -> Result<ExitCode, Failure> {
+    let o = Options::parse(args, &[], &["--json", "--text"])?;
+    let [file] = o.positional(&["FILE"])? else {
+        unreachable!()
+    };
+    if o.has("--json") && o.has("--text") {
+        return Err(Failure::Usage(
+            "`--json` and `--text` exclude each other".into(),
+        ));
+    }
+    let m = backend::parse_source(&read_source(file)?).map_err(in_file(file))?;
+    if o.has("--json") {
+        println!("{}", json::to_json(&m));
+    } else {
+        print!("{}", text::print_module(&m));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
+    let o = Options::parse(args, &["--args", "--args-file", "--backend"], &[])?;
+    let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
+        unreachable!()
+    };
+    let backend = o.backend()?;
+    let args_text = match (o.value("--args")?, o.value("--args-file")?) {
+        (Some(_), Some(_)) => {
+            return Err(Failure::Usage(
+                "`--args` and `--args-file` exclude each other".into(),
+            ))
+        }
+        (Some(text), None) => text.to_string(),
+        (None, Some(path)) => read_source(path)?,
+        (None, None) => "[]".to_string(),
+    };
+    let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
+    let f = backend::lookup(&m, func)?;
+    let args_json: serde_json::Value = serde_json::from_str(&args_text)
+        .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
+    let values = backend::args_from_json(f, &args_json)?;
+    let results = backend::execute(backend, &m, func, values)?;
+    println!("{}", backend::results_to_json(&results));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn test(args: &[String]) -> Result<ExitCode, Failure> {
+    let o = Options::parse(args, &["--backend"], &[])?;
+    let backend = o.backend()?;
+    if !backend.exists() {
+        return Err(Failure::Error(format!(
+            "unsupported: backend `{backend}` does not exist yet"
+        )));
+    }
+    let paths: Vec<PathBuf> = if o.positional.is_empty() {
+        vec![PathBuf::from("tests/vrir")]
+    } else {
+        o.positional.iter().map(PathBuf::from).collect()
+    };
+    let report = conformance::run_paths(&paths, backend);
+    for failure in report.failures() {
+        println!("FAIL {failure}");
+    }
+    println!("{}", report.summary());
+    Ok(if report.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

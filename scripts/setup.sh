@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Install what Velociraptor needs on Debian 12 and build it. Safe to run again: apt is
+# touched only when a package is missing. Needs root (or sudo) only for that step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libffi-dev   # CPU backend (LLVM 19)
+  pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev clinfo    # GPU backend, OpenCL on the CPU
+  r-base-dev r-cran-testthat                                      # R package
+  octave liboctave-dev                                            # Octave package
+  python3-numpy                                                   # expected values of tests
+  build-essential
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then
+    SUDO=()
+  elif command -v sudo >/dev/null; then
+    SUDO=(sudo)
+  else
+    echo "setup: missing packages (${missing[*]}) and neither root nor sudo to install them" >&2
+    exit 1
+  fi
+  "${SUDO[@]}" apt-get update
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all system packages present"
+fi
+
+# Rust comes from rustup (Debian's cargo is too old for this workspace).
+export PATH="$HOME/.cargo/bin:$PATH"
+if ! command -v cargo >/dev/null; then
+  echo "setup: cargo not found. Install Rust with rustup (https://rustup.rs), toolchain 1.80 or newer," >&2
+  echo "       then run this script again." >&2
+  exit 1
+fi
+
+echo "setup: building ($(cargo --version))"
+cargo build --workspace --release
+echo "setup: done; try: bash scripts/demo.sh"

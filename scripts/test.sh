@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Every test: the cargo tests of the workspace (unit, conformance, CLI, property tests),
+# then the conformance suite through `vr test`, the way a user runs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+export CARGO_TERM_COLOR=never RUST_BACKTRACE=1
+
+cargo test --workspace --locked --no-fail-fast
+
+cargo build --locked --quiet -p velociraptor --bin vr
+if [ -d tests/vrir ]; then
+  target/debug/vr test tests/vrir --backend interp
+else
+  echo "note: tests/vrir does not exist yet"
+fi
