@@ -1,0 +1,178 @@
+//! The binary interface between Rust and generated code: `repr(C)` structures whose
+//! layout the code generator mirrors, and the `extern "C"` run-time helpers that
+//! generated code calls (mapped into the JIT by address, so no symbol lookup is needed).
+//!
+//! Calling convention of every generated internal function (see codegen):
+//! `i32 f(ptr ctx, ptr out_0, ..., <params>)`: scalars as LLVM scalars (bool as `i1`),
+//! arrays as `ptr` to [`ArrayDesc`]; results are written through the out pointers (bool
+//! as one byte); 0 means OK, non-zero that an error was recorded in `ctx`.
+
+use crate::runtime::error::{ErrorKind, VrError};
+
+/// One array argument as generated code sees it. `data` points at element (0, ..., 0);
+/// `dims` and `strides` hold one `i64` per dimension, strides counted in elements (they
+/// may be negative or zero). The descriptor and both vectors outlive the call.
+#[repr(C)]
+#[derive(Debug)]
+pub struct ArrayDesc {
+    pub data: *mut u8,
+    pub dims: *const i64,
+    pub strides: *const i64,
+}
+
+/// What went wrong, as the code generator encodes it in the `code` argument of
+/// [`vr_cpu_record_error`].
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    OutOfBounds = 1,
+    DivisionByZero = 2,
+    InvalidCast = 3,
+    ZeroStep = 4,
+    MissingReturn = 5,
+    Unassigned = 6,
+    NegativeExponent = 7,
+}
+
+impl ErrorCode {
+    pub fn from_i32(c: i32) -> Option<ErrorCode> {
+        use ErrorCode::*;
+        [OutOfBounds, DivisionByZero, InvalidCast, ZeroStep, MissingReturn, Unassigned, NegativeExponent]
+            .into_iter()
+            .find(|k| *k as i32 == c)
+    }
+}
+
+/// Per-call context: the first error recorded by generated code. Names point into
+/// constant strings of the compiled module, which outlives every call.
+#[repr(C)]
+#[derive(Debug)]
+pub struct CallCtx {
+    /// 0 while no error was recorded, else an [`ErrorCode`].
+    pub code: i32,
+    /// Source line, or -1.
+    pub line: i64,
+    pub index: i64,
+    pub bound: i64,
+    /// Dimension (0-based), or -1.
+    pub dim: i64,
+    pub function: *const u8,
+    pub function_len: usize,
+    /// Variable name (empty when none).
+    pub variable: *const u8,
+    pub variable_len: usize,
+}
+
+impl Default for CallCtx {
+    fn default() -> Self {
+        CallCtx {
+            code: 0,
+            line: -1,
+            index: 0,
+            bound: 0,
+            dim: -1,
+            function: std::ptr::null(),
+            function_len: 0,
+            variable: std::ptr::null(),
+            variable_len: 0,
+        }
+    }
+}
+
+impl CallCtx {
+    /// The recorded error as the interpreter would report it, or None.
+    pub fn error(&self) -> Option<VrError> {
+        let code = ErrorCode::from_i32(self.code)?;
+        // SAFETY: the pointers were recorded from the module's constant strings, which
+        // live as long as the compiled module that is running this call.
+        let text = |p: *const u8, n: usize| -> String {
+            if p.is_null() || n == 0 {
+                String::new()
+            } else {
+                String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(p, n) }).into_owned()
+            }
+        };
+        let function = text(self.function, self.function_len);
+        let variable = text(self.variable, self.variable_len);
+        let mut e = match code {
+            ErrorCode::OutOfBounds => {
+                let mut e = VrError::new(
+                    ErrorKind::OutOfBounds,
+                    format!(
+                        "{variable}: index {} out of bounds for dimension {} of extent {}",
+                        self.index, self.dim, self.bound
+                    ),
+                );
+                e.index = Some(self.index);
+                e.bound = Some(self.bound);
+                e.dim = u32::try_from(self.dim).ok();
+                e
+            }
+            ErrorCode::DivisionByZero => VrError::new(ErrorKind::DivisionByZero, "division by zero"),
+            ErrorCode::InvalidCast => VrError::runtime("invalid cast: NaN or out-of-range value"),
+            ErrorCode::ZeroStep => VrError::runtime("range step is zero"),
+            ErrorCode::MissingReturn => VrError::runtime("missing return"),
+            ErrorCode::Unassigned => VrError::runtime(format!("variable {variable} used before it was assigned")),
+            ErrorCode::NegativeExponent => VrError::runtime("negative integer exponent"),
+        };
+        if !variable.is_empty() {
+            e = e.with_variable(&variable);
+        }
+        Some(e.with_function(&function).with_line(u32::try_from(self.line).ok()))
+    }
+}
+
+/// Called by generated code when a run-time check fails. Keeps the first error only (a
+/// caller that propagates a failed status never records a second one, but be safe).
+///
+/// # Safety
+/// `ctx` is the [`CallCtx`] handed to the entry wrapper; the strings are constants of the
+/// compiled module.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn vr_cpu_record_error(
+    ctx: *mut CallCtx,
+    code: i32,
+    function: *const u8,
+    function_len: i64,
+    line: i64,
+    variable: *const u8,
+    variable_len: i64,
+    index: i64,
+    bound: i64,
+    dim: i64,
+) {
+    let Some(ctx) = ctx.as_mut() else { return };
+    if ctx.code != 0 {
+        return;
+    }
+    *ctx = CallCtx {
+        code,
+        line,
+        index,
+        bound,
+        dim,
+        function,
+        function_len: function_len.max(0) as usize,
+        variable,
+        variable_len: variable_len.max(0) as usize,
+    };
+}
+
+/// Integer power with wrapping multiplication, for a non-negative exponent (the
+/// generated code checks the sign first). Arithmetic modulo 2^64 is a ring, so squaring
+/// gives exactly the wrapped value of the mathematical power.
+pub extern "C" fn vr_cpu_ipow_i64(base: i64, mut exp: i64) -> i64 {
+    let (mut acc, mut b) = (1i64, base);
+    while exp > 0 {
+        if exp & 1 == 1 {
+            acc = acc.wrapping_mul(b);
+        }
+        b = b.wrapping_mul(b);
+        exp >>= 1;
+    }
+    acc
+}
+
+pub extern "C" fn vr_cpu_ipow_i32(base: i32, exp: i32) -> i32 {
+    vr_cpu_ipow_i64(base as i64, exp as i64) as i32
+}

@@ -1,0 +1,65 @@
+//! The LLVM CPU backend: VRIR compiled to native code through LLVM 19 (inkwell) and run
+//! in process by MCJIT. Only this module touches inkwell, so an LLVM upgrade touches one
+//! place.
+//!
+//! - `abi`: the repr(C) structures shared with generated code and the run-time helpers.
+//! - `codegen`: VRIR -> LLVM IR.
+//! - `jit`: host attributes, -O2, the execution engine.
+//! - `marshal`: run-time values <-> entry-wrapper arguments.
+//!
+//! First increment: scalar code, calls, control flow and element access to array
+//! parameters. Everything else is reported as `ErrorKind::Unsupported` at compile time.
+
+pub mod abi;
+mod codegen;
+mod jit;
+mod libm;
+mod marshal;
+
+use crate::runtime::error::{ErrorKind, VrError, VrResult};
+use crate::runtime::value::Value;
+use crate::vrir::ast::Module;
+use abi::CallCtx;
+
+/// A module compiled to native code, callable by function name.
+pub struct CompiledModule {
+    module: Module,
+    jit: jit::JitModule,
+}
+
+/// Compile every function of `m` (which must have passed the verifier).
+pub fn compile(m: &Module) -> VrResult<CompiledModule> {
+    let jit = jit::compile(m)?;
+    Ok(CompiledModule { module: m.clone(), jit })
+}
+
+/// LLVM IR of `m` before optimization and without host-specific attributes.
+pub fn emit_llvm_ir(m: &Module) -> VrResult<String> {
+    jit::emit_ir(m)
+}
+
+impl CompiledModule {
+    /// Call `func` with `args`; arrays are passed by reference (writes are visible in the
+    /// caller's arrays). Errors come back as the interpreter reports them.
+    pub fn call(&self, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
+        let f = self
+            .module
+            .function(func)
+            .ok_or_else(|| VrError::new(ErrorKind::InvalidArgument, format!("no function `{func}` in module {}", self.module.name)))?;
+        let entry = self
+            .jit
+            .entry(func)
+            .ok_or_else(|| VrError::new(ErrorKind::Internal, format!("cpu backend: `{func}` was not compiled")))?;
+        let frame = marshal::CallFrame::new(f, args)?;
+        let mut ctx = CallCtx::default();
+        // SAFETY: the frame's pointers match f's signature (checked by CallFrame::new) and
+        // stay valid for the call; generated code does not unwind.
+        let status = unsafe { entry(&mut ctx, frame.arg_ptrs.as_ptr(), frame.result_ptrs.as_ptr()) };
+        if status != 0 {
+            return Err(ctx.error().unwrap_or_else(|| {
+                VrError::new(ErrorKind::Internal, format!("cpu backend: `{func}` failed without recording an error"))
+            }));
+        }
+        Ok(frame.results())
+    }
+}
