@@ -47,3 +47,531 @@ fn scalar_arithmetic() {
         (return (+ (* a b) (- a b)))))";
     assert!(one(run(src, "f", vec![i64v(6), i64v(4)])).same(&i64v(26)));
 }
+
+fn err(r: Result<Vec<Value>, VrError>) -> VrError {
+    match r {
+        Ok(v) => panic!("expected an error, got {v:?}"),
+        Err(e) => e,
+    }
+}
+
+fn scalar(v: &Value) -> Scalar {
+    match v {
+        Value::Scalar(s) => *s,
+        other => panic!("not a scalar: {other:?}"),
+    }
+}
+
+/// One function `f` of one i64-typed expression over parameters a, b (i64).
+fn binop_i64(op: &str, a: i64, b: i64) -> Result<Vec<Value>, VrError> {
+    let src = format!(
+        "(module m :index-base 0 (function f ((a i64) (b i64)) (i64) (locals) (return ({op} a b) :line 3)))"
+    );
+    run(&src, "f", vec![i64v(a), i64v(b)])
+}
+
+#[test]
+fn integer_division_family_matches_the_semantics() {
+    // Python: 7 // -2 == -4, 7 % -2 == -1, -7 % 2 == 1; C: 7 / -2 == -3, -7 % 2 == -1.
+    let cases: &[(&str, i64, i64, i64)] = &[
+        ("/", 7, -2, -3),
+        ("/", -7, 2, -3),
+        ("idiv", 7, -2, -4),
+        ("idiv", -7, 2, -4),
+        ("idiv", 6, 3, 2),
+        ("mod", 7, -2, -1),
+        ("mod", -7, 2, 1),
+        ("mod", 6, 3, 0),
+        ("rem", -7, 2, -1),
+        ("rem", 7, -2, 1),
+        // MIN / -1 wraps to MIN; its mod and rem are 0.
+        ("/", i64::MIN, -1, i64::MIN),
+        ("idiv", i64::MIN, -1, i64::MIN),
+        ("mod", i64::MIN, -1, 0),
+        ("rem", i64::MIN, -1, 0),
+        // wrapping arithmetic
+        ("+", i64::MAX, 1, i64::MIN),
+        ("*", i64::MAX, 2, -2),
+        ("-", i64::MIN, 1, i64::MAX),
+        ("pow", 3, 4, 81),
+        ("pow", 2, 64, 0),
+        ("pow", -2, 63, i64::MIN),
+        ("min", -3, 5, -3),
+        ("max", -3, 5, 5),
+    ];
+    for &(op, a, b, want) in cases {
+        let got = scalar(&one(binop_i64(op, a, b)));
+        assert_eq!(got, Scalar::I64(want), "({op} {a} {b})");
+    }
+}
+
+#[test]
+fn division_by_zero_is_a_structured_error() {
+    for op in ["/", "idiv", "mod", "rem"] {
+        let e = err(binop_i64(op, 5, 0));
+        assert_eq!(e.kind, ErrorKind::DivisionByZero, "{op}");
+        assert_eq!(e.function.as_deref(), Some("f"));
+        assert_eq!(e.line, Some(3));
+    }
+    let e = err(binop_i64("pow", 2, -1));
+    assert_eq!(e.kind, ErrorKind::Runtime);
+}
+
+#[test]
+fn i32_arithmetic_wraps() {
+    let src = "(module m :index-base 0
+      (function f ((a i32) (b i32)) (i32 i32 i32)
+        (locals)
+        (return (* a b) (/ a (neg b)) (abs a))))";
+    let r = run(src, "f", vec![i32v(i32::MIN), i32v(1)]).unwrap();
+    assert_eq!(scalar(&r[0]), Scalar::I32(i32::MIN));
+    assert_eq!(scalar(&r[1]), Scalar::I32(i32::MIN));
+    assert_eq!(scalar(&r[2]), Scalar::I32(i32::MIN));
+    let r = run(src, "f", vec![i32v(65536), i32v(65536)]).unwrap();
+    assert_eq!(scalar(&r[0]), Scalar::I32(0));
+}
+
+fn binop_f64(op: &str, a: f64, b: f64) -> f64 {
+    let src = format!("(module m :index-base 0 (function f ((a f64) (b f64)) (f64) (locals) (return ({op} a b))))");
+    match scalar(&one(run(&src, "f", vec![f64v(a), f64v(b)]))) {
+        Scalar::F64(v) => v,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn float_operators_follow_ieee_and_r() {
+    // R: 7.5 %/% -2 == -4, 7.5 %% -2 == -0.5; C fmod(7.5, -2) == 1.5.
+    assert_eq!(binop_f64("idiv", 7.5, -2.0), -4.0);
+    assert_eq!(binop_f64("mod", 7.5, -2.0), -0.5);
+    assert_eq!(binop_f64("rem", 7.5, -2.0), 1.5);
+    assert_eq!(binop_f64("/", 1.0, 0.0), f64::INFINITY);
+    assert!(binop_f64("/", 0.0, 0.0).is_nan());
+    assert!(binop_f64("min", 1.0, f64::NAN).is_nan());
+    assert!(binop_f64("min", f64::NAN, 1.0).is_nan());
+    assert!(binop_f64("max", f64::NAN, 1.0).is_nan());
+    assert_eq!(binop_f64("max", -1.0, 2.0), 2.0);
+    assert_eq!(binop_f64("min", -1.0, 2.0), -1.0);
+    assert_eq!(binop_f64("pow", 2.0, 0.5), 2f64.powf(0.5));
+    assert_eq!(binop_f64("atan2", 1.0, -1.0), 1f64.atan2(-1.0));
+}
+
+#[test]
+fn comparisons_with_nan() {
+    let src = "(module m :index-base 0
+      (function f ((a f64) (b f64)) (bool bool bool bool)
+        (locals)
+        (return (< a b) (== a b) (!= a b) (>= a b))))";
+    let r = run(src, "f", vec![f64v(f64::NAN), f64v(1.0)]).unwrap();
+    let got: Vec<Scalar> = r.iter().map(scalar).collect();
+    assert_eq!(got, vec![Scalar::Bool(false), Scalar::Bool(false), Scalar::Bool(true), Scalar::Bool(false)]);
+}
+
+#[test]
+fn math_functions_equal_rusts_bit_for_bit() {
+    let fns = ["sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"];
+    let rust: [fn(f64) -> f64; 13] =
+        [f64::sqrt, f64::exp, f64::ln, f64::log10, f64::sin, f64::cos, f64::tan, f64::asin, f64::acos, f64::atan, f64::sinh, f64::cosh, f64::tanh];
+    for (name, r) in fns.iter().zip(rust) {
+        let src = format!("(module m :index-base 0 (function f ((a f64)) (f64) (locals) (return ({name} a))))");
+        let m = compile(&src);
+        for x in [0.3, 0.7, 1.5, 2.0, -0.25, 10.0] {
+            let got = scalar(&one(m.call("f", vec![f64v(x)])));
+            let want = r(x);
+            match got {
+                Scalar::F64(g) => assert!(g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()), "{name}({x}): {g} vs {want}"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+    // f32 goes through the f32 C functions, like f32::sin.
+    let src = "(module m :index-base 0 (function f ((a f32)) (f32 f32) (locals) (return (sin a) (exp a))))";
+    let r = run(src, "f", vec![Value::Scalar(Scalar::F32(0.7))]).unwrap();
+    assert_eq!(scalar(&r[0]), Scalar::F32(0.7f32.sin()));
+    assert_eq!(scalar(&r[1]), Scalar::F32(0.7f32.exp()));
+}
+
+#[test]
+fn rounding_functions() {
+    // NumPy: rint([2.5, -0.5, 3.5, -2.5]) == [2, -0, 4, -2]
+    let src = "(module m :index-base 0
+      (function f ((a f64)) (f64 f64 f64 f64 bool bool)
+        (locals)
+        (return (round a) (floor a) (ceil a) (trunc a) (isnan a) (isinf a))))";
+    let cases: [(f64, [f64; 4]); 4] = [(2.5, [2.0, 2.0, 3.0, 2.0]), (-0.5, [-0.0, -1.0, -0.0, -0.0]), (3.5, [4.0, 3.0, 4.0, 3.0]), (-2.5, [-2.0, -3.0, -2.0, -2.0])];
+    for (x, want) in cases {
+        let r = run(src, "f", vec![f64v(x)]).unwrap();
+        for k in 0..4 {
+            match scalar(&r[k]) {
+                Scalar::F64(g) => assert_eq!(g.to_bits(), want[k].to_bits(), "fn {k} of {x}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(scalar(&r[4]), Scalar::Bool(false));
+    }
+    let r = run(src, "f", vec![f64v(f64::NEG_INFINITY)]).unwrap();
+    assert_eq!(scalar(&r[5]), Scalar::Bool(true));
+    let r = run(src, "f", vec![f64v(f64::NAN)]).unwrap();
+    assert_eq!(scalar(&r[4]), Scalar::Bool(true));
+    assert_eq!(scalar(&r[5]), Scalar::Bool(false));
+}
+
+#[test]
+fn casts() {
+    let src = "(module m :index-base 0
+      (function f ((a f64) (n i64)) (i32 i64 i32 bool f32 f64)
+        (locals)
+        (return (cast i32 a) (cast i64 a) (cast i32 n) (cast bool a) (cast f32 a) (cast f64 (cast bool n)))))";
+    let r = run(src, "f", vec![f64v(-2.9), i64v((1 << 32) + 5)]).unwrap();
+    let got: Vec<Scalar> = r.iter().map(scalar).collect();
+    assert_eq!(got, vec![Scalar::I32(-2), Scalar::I64(-2), Scalar::I32(5), Scalar::Bool(true), Scalar::F32(-2.9f32), Scalar::F64(1.0)]);
+    let r = run(src, "f", vec![f64v(0.0), i64v(0)]).unwrap();
+    assert_eq!(scalar(&r[3]), Scalar::Bool(false));
+    assert_eq!(scalar(&r[5]), Scalar::F64(0.0));
+    // Edges of i32: 2147483647.9 truncates to MAX; -2147483648.9 to MIN.
+    let r = run(src, "f", vec![f64v(2147483647.9), i64v(0)]).unwrap();
+    assert_eq!(scalar(&r[0]), Scalar::I32(i32::MAX));
+    let r = run(src, "f", vec![f64v(-2147483648.9), i64v(0)]).unwrap();
+    assert_eq!(scalar(&r[0]), Scalar::I32(i32::MIN));
+    // NaN (true as bool) and out-of-range values are invalid casts.
+    for bad in [f64::NAN, 2147483648.0, -2147483649.0, f64::INFINITY] {
+        let e = err(run(src, "f", vec![f64v(bad), i64v(0)]));
+        assert_eq!(e.kind, ErrorKind::Runtime, "{bad}");
+        assert!(e.message.contains("invalid cast"), "{e}");
+        assert_eq!(e.function.as_deref(), Some("f"));
+    }
+    let src64 = "(module m :index-base 0 (function f ((a f64)) (i64) (locals) (return (cast i64 a))))";
+    assert_eq!(scalar(&one(run(src64, "f", vec![f64v(-9223372036854775808.0)]))), Scalar::I64(i64::MIN));
+    assert_eq!(err(run(src64, "f", vec![f64v(9223372036854775808.0)])).kind, ErrorKind::Runtime);
+}
+
+const CALLS: &str = "(module calls :index-base 0
+  (function fib ((n i64)) (i64)
+    (locals)
+    (if (< n 2) (block (return n)))
+    (return (+ (call fib (- n 1)) (call fib (- n 2)))))
+  (function divmod ((a i64) (b i64)) (i64 i64)
+    (locals)
+    (return (idiv a b) (mod a b)))
+  (function use_divmod ((a i64) (b i64)) (i64)
+    (locals (q i64) (r i64))
+    (mset (q r) (call divmod a b))
+    (return (+ (* q 100) r)))
+  (function inner ((a i64)) (i64)
+    (locals)
+    (return (/ 10 a) :line 12))
+  (function outer ((a i64)) (i64)
+    (locals (x i64))
+    (set x (call inner a) :line 20)
+    (return (+ x 1)))
+  (function noop ((a i64)) ()
+    (locals)
+    (expr (call inner a)))
+  (function boom () (bool)
+    (locals)
+    (return (== (/ 1 0) 0)))
+  (function lazy ((a bool)) (bool bool)
+    (locals)
+    (return (and a (call boom)) (or (not a) (call boom)))))";
+
+#[test]
+fn calls_recursion_and_multiple_results() {
+    let m = compile(CALLS);
+    assert_eq!(scalar(&one(m.call("fib", vec![i64v(20)]))), Scalar::I64(6765));
+    assert_eq!(scalar(&one(m.call("use_divmod", vec![i64v(-7), i64v(2)]))), Scalar::I64(-4 * 100 + 1));
+    assert_eq!(scalar(&one(m.call("outer", vec![i64v(5)]))), Scalar::I64(3));
+    assert!(m.call("noop", vec![i64v(5)]).unwrap().is_empty());
+    // An error in a callee propagates with the callee's location.
+    let e = err(m.call("outer", vec![i64v(0)]));
+    assert_eq!(e.kind, ErrorKind::DivisionByZero);
+    assert_eq!(e.function.as_deref(), Some("inner"));
+    assert_eq!(e.line, Some(12));
+    assert_eq!(err(m.call("noop", vec![i64v(0)])).kind, ErrorKind::DivisionByZero);
+    // and/or short-circuit: boom is never called.
+    let r = m.call("lazy", vec![boolv(false)]).unwrap();
+    assert_eq!(r.iter().map(scalar).collect::<Vec<_>>(), vec![Scalar::Bool(false), Scalar::Bool(true)]);
+    assert_eq!(err(m.call("lazy", vec![boolv(true)])).function.as_deref(), Some("boom"));
+    // wrong arguments
+    assert_eq!(err(m.call("fib", vec![f64v(1.0)])).kind, ErrorKind::InvalidArgument);
+    assert_eq!(err(m.call("fib", vec![])).kind, ErrorKind::InvalidArgument);
+    assert_eq!(err(m.call("nope", vec![])).kind, ErrorKind::InvalidArgument);
+}
+
+const LOOPS: &str = "(module loops :index-base 0
+  (function down ((a i64) (b i64) (s i64)) (i64 i64)
+    (locals (i i64) (acc i64))
+    (set acc 0)
+    (set i -1)
+    (for (i) (range a b s) (block (set acc (+ (* acc 10) i))))
+    (return acc i))
+  (function grid ((n i64) (m i32)) (i64 i64 i32)
+    (locals (i i64) (j i32) (acc i64))
+    (set acc 0)
+    (for (i j) (domain (range 1 n) (range 1:i32 m)) (block (set acc (+ (* acc 10) (+ (* i 2) (cast i64 j))))))
+    (return acc i j))
+  (function control ((n i64)) (i64)
+    (locals (i i64) (acc i64))
+    (set acc 0)
+    (for (i) (range 0 n)
+      (block
+        (if (== (mod i 2) 1) (block (continue)))
+        (if (> i 6) (block (break)))
+        (set acc (+ acc i))))
+    (return acc))
+  (function collatz ((n i64)) (i64)
+    (locals (x i64) (steps i64))
+    (set x n)
+    (set steps 0)
+    (while (!= x 1)
+      (block
+        (if (== (mod x 2) 0) (block (set x (idiv x 2))) (block (set x (+ (* 3 x) 1))))
+        (set steps (+ steps 1))))
+    (return steps))
+  (function par ((n i64)) (i64)
+    (locals (i i64) (acc i64))
+    (set acc 0)
+    (parfor (i) (range 1 n) (block (continue)))
+    (gpu (set acc 7))
+    (return acc))
+  (function edge () (i64)
+    (locals (i i64) (c i64))
+    (set c 0)
+    (for (i) (range 9223372036854775805 9223372036854775807) (block (set c (+ c 1))))
+    (for (i) (range -9223372036854775807 -9223372036854775808 -1) (block (set c (+ c 10))))
+    (return c)))";
+
+#[test]
+fn loops_over_ranges_and_domains() {
+    let m = compile(LOOPS);
+    let r = |a, b, s| {
+        let v = m.call("down", vec![i64v(a), i64v(b), i64v(s)]).unwrap();
+        (scalar(&v[0]), scalar(&v[1]))
+    };
+    // 1, 2, 3 (stop inclusive); 4, 2, 0 (negative step); 1, 3 (stop not reached exactly)
+    assert_eq!(r(1, 3, 1), (Scalar::I64(123), Scalar::I64(3)));
+    assert_eq!(r(4, 0, -2), (Scalar::I64(420), Scalar::I64(0)));
+    assert_eq!(r(1, 4, 2), (Scalar::I64(13), Scalar::I64(3)));
+    // zero iterations leave the loop variable unchanged
+    assert_eq!(r(3, 1, 1), (Scalar::I64(0), Scalar::I64(-1)));
+    let e = err(m.call("down", vec![i64v(1), i64v(3), i64v(0)]));
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert_eq!(e.function.as_deref(), Some("down"));
+    // first variable slowest: (1,1) (1,2) (2,1) (2,2) -> 3 4 5 6
+    let v = m.call("grid", vec![i64v(2), i32v(2)]).unwrap();
+    assert_eq!(v.iter().map(scalar).collect::<Vec<_>>(), vec![Scalar::I64(3456), Scalar::I64(2), Scalar::I32(2)]);
+    // an empty inner range makes the domain empty: nothing assigned
+    let e = err(m.call("grid", vec![i64v(2), i32v(0)]));
+    assert_eq!(e.kind, ErrorKind::Runtime, "i is unassigned after an empty domain: {e}");
+    assert_eq!(e.variable.as_deref(), Some("i"));
+    assert_eq!(scalar(&one(m.call("control", vec![i64v(100)]))), Scalar::I64(2 + 4 + 6));
+    assert_eq!(scalar(&one(m.call("collatz", vec![i64v(27)]))), Scalar::I64(111));
+    assert_eq!(scalar(&one(m.call("par", vec![i64v(5)]))), Scalar::I64(7));
+    assert_eq!(scalar(&one(m.call("edge", vec![]))), Scalar::I64(3 + 20));
+}
+
+#[test]
+fn missing_return_and_unassigned_variables() {
+    let src = "(module m :index-base 0
+      (function f ((a i64)) (i64) :line 4
+        (locals (x i64))
+        (if (> a 0) (block (return a)))
+        (if (< a 0) (block (return x :line 9)))))";
+    let m = compile(src);
+    assert_eq!(scalar(&one(m.call("f", vec![i64v(3)]))), Scalar::I64(3));
+    let e = err(m.call("f", vec![i64v(0)]));
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert!(e.message.contains("missing return"), "{e}");
+    let e = err(m.call("f", vec![i64v(-1)]));
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert_eq!(e.variable.as_deref(), Some("x"));
+    assert_eq!(e.line, Some(9));
+}
+
+const ARRAYS: &str = "(module arrays :index-base 0
+  (function total ((a f64[2,strided])) (f64)
+    (locals (i i64) (j i64) (s f64))
+    (set s 0.0)
+    (for (i j) (domain (range 0 (- (dim a 0) 1)) (range 0 (- (dim a 1) 1)))
+      (block (set s (+ (* s 10.0) (index a i j)))))
+    (return s))
+  (function scale ((a f64[1,row]) (k f64)) ()
+    (locals (i i64))
+    (for (i) (range 0 (- (len a) 1)) (block (set (index a i) (* k (index a i))))))
+  (function get ((a f64[2,col]) (i i64) (j i64)) (f64)
+    (locals)
+    (return (index a i j) :line 30))
+  (function neg ((a f64[1,row]) (i i64)) (f64)
+    (locals)
+    (return (index a i :neg)))
+  (function flat_col ((a f64[2,col]) (i i64)) (f64)
+    (locals)
+    (return (index a i :flat)))
+  (function flat_row ((a f64[2,row]) (i i64)) (f64)
+    (locals)
+    (return (index a i :flat)))
+  (function shape ((a f64[2,strided])) (i64 i64 i64 i64)
+    (locals)
+    (return (dim a 0) (dim a 1) (len a) (ndims a)))
+  (function flags ((b bool[1,row])) (i64)
+    (locals (i i64) (c i64))
+    (set c 0)
+    (for (i) (range 0 (- (len b) 1))
+      (block
+        (if (index b i) (block (set c (+ c 1))))
+        (set (index b i) (not (index b i)))))
+    (return c)))";
+
+#[test]
+fn array_parameters_of_every_layout() {
+    let m = compile(ARRAYS);
+    let logical = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 x 3, logical order
+    for layout in [Layout::Row, Layout::Col] {
+        let a = f64_array(vec![2, 3], layout, &logical);
+        assert_eq!(scalar(&one(m.call("total", vec![Value::Array(a)]))), Scalar::F64(123456.0), "{layout:?}");
+    }
+    // A reversed view: strides -1 from the last element.
+    let base = f64_array(vec![4], Layout::Row, &[1.0, 2.0, 3.0, 4.0]);
+    let mut rev = base.clone();
+    rev.ty.layout = Layout::Strided;
+    rev.offset = 3;
+    rev.strides = vec![-1];
+    let rev2 = Array { ty: ArrayType::new(ScalarType::F64, 2, Layout::Strided), dims: vec![2, 2], strides: vec![-1, -2], offset: 3, data: base.data.clone() };
+    assert_eq!(scalar(&one(m.call("total", vec![Value::Array(rev2)]))), Scalar::F64(4231.0));
+    let _ = rev;
+    // Writes go through to the caller's array.
+    let a = f64_array(vec![3], Layout::Row, &[1.0, 2.0, 3.0]);
+    m.call("scale", vec![Value::Array(a.clone()), f64v(2.0)]).unwrap();
+    assert_eq!(a.elements(), vec![Scalar::F64(2.0), Scalar::F64(4.0), Scalar::F64(6.0)]);
+    // Col-major 2 x 3: element (1, 2) is 6; :flat enumerates first index fastest
+    // (MATLAB A(:)): 1 4 2 5 3 6; row-major: last fastest: 1 2 3 4 5 6.
+    let c = f64_array(vec![2, 3], Layout::Col, &logical);
+    assert_eq!(scalar(&one(m.call("get", vec![Value::Array(c.clone()), i64v(1), i64v(2)]))), Scalar::F64(6.0));
+    let flat_col: Vec<f64> = (0..6)
+        .map(|i| match scalar(&one(m.call("flat_col", vec![Value::Array(c.clone()), i64v(i)]))) {
+            Scalar::F64(v) => v,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(flat_col, vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    let r = f64_array(vec![2, 3], Layout::Row, &logical);
+    let flat_row: Vec<f64> = (0..6)
+        .map(|i| match scalar(&one(m.call("flat_row", vec![Value::Array(r.clone()), i64v(i)]))) {
+            Scalar::F64(v) => v,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(flat_row, logical.to_vec());
+    let v = f64_array(vec![3], Layout::Row, &[1.0, 2.0, 3.0]);
+    assert_eq!(scalar(&one(m.call("neg", vec![Value::Array(v.clone()), i64v(-1)]))), Scalar::F64(3.0));
+    assert_eq!(scalar(&one(m.call("neg", vec![Value::Array(v.clone()), i64v(-3)]))), Scalar::F64(1.0));
+    assert_eq!(scalar(&one(m.call("neg", vec![Value::Array(v.clone()), i64v(0)]))), Scalar::F64(1.0));
+    let e = err(m.call("neg", vec![Value::Array(v), i64v(-4)]));
+    assert_eq!((e.index, e.bound, e.dim), (Some(-4), Some(3), Some(0)));
+    let s = m.call("shape", vec![Value::Array(r.clone())]).unwrap();
+    assert_eq!(s.iter().map(scalar).collect::<Vec<_>>(), vec![Scalar::I64(2), Scalar::I64(3), Scalar::I64(6), Scalar::I64(2)]);
+    // bool arrays: one byte per element, read and written
+    let b = Array::from_logical(ArrayType::new(ScalarType::Bool, 1, Layout::Row), vec![3], &[Scalar::Bool(true), Scalar::Bool(false), Scalar::Bool(true)]);
+    assert_eq!(scalar(&one(m.call("flags", vec![Value::Array(b.clone())]))), Scalar::I64(2));
+    assert_eq!(b.elements(), vec![Scalar::Bool(false), Scalar::Bool(true), Scalar::Bool(false)]);
+    // layout must match a non-strided parameter
+    assert_eq!(err(m.call("get", vec![Value::Array(r), i64v(0), i64v(0)])).kind, ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn out_of_bounds_reports_variable_index_bound_and_dim() {
+    let m = compile(ARRAYS);
+    let c = f64_array(vec![2, 3], Layout::Col, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let e = err(m.call("get", vec![Value::Array(c.clone()), i64v(1), i64v(3)]));
+    assert_eq!(e.kind, ErrorKind::OutOfBounds);
+    assert_eq!(e.function.as_deref(), Some("get"));
+    assert_eq!(e.line, Some(30));
+    assert_eq!(e.variable.as_deref(), Some("a"));
+    assert_eq!((e.index, e.bound, e.dim), (Some(3), Some(3), Some(1)));
+    let e = err(m.call("get", vec![Value::Array(c.clone()), i64v(-1), i64v(0)]));
+    assert_eq!((e.index, e.bound, e.dim), (Some(-1), Some(2), Some(0)));
+    let e = err(m.call("flat_col", vec![Value::Array(c), i64v(6)]));
+    assert_eq!((e.index, e.bound, e.dim), (Some(6), Some(6), Some(0)));
+}
+
+#[test]
+fn one_based_modules_report_the_index_as_written() {
+    let src = "(module m :index-base 1
+      (function get ((a f64[2,col]) (i i64) (j i64)) (f64)
+        (locals)
+        (return (index a i j)))
+      (function lin ((a f64[2,col]) (i i64)) (f64)
+        (locals)
+        (return (index a i :flat)))
+      (function sum_nocheck ((a f64[1,row])) (f64)
+        (locals (i i64) (s f64))
+        (set s 0.0)
+        (for (i) (range 1 (len a)) (block (set s (+ s (index a i :nocheck)))))
+        (return s)))";
+    let m = compile(src);
+    // Octave: A = [1 2 3; 4 5 6]; A(2,3) == 6; A(4) == 5
+    let c = f64_array(vec![2, 3], Layout::Col, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(scalar(&one(m.call("get", vec![Value::Array(c.clone()), i64v(2), i64v(3)]))), Scalar::F64(6.0));
+    assert_eq!(scalar(&one(m.call("lin", vec![Value::Array(c.clone()), i64v(4)]))), Scalar::F64(5.0));
+    let e = err(m.call("get", vec![Value::Array(c.clone()), i64v(0), i64v(1)]));
+    assert_eq!((e.index, e.bound, e.dim), (Some(0), Some(2), Some(0)));
+    let e = err(m.call("get", vec![Value::Array(c), i64v(1), i64v(4)]));
+    assert_eq!((e.index, e.bound, e.dim), (Some(4), Some(3), Some(1)));
+    let v = f64_array(vec![4], Layout::Row, &[1.0, 2.0, 3.0, 4.5]);
+    assert_eq!(scalar(&one(m.call("sum_nocheck", vec![Value::Array(v)]))), Scalar::F64(10.5));
+}
+
+#[test]
+fn constructs_outside_this_increment_are_unsupported_at_compile_time() {
+    let cases = [
+        ("(return (matmul a a))", "`matmul`"),
+        ("(return (sum a))", "reduction `sum`"),
+        ("(return (index (transpose a) 0 0))", "`transpose`"),
+        ("(return (amax (zeros f64[2,row] 2 2)))", "reduction `amax`"),
+    ];
+    for (body, what) in cases {
+        let src = format!("(module m :index-base 0 (function f ((a f64[2,row])) (f64) (locals) {body}))");
+        let m = parse_module(&src).unwrap();
+        let e = match cpu::compile(&m) {
+            Err(e) => e,
+            Ok(_) => panic!("{body} compiled"),
+        };
+        assert_eq!(e.kind, ErrorKind::Unsupported, "{body}: {e}");
+        assert!(e.message.contains(what) && e.message.contains("function f"), "{e}");
+    }
+    let src = "(module m :index-base 0 (function f ((a c128)) (c128) (locals) (return a)))";
+    assert_eq!(cpu::compile(&parse_module(src).unwrap()).err().map(|e| e.kind), Some(ErrorKind::Unsupported));
+}
+
+#[test]
+fn llvm_ir_before_optimization() {
+    let src = "(module m :index-base 0
+      (function axpy ((a f64) (x f64[1,row]) (i i64)) (f64)
+        (locals)
+        (return (+ (* a (index x i)) 1.0) :line 2)))";
+    let ir = cpu::emit_llvm_ir(&parse_module(src).unwrap()).unwrap();
+    insta::assert_snapshot!(ir);
+}
+
+/// `cargo test -p velociraptor --test cpu_backend compile_latency -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn compile_latency() {
+    let src = "(module dot :index-base 0
+      (function dot ((x f64[1,row]) (y f64[1,row])) (f64)
+        (locals (i i64) (s f64))
+        (set s 0.0)
+        (for (i) (range 0 (- (dim x 0) 1))
+          (block (set s (+ s (* (index x i) (index y i))))))
+        (return s)))";
+    let m = parse_module(src).unwrap();
+    let mut times = Vec::new();
+    for _ in 0..21 {
+        let t = std::time::Instant::now();
+        let c = cpu::compile(&m).unwrap();
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        drop(c);
+    }
+    times.remove(0);
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!("compile latency of dot: median {:.2} ms, min {:.2} ms, max {:.2} ms (20 compiles)", times[10], times[0], times[19]);
+}

@@ -14,8 +14,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// An array operand: in this increment, a variable naming an array parameter.
     /// Returns (type, dims, strides, name).
     #[allow(clippy::type_complexity)]
-    pub(crate) fn array_arg(&self, g: &FnGen<'ctx, 'm>, e: &Expr) -> VrResult<(ArrayType, Vec<IntValue<'ctx>>, Vec<IntValue<'ctx>>, String)> {
+    pub(crate) fn array_arg(&mut self, g: &mut FnGen<'ctx, 'm>, e: &Expr) -> VrResult<(ArrayType, Vec<IntValue<'ctx>>, Vec<IntValue<'ctx>>, String)> {
         let Expr::Var { name } = e else {
+            self.expr(g, e)?;
             return Err(unsupported("array-valued expression (other than an array parameter)", &g.f.name));
         };
         match g.vars.get(name) {
@@ -28,6 +29,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     pub(crate) fn index_read(&mut self, g: &mut FnGen<'ctx, 'm>, array: &Expr, indices: &[Expr], flags: IndexFlags) -> VrResult<Val<'ctx>> {
         let Expr::Var { name } = array else {
+            // Name the construct that makes the array (unsupported in this increment).
+            self.expr(g, array)?;
             return Err(unsupported("indexing of an array-valued expression", &g.f.name));
         };
         let (ptr, elem) = self.element_ptr(g, name, indices, flags)?;

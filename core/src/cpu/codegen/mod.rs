@@ -213,6 +213,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let fty = self.cx.i32_type().fn_type(&params, false);
         let llfn = self.module.add_function(&internal_name(&f.name), fty, Some(Linkage::Internal));
         llfn.add_attribute(inkwell::attributes::AttributeLoc::Function, self.enum_attr("nounwind"));
+        let names = std::iter::once("ctx".to_string())
+            .chain((0..f.results.len()).map(|k| format!("out{k}")))
+            .chain(f.params.iter().map(|p| format!("{}.arg", p.name)));
+        for (v, n) in llfn.get_param_iter().zip(names) {
+            v.set_name(&n);
+        }
         Ok(llfn)
     }
 
@@ -351,6 +357,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         self.builder.position_at_end(bb);
         let p = |i: u32| entry_fn.get_nth_param(i).expect("param").into_pointer_value();
         let (ctx, args, results) = (p(0), p(1), p(2));
+        ctx.set_name("ctx");
+        args.set_name("args");
+        results.set_name("results");
         let i64t = self.cx.i64_type();
         let nth_ptr = |base: PointerValue<'ctx>, k: usize| -> VrResult<PointerValue<'ctx>> {
             let slot = unsafe { self.builder.build_in_bounds_gep(ptr, base, &[i64t.const_int(k as u64, false)], "")? };
