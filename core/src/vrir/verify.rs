@@ -1,1 +1,0 @@
-//! The verifier: the only type checker.
