@@ -8,6 +8,7 @@
 //! as one byte); 0 means OK, non-zero that an error was recorded in `ctx`.
 
 use crate::runtime::error::{ErrorKind, VrError};
+use crate::vrir::types::ScalarType;
 
 /// One array argument as generated code sees it. `data` points at element (0, ..., 0);
 /// `dims` and `strides` hold one `i64` per dimension, strides counted in elements (they
@@ -32,22 +33,29 @@ pub enum ErrorCode {
     MissingReturn = 5,
     Unassigned = 6,
     NegativeExponent = 7,
+    RecursionTooDeep = 8,
 }
 
 impl ErrorCode {
     pub fn from_i32(c: i32) -> Option<ErrorCode> {
         use ErrorCode::*;
-        [OutOfBounds, DivisionByZero, InvalidCast, ZeroStep, MissingReturn, Unassigned, NegativeExponent]
+        [OutOfBounds, DivisionByZero, InvalidCast, ZeroStep, MissingReturn, Unassigned, NegativeExponent, RecursionTooDeep]
             .into_iter()
             .find(|k| *k as i32 == c)
     }
 }
 
-/// Per-call context: the first error recorded by generated code. Names point into
-/// constant strings of the compiled module, which outlives every call.
+/// Nested calls allowed before "recursion too deep" (the interpreter's limit).
+pub const MAX_CALL_DEPTH: i64 = crate::interp::MAX_CALL_DEPTH as i64;
+
+/// Per-call context: the call depth and the first error recorded by generated code.
+/// Names point into constant strings of the compiled module, which outlives every call.
+/// Generated code reads and writes `depth` (offset 0) and nothing else.
 #[repr(C)]
 #[derive(Debug)]
 pub struct CallCtx {
+    /// Nesting depth of generated functions; each function increments it on entry.
+    pub depth: i64,
     /// 0 while no error was recorded, else an [`ErrorCode`].
     pub code: i32,
     /// Source line, or -1.
@@ -66,6 +74,7 @@ pub struct CallCtx {
 impl Default for CallCtx {
     fn default() -> Self {
         CallCtx {
+            depth: 0,
             code: 0,
             line: -1,
             index: 0,
@@ -80,8 +89,9 @@ impl Default for CallCtx {
 }
 
 impl CallCtx {
-    /// The recorded error as the interpreter would report it, or None.
-    pub fn error(&self) -> Option<VrError> {
+    /// The recorded error as the interpreter would report it, or None. `index_base` is
+    /// the module's (for the range printed in out-of-bounds messages).
+    pub fn error(&self, index_base: u8) -> Option<VrError> {
         let code = ErrorCode::from_i32(self.code)?;
         // SAFETY: the pointers were recorded from the module's constant strings, which
         // live as long as the compiled module that is running this call.
@@ -96,12 +106,12 @@ impl CallCtx {
         let variable = text(self.variable, self.variable_len);
         let mut e = match code {
             ErrorCode::OutOfBounds => {
+                let name = if variable.is_empty() { "array" } else { variable.as_str() };
+                let lo = index_base as i64;
+                let hi = self.bound - 1 + lo;
                 let mut e = VrError::new(
                     ErrorKind::OutOfBounds,
-                    format!(
-                        "{variable}: index {} out of bounds for dimension {} of extent {}",
-                        self.index, self.dim, self.bound
-                    ),
+                    format!("{name}: index {} out of bounds {lo}..{hi} in dimension {} (extent {})", self.index, self.dim, self.bound),
                 );
                 e.index = Some(self.index);
                 e.bound = Some(self.bound);
@@ -109,11 +119,21 @@ impl CallCtx {
                 e
             }
             ErrorCode::DivisionByZero => VrError::new(ErrorKind::DivisionByZero, "division by zero"),
-            ErrorCode::InvalidCast => VrError::runtime("invalid cast: NaN or out-of-range value"),
-            ErrorCode::ZeroStep => VrError::runtime("range step is zero"),
-            ErrorCode::MissingReturn => VrError::runtime("missing return"),
-            ErrorCode::Unassigned => VrError::runtime(format!("variable {variable} used before it was assigned")),
-            ErrorCode::NegativeExponent => VrError::runtime("negative integer exponent"),
+            ErrorCode::InvalidCast => {
+                // index: the value's f64 bits; bound / dim: source / target ScalarType.
+                let x = f64::from_bits(self.index as u64);
+                let ty = |k: i64| ScalarType::ALL.get(k as usize).copied().unwrap_or(ScalarType::F64);
+                let (from, to) = (ty(self.bound), ty(self.dim));
+                let shown = if from == ScalarType::F32 { (x as f32).to_string() } else { x.to_string() };
+                VrError::runtime(format!("invalid cast: {from} value {shown} does not fit {to}"))
+            }
+            ErrorCode::ZeroStep => VrError::runtime("zero step in a range"),
+            ErrorCode::MissingReturn => VrError::runtime("missing return: the function ended without returning its results"),
+            ErrorCode::Unassigned => VrError::runtime(format!("use of unassigned variable `{variable}`")),
+            ErrorCode::NegativeExponent => VrError::runtime(format!("negative integer exponent {} in pow", self.index)),
+            ErrorCode::RecursionTooDeep => {
+                VrError::runtime(format!("recursion too deep (more than {MAX_CALL_DEPTH} nested calls)"))
+            }
         };
         if !variable.is_empty() {
             e = e.with_variable(&variable);
@@ -146,6 +166,7 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         return;
     }
     *ctx = CallCtx {
+        depth: ctx.depth,
         code,
         line,
         index,

@@ -69,8 +69,14 @@ fn buffer_ptr(a: &Array) -> *mut u8 {
 impl CallFrame {
     /// Check `args` against `f`'s parameters and lay them out for the entry wrapper.
     pub fn new(f: &Function, args: Vec<Value>) -> VrResult<CallFrame> {
+        // Same checks and messages as the interpreter's (which also verifies that an
+        // array's window lies inside its buffer, so generated code stays in bounds).
         if args.len() != f.params.len() {
-            return Err(invalid(format!("{} takes {} arguments, {} given", f.name, f.params.len(), args.len())).with_function(&f.name));
+            return Err(invalid(format!("`{}` takes {} arguments but {} were given", f.name, f.params.len(), args.len())).with_function(&f.name));
+        }
+        for (p, a) in f.params.iter().zip(&args) {
+            crate::interp::check_argument(a, &p.ty)
+                .map_err(|msg| invalid(format!("argument `{}`: {msg}", p.name)).with_function(&f.name))?;
         }
         let mut fr = CallFrame {
             scalars: Vec::new(),
@@ -101,7 +107,7 @@ impl CallFrame {
                     fr.arrays.push(arr);
                 }
                 (t, v) => {
-                    return Err(invalid(format!("argument `{}` of {} expects {t}, got {}", p.name, f.name, describe(&v))).with_function(&f.name))
+                    return Err(invalid(format!("argument `{}`: expected a value of type {t}, got {}", p.name, describe(&v))).with_function(&f.name))
                 }
             }
         }

@@ -11,6 +11,7 @@
 //! parameters. Everything else is reported as `ErrorKind::Unsupported` at compile time.
 
 pub mod abi;
+mod callgraph;
 mod codegen;
 mod jit;
 mod libm;
@@ -25,12 +26,41 @@ use abi::CallCtx;
 pub struct CompiledModule {
     module: Module,
     jit: jit::JitModule,
+    /// Calls may nest up to the recursion limit: run on a thread with a large stack.
+    recursive: bool,
+}
+
+/// Stack for calls into recursive modules: room for `abi::MAX_CALL_DEPTH` frames
+/// (pages are committed only when touched).
+const RECURSIVE_STACK_BYTES: usize = 1 << 30;
+
+/// Run `f` on a fresh thread with a large stack, waiting for it.
+fn on_large_stack(f: impl FnOnce() -> i32) -> VrResult<i32> {
+    struct AssertSend<T>(T);
+    // SAFETY: the calling thread is blocked in `join` for the whole life of the worker,
+    // so whatever `f` borrows (the call frame, raw pointers) is used by one thread at a time.
+    unsafe impl<T> Send for AssertSend<T> {}
+    let job = AssertSend(f);
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("vr-cpu".into())
+            .stack_size(RECURSIVE_STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                let job = job;
+                (job.0)()
+            });
+        match worker {
+            Ok(h) => h.join().map_err(|_| VrError::new(ErrorKind::Internal, "cpu backend: call thread panicked")),
+            Err(_) => Err(VrError::new(ErrorKind::Internal, "cpu backend: cannot start the call thread")),
+        }
+    })
 }
 
 /// Compile every function of `m` (which must have passed the verifier).
 pub fn compile(m: &Module) -> VrResult<CompiledModule> {
+    crate::vrir::verify::verify_module(m)?;
     let jit = jit::compile(m)?;
-    Ok(CompiledModule { module: m.clone(), jit })
+    Ok(CompiledModule { module: m.clone(), jit, recursive: callgraph::is_recursive(m) })
 }
 
 /// LLVM IR of `m` before optimization and without host-specific attributes.
@@ -45,7 +75,7 @@ impl CompiledModule {
         let f = self
             .module
             .function(func)
-            .ok_or_else(|| VrError::new(ErrorKind::InvalidArgument, format!("no function `{func}` in module {}", self.module.name)))?;
+            .ok_or_else(|| VrError::new(ErrorKind::InvalidArgument, format!("no function `{func}` in module `{}`", self.module.name)))?;
         let entry = self
             .jit
             .entry(func)
@@ -54,9 +84,12 @@ impl CompiledModule {
         let mut ctx = CallCtx::default();
         // SAFETY: the frame's pointers match f's signature (checked by CallFrame::new) and
         // stay valid for the call; generated code does not unwind.
-        let status = unsafe { entry(&mut ctx, frame.arg_ptrs.as_ptr(), frame.result_ptrs.as_ptr()) };
+        let (args_p, results_p) = (frame.arg_ptrs.as_ptr(), frame.result_ptrs.as_ptr());
+        let ctx_p: *mut CallCtx = &mut ctx;
+        let run = move || unsafe { entry(ctx_p, args_p, results_p) };
+        let status = if self.recursive { on_large_stack(run)? } else { run() };
         if status != 0 {
-            return Err(ctx.error().unwrap_or_else(|| {
+            return Err(ctx.error(self.module.index_base).unwrap_or_else(|| {
                 VrError::new(ErrorKind::Internal, format!("cpu backend: `{func}` failed without recording an error"))
             }));
         }

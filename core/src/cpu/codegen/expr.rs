@@ -373,7 +373,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             Pow if t.is_int() => {
                 let zero = b.int().get_type().const_zero();
                 let ok = self.builder.build_int_compare(IntPredicate::SGE, b.int(), zero, "")?;
-                self.check(g, ok, ErrorCode::NegativeExponent, None, None)?;
+                let e64 = if t == ScalarType::I32 { self.builder.build_int_s_extend(b.int(), self.cx.i64_type(), "")? } else { b.int() };
+                self.check(g, ok, ErrorCode::NegativeExponent, None, Some((e64, self.i64c(0), self.i64c(-1))))?;
                 let name = if t == ScalarType::I32 { IPOW_I32 } else { IPOW_I64 };
                 let f = self.module.get_function(name).expect("declared");
                 match self.builder.build_call(f, &[a.v.into(), b.v.into()], "")?.try_as_basic_value() {
@@ -435,7 +436,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 let ge_lo = b.build_float_compare(FloatPredicate::OGT, x, f64t.const_float(lo), "")?;
                 let lt_hi = b.build_float_compare(FloatPredicate::OLT, x, f64t.const_float(hi), "")?;
                 let ok = self.builder.build_and(ge_lo, lt_hi, "")?;
-                self.check(g, ok, ErrorCode::InvalidCast, None, None)?;
+                // The message shows the value: pass its f64 bits and both types.
+                let bits = self.builder.build_bit_cast(x, self.cx.i64_type(), "")?.into_int_value();
+                let code = |t: ScalarType| self.i64c(ScalarType::ALL.iter().position(|u| *u == t).unwrap_or(0) as i64);
+                let extra = Some((bits, code(from), code(to)));
+                self.check(g, ok, ErrorCode::InvalidCast, None, extra)?;
                 self.builder.build_float_to_signed_int(x, self.int_type(to), "")?.into()
             }
             _ => return Err(self.type_err(g, format!("cast from {from} to {to}"))),

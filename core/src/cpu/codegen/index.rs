@@ -103,7 +103,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             if flags.check {
                 // 0 <= p < extent in one unsigned comparison.
                 let ok = self.builder.build_int_compare(IntPredicate::ULT, p, extent, "")?;
-                self.check(g, ok, ErrorCode::OutOfBounds, Some(name), Some((*i, extent, k as u32)))?;
+                self.check(g, ok, ErrorCode::OutOfBounds, Some(name), Some((*i, extent, self.i64c(k as i64))))?;
             }
             if flat_tail {
                 // Split p over dims k..n-1 in the layout's order.

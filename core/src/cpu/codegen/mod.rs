@@ -101,6 +101,8 @@ pub(crate) struct FnGen<'ctx, 'm> {
     pub line: Option<u32>,
     /// Builder that inserts allocas at the top of the entry block.
     pub alloca_builder: Builder<'ctx>,
+    /// `ctx->depth` on entry, stored back on every normal return.
+    pub depth_in: IntValue<'ctx>,
 }
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
@@ -247,7 +249,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let param = |i: usize| llfn.get_nth_param(i as u32).expect("declared parameter");
         let ctx_ptr = param(0).into_pointer_value();
         let outs: Vec<_> = (0..f.results.len()).map(|i| param(1 + i).into_pointer_value()).collect();
-        let mut g = FnGen { f, llfn, ctx_ptr, outs, vars: HashMap::new(), loops: Vec::new(), line: f.line, alloca_builder };
+        let depth_in = self.cx.i64_type().const_zero();
+        let mut g = FnGen { f, llfn, ctx_ptr, outs, vars: HashMap::new(), loops: Vec::new(), line: None, alloca_builder, depth_in };
         // Allocas first, then the initialisation code, so all allocas stay at the top.
         let first_param = 1 + f.results.len();
         let mut inits = Vec::new();
@@ -313,15 +316,30 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             Some(i) => g.alloca_builder.position_before(&i),
             None => g.alloca_builder.position_at_end(entry),
         }
+        // Recursion limit, as the interpreter's: ctx->depth counts nested calls.
+        let i64t = self.cx.i64_type();
+        g.depth_in = self.builder.build_load(i64t, ctx_ptr, "depth")?.into_int_value();
+        let depth = self.builder.build_int_add(g.depth_in, self.i64c(1), "")?;
+        let ok = self.builder.build_int_compare(inkwell::IntPredicate::SLE, depth, self.i64c(crate::cpu::abi::MAX_CALL_DEPTH), "")?;
+        self.check(&mut g, ok, ErrorCode::RecursionTooDeep, None, None)?;
+        self.builder.build_store(ctx_ptr, depth)?;
         self.block(&mut g, &f.body)?;
         if !self.terminated() {
+            // Like the interpreter, a missing return names the function but no line.
+            g.line = None;
             if f.results.is_empty() {
-                self.builder.build_return(Some(&self.cx.i32_type().const_zero()))?;
+                self.return_ok(&g)?;
             } else {
-                g.line = f.line;
                 self.fail(&mut g, ErrorCode::MissingReturn, None, None)?;
             }
         }
+        Ok(())
+    }
+
+    /// Normal return: restore the call depth and return status 0.
+    pub(crate) fn return_ok(&self, g: &FnGen<'ctx, 'm>) -> VrResult<()> {
+        self.builder.build_store(g.ctx_ptr, g.depth_in)?;
+        self.builder.build_return(Some(&self.cx.i32_type().const_zero()))?;
         Ok(())
     }
 
@@ -436,13 +454,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// Record a run-time error in ctx and return status 1 from the current function.
-    /// `oob` carries (index as written, bound, dim) for out-of-bounds errors.
-    pub(crate) fn fail(&mut self, g: &mut FnGen<'ctx, 'm>, code: ErrorCode, var: Option<&str>, oob: Option<(IntValue<'ctx>, IntValue<'ctx>, u32)>) -> VrResult<()> {
+    /// `extra` fills the (index, bound, dim) fields: for out-of-bounds errors the index
+    /// as written, the extent and the dimension; other codes use them as `abi` says.
+    pub(crate) fn fail(&mut self, g: &mut FnGen<'ctx, 'm>, code: ErrorCode, var: Option<&str>, extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>) -> VrResult<()> {
         let fname = self.string(&g.f.name);
         let vname = var.map(|v| self.string(v));
         let null = self.ptr_type().const_null();
-        let (index, bound, dim) = match oob {
-            Some((i, b, d)) => (i, b, self.i64c(d as i64)),
+        let (index, bound, dim) = match extra {
+            Some(x) => x,
             None => (self.i64c(0), self.i64c(0), self.i64c(-1)),
         };
         let rec = self.module.get_function(RECORD_ERROR).expect("declared");
@@ -464,12 +483,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// Branch on `ok`: fall through when true, record the error and return otherwise.
-    pub(crate) fn check(&mut self, g: &mut FnGen<'ctx, 'm>, ok: IntValue<'ctx>, code: ErrorCode, var: Option<&str>, oob: Option<(IntValue<'ctx>, IntValue<'ctx>, u32)>) -> VrResult<()> {
+    pub(crate) fn check(&mut self, g: &mut FnGen<'ctx, 'm>, ok: IntValue<'ctx>, code: ErrorCode, var: Option<&str>, extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>) -> VrResult<()> {
         let fail_bb = self.cx.append_basic_block(g.llfn, "fail");
         let ok_bb = self.cx.append_basic_block(g.llfn, "ok");
         self.builder.build_conditional_branch(ok, ok_bb, fail_bb)?;
         self.builder.position_at_end(fail_bb);
-        self.fail(g, code, var, oob)?;
+        self.fail(g, code, var, extra)?;
         self.builder.position_at_end(ok_bb);
         Ok(())
     }

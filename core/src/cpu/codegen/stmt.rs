@@ -112,7 +112,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     let m = self.to_mem(v)?;
                     self.builder.build_store(g.outs[k], m)?;
                 }
-                self.builder.build_return(Some(&self.cx.i32_type().const_zero()))?;
+                self.return_ok(g)?;
                 Ok(())
             }
             StmtKind::Expr { expr } => {
