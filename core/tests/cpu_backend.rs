@@ -624,3 +624,91 @@ fn compile_latency() {
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     println!("compile latency of dot: median {:.2} ms, min {:.2} ms, max {:.2} ms (20 compiles)", times[10], times[0], times[19]);
 }
+
+/// Every scalar operator on every real type over awkward values: the cpu backend must
+/// agree with the interpreter on each result and each error.
+#[test]
+fn operator_grid_agrees_with_the_interpreter() {
+    let ops = ["+", "-", "*", "/", "idiv", "mod", "rem", "min", "max", "pow", "<", "<=", "==", "!=", "atan2"];
+    let ints: &[i64] = &[0, 1, -1, 2, -7, 7, 3, i64::MAX, i64::MIN, i32::MAX as i64, i32::MIN as i64];
+    let floats: &[f64] = &[0.0, -0.0, 1.0, -1.5, 2.5, 7.0, -7.0, 1e300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 3e-310];
+    let mut checked = 0;
+    for ty in ["i32", "i64", "f32", "f64"] {
+        for op in ops {
+            let is_float = ty.starts_with('f');
+            let float_only = op == "atan2";
+            let int_only = false;
+            if (float_only && !is_float) || (int_only && is_float) {
+                continue;
+            }
+            let src = format!("(module m :index-base 0 (function f ((a {ty}) (b {ty})) ({}) (locals) (return ({op} a b) :line 1)))",
+                if ["<", "<=", "==", "!="].contains(&op) { "bool" } else { ty });
+            let m = compile(&src);
+            let vals: Vec<Value> = match ty {
+                "i32" => ints.iter().map(|v| i32v(*v as i32)).collect(),
+                "i64" => ints.iter().map(|v| i64v(*v)).collect(),
+                "f32" => floats.iter().map(|v| Value::Scalar(Scalar::F32(*v as f32))).collect(),
+                _ => floats.iter().map(|v| f64v(*v)).collect(),
+            };
+            for a in &vals {
+                for b in &vals {
+                    // Both::call asserts agreement, errors included.
+                    let _ = m.call("f", vec![a.clone(), b.clone()]);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000);
+}
+
+#[test]
+fn unary_functions_and_casts_agree_with_the_interpreter() {
+    let fns = ["neg", "abs", "floor", "ceil", "round", "trunc", "sqrt", "exp", "log", "sin", "isnan", "isinf"];
+    let floats: &[f64] = &[0.0, -0.0, 0.5, -2.5, 1e10, -1e300, f64::INFINITY, f64::NAN, 2147483647.5, -9.3e18];
+    for ty in ["f32", "f64"] {
+        for f in fns {
+            let rty = if f.starts_with("is") { "bool" } else { ty };
+            let m = compile(&format!("(module m :index-base 0 (function f ((a {ty})) ({rty}) (locals) (return ({f} a))))"));
+            for x in floats {
+                let v = if ty == "f32" { Value::Scalar(Scalar::F32(*x as f32)) } else { f64v(*x) };
+                let _ = m.call("f", vec![v]);
+            }
+        }
+        for to in ["bool", "i32", "i64", "f32", "f64"] {
+            let m = compile(&format!("(module m :index-base 0 (function f ((a {ty})) ({to}) (locals) (return (cast {to} a) :line 5)))"));
+            for x in floats {
+                let v = if ty == "f32" { Value::Scalar(Scalar::F32(*x as f32)) } else { f64v(*x) };
+                let _ = m.call("f", vec![v]);
+            }
+        }
+    }
+    for ty in ["i32", "i64", "bool"] {
+        for to in ["bool", "i32", "i64", "f32", "f64"] {
+            let m = compile(&format!("(module m :index-base 0 (function f ((a {ty})) ({to}) (locals) (return (cast {to} a))))"));
+            let vals: Vec<Value> = match ty {
+                "i32" => [0, 1, -1, i32::MAX, i32::MIN].iter().map(|v| i32v(*v)).collect(),
+                "i64" => [0, 1, -1, i64::MAX, i64::MIN, 1 << 40].iter().map(|v| i64v(*v)).collect(),
+                _ => vec![boolv(true), boolv(false)],
+            };
+            for v in vals {
+                let _ = m.call("f", vec![v]);
+            }
+        }
+    }
+}
+
+#[test]
+fn deep_recursion_up_to_the_interpreters_limit() {
+    let src = "(module m :index-base 0
+      (function down ((n i64)) (i64)
+        (locals)
+        (if (== n 0) (block (return 0)))
+        (return (+ 1 (call down (- n 1))))))";
+    let m = compile(src);
+    // 10 000 nested calls are allowed, one more is \"recursion too deep\".
+    assert_eq!(scalar(&one(m.call("down", vec![i64v(9999)]))), Scalar::I64(9999));
+    let e = err(m.call("down", vec![i64v(10_000)]));
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert!(e.message.contains("recursion too deep"), "{e}");
+}
