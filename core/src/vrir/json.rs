@@ -6,7 +6,13 @@ use crate::runtime::error::{VrError, VrResult};
 
 /// Parse a module from JSON. Errors name the line and column.
 pub fn from_json(src: &str) -> VrResult<Module> {
-    serde_json::from_str(src).map_err(|e| VrError::parse(format!("JSON at line {} column {}: {e}", e.line(), e.column())))
+    serde_json::from_str(src).map_err(|e| {
+        // serde_json ends its message with the position; we put the position first.
+        let position = format!(" at line {} column {}", e.line(), e.column());
+        let text = e.to_string();
+        let what = text.strip_suffix(&position).unwrap_or(&text);
+        VrError::parse(format!("JSON at line {} column {}: {what}", e.line(), e.column()))
+    })
 }
 
 /// The module as pretty-printed JSON.
