@@ -1,6 +1,7 @@
 //! The LLVM CPU backend against hand-computed results (and, where noted, NumPy, R or
 //! Octave). Every call also runs on the reference interpreter, and results and errors
 //! (kind, message, function, line, variable, index, bound, dim) must be identical.
+#![allow(clippy::result_large_err)] // VrError, the crate's error type, is large by design
 
 use velociraptor::cpu;
 use velociraptor::interp;

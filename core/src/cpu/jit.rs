@@ -49,8 +49,15 @@ fn internal(msg: impl std::fmt::Display) -> VrError {
     VrError::new(ErrorKind::Internal, format!("cpu backend: {msg}"))
 }
 
+/// LLVM's target registry is global: initialise it once per process, not per compile
+/// (compiles may run on several threads).
+fn init_native() -> VrResult<()> {
+    static INIT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default())).clone().map_err(internal)
+}
+
 fn host_machine() -> VrResult<TargetMachine> {
-    Target::initialize_native(&InitializationConfig::default()).map_err(internal)?;
+    init_native()?;
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(internal)?;
     let cpu = TargetMachine::get_host_cpu_name();

@@ -16,6 +16,7 @@ fn invalid(msg: String) -> VrError {
 
 /// Storage for one call's arguments and results; pointers handed to generated code
 /// point into its boxes, which do not move while it lives.
+#[allow(clippy::vec_box)] // boxed: their addresses are handed to generated code and must not move
 pub struct CallFrame {
     scalars: Vec<Box<u64>>,
     descs: Vec<Box<ArrayDesc>>,

@@ -102,7 +102,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     self.check(g, ok, ErrorCode::Unassigned, Some(name), None)?;
                 }
                 let raw = self.builder.build_load(self.mem_type(ty, &g.f.name)?, ptr, name)?;
-                Ok(Val { v: self.from_mem(raw, ty)?, ty })
+                Ok(Val { v: self.mem_to_reg(raw, ty)?, ty })
             }
             Some(_) => Err(unsupported(&format!("array-valued use of `{name}`"), &g.f.name)),
             None => Err(self.type_err(g, format!("use of unknown variable `{name}`"))),

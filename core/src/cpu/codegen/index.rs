@@ -35,7 +35,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         };
         let (ptr, elem) = self.element_ptr(g, name, indices, flags)?;
         let raw = self.builder.build_load(self.mem_type(elem, &g.f.name)?, ptr, "")?;
-        Ok(Val { v: self.from_mem(raw, elem)?, ty: elem })
+        Ok(Val { v: self.mem_to_reg(raw, elem)?, ty: elem })
     }
 
     /// `(set (index A i...) v)`: the value was evaluated first (by the caller).
@@ -44,7 +44,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         if v.ty != elem {
             return Err(self.type_err(g, format!("store of {} into `{name}` of {elem}", v.ty)));
         }
-        self.builder.build_store(ptr, self.to_mem(v)?)?;
+        self.builder.build_store(ptr, self.reg_to_mem(v)?)?;
         Ok(())
     }
 

@@ -392,7 +392,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             match &prm.ty {
                 Type::Scalar { elem } => {
                     let raw = self.builder.build_load(self.mem_type(*elem, &f.name)?, a, &prm.name)?;
-                    call_args.push(self.from_mem(raw, *elem)?.into());
+                    call_args.push(self.mem_to_reg(raw, *elem)?.into());
                 }
                 _ => call_args.push(a.into()),
             }
@@ -407,7 +407,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// Memory representation -> register representation (bool: i8 -> i1).
-    pub(crate) fn from_mem(&self, raw: BasicValueEnum<'ctx>, t: ScalarType) -> VrResult<BasicValueEnum<'ctx>> {
+    pub(crate) fn mem_to_reg(&self, raw: BasicValueEnum<'ctx>, t: ScalarType) -> VrResult<BasicValueEnum<'ctx>> {
         if t == ScalarType::Bool {
             let b = raw.into_int_value();
             Ok(self.builder.build_int_compare(inkwell::IntPredicate::NE, b, b.get_type().const_zero(), "")?.into())
@@ -417,7 +417,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// Register representation -> memory representation (bool: i1 -> i8).
-    pub(crate) fn to_mem(&self, v: Val<'ctx>) -> VrResult<BasicValueEnum<'ctx>> {
+    pub(crate) fn reg_to_mem(&self, v: Val<'ctx>) -> VrResult<BasicValueEnum<'ctx>> {
         if v.ty == ScalarType::Bool {
             Ok(self.builder.build_int_z_extend(v.int(), self.cx.i8_type(), "")?.into())
         } else {
@@ -442,7 +442,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     return Err(VrError::type_error(format!("cannot assign {} to `{name}` of type {ty}", v.ty))
                         .with_function(&g.f.name));
                 }
-                self.builder.build_store(*ptr, self.to_mem(v)?)?;
+                self.builder.build_store(*ptr, self.reg_to_mem(v)?)?;
                 if let Some(flag) = assigned {
                     self.builder.build_store(*flag, self.cx.bool_type().const_all_ones())?;
                 }

@@ -109,7 +109,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     if g.f.results[k] != Type::scalar(v.ty) {
                         return Err(self.type_err(g, format!("return of {} as {}", v.ty, g.f.results[k])));
                     }
-                    let m = self.to_mem(v)?;
+                    let m = self.reg_to_mem(v)?;
                     self.builder.build_store(g.outs[k], m)?;
                 }
                 self.return_ok(g)?;
@@ -221,7 +221,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let mut vals = Vec::new();
         for (p, t) in outs {
             let raw = self.builder.build_load(self.mem_type(t, &g.f.name)?, p, "")?;
-            vals.push(Val { v: self.from_mem(raw, t)?, ty: t });
+            vals.push(Val { v: self.mem_to_reg(raw, t)?, ty: t });
         }
         Ok(vals)
     }
