@@ -5,8 +5,8 @@
 
 use velociraptor::cpu;
 use velociraptor::interp;
-use velociraptor::vrir::ast::Module;
 use velociraptor::runtime::value::{Array, Scalar, Value};
+use velociraptor::vrir::ast::Module;
 use velociraptor::vrir::text::parse_module;
 use velociraptor::vrir::types::{ArrayType, Layout, ScalarType};
 use velociraptor::{ErrorKind, VrError};
@@ -48,7 +48,11 @@ impl Both {
         }
         for (a, b) in interp_args.iter().zip(&args) {
             if let (Value::Array(x), Value::Array(y)) = (a, b) {
-                assert_eq!(x.elements(), y.elements(), "{func}: array argument after the call");
+                assert_eq!(
+                    x.elements(),
+                    y.elements(),
+                    "{func}: array argument after the call"
+                );
             }
         }
         got
@@ -80,7 +84,11 @@ fn boolv(v: bool) -> Value {
 
 fn f64_array(dims: Vec<usize>, layout: Layout, logical: &[f64]) -> Array {
     let elems: Vec<Scalar> = logical.iter().map(|v| Scalar::F64(*v)).collect();
-    Array::from_logical(ArrayType::new(ScalarType::F64, dims.len() as u32, layout), dims, &elems)
+    Array::from_logical(
+        ArrayType::new(ScalarType::F64, dims.len() as u32, layout),
+        dims,
+        &elems,
+    )
 }
 
 fn one(r: Result<Vec<Value>, VrError>) -> Value {
@@ -214,22 +222,51 @@ fn comparisons_with_nan() {
         (return (< a b) (== a b) (!= a b) (>= a b))))";
     let r = run(src, "f", vec![f64v(f64::NAN), f64v(1.0)]).unwrap();
     let got: Vec<Scalar> = r.iter().map(scalar).collect();
-    assert_eq!(got, vec![Scalar::Bool(false), Scalar::Bool(false), Scalar::Bool(true), Scalar::Bool(false)]);
+    assert_eq!(
+        got,
+        vec![
+            Scalar::Bool(false),
+            Scalar::Bool(false),
+            Scalar::Bool(true),
+            Scalar::Bool(false)
+        ]
+    );
 }
 
 #[test]
 fn math_functions_equal_rusts_bit_for_bit() {
-    let fns = ["sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"];
-    let rust: [fn(f64) -> f64; 13] =
-        [f64::sqrt, f64::exp, f64::ln, f64::log10, f64::sin, f64::cos, f64::tan, f64::asin, f64::acos, f64::atan, f64::sinh, f64::cosh, f64::tanh];
+    let fns = [
+        "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+        "tanh",
+    ];
+    let rust: [fn(f64) -> f64; 13] = [
+        f64::sqrt,
+        f64::exp,
+        f64::ln,
+        f64::log10,
+        f64::sin,
+        f64::cos,
+        f64::tan,
+        f64::asin,
+        f64::acos,
+        f64::atan,
+        f64::sinh,
+        f64::cosh,
+        f64::tanh,
+    ];
     for (name, r) in fns.iter().zip(rust) {
-        let src = format!("(module m :index-base 0 (function f ((a f64)) (f64) (locals) (return ({name} a))))");
+        let src = format!(
+            "(module m :index-base 0 (function f ((a f64)) (f64) (locals) (return ({name} a))))"
+        );
         let m = compile(&src);
         for x in [0.3, 0.7, 1.5, 2.0, -0.25, 10.0] {
             let got = scalar(&one(m.call("f", vec![f64v(x)])));
             let want = r(x);
             match got {
-                Scalar::F64(g) => assert!(g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()), "{name}({x}): {g} vs {want}"),
+                Scalar::F64(g) => assert!(
+                    g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                    "{name}({x}): {g} vs {want}"
+                ),
                 other => panic!("{other:?}"),
             }
         }
@@ -248,7 +285,12 @@ fn rounding_functions() {
       (function f ((a f64)) (f64 f64 f64 f64 bool bool)
         (locals)
         (return (round a) (floor a) (ceil a) (trunc a) (isnan a) (isinf a))))";
-    let cases: [(f64, [f64; 4]); 4] = [(2.5, [2.0, 2.0, 3.0, 2.0]), (-0.5, [-0.0, -1.0, -0.0, -0.0]), (3.5, [4.0, 3.0, 4.0, 3.0]), (-2.5, [-2.0, -3.0, -2.0, -2.0])];
+    let cases: [(f64, [f64; 4]); 4] = [
+        (2.5, [2.0, 2.0, 3.0, 2.0]),
+        (-0.5, [-0.0, -1.0, -0.0, -0.0]),
+        (3.5, [4.0, 3.0, 4.0, 3.0]),
+        (-2.5, [-2.0, -3.0, -2.0, -2.0]),
+    ];
     for (x, want) in cases {
         let r = run(src, "f", vec![f64v(x)]).unwrap();
         for k in 0..4 {
@@ -274,7 +316,17 @@ fn casts() {
         (return (cast i32 a) (cast i64 a) (cast i32 n) (cast bool a) (cast f32 a) (cast f64 (cast bool n)))))";
     let r = run(src, "f", vec![f64v(-2.9), i64v((1 << 32) + 5)]).unwrap();
     let got: Vec<Scalar> = r.iter().map(scalar).collect();
-    assert_eq!(got, vec![Scalar::I32(-2), Scalar::I64(-2), Scalar::I32(5), Scalar::Bool(true), Scalar::F32(-2.9f32), Scalar::F64(1.0)]);
+    assert_eq!(
+        got,
+        vec![
+            Scalar::I32(-2),
+            Scalar::I64(-2),
+            Scalar::I32(5),
+            Scalar::Bool(true),
+            Scalar::F32(-2.9f32),
+            Scalar::F64(1.0)
+        ]
+    );
     let r = run(src, "f", vec![f64v(0.0), i64v(0)]).unwrap();
     assert_eq!(scalar(&r[3]), Scalar::Bool(false));
     assert_eq!(scalar(&r[5]), Scalar::F64(0.0));
@@ -290,9 +342,16 @@ fn casts() {
         assert!(e.message.contains("invalid cast"), "{e}");
         assert_eq!(e.function.as_deref(), Some("f"));
     }
-    let src64 = "(module m :index-base 0 (function f ((a f64)) (i64) (locals) (return (cast i64 a))))";
-    assert_eq!(scalar(&one(run(src64, "f", vec![f64v(-9223372036854775808.0)]))), Scalar::I64(i64::MIN));
-    assert_eq!(err(run(src64, "f", vec![f64v(9223372036854775808.0)])).kind, ErrorKind::Runtime);
+    let src64 =
+        "(module m :index-base 0 (function f ((a f64)) (i64) (locals) (return (cast i64 a))))";
+    assert_eq!(
+        scalar(&one(run(src64, "f", vec![f64v(-9223372036854775808.0)]))),
+        Scalar::I64(i64::MIN)
+    );
+    assert_eq!(
+        err(run(src64, "f", vec![f64v(9223372036854775808.0)])).kind,
+        ErrorKind::Runtime
+    );
 }
 
 const CALLS: &str = "(module calls :index-base 0
@@ -327,8 +386,14 @@ const CALLS: &str = "(module calls :index-base 0
 #[test]
 fn calls_recursion_and_multiple_results() {
     let m = compile(CALLS);
-    assert_eq!(scalar(&one(m.call("fib", vec![i64v(20)]))), Scalar::I64(6765));
-    assert_eq!(scalar(&one(m.call("use_divmod", vec![i64v(-7), i64v(2)]))), Scalar::I64(-4 * 100 + 1));
+    assert_eq!(
+        scalar(&one(m.call("fib", vec![i64v(20)]))),
+        Scalar::I64(6765)
+    );
+    assert_eq!(
+        scalar(&one(m.call("use_divmod", vec![i64v(-7), i64v(2)]))),
+        Scalar::I64(-4 * 100 + 1)
+    );
     assert_eq!(scalar(&one(m.call("outer", vec![i64v(5)]))), Scalar::I64(3));
     assert!(m.call("noop", vec![i64v(5)]).unwrap().is_empty());
     // An error in a callee propagates with the callee's location.
@@ -336,13 +401,25 @@ fn calls_recursion_and_multiple_results() {
     assert_eq!(e.kind, ErrorKind::DivisionByZero);
     assert_eq!(e.function.as_deref(), Some("inner"));
     assert_eq!(e.line, Some(12));
-    assert_eq!(err(m.call("noop", vec![i64v(0)])).kind, ErrorKind::DivisionByZero);
+    assert_eq!(
+        err(m.call("noop", vec![i64v(0)])).kind,
+        ErrorKind::DivisionByZero
+    );
     // and/or short-circuit: boom is never called.
     let r = m.call("lazy", vec![boolv(false)]).unwrap();
-    assert_eq!(r.iter().map(scalar).collect::<Vec<_>>(), vec![Scalar::Bool(false), Scalar::Bool(true)]);
-    assert_eq!(err(m.call("lazy", vec![boolv(true)])).function.as_deref(), Some("boom"));
+    assert_eq!(
+        r.iter().map(scalar).collect::<Vec<_>>(),
+        vec![Scalar::Bool(false), Scalar::Bool(true)]
+    );
+    assert_eq!(
+        err(m.call("lazy", vec![boolv(true)])).function.as_deref(),
+        Some("boom")
+    );
     // wrong arguments
-    assert_eq!(err(m.call("fib", vec![f64v(1.0)])).kind, ErrorKind::InvalidArgument);
+    assert_eq!(
+        err(m.call("fib", vec![f64v(1.0)])).kind,
+        ErrorKind::InvalidArgument
+    );
     assert_eq!(err(m.call("fib", vec![])).kind, ErrorKind::InvalidArgument);
     assert_eq!(err(m.call("nope", vec![])).kind, ErrorKind::InvalidArgument);
 }
@@ -408,13 +485,26 @@ fn loops_over_ranges_and_domains() {
     assert_eq!(e.function.as_deref(), Some("down"));
     // first variable slowest: (1,1) (1,2) (2,1) (2,2) -> 3 4 5 6
     let v = m.call("grid", vec![i64v(2), i32v(2)]).unwrap();
-    assert_eq!(v.iter().map(scalar).collect::<Vec<_>>(), vec![Scalar::I64(3456), Scalar::I64(2), Scalar::I32(2)]);
+    assert_eq!(
+        v.iter().map(scalar).collect::<Vec<_>>(),
+        vec![Scalar::I64(3456), Scalar::I64(2), Scalar::I32(2)]
+    );
     // an empty inner range makes the domain empty: nothing assigned
     let e = err(m.call("grid", vec![i64v(2), i32v(0)]));
-    assert_eq!(e.kind, ErrorKind::Runtime, "i is unassigned after an empty domain: {e}");
+    assert_eq!(
+        e.kind,
+        ErrorKind::Runtime,
+        "i is unassigned after an empty domain: {e}"
+    );
     assert_eq!(e.variable.as_deref(), Some("i"));
-    assert_eq!(scalar(&one(m.call("control", vec![i64v(100)]))), Scalar::I64(2 + 4 + 6));
-    assert_eq!(scalar(&one(m.call("collatz", vec![i64v(27)]))), Scalar::I64(111));
+    assert_eq!(
+        scalar(&one(m.call("control", vec![i64v(100)]))),
+        Scalar::I64(2 + 4 + 6)
+    );
+    assert_eq!(
+        scalar(&one(m.call("collatz", vec![i64v(27)]))),
+        Scalar::I64(111)
+    );
     assert_eq!(scalar(&one(m.call("par", vec![i64v(5)]))), Scalar::I64(7));
     assert_eq!(scalar(&one(m.call("edge", vec![]))), Scalar::I64(3 + 20));
 }
@@ -477,7 +567,11 @@ fn array_parameters_of_every_layout() {
     let logical = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 x 3, logical order
     for layout in [Layout::Row, Layout::Col] {
         let a = f64_array(vec![2, 3], layout, &logical);
-        assert_eq!(scalar(&one(m.call("total", vec![Value::Array(a)]))), Scalar::F64(123456.0), "{layout:?}");
+        assert_eq!(
+            scalar(&one(m.call("total", vec![Value::Array(a)]))),
+            Scalar::F64(123456.0),
+            "{layout:?}"
+        );
     }
     // A reversed view: strides -1 from the last element.
     let base = f64_array(vec![4], Layout::Row, &[1.0, 2.0, 3.0, 4.0]);
@@ -485,46 +579,102 @@ fn array_parameters_of_every_layout() {
     rev.ty.layout = Layout::Strided;
     rev.offset = 3;
     rev.strides = vec![-1];
-    let rev2 = Array { ty: ArrayType::new(ScalarType::F64, 2, Layout::Strided), dims: vec![2, 2], strides: vec![-1, -2], offset: 3, data: base.data.clone() };
-    assert_eq!(scalar(&one(m.call("total", vec![Value::Array(rev2)]))), Scalar::F64(4231.0));
+    let rev2 = Array {
+        ty: ArrayType::new(ScalarType::F64, 2, Layout::Strided),
+        dims: vec![2, 2],
+        strides: vec![-1, -2],
+        offset: 3,
+        data: base.data.clone(),
+    };
+    assert_eq!(
+        scalar(&one(m.call("total", vec![Value::Array(rev2)]))),
+        Scalar::F64(4231.0)
+    );
     let _ = rev;
     // Writes go through to the caller's array.
     let a = f64_array(vec![3], Layout::Row, &[1.0, 2.0, 3.0]);
-    m.call("scale", vec![Value::Array(a.clone()), f64v(2.0)]).unwrap();
-    assert_eq!(a.elements(), vec![Scalar::F64(2.0), Scalar::F64(4.0), Scalar::F64(6.0)]);
+    m.call("scale", vec![Value::Array(a.clone()), f64v(2.0)])
+        .unwrap();
+    assert_eq!(
+        a.elements(),
+        vec![Scalar::F64(2.0), Scalar::F64(4.0), Scalar::F64(6.0)]
+    );
     // Col-major 2 x 3: element (1, 2) is 6; :flat enumerates first index fastest
     // (MATLAB A(:)): 1 4 2 5 3 6; row-major: last fastest: 1 2 3 4 5 6.
     let c = f64_array(vec![2, 3], Layout::Col, &logical);
-    assert_eq!(scalar(&one(m.call("get", vec![Value::Array(c.clone()), i64v(1), i64v(2)]))), Scalar::F64(6.0));
+    assert_eq!(
+        scalar(&one(
+            m.call("get", vec![Value::Array(c.clone()), i64v(1), i64v(2)])
+        )),
+        Scalar::F64(6.0)
+    );
     let flat_col: Vec<f64> = (0..6)
-        .map(|i| match scalar(&one(m.call("flat_col", vec![Value::Array(c.clone()), i64v(i)]))) {
-            Scalar::F64(v) => v,
-            _ => unreachable!(),
+        .map(|i| {
+            match scalar(&one(
+                m.call("flat_col", vec![Value::Array(c.clone()), i64v(i)])
+            )) {
+                Scalar::F64(v) => v,
+                _ => unreachable!(),
+            }
         })
         .collect();
     assert_eq!(flat_col, vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
     let r = f64_array(vec![2, 3], Layout::Row, &logical);
     let flat_row: Vec<f64> = (0..6)
-        .map(|i| match scalar(&one(m.call("flat_row", vec![Value::Array(r.clone()), i64v(i)]))) {
-            Scalar::F64(v) => v,
-            _ => unreachable!(),
+        .map(|i| {
+            match scalar(&one(
+                m.call("flat_row", vec![Value::Array(r.clone()), i64v(i)])
+            )) {
+                Scalar::F64(v) => v,
+                _ => unreachable!(),
+            }
         })
         .collect();
     assert_eq!(flat_row, logical.to_vec());
     let v = f64_array(vec![3], Layout::Row, &[1.0, 2.0, 3.0]);
-    assert_eq!(scalar(&one(m.call("neg", vec![Value::Array(v.clone()), i64v(-1)]))), Scalar::F64(3.0));
-    assert_eq!(scalar(&one(m.call("neg", vec![Value::Array(v.clone()), i64v(-3)]))), Scalar::F64(1.0));
-    assert_eq!(scalar(&one(m.call("neg", vec![Value::Array(v.clone()), i64v(0)]))), Scalar::F64(1.0));
+    assert_eq!(
+        scalar(&one(m.call("neg", vec![Value::Array(v.clone()), i64v(-1)]))),
+        Scalar::F64(3.0)
+    );
+    assert_eq!(
+        scalar(&one(m.call("neg", vec![Value::Array(v.clone()), i64v(-3)]))),
+        Scalar::F64(1.0)
+    );
+    assert_eq!(
+        scalar(&one(m.call("neg", vec![Value::Array(v.clone()), i64v(0)]))),
+        Scalar::F64(1.0)
+    );
     let e = err(m.call("neg", vec![Value::Array(v), i64v(-4)]));
     assert_eq!((e.index, e.bound, e.dim), (Some(-4), Some(3), Some(0)));
     let s = m.call("shape", vec![Value::Array(r.clone())]).unwrap();
-    assert_eq!(s.iter().map(scalar).collect::<Vec<_>>(), vec![Scalar::I64(2), Scalar::I64(3), Scalar::I64(6), Scalar::I64(2)]);
+    assert_eq!(
+        s.iter().map(scalar).collect::<Vec<_>>(),
+        vec![
+            Scalar::I64(2),
+            Scalar::I64(3),
+            Scalar::I64(6),
+            Scalar::I64(2)
+        ]
+    );
     // bool arrays: one byte per element, read and written
-    let b = Array::from_logical(ArrayType::new(ScalarType::Bool, 1, Layout::Row), vec![3], &[Scalar::Bool(true), Scalar::Bool(false), Scalar::Bool(true)]);
-    assert_eq!(scalar(&one(m.call("flags", vec![Value::Array(b.clone())]))), Scalar::I64(2));
-    assert_eq!(b.elements(), vec![Scalar::Bool(false), Scalar::Bool(true), Scalar::Bool(false)]);
+    let b = Array::from_logical(
+        ArrayType::new(ScalarType::Bool, 1, Layout::Row),
+        vec![3],
+        &[Scalar::Bool(true), Scalar::Bool(false), Scalar::Bool(true)],
+    );
+    assert_eq!(
+        scalar(&one(m.call("flags", vec![Value::Array(b.clone())]))),
+        Scalar::I64(2)
+    );
+    assert_eq!(
+        b.elements(),
+        vec![Scalar::Bool(false), Scalar::Bool(true), Scalar::Bool(false)]
+    );
     // layout must match a non-strided parameter
-    assert_eq!(err(m.call("get", vec![Value::Array(r), i64v(0), i64v(0)])).kind, ErrorKind::InvalidArgument);
+    assert_eq!(
+        err(m.call("get", vec![Value::Array(r), i64v(0), i64v(0)])).kind,
+        ErrorKind::InvalidArgument
+    );
 }
 
 #[test]
@@ -560,14 +710,25 @@ fn one_based_modules_report_the_index_as_written() {
     let m = compile(src);
     // Octave: A = [1 2 3; 4 5 6]; A(2,3) == 6; A(4) == 5
     let c = f64_array(vec![2, 3], Layout::Col, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-    assert_eq!(scalar(&one(m.call("get", vec![Value::Array(c.clone()), i64v(2), i64v(3)]))), Scalar::F64(6.0));
-    assert_eq!(scalar(&one(m.call("lin", vec![Value::Array(c.clone()), i64v(4)]))), Scalar::F64(5.0));
+    assert_eq!(
+        scalar(&one(
+            m.call("get", vec![Value::Array(c.clone()), i64v(2), i64v(3)])
+        )),
+        Scalar::F64(6.0)
+    );
+    assert_eq!(
+        scalar(&one(m.call("lin", vec![Value::Array(c.clone()), i64v(4)]))),
+        Scalar::F64(5.0)
+    );
     let e = err(m.call("get", vec![Value::Array(c.clone()), i64v(0), i64v(1)]));
     assert_eq!((e.index, e.bound, e.dim), (Some(0), Some(2), Some(0)));
     let e = err(m.call("get", vec![Value::Array(c), i64v(1), i64v(4)]));
     assert_eq!((e.index, e.bound, e.dim), (Some(4), Some(3), Some(1)));
     let v = f64_array(vec![4], Layout::Row, &[1.0, 2.0, 3.0, 4.5]);
-    assert_eq!(scalar(&one(m.call("sum_nocheck", vec![Value::Array(v)]))), Scalar::F64(10.5));
+    assert_eq!(
+        scalar(&one(m.call("sum_nocheck", vec![Value::Array(v)]))),
+        Scalar::F64(10.5)
+    );
 }
 
 #[test]
@@ -579,17 +740,26 @@ fn constructs_outside_this_increment_are_unsupported_at_compile_time() {
         ("(return (amax (zeros f64[2,row] 2 2)))", "reduction `amax`"),
     ];
     for (body, what) in cases {
-        let src = format!("(module m :index-base 0 (function f ((a f64[2,row])) (f64) (locals) {body}))");
+        let src =
+            format!("(module m :index-base 0 (function f ((a f64[2,row])) (f64) (locals) {body}))");
         let m = parse_module(&src).unwrap();
         let e = match cpu::compile(&m) {
             Err(e) => e,
             Ok(_) => panic!("{body} compiled"),
         };
         assert_eq!(e.kind, ErrorKind::Unsupported, "{body}: {e}");
-        assert!(e.message.contains(what) && e.message.contains("function f"), "{e}");
+        assert!(
+            e.message.contains(what) && e.message.contains("function f"),
+            "{e}"
+        );
     }
     let src = "(module m :index-base 0 (function f ((a c128)) (c128) (locals) (return a)))";
-    assert_eq!(cpu::compile(&parse_module(src).unwrap()).err().map(|e| e.kind), Some(ErrorKind::Unsupported));
+    assert_eq!(
+        cpu::compile(&parse_module(src).unwrap())
+            .err()
+            .map(|e| e.kind),
+        Some(ErrorKind::Unsupported)
+    );
 }
 
 #[test]
@@ -623,16 +793,47 @@ fn compile_latency() {
     }
     times.remove(0);
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    println!("compile latency of dot: median {:.2} ms, min {:.2} ms, max {:.2} ms (20 compiles)", times[10], times[0], times[19]);
+    println!(
+        "compile latency of dot: median {:.2} ms, min {:.2} ms, max {:.2} ms (20 compiles)",
+        times[10], times[0], times[19]
+    );
 }
 
 /// Every scalar operator on every real type over awkward values: the cpu backend must
 /// agree with the interpreter on each result and each error.
 #[test]
 fn operator_grid_agrees_with_the_interpreter() {
-    let ops = ["+", "-", "*", "/", "idiv", "mod", "rem", "min", "max", "pow", "<", "<=", "==", "!=", "atan2"];
-    let ints: &[i64] = &[0, 1, -1, 2, -7, 7, 3, i64::MAX, i64::MIN, i32::MAX as i64, i32::MIN as i64];
-    let floats: &[f64] = &[0.0, -0.0, 1.0, -1.5, 2.5, 7.0, -7.0, 1e300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 3e-310];
+    let ops = [
+        "+", "-", "*", "/", "idiv", "mod", "rem", "min", "max", "pow", "<", "<=", "==", "!=",
+        "atan2",
+    ];
+    let ints: &[i64] = &[
+        0,
+        1,
+        -1,
+        2,
+        -7,
+        7,
+        3,
+        i64::MAX,
+        i64::MIN,
+        i32::MAX as i64,
+        i32::MIN as i64,
+    ];
+    let floats: &[f64] = &[
+        0.0,
+        -0.0,
+        1.0,
+        -1.5,
+        2.5,
+        7.0,
+        -7.0,
+        1e300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        3e-310,
+    ];
     let mut checked = 0;
     for ty in ["i32", "i64", "f32", "f64"] {
         for op in ops {
@@ -648,7 +849,10 @@ fn operator_grid_agrees_with_the_interpreter() {
             let vals: Vec<Value> = match ty {
                 "i32" => ints.iter().map(|v| i32v(*v as i32)).collect(),
                 "i64" => ints.iter().map(|v| i64v(*v)).collect(),
-                "f32" => floats.iter().map(|v| Value::Scalar(Scalar::F32(*v as f32))).collect(),
+                "f32" => floats
+                    .iter()
+                    .map(|v| Value::Scalar(Scalar::F32(*v as f32)))
+                    .collect(),
                 _ => floats.iter().map(|v| f64v(*v)).collect(),
             };
             for a in &vals {
@@ -665,21 +869,43 @@ fn operator_grid_agrees_with_the_interpreter() {
 
 #[test]
 fn unary_functions_and_casts_agree_with_the_interpreter() {
-    let fns = ["neg", "abs", "floor", "ceil", "round", "trunc", "sqrt", "exp", "log", "sin", "isnan", "isinf"];
-    let floats: &[f64] = &[0.0, -0.0, 0.5, -2.5, 1e10, -1e300, f64::INFINITY, f64::NAN, 2147483647.5, -9.3e18];
+    let fns = [
+        "neg", "abs", "floor", "ceil", "round", "trunc", "sqrt", "exp", "log", "sin", "isnan",
+        "isinf",
+    ];
+    let floats: &[f64] = &[
+        0.0,
+        -0.0,
+        0.5,
+        -2.5,
+        1e10,
+        -1e300,
+        f64::INFINITY,
+        f64::NAN,
+        2147483647.5,
+        -9.3e18,
+    ];
     for ty in ["f32", "f64"] {
         for f in fns {
             let rty = if f.starts_with("is") { "bool" } else { ty };
             let m = compile(&format!("(module m :index-base 0 (function f ((a {ty})) ({rty}) (locals) (return ({f} a))))"));
             for x in floats {
-                let v = if ty == "f32" { Value::Scalar(Scalar::F32(*x as f32)) } else { f64v(*x) };
+                let v = if ty == "f32" {
+                    Value::Scalar(Scalar::F32(*x as f32))
+                } else {
+                    f64v(*x)
+                };
                 let _ = m.call("f", vec![v]);
             }
         }
         for to in ["bool", "i32", "i64", "f32", "f64"] {
             let m = compile(&format!("(module m :index-base 0 (function f ((a {ty})) ({to}) (locals) (return (cast {to} a) :line 5)))"));
             for x in floats {
-                let v = if ty == "f32" { Value::Scalar(Scalar::F32(*x as f32)) } else { f64v(*x) };
+                let v = if ty == "f32" {
+                    Value::Scalar(Scalar::F32(*x as f32))
+                } else {
+                    f64v(*x)
+                };
                 let _ = m.call("f", vec![v]);
             }
         }
@@ -688,8 +914,14 @@ fn unary_functions_and_casts_agree_with_the_interpreter() {
         for to in ["bool", "i32", "i64", "f32", "f64"] {
             let m = compile(&format!("(module m :index-base 0 (function f ((a {ty})) ({to}) (locals) (return (cast {to} a))))"));
             let vals: Vec<Value> = match ty {
-                "i32" => [0, 1, -1, i32::MAX, i32::MIN].iter().map(|v| i32v(*v)).collect(),
-                "i64" => [0, 1, -1, i64::MAX, i64::MIN, 1 << 40].iter().map(|v| i64v(*v)).collect(),
+                "i32" => [0, 1, -1, i32::MAX, i32::MIN]
+                    .iter()
+                    .map(|v| i32v(*v))
+                    .collect(),
+                "i64" => [0, 1, -1, i64::MAX, i64::MIN, 1 << 40]
+                    .iter()
+                    .map(|v| i64v(*v))
+                    .collect(),
                 _ => vec![boolv(true), boolv(false)],
             };
             for v in vals {
@@ -708,7 +940,10 @@ fn deep_recursion_up_to_the_interpreters_limit() {
         (return (+ 1 (call down (- n 1))))))";
     let m = compile(src);
     // 10 000 nested calls are allowed, one more is \"recursion too deep\".
-    assert_eq!(scalar(&one(m.call("down", vec![i64v(9999)]))), Scalar::I64(9999));
+    assert_eq!(
+        scalar(&one(m.call("down", vec![i64v(9999)]))),
+        Scalar::I64(9999)
+    );
     let e = err(m.call("down", vec![i64v(10_000)]));
     assert_eq!(e.kind, ErrorKind::Runtime);
     assert!(e.message.contains("recursion too deep"), "{e}");

@@ -39,9 +39,18 @@ pub enum ErrorCode {
 impl ErrorCode {
     pub fn from_i32(c: i32) -> Option<ErrorCode> {
         use ErrorCode::*;
-        [OutOfBounds, DivisionByZero, InvalidCast, ZeroStep, MissingReturn, Unassigned, NegativeExponent, RecursionTooDeep]
-            .into_iter()
-            .find(|k| *k as i32 == c)
+        [
+            OutOfBounds,
+            DivisionByZero,
+            InvalidCast,
+            ZeroStep,
+            MissingReturn,
+            Unassigned,
+            NegativeExponent,
+            RecursionTooDeep,
+        ]
+        .into_iter()
+        .find(|k| *k as i32 == c)
     }
 }
 
@@ -106,39 +115,68 @@ impl CallCtx {
         let variable = text(self.variable, self.variable_len);
         let mut e = match code {
             ErrorCode::OutOfBounds => {
-                let name = if variable.is_empty() { "array" } else { variable.as_str() };
+                let name = if variable.is_empty() {
+                    "array"
+                } else {
+                    variable.as_str()
+                };
                 let lo = index_base as i64;
                 let hi = self.bound - 1 + lo;
                 let mut e = VrError::new(
                     ErrorKind::OutOfBounds,
-                    format!("{name}: index {} out of bounds {lo}..{hi} in dimension {} (extent {})", self.index, self.dim, self.bound),
+                    format!(
+                        "{name}: index {} out of bounds {lo}..{hi} in dimension {} (extent {})",
+                        self.index, self.dim, self.bound
+                    ),
                 );
                 e.index = Some(self.index);
                 e.bound = Some(self.bound);
                 e.dim = u32::try_from(self.dim).ok();
                 e
             }
-            ErrorCode::DivisionByZero => VrError::new(ErrorKind::DivisionByZero, "division by zero"),
+            ErrorCode::DivisionByZero => {
+                VrError::new(ErrorKind::DivisionByZero, "division by zero")
+            }
             ErrorCode::InvalidCast => {
                 // index: the value's f64 bits; bound / dim: source / target ScalarType.
                 let x = f64::from_bits(self.index as u64);
-                let ty = |k: i64| ScalarType::ALL.get(k as usize).copied().unwrap_or(ScalarType::F64);
+                let ty = |k: i64| {
+                    ScalarType::ALL
+                        .get(k as usize)
+                        .copied()
+                        .unwrap_or(ScalarType::F64)
+                };
                 let (from, to) = (ty(self.bound), ty(self.dim));
-                let shown = if from == ScalarType::F32 { (x as f32).to_string() } else { x.to_string() };
-                VrError::runtime(format!("invalid cast: {from} value {shown} does not fit {to}"))
+                let shown = if from == ScalarType::F32 {
+                    (x as f32).to_string()
+                } else {
+                    x.to_string()
+                };
+                VrError::runtime(format!(
+                    "invalid cast: {from} value {shown} does not fit {to}"
+                ))
             }
             ErrorCode::ZeroStep => VrError::runtime("zero step in a range"),
-            ErrorCode::MissingReturn => VrError::runtime("missing return: the function ended without returning its results"),
-            ErrorCode::Unassigned => VrError::runtime(format!("use of unassigned variable `{variable}`")),
-            ErrorCode::NegativeExponent => VrError::runtime(format!("negative integer exponent {} in pow", self.index)),
-            ErrorCode::RecursionTooDeep => {
-                VrError::runtime(format!("recursion too deep (more than {MAX_CALL_DEPTH} nested calls)"))
+            ErrorCode::MissingReturn => {
+                VrError::runtime("missing return: the function ended without returning its results")
             }
+            ErrorCode::Unassigned => {
+                VrError::runtime(format!("use of unassigned variable `{variable}`"))
+            }
+            ErrorCode::NegativeExponent => {
+                VrError::runtime(format!("negative integer exponent {} in pow", self.index))
+            }
+            ErrorCode::RecursionTooDeep => VrError::runtime(format!(
+                "recursion too deep (more than {MAX_CALL_DEPTH} nested calls)"
+            )),
         };
         if !variable.is_empty() {
             e = e.with_variable(&variable);
         }
-        Some(e.with_function(&function).with_line(u32::try_from(self.line).ok()))
+        Some(
+            e.with_function(&function)
+                .with_line(u32::try_from(self.line).ok()),
+        )
     }
 }
 

@@ -9,7 +9,11 @@ fn expr_calls(e: &Expr, out: &mut HashSet<String>) {
     let mut go = |x: &Expr| expr_calls(x, out);
     match e {
         Expr::Const { .. } | Expr::Var { .. } => {}
-        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Reduce { arg, .. } | Expr::Dim { arg, .. } | Expr::TupleGet { arg, .. } => go(arg),
+        Expr::Unary { arg, .. }
+        | Expr::Cast { arg, .. }
+        | Expr::Reduce { arg, .. }
+        | Expr::Dim { arg, .. }
+        | Expr::TupleGet { arg, .. } => go(arg),
         Expr::Binary { lhs, rhs, .. } => {
             go(lhs);
             go(rhs);
@@ -25,7 +29,10 @@ fn expr_calls(e: &Expr, out: &mut HashSet<String>) {
             }
             dims.iter().for_each(go);
         }
-        Expr::Range { start, stop, step } => [start, stop, step].into_iter().flatten().for_each(|x| go(x)),
+        Expr::Range { start, stop, step } => [start, stop, step]
+            .into_iter()
+            .flatten()
+            .for_each(|x| go(x)),
         Expr::Domain { ranges: items } | Expr::Tuple { items } => items.iter().for_each(go),
         Expr::Index { array, indices, .. } => {
             go(array);
@@ -35,7 +42,12 @@ fn expr_calls(e: &Expr, out: &mut HashSet<String>) {
             indices.iter().for_each(&mut go);
             go(value);
         }
-        Expr::AtomicCas { indices, expected, new, .. } => {
+        Expr::AtomicCas {
+            indices,
+            expected,
+            new,
+            ..
+        } => {
             indices.iter().for_each(&mut go);
             go(expected);
             go(new);
@@ -76,7 +88,11 @@ fn stmt_calls(s: &Stmt, out: &mut HashSet<String>) {
         StmtKind::Return { values } => values.iter().for_each(|v| expr_calls(v, out)),
         StmtKind::Expr { expr } => expr_calls(expr, out),
         StmtKind::Alloc { dims, .. } => dims.iter().for_each(|d| expr_calls(d, out)),
-        StmtKind::Break | StmtKind::Continue | StmtKind::Free { .. } | StmtKind::RefIncr { .. } | StmtKind::RefDecr { .. } => {}
+        StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Free { .. }
+        | StmtKind::RefIncr { .. }
+        | StmtKind::RefDecr { .. } => {}
     }
 }
 
@@ -92,18 +108,27 @@ pub fn is_recursive(m: &Module) -> bool {
         })
         .collect();
     // Depth-first search with colours: grey = on the current path.
-    fn visit<'a>(f: &'a str, g: &'a HashMap<&str, HashSet<String>>, grey: &mut HashSet<&'a str>, done: &mut HashSet<&'a str>) -> bool {
+    fn visit<'a>(
+        f: &'a str,
+        g: &'a HashMap<&str, HashSet<String>>,
+        grey: &mut HashSet<&'a str>,
+        done: &mut HashSet<&'a str>,
+    ) -> bool {
         if done.contains(f) {
             return false;
         }
         if !grey.insert(f) {
             return true;
         }
-        let cyclic = g.get(f).is_some_and(|callees| callees.iter().any(|c| visit(c.as_str(), g, grey, done)));
+        let cyclic = g
+            .get(f)
+            .is_some_and(|callees| callees.iter().any(|c| visit(c.as_str(), g, grey, done)));
         grey.remove(f);
         done.insert(f);
         cyclic
     }
     let (mut grey, mut done) = (HashSet::new(), HashSet::new());
-    m.functions.iter().any(|f| visit(&f.name, &graph, &mut grey, &mut done))
+    m.functions
+        .iter()
+        .any(|f| visit(&f.name, &graph, &mut grey, &mut done))
 }

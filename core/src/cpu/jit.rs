@@ -53,7 +53,9 @@ fn internal(msg: impl std::fmt::Display) -> VrError {
 /// (compiles may run on several threads).
 fn init_native() -> VrResult<()> {
     static INIT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
-    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default())).clone().map_err(internal)
+    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
+        .clone()
+        .map_err(internal)
 }
 
 fn host_machine() -> VrResult<TargetMachine> {
@@ -101,9 +103,18 @@ fn add_host_attributes(module: &Module, cx: &Context, tm: &TargetMachine) {
 /// Rust helpers and C math functions that generated code may call, by address.
 fn runtime_symbols() -> Vec<(&'static str, usize)> {
     let mut v: Vec<(&'static str, usize)> = vec![
-        (codegen::RECORD_ERROR, abi::vr_cpu_record_error as *const () as usize),
-        (codegen::IPOW_I32, abi::vr_cpu_ipow_i32 as *const () as usize),
-        (codegen::IPOW_I64, abi::vr_cpu_ipow_i64 as *const () as usize),
+        (
+            codegen::RECORD_ERROR,
+            abi::vr_cpu_record_error as *const () as usize,
+        ),
+        (
+            codegen::IPOW_I32,
+            abi::vr_cpu_ipow_i32 as *const () as usize,
+        ),
+        (
+            codegen::IPOW_I64,
+            abi::vr_cpu_ipow_i64 as *const () as usize,
+        ),
     ];
     v.extend(super::libm::symbols());
     v
@@ -119,8 +130,12 @@ pub fn compile(vm: &VModule) -> VrResult<JitModule> {
         module.set_triple(&tm.get_triple());
         module.set_data_layout(&tm.get_target_data().get_data_layout());
         add_host_attributes(&module, context, &tm);
-        module.run_passes("default<O2>", &tm, PassBuilderOptions::create()).map_err(internal)?;
-        let engine = module.create_jit_execution_engine(OptimizationLevel::Default).map_err(internal)?;
+        module
+            .run_passes("default<O2>", &tm, PassBuilderOptions::create())
+            .map_err(internal)?;
+        let engine = module
+            .create_jit_execution_engine(OptimizationLevel::Default)
+            .map_err(internal)?;
         for (name, addr) in runtime_symbols() {
             if let Some(f) = module.get_function(name) {
                 engine.add_global_mapping(&f, addr);
@@ -128,7 +143,9 @@ pub fn compile(vm: &VModule) -> VrResult<JitModule> {
         }
         let mut entries = HashMap::new();
         for f in &vm.functions {
-            let addr = engine.get_function_address(&codegen::entry_name(&f.name)).map_err(internal)?;
+            let addr = engine
+                .get_function_address(&codegen::entry_name(&f.name))
+                .map_err(internal)?;
             // SAFETY: the entry wrapper was generated with exactly this signature.
             let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };
             entries.insert(f.name.clone(), entry);
@@ -136,7 +153,11 @@ pub fn compile(vm: &VModule) -> VrResult<JitModule> {
         Ok((engine, entries))
     })();
     match result {
-        Ok((engine, entries)) => Ok(JitModule { engine: ManuallyDrop::new(engine), context: context_ptr, entries }),
+        Ok((engine, entries)) => Ok(JitModule {
+            engine: ManuallyDrop::new(engine),
+            context: context_ptr,
+            entries,
+        }),
         Err(e) => {
             // SAFETY: everything borrowing the context was dropped inside the closure.
             unsafe { drop(Box::from_raw(context_ptr)) };

@@ -45,13 +45,33 @@ pub fn symbols() -> Vec<(&'static str, usize)> {
     type G1 = unsafe extern "C" fn(c_float) -> c_float;
     type G2 = unsafe extern "C" fn(c_float, c_float) -> c_float;
     let f1: [(&'static str, F1); 12] = [
-        ("exp", exp), ("log", log), ("log10", log10), ("sin", sin), ("cos", cos), ("tan", tan),
-        ("asin", asin), ("acos", acos), ("atan", atan), ("sinh", sinh), ("cosh", cosh), ("tanh", tanh),
+        ("exp", exp),
+        ("log", log),
+        ("log10", log10),
+        ("sin", sin),
+        ("cos", cos),
+        ("tan", tan),
+        ("asin", asin),
+        ("acos", acos),
+        ("atan", atan),
+        ("sinh", sinh),
+        ("cosh", cosh),
+        ("tanh", tanh),
     ];
     let f2: [(&'static str, F2); 3] = [("atan2", atan2), ("pow", pow), ("fmod", fmod)];
     let g1: [(&'static str, G1); 12] = [
-        ("expf", expf), ("logf", logf), ("log10f", log10f), ("sinf", sinf), ("cosf", cosf), ("tanf", tanf),
-        ("asinf", asinf), ("acosf", acosf), ("atanf", atanf), ("sinhf", sinhf), ("coshf", coshf), ("tanhf", tanhf),
+        ("expf", expf),
+        ("logf", logf),
+        ("log10f", log10f),
+        ("sinf", sinf),
+        ("cosf", cosf),
+        ("tanf", tanf),
+        ("asinf", asinf),
+        ("acosf", acosf),
+        ("atanf", atanf),
+        ("sinhf", sinhf),
+        ("coshf", coshf),
+        ("tanhf", tanhf),
     ];
     let g2: [(&'static str, G2); 3] = [("atan2f", atan2f), ("powf", powf), ("fmodf", fmodf)];
     let mut v = Vec::new();

@@ -73,11 +73,18 @@ impl CallFrame {
         // Same checks and messages as the interpreter's (which also verifies that an
         // array's window lies inside its buffer, so generated code stays in bounds).
         if args.len() != f.params.len() {
-            return Err(invalid(format!("`{}` takes {} arguments but {} were given", f.name, f.params.len(), args.len())).with_function(&f.name));
+            return Err(invalid(format!(
+                "`{}` takes {} arguments but {} were given",
+                f.name,
+                f.params.len(),
+                args.len()
+            ))
+            .with_function(&f.name));
         }
         for (p, a) in f.params.iter().zip(&args) {
-            crate::interp::check_argument(a, &p.ty)
-                .map_err(|msg| invalid(format!("argument `{}`: {msg}", p.name)).with_function(&f.name))?;
+            crate::interp::check_argument(a, &p.ty).map_err(|msg| {
+                invalid(format!("argument `{}`: {msg}", p.name)).with_function(&f.name)
+            })?;
         }
         let mut fr = CallFrame {
             scalars: Vec::new(),
@@ -96,11 +103,17 @@ impl CallFrame {
                     fr.scalars.push(b);
                 }
                 (Type::Array(t), Value::Array(arr))
-                    if arr.ty.elem == t.elem && arr.ty.ndims == t.ndims && (t.layout == Layout::Strided || arr.ty.layout == t.layout) =>
+                    if arr.ty.elem == t.elem
+                        && arr.ty.ndims == t.ndims
+                        && (t.layout == Layout::Strided || arr.ty.layout == t.layout) =>
                 {
                     let dims: Vec<i64> = arr.dims.iter().map(|d| *d as i64).collect();
                     let strides: Vec<i64> = arr.strides.iter().map(|s| *s as i64).collect();
-                    let mut desc = Box::new(ArrayDesc { data: buffer_ptr(&arr), dims: dims.as_ptr(), strides: strides.as_ptr() });
+                    let mut desc = Box::new(ArrayDesc {
+                        data: buffer_ptr(&arr),
+                        dims: dims.as_ptr(),
+                        strides: strides.as_ptr(),
+                    });
                     fr.arg_ptrs.push(&mut *desc as *mut ArrayDesc as *mut u8);
                     // Moving the Vecs does not move their heap storage.
                     fr.shapes.push((dims, strides));
@@ -108,12 +121,19 @@ impl CallFrame {
                     fr.arrays.push(arr);
                 }
                 (t, v) => {
-                    return Err(invalid(format!("argument `{}`: expected a value of type {t}, got {}", p.name, describe(&v))).with_function(&f.name))
+                    return Err(invalid(format!(
+                        "argument `{}`: expected a value of type {t}, got {}",
+                        p.name,
+                        describe(&v)
+                    ))
+                    .with_function(&f.name))
                 }
             }
         }
         for r in &f.results {
-            let t = r.as_scalar().ok_or_else(|| invalid(format!("result of type {r}")))?;
+            let t = r
+                .as_scalar()
+                .ok_or_else(|| invalid(format!("result of type {r}")))?;
             let mut b = Box::new(0u64);
             fr.result_ptrs.push(&mut *b as *mut u64 as *mut u8);
             fr.results.push((b, t));

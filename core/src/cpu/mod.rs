@@ -54,8 +54,13 @@ fn on_large_stack(f: impl FnOnce() -> i32) -> VrResult<i32> {
                 (job.0)()
             });
         match worker {
-            Ok(h) => h.join().map_err(|_| VrError::new(ErrorKind::Internal, "cpu backend: call thread panicked")),
-            Err(_) => Err(VrError::new(ErrorKind::Internal, "cpu backend: cannot start the call thread")),
+            Ok(h) => h.join().map_err(|_| {
+                VrError::new(ErrorKind::Internal, "cpu backend: call thread panicked")
+            }),
+            Err(_) => Err(VrError::new(
+                ErrorKind::Internal,
+                "cpu backend: cannot start the call thread",
+            )),
         }
     })
 }
@@ -64,7 +69,11 @@ fn on_large_stack(f: impl FnOnce() -> i32) -> VrResult<i32> {
 pub fn compile(m: &Module) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(m)?;
     let jit = jit::compile(m)?;
-    Ok(CompiledModule { module: m.clone(), jit, recursive: callgraph::is_recursive(m) })
+    Ok(CompiledModule {
+        module: m.clone(),
+        jit,
+        recursive: callgraph::is_recursive(m),
+    })
 }
 
 /// LLVM IR of `m` before optimization and without host-specific attributes.
@@ -76,14 +85,18 @@ impl CompiledModule {
     /// Call `func` with `args`; arrays are passed by reference (writes are visible in the
     /// caller's arrays). Errors come back as the interpreter reports them.
     pub fn call(&self, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
-        let f = self
-            .module
-            .function(func)
-            .ok_or_else(|| VrError::new(ErrorKind::InvalidArgument, format!("no function `{func}` in module `{}`", self.module.name)))?;
-        let entry = self
-            .jit
-            .entry(func)
-            .ok_or_else(|| VrError::new(ErrorKind::Internal, format!("cpu backend: `{func}` was not compiled")))?;
+        let f = self.module.function(func).ok_or_else(|| {
+            VrError::new(
+                ErrorKind::InvalidArgument,
+                format!("no function `{func}` in module `{}`", self.module.name),
+            )
+        })?;
+        let entry = self.jit.entry(func).ok_or_else(|| {
+            VrError::new(
+                ErrorKind::Internal,
+                format!("cpu backend: `{func}` was not compiled"),
+            )
+        })?;
         let frame = marshal::CallFrame::new(f, args)?;
         let mut ctx = CallCtx::default();
         // SAFETY: the frame's pointers match f's signature (checked by CallFrame::new) and
@@ -91,10 +104,17 @@ impl CompiledModule {
         let (args_p, results_p) = (frame.arg_ptrs.as_ptr(), frame.result_ptrs.as_ptr());
         let ctx_p: *mut CallCtx = &mut ctx;
         let run = move || unsafe { entry(ctx_p, args_p, results_p) };
-        let status = if self.recursive { on_large_stack(run)? } else { run() };
+        let status = if self.recursive {
+            on_large_stack(run)?
+        } else {
+            run()
+        };
         if status != 0 {
             return Err(ctx.error(self.module.index_base).unwrap_or_else(|| {
-                VrError::new(ErrorKind::Internal, format!("cpu backend: `{func}` failed without recording an error"))
+                VrError::new(
+                    ErrorKind::Internal,
+                    format!("cpu backend: `{func}` failed without recording an error"),
+                )
             }));
         }
         Ok(frame.results())

@@ -14,32 +14,67 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// An array operand: in this increment, a variable naming an array parameter.
     /// Returns (type, dims, strides, name).
     #[allow(clippy::type_complexity)]
-    pub(crate) fn array_arg(&mut self, g: &mut FnGen<'ctx, 'm>, e: &Expr) -> VrResult<(ArrayType, Vec<IntValue<'ctx>>, Vec<IntValue<'ctx>>, String)> {
+    pub(crate) fn array_arg(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        e: &Expr,
+    ) -> VrResult<(ArrayType, Vec<IntValue<'ctx>>, Vec<IntValue<'ctx>>, String)> {
         let Expr::Var { name } = e else {
             self.expr(g, e)?;
-            return Err(unsupported("array-valued expression (other than an array parameter)", &g.f.name));
+            return Err(unsupported(
+                "array-valued expression (other than an array parameter)",
+                &g.f.name,
+            ));
         };
         match g.vars.get(name) {
-            Some(Slot::Array { ty, dims, strides, .. }) => Ok((*ty, dims.clone(), strides.clone(), name.clone())),
-            Some(Slot::Scalar { .. }) => Err(self.type_err(g, format!("array operation on scalar `{name}`"))),
-            Some(Slot::ArrayLocal) => Err(unsupported(&format!("array local variable `{name}`"), &g.f.name)),
+            Some(Slot::Array {
+                ty, dims, strides, ..
+            }) => Ok((*ty, dims.clone(), strides.clone(), name.clone())),
+            Some(Slot::Scalar { .. }) => {
+                Err(self.type_err(g, format!("array operation on scalar `{name}`")))
+            }
+            Some(Slot::ArrayLocal) => Err(unsupported(
+                &format!("array local variable `{name}`"),
+                &g.f.name,
+            )),
             None => Err(self.type_err(g, format!("use of unknown variable `{name}`"))),
         }
     }
 
-    pub(crate) fn index_read(&mut self, g: &mut FnGen<'ctx, 'm>, array: &Expr, indices: &[Expr], flags: IndexFlags) -> VrResult<Val<'ctx>> {
+    pub(crate) fn index_read(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        array: &Expr,
+        indices: &[Expr],
+        flags: IndexFlags,
+    ) -> VrResult<Val<'ctx>> {
         let Expr::Var { name } = array else {
             // Name the construct that makes the array (unsupported in this increment).
             self.expr(g, array)?;
-            return Err(unsupported("indexing of an array-valued expression", &g.f.name));
+            return Err(unsupported(
+                "indexing of an array-valued expression",
+                &g.f.name,
+            ));
         };
         let (ptr, elem) = self.element_ptr(g, name, indices, flags)?;
-        let raw = self.builder.build_load(self.mem_type(elem, &g.f.name)?, ptr, "")?;
-        Ok(Val { v: self.mem_to_reg(raw, elem)?, ty: elem })
+        let raw = self
+            .builder
+            .build_load(self.mem_type(elem, &g.f.name)?, ptr, "")?;
+        Ok(Val {
+            v: self.mem_to_reg(raw, elem)?,
+            ty: elem,
+        })
     }
 
     /// `(set (index A i...) v)`: the value was evaluated first (by the caller).
-    pub(crate) fn index_write(&mut self, g: &mut FnGen<'ctx, 'm>, name: &str, indices: &[Expr], flags: IndexFlags, v: Val<'ctx>) -> VrResult<()> {
+    pub(crate) fn index_write(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        name: &str,
+        indices: &[Expr],
+        flags: IndexFlags,
+        v: Val<'ctx>,
+    ) -> VrResult<()> {
         let (ptr, elem) = self.element_ptr(g, name, indices, flags)?;
         if v.ty != elem {
             return Err(self.type_err(g, format!("store of {} into `{name}` of {elem}", v.ty)));
@@ -49,10 +84,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// Address of one element, after evaluating and checking every index.
-    fn element_ptr(&mut self, g: &mut FnGen<'ctx, 'm>, name: &str, indices: &[Expr], flags: IndexFlags) -> VrResult<(PointerValue<'ctx>, ScalarType)> {
+    fn element_ptr(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        name: &str,
+        indices: &[Expr],
+        flags: IndexFlags,
+    ) -> VrResult<(PointerValue<'ctx>, ScalarType)> {
         let (ty, data, dims, strides) = match g.vars.get(name) {
-            Some(Slot::Array { ty, data, dims, strides }) => (*ty, *data, dims.clone(), strides.clone()),
-            Some(Slot::ArrayLocal) => return Err(unsupported(&format!("array local variable `{name}`"), &g.f.name)),
+            Some(Slot::Array {
+                ty,
+                data,
+                dims,
+                strides,
+            }) => (*ty, *data, dims.clone(), strides.clone()),
+            Some(Slot::ArrayLocal) => {
+                return Err(unsupported(
+                    &format!("array local variable `{name}`"),
+                    &g.f.name,
+                ))
+            }
             _ => return Err(self.type_err(g, format!("indexing of non-array `{name}`"))),
         };
         let n = dims.len();
@@ -61,7 +112,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             return Err(self.type_err(g, format!("{d} indices into `{name}` of rank {n}")));
         }
         if d < n && !flags.flatten {
-            return Err(unsupported(&format!("slice of `{name}` (fewer indices than dimensions)"), &g.f.name));
+            return Err(unsupported(
+                &format!("slice of `{name}` (fewer indices than dimensions)"),
+                &g.f.name,
+            ));
         }
         // Evaluate all indices left to right, then convert and check each.
         let mut written = Vec::with_capacity(d);
@@ -69,13 +123,18 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             let v = self.expr(g, ix)?;
             let v = match v.ty {
                 ScalarType::I64 => v.int(),
-                ScalarType::I32 => self.builder.build_int_s_extend(v.int(), self.cx.i64_type(), "")?,
+                ScalarType::I32 => {
+                    self.builder
+                        .build_int_s_extend(v.int(), self.cx.i64_type(), "")?
+                }
                 other => {
-                    return Err(if matches!(ix, Expr::Range { .. }) || other == ScalarType::Bool {
-                        unsupported(&format!("non-scalar index into `{name}`"), &g.f.name)
-                    } else {
-                        self.type_err(g, format!("index of type {other}"))
-                    })
+                    return Err(
+                        if matches!(ix, Expr::Range { .. }) || other == ScalarType::Bool {
+                            unsupported(&format!("non-scalar index into `{name}`"), &g.f.name)
+                        } else {
+                            self.type_err(g, format!("index of type {other}"))
+                        },
+                    )
                 }
             };
             written.push(v);
@@ -96,18 +155,35 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             };
             let mut p = self.builder.build_int_sub(*i, base, "")?;
             if flags.negative {
-                let is_neg = self.builder.build_int_compare(IntPredicate::SLT, *i, self.i64c(0), "")?;
+                let is_neg =
+                    self.builder
+                        .build_int_compare(IntPredicate::SLT, *i, self.i64c(0), "")?;
                 let wrapped = self.builder.build_int_add(*i, extent, "")?;
-                p = self.builder.build_select(is_neg, wrapped, p, "")?.into_int_value();
+                p = self
+                    .builder
+                    .build_select(is_neg, wrapped, p, "")?
+                    .into_int_value();
             }
             if flags.check {
                 // 0 <= p < extent in one unsigned comparison.
-                let ok = self.builder.build_int_compare(IntPredicate::ULT, p, extent, "")?;
-                self.check(g, ok, ErrorCode::OutOfBounds, Some(name), Some((*i, extent, self.i64c(k as i64))))?;
+                let ok = self
+                    .builder
+                    .build_int_compare(IntPredicate::ULT, p, extent, "")?;
+                self.check(
+                    g,
+                    ok,
+                    ErrorCode::OutOfBounds,
+                    Some(name),
+                    Some((*i, extent, self.i64c(k as i64))),
+                )?;
             }
             if flat_tail {
                 // Split p over dims k..n-1 in the layout's order.
-                let order: Vec<usize> = if ty.layout == Layout::Col { (k..n).collect() } else { (k..n).rev().collect() };
+                let order: Vec<usize> = if ty.layout == Layout::Col {
+                    (k..n).collect()
+                } else {
+                    (k..n).rev().collect()
+                };
                 let mut rest = p;
                 for (j, dk) in order.iter().enumerate() {
                     let pk = if j + 1 == order.len() {
@@ -128,7 +204,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let elem_ty = self.mem_type(ty.elem, &g.f.name)?;
         // SAFETY (LLVM): in bounds of the array's buffer after the checks above (an
         // unchecked :nocheck access out of bounds is undefined, as the semantics allow).
-        let ptr = unsafe { self.builder.build_in_bounds_gep(elem_ty, data, &[offset], "")? };
+        let ptr = unsafe {
+            self.builder
+                .build_in_bounds_gep(elem_ty, data, &[offset], "")?
+        };
         Ok((ptr, ty.elem))
     }
 }

@@ -40,13 +40,19 @@ pub fn entry_name(name: &str) -> String {
 
 impl From<BuilderError> for VrError {
     fn from(e: BuilderError) -> VrError {
-        VrError::new(ErrorKind::Internal, format!("cpu backend: LLVM builder: {e}"))
+        VrError::new(
+            ErrorKind::Internal,
+            format!("cpu backend: LLVM builder: {e}"),
+        )
     }
 }
 
 pub(crate) fn unsupported(what: &str, func: &str) -> VrError {
-    VrError::new(ErrorKind::Unsupported, format!("cpu backend: {what} in function {func} is not supported yet"))
-        .with_function(func)
+    VrError::new(
+        ErrorKind::Unsupported,
+        format!("cpu backend: {what} in function {func} is not supported yet"),
+    )
+    .with_function(func)
 }
 
 /// A compiled scalar value and its VRIR type (bool is `i1`).
@@ -70,10 +76,19 @@ impl<'ctx> Val<'ctx> {
 pub(crate) enum Slot<'ctx> {
     /// A stack slot in memory representation, with an `i1` "assigned" flag for locals
     /// (parameters are always assigned).
-    Scalar { ty: ScalarType, ptr: PointerValue<'ctx>, assigned: Option<PointerValue<'ctx>> },
+    Scalar {
+        ty: ScalarType,
+        ptr: PointerValue<'ctx>,
+        assigned: Option<PointerValue<'ctx>>,
+    },
     /// An array parameter: its descriptor's fields, loaded once at entry (a descriptor
     /// does not change during a call).
-    Array { ty: ArrayType, data: PointerValue<'ctx>, dims: Vec<IntValue<'ctx>>, strides: Vec<IntValue<'ctx>> },
+    Array {
+        ty: ArrayType,
+        data: PointerValue<'ctx>,
+        dims: Vec<IntValue<'ctx>>,
+        strides: Vec<IntValue<'ctx>>,
+    },
     /// An array local: not in this increment.
     ArrayLocal,
 }
@@ -96,7 +111,10 @@ pub(crate) struct FnGen<'ctx, 'm> {
     pub outs: Vec<PointerValue<'ctx>>,
     pub vars: HashMap<String, Slot<'ctx>>,
     /// (continue target, break target) of the enclosing loops, innermost last.
-    pub loops: Vec<(inkwell::basic_block::BasicBlock<'ctx>, inkwell::basic_block::BasicBlock<'ctx>)>,
+    pub loops: Vec<(
+        inkwell::basic_block::BasicBlock<'ctx>,
+        inkwell::basic_block::BasicBlock<'ctx>,
+    )>,
     /// Source line of the statement being compiled.
     pub line: Option<u32>,
     /// Builder that inserts allocas at the top of the entry block.
@@ -129,7 +147,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             self.define_entry(f)?;
         }
         if let Err(e) = self.module.verify() {
-            return Err(VrError::new(ErrorKind::Internal, format!("cpu backend: invalid LLVM IR: {e}")));
+            return Err(VrError::new(
+                ErrorKind::Internal,
+                format!("cpu backend: invalid LLVM IR: {e}"),
+            ));
         }
         Ok(self.module)
     }
@@ -138,14 +159,38 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let ptr = self.ptr_type();
         let (i32t, i64t) = (self.cx.i32_type(), self.cx.i64_type());
         let rec = self.cx.void_type().fn_type(
-            &[ptr.into(), i32t.into(), ptr.into(), i64t.into(), i64t.into(), ptr.into(), i64t.into(), i64t.into(), i64t.into(), i64t.into()],
+            &[
+                ptr.into(),
+                i32t.into(),
+                ptr.into(),
+                i64t.into(),
+                i64t.into(),
+                ptr.into(),
+                i64t.into(),
+                i64t.into(),
+                i64t.into(),
+                i64t.into(),
+            ],
             false,
         );
-        let f = self.module.add_function(RECORD_ERROR, rec, Some(Linkage::External));
+        let f = self
+            .module
+            .add_function(RECORD_ERROR, rec, Some(Linkage::External));
         // Error paths are rare: keep them out of the hot code.
-        f.add_attribute(inkwell::attributes::AttributeLoc::Function, self.enum_attr("cold"));
-        self.module.add_function(IPOW_I32, i32t.fn_type(&[i32t.into(), i32t.into()], false), Some(Linkage::External));
-        self.module.add_function(IPOW_I64, i64t.fn_type(&[i64t.into(), i64t.into()], false), Some(Linkage::External));
+        f.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("cold"),
+        );
+        self.module.add_function(
+            IPOW_I32,
+            i32t.fn_type(&[i32t.into(), i32t.into()], false),
+            Some(Linkage::External),
+        );
+        self.module.add_function(
+            IPOW_I64,
+            i64t.fn_type(&[i64t.into(), i64t.into()], false),
+            Some(Linkage::External),
+        );
     }
 
     pub(crate) fn enum_attr(&self, name: &str) -> inkwell::attributes::Attribute {
@@ -165,7 +210,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ScalarType::I64 => self.cx.i64_type().into(),
             ScalarType::F32 => self.cx.f32_type().into(),
             ScalarType::F64 => self.cx.f64_type().into(),
-            ScalarType::C64 | ScalarType::C128 => return Err(unsupported(&format!("complex type `{t}`"), func)),
+            ScalarType::C64 | ScalarType::C128 => {
+                return Err(unsupported(&format!("complex type `{t}`"), func))
+            }
         })
     }
 
@@ -209,12 +256,22 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     self.reg_type(a.elem, &f.name)?;
                     params.push(ptr.into());
                 }
-                other => return Err(unsupported(&format!("parameter `{}` of type `{other}`", p.name), &f.name)),
+                other => {
+                    return Err(unsupported(
+                        &format!("parameter `{}` of type `{other}`", p.name),
+                        &f.name,
+                    ))
+                }
             }
         }
         let fty = self.cx.i32_type().fn_type(&params, false);
-        let llfn = self.module.add_function(&internal_name(&f.name), fty, Some(Linkage::Internal));
-        llfn.add_attribute(inkwell::attributes::AttributeLoc::Function, self.enum_attr("nounwind"));
+        let llfn = self
+            .module
+            .add_function(&internal_name(&f.name), fty, Some(Linkage::Internal));
+        llfn.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("nounwind"),
+        );
         let names = std::iter::once("ctx".to_string())
             .chain((0..f.results.len()).map(|k| format!("out{k}")))
             .chain(f.params.iter().map(|p| format!("{}.arg", p.name)));
@@ -248,9 +305,21 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         alloca_builder.position_at_end(entry);
         let param = |i: usize| llfn.get_nth_param(i as u32).expect("declared parameter");
         let ctx_ptr = param(0).into_pointer_value();
-        let outs: Vec<_> = (0..f.results.len()).map(|i| param(1 + i).into_pointer_value()).collect();
+        let outs: Vec<_> = (0..f.results.len())
+            .map(|i| param(1 + i).into_pointer_value())
+            .collect();
         let depth_in = self.cx.i64_type().const_zero();
-        let mut g = FnGen { f, llfn, ctx_ptr, outs, vars: HashMap::new(), loops: Vec::new(), line: None, alloca_builder, depth_in };
+        let mut g = FnGen {
+            f,
+            llfn,
+            ctx_ptr,
+            outs,
+            vars: HashMap::new(),
+            loops: Vec::new(),
+            line: None,
+            alloca_builder,
+            depth_in,
+        };
         // Allocas first, then the initialisation code, so all allocas stay at the top.
         let first_param = 1 + f.results.len();
         let mut inits = Vec::new();
@@ -258,8 +327,17 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             let v = param(first_param + i);
             match &p.ty {
                 Type::Scalar { elem } => {
-                    let ptr = self.builder.build_alloca(self.mem_type(*elem, &f.name)?, &p.name)?;
-                    g.vars.insert(p.name.clone(), Slot::Scalar { ty: *elem, ptr, assigned: None });
+                    let ptr = self
+                        .builder
+                        .build_alloca(self.mem_type(*elem, &f.name)?, &p.name)?;
+                    g.vars.insert(
+                        p.name.clone(),
+                        Slot::Scalar {
+                            ty: *elem,
+                            ptr,
+                            assigned: None,
+                        },
+                    );
                     inits.push((p.name.clone(), v));
                 }
                 Type::Array(a) => {
@@ -273,9 +351,20 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         for l in &f.locals {
             match &l.ty {
                 Type::Scalar { elem } => {
-                    let ptr = self.builder.build_alloca(self.mem_type(*elem, &f.name)?, &l.name)?;
-                    let flag = self.builder.build_alloca(self.cx.bool_type(), &format!("{}.assigned", l.name))?;
-                    g.vars.insert(l.name.clone(), Slot::Scalar { ty: *elem, ptr, assigned: Some(flag) });
+                    let ptr = self
+                        .builder
+                        .build_alloca(self.mem_type(*elem, &f.name)?, &l.name)?;
+                    let flag = self
+                        .builder
+                        .build_alloca(self.cx.bool_type(), &format!("{}.assigned", l.name))?;
+                    g.vars.insert(
+                        l.name.clone(),
+                        Slot::Scalar {
+                            ty: *elem,
+                            ptr,
+                            assigned: Some(flag),
+                        },
+                    );
                 }
                 // Only an error when used: ranges, tuples, arrays as locals.
                 _ => {
@@ -298,8 +387,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             }
         }
         for l in &f.locals {
-            if let Some(Slot::Scalar { assigned: Some(flag), .. }) = g.vars.get(&l.name) {
-                self.builder.build_store(*flag, self.cx.bool_type().const_zero())?;
+            if let Some(Slot::Scalar {
+                assigned: Some(flag),
+                ..
+            }) = g.vars.get(&l.name)
+            {
+                self.builder
+                    .build_store(*flag, self.cx.bool_type().const_zero())?;
             }
         }
         // Keep later allocas (call result slots) above the code.
@@ -318,9 +412,17 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
         // Recursion limit, as the interpreter's: ctx->depth counts nested calls.
         let i64t = self.cx.i64_type();
-        g.depth_in = self.builder.build_load(i64t, ctx_ptr, "depth")?.into_int_value();
+        g.depth_in = self
+            .builder
+            .build_load(i64t, ctx_ptr, "depth")?
+            .into_int_value();
         let depth = self.builder.build_int_add(g.depth_in, self.i64c(1), "")?;
-        let ok = self.builder.build_int_compare(inkwell::IntPredicate::SLE, depth, self.i64c(crate::cpu::abi::MAX_CALL_DEPTH), "")?;
+        let ok = self.builder.build_int_compare(
+            inkwell::IntPredicate::SLE,
+            depth,
+            self.i64c(crate::cpu::abi::MAX_CALL_DEPTH),
+            "",
+        )?;
         self.check(&mut g, ok, ErrorCode::RecursionTooDeep, None, None)?;
         self.builder.build_store(ctx_ptr, depth)?;
         self.block(&mut g, &f.body)?;
@@ -339,48 +441,109 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// Normal return: restore the call depth and return status 0.
     pub(crate) fn return_ok(&self, g: &FnGen<'ctx, 'm>) -> VrResult<()> {
         self.builder.build_store(g.ctx_ptr, g.depth_in)?;
-        self.builder.build_return(Some(&self.cx.i32_type().const_zero()))?;
+        self.builder
+            .build_return(Some(&self.cx.i32_type().const_zero()))?;
         Ok(())
     }
 
     /// Load an array descriptor's fields into SSA values.
-    fn load_desc(&self, desc: PointerValue<'ctx>, ty: ArrayType, name: &str) -> VrResult<Slot<'ctx>> {
+    fn load_desc(
+        &self,
+        desc: PointerValue<'ctx>,
+        ty: ArrayType,
+        name: &str,
+    ) -> VrResult<Slot<'ctx>> {
         let ptr = self.ptr_type();
         let i64t = self.cx.i64_type();
         let field = |k: u64| -> VrResult<PointerValue<'ctx>> {
             // SAFETY (LLVM): ArrayDesc is three pointers; field k is at k * 8 bytes.
-            Ok(unsafe { self.builder.build_in_bounds_gep(ptr, desc, &[i64t.const_int(k, false)], "")? })
+            Ok(unsafe {
+                self.builder
+                    .build_in_bounds_gep(ptr, desc, &[i64t.const_int(k, false)], "")?
+            })
         };
-        let data = self.builder.build_load(ptr, field(0)?, &format!("{name}.data"))?.into_pointer_value();
-        let dims_p = self.builder.build_load(ptr, field(1)?, "")?.into_pointer_value();
-        let strides_p = self.builder.build_load(ptr, field(2)?, "")?.into_pointer_value();
+        let data = self
+            .builder
+            .build_load(ptr, field(0)?, &format!("{name}.data"))?
+            .into_pointer_value();
+        let dims_p = self
+            .builder
+            .build_load(ptr, field(1)?, "")?
+            .into_pointer_value();
+        let strides_p = self
+            .builder
+            .build_load(ptr, field(2)?, "")?
+            .into_pointer_value();
         let mut dims = Vec::new();
         let mut strides = Vec::new();
         for k in 0..ty.ndims as u64 {
-            let dp = unsafe { self.builder.build_in_bounds_gep(i64t, dims_p, &[i64t.const_int(k, false)], "")? };
-            dims.push(self.builder.build_load(i64t, dp, &format!("{name}.dim{k}"))?.into_int_value());
-            let sp = unsafe { self.builder.build_in_bounds_gep(i64t, strides_p, &[i64t.const_int(k, false)], "")? };
-            strides.push(self.builder.build_load(i64t, sp, &format!("{name}.stride{k}"))?.into_int_value());
+            let dp = unsafe {
+                self.builder
+                    .build_in_bounds_gep(i64t, dims_p, &[i64t.const_int(k, false)], "")?
+            };
+            dims.push(
+                self.builder
+                    .build_load(i64t, dp, &format!("{name}.dim{k}"))?
+                    .into_int_value(),
+            );
+            let sp = unsafe {
+                self.builder.build_in_bounds_gep(
+                    i64t,
+                    strides_p,
+                    &[i64t.const_int(k, false)],
+                    "",
+                )?
+            };
+            strides.push(
+                self.builder
+                    .build_load(i64t, sp, &format!("{name}.stride{k}"))?
+                    .into_int_value(),
+            );
         }
-        Ok(Slot::Array { ty, data, dims, strides })
+        Ok(Slot::Array {
+            ty,
+            data,
+            dims,
+            strides,
+        })
     }
 
     /// Entry wrapper: unpack `args` / `results` (arrays of pointers) and call.
     fn define_entry(&mut self, f: &Function) -> VrResult<()> {
         let ptr = self.ptr_type();
-        let fty = self.cx.i32_type().fn_type(&[ptr.into(), ptr.into(), ptr.into()], false);
-        let entry_fn = self.module.add_function(&entry_name(&f.name), fty, Some(Linkage::External));
-        entry_fn.add_attribute(inkwell::attributes::AttributeLoc::Function, self.enum_attr("nounwind"));
+        let fty = self
+            .cx
+            .i32_type()
+            .fn_type(&[ptr.into(), ptr.into(), ptr.into()], false);
+        let entry_fn = self
+            .module
+            .add_function(&entry_name(&f.name), fty, Some(Linkage::External));
+        entry_fn.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("nounwind"),
+        );
         let bb = self.cx.append_basic_block(entry_fn, "entry");
         self.builder.position_at_end(bb);
-        let p = |i: u32| entry_fn.get_nth_param(i).expect("param").into_pointer_value();
+        let p = |i: u32| {
+            entry_fn
+                .get_nth_param(i)
+                .expect("param")
+                .into_pointer_value()
+        };
         let (ctx, args, results) = (p(0), p(1), p(2));
         ctx.set_name("ctx");
         args.set_name("args");
         results.set_name("results");
         let i64t = self.cx.i64_type();
         let nth_ptr = |base: PointerValue<'ctx>, k: usize| -> VrResult<PointerValue<'ctx>> {
-            let slot = unsafe { self.builder.build_in_bounds_gep(ptr, base, &[i64t.const_int(k as u64, false)], "")? };
+            let slot = unsafe {
+                self.builder.build_in_bounds_gep(
+                    ptr,
+                    base,
+                    &[i64t.const_int(k as u64, false)],
+                    "",
+                )?
+            };
             Ok(self.builder.build_load(ptr, slot, "")?.into_pointer_value())
         };
         let mut call_args: Vec<inkwell::values::BasicMetadataValueEnum> = vec![ctx.into()];
@@ -391,26 +554,40 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             let a = nth_ptr(args, k)?;
             match &prm.ty {
                 Type::Scalar { elem } => {
-                    let raw = self.builder.build_load(self.mem_type(*elem, &f.name)?, a, &prm.name)?;
+                    let raw =
+                        self.builder
+                            .build_load(self.mem_type(*elem, &f.name)?, a, &prm.name)?;
                     call_args.push(self.mem_to_reg(raw, *elem)?.into());
                 }
                 _ => call_args.push(a.into()),
             }
         }
-        let status = self.builder.build_call(self.funcs[&f.name], &call_args, "status")?;
+        let status = self
+            .builder
+            .build_call(self.funcs[&f.name], &call_args, "status")?;
         let status = status.try_as_basic_value();
         let inkwell::values::ValueKind::Basic(status) = status else {
-            return Err(VrError::new(ErrorKind::Internal, "cpu backend: call without status"));
+            return Err(VrError::new(
+                ErrorKind::Internal,
+                "cpu backend: call without status",
+            ));
         };
         self.builder.build_return(Some(&status))?;
         Ok(())
     }
 
     /// Memory representation -> register representation (bool: i8 -> i1).
-    pub(crate) fn mem_to_reg(&self, raw: BasicValueEnum<'ctx>, t: ScalarType) -> VrResult<BasicValueEnum<'ctx>> {
+    pub(crate) fn mem_to_reg(
+        &self,
+        raw: BasicValueEnum<'ctx>,
+        t: ScalarType,
+    ) -> VrResult<BasicValueEnum<'ctx>> {
         if t == ScalarType::Bool {
             let b = raw.into_int_value();
-            Ok(self.builder.build_int_compare(inkwell::IntPredicate::NE, b, b.get_type().const_zero(), "")?.into())
+            Ok(self
+                .builder
+                .build_int_compare(inkwell::IntPredicate::NE, b, b.get_type().const_zero(), "")?
+                .into())
         } else {
             Ok(raw)
         }
@@ -419,14 +596,20 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// Register representation -> memory representation (bool: i1 -> i8).
     pub(crate) fn reg_to_mem(&self, v: Val<'ctx>) -> VrResult<BasicValueEnum<'ctx>> {
         if v.ty == ScalarType::Bool {
-            Ok(self.builder.build_int_z_extend(v.int(), self.cx.i8_type(), "")?.into())
+            Ok(self
+                .builder
+                .build_int_z_extend(v.int(), self.cx.i8_type(), "")?
+                .into())
         } else {
             Ok(v.v)
         }
     }
 
     pub(crate) fn terminated(&self) -> bool {
-        self.builder.get_insert_block().and_then(|b| b.get_terminator()).is_some()
+        self.builder
+            .get_insert_block()
+            .and_then(|b| b.get_terminator())
+            .is_some()
     }
 
     /// Continue emitting into a fresh block (after a terminator, code is unreachable).
@@ -439,24 +622,40 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         match g.vars.get(name) {
             Some(Slot::Scalar { ty, ptr, assigned }) => {
                 if *ty != v.ty {
-                    return Err(VrError::type_error(format!("cannot assign {} to `{name}` of type {ty}", v.ty))
-                        .with_function(&g.f.name));
+                    return Err(VrError::type_error(format!(
+                        "cannot assign {} to `{name}` of type {ty}",
+                        v.ty
+                    ))
+                    .with_function(&g.f.name));
                 }
                 self.builder.build_store(*ptr, self.reg_to_mem(v)?)?;
                 if let Some(flag) = assigned {
-                    self.builder.build_store(*flag, self.cx.bool_type().const_all_ones())?;
+                    self.builder
+                        .build_store(*flag, self.cx.bool_type().const_all_ones())?;
                 }
                 Ok(())
             }
-            Some(_) => Err(unsupported(&format!("assignment to non-scalar variable `{name}`"), &g.f.name)),
-            None => Err(VrError::type_error(format!("unknown variable `{name}`")).with_function(&g.f.name)),
+            Some(_) => Err(unsupported(
+                &format!("assignment to non-scalar variable `{name}`"),
+                &g.f.name,
+            )),
+            None => {
+                Err(VrError::type_error(format!("unknown variable `{name}`"))
+                    .with_function(&g.f.name))
+            }
         }
     }
 
     /// Record a run-time error in ctx and return status 1 from the current function.
     /// `extra` fills the (index, bound, dim) fields: for out-of-bounds errors the index
     /// as written, the extent and the dimension; other codes use them as `abi` says.
-    pub(crate) fn fail(&mut self, g: &mut FnGen<'ctx, 'm>, code: ErrorCode, var: Option<&str>, extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>) -> VrResult<()> {
+    pub(crate) fn fail(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        code: ErrorCode,
+        var: Option<&str>,
+        extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
+    ) -> VrResult<()> {
         let fname = self.string(&g.f.name);
         let vname = var.map(|v| self.string(v));
         let null = self.ptr_type().const_null();
@@ -478,12 +677,20 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             dim.into(),
         ];
         self.builder.build_call(rec, &args, "")?;
-        self.builder.build_return(Some(&self.cx.i32_type().const_int(1, false)))?;
+        self.builder
+            .build_return(Some(&self.cx.i32_type().const_int(1, false)))?;
         Ok(())
     }
 
     /// Branch on `ok`: fall through when true, record the error and return otherwise.
-    pub(crate) fn check(&mut self, g: &mut FnGen<'ctx, 'm>, ok: IntValue<'ctx>, code: ErrorCode, var: Option<&str>, extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>) -> VrResult<()> {
+    pub(crate) fn check(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        ok: IntValue<'ctx>,
+        code: ErrorCode,
+        var: Option<&str>,
+        extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
+    ) -> VrResult<()> {
         let fail_bb = self.cx.append_basic_block(g.llfn, "fail");
         let ok_bb = self.cx.append_basic_block(g.llfn, "ok");
         self.builder.build_conditional_branch(ok, ok_bb, fail_bb)?;

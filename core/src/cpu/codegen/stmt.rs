@@ -50,7 +50,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 let then_bb = self.cx.append_basic_block(g.llfn, "then");
                 let else_bb = self.cx.append_basic_block(g.llfn, "else");
                 let join = self.cx.append_basic_block(g.llfn, "endif");
-                self.builder.build_conditional_branch(c.int(), then_bb, else_bb)?;
+                self.builder
+                    .build_conditional_branch(c.int(), then_bb, else_bb)?;
                 self.builder.position_at_end(then_bb);
                 self.block(g, &then.stmts)?;
                 if !self.terminated() {
@@ -67,7 +68,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 Ok(())
             }
             // parfor runs serially in this increment: a valid serial order of its iterations.
-            StmtKind::For { vars, domain, body } | StmtKind::Parfor { vars, domain, body } => self.for_loop(g, vars, domain, body),
+            StmtKind::For { vars, domain, body } | StmtKind::Parfor { vars, domain, body } => {
+                self.for_loop(g, vars, domain, body)
+            }
             StmtKind::While { cond, body } => {
                 let head = self.cx.append_basic_block(g.llfn, "while.head");
                 let body_bb = self.cx.append_basic_block(g.llfn, "while.body");
@@ -78,7 +81,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 if c.ty != ScalarType::Bool {
                     return Err(self.type_err(g, format!("while condition of type {}", c.ty)));
                 }
-                self.builder.build_conditional_branch(c.int(), body_bb, exit)?;
+                self.builder
+                    .build_conditional_branch(c.int(), body_bb, exit)?;
                 self.builder.position_at_end(body_bb);
                 g.loops.push((head, exit));
                 self.block(g, &body.stmts)?;
@@ -93,13 +97,24 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 let Some(&(cont, brk)) = g.loops.last() else {
                     return Err(self.type_err(g, "break/continue outside a loop".into()));
                 };
-                let target = if matches!(s, StmtKind::Break) { brk } else { cont };
+                let target = if matches!(s, StmtKind::Break) {
+                    brk
+                } else {
+                    cont
+                };
                 self.builder.build_unconditional_branch(target)?;
                 Ok(())
             }
             StmtKind::Return { values } => {
                 if values.len() != g.f.results.len() {
-                    return Err(self.type_err(g, format!("return of {} values from a function of {}", values.len(), g.f.results.len())));
+                    return Err(self.type_err(
+                        g,
+                        format!(
+                            "return of {} values from a function of {}",
+                            values.len(),
+                            g.f.results.len()
+                        ),
+                    ));
                 }
                 let mut vals = Vec::new();
                 for v in values {
@@ -107,7 +122,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
                 for (k, v) in vals.into_iter().enumerate() {
                     if g.f.results[k] != Type::scalar(v.ty) {
-                        return Err(self.type_err(g, format!("return of {} as {}", v.ty, g.f.results[k])));
+                        return Err(
+                            self.type_err(g, format!("return of {} as {}", v.ty, g.f.results[k]))
+                        );
                     }
                     let m = self.reg_to_mem(v)?;
                     self.builder.build_store(g.outs[k], m)?;
@@ -133,7 +150,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
     }
 
-    fn assign(&mut self, g: &mut FnGen<'ctx, 'm>, targets: &'m [LValue], value: &'m Expr) -> VrResult<()> {
+    fn assign(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        targets: &'m [LValue],
+        value: &'m Expr,
+    ) -> VrResult<()> {
         let vals = if targets.len() == 1 {
             vec![self.expr(g, value)?]
         } else {
@@ -146,16 +168,32 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     }
                     v
                 }
-                _ => return Err(unsupported("multiple assignment from a tuple-valued expression", &g.f.name)),
+                _ => {
+                    return Err(unsupported(
+                        "multiple assignment from a tuple-valued expression",
+                        &g.f.name,
+                    ))
+                }
             }
         };
         if vals.len() != targets.len() {
-            return Err(self.type_err(g, format!("{} values assigned to {} targets", vals.len(), targets.len())));
+            return Err(self.type_err(
+                g,
+                format!(
+                    "{} values assigned to {} targets",
+                    vals.len(),
+                    targets.len()
+                ),
+            ));
         }
         for (t, v) in targets.iter().zip(vals) {
             match t {
                 LValue::Var { name } => self.store_var(g, name, v)?,
-                LValue::Index { array, indices, flags } => self.index_write(g, array, indices, *flags, v)?,
+                LValue::Index {
+                    array,
+                    indices,
+                    flags,
+                } => self.index_write(g, array, indices, *flags, v)?,
             }
         }
         Ok(())
@@ -163,7 +201,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     /// Call a module function; returns its results (checked status: on error, return
     /// the callee's status at once).
-    pub(crate) fn call(&mut self, g: &mut FnGen<'ctx, 'm>, func: &str, args: &[Expr]) -> VrResult<Vec<Val<'ctx>>> {
+    pub(crate) fn call(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        func: &str,
+        args: &[Expr],
+    ) -> VrResult<Vec<Val<'ctx>>> {
         let callee = self
             .vm
             .function(func)
@@ -173,8 +216,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
         let mut outs = Vec::new();
         for r in &callee.results {
-            let t = r.as_scalar().ok_or_else(|| unsupported(&format!("result of type `{r}`"), func))?;
-            let slot = g.alloca_builder.build_alloca(self.mem_type(t, &g.f.name)?, "ret")?;
+            let t = r
+                .as_scalar()
+                .ok_or_else(|| unsupported(&format!("result of type `{r}`"), func))?;
+            let slot = g
+                .alloca_builder
+                .build_alloca(self.mem_type(t, &g.f.name)?, "ret")?;
             outs.push((slot, t));
         }
         let mut call_args: Vec<BasicMetadataValueEnum> = vec![g.ctx_ptr.into()];
@@ -183,35 +230,73 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             match &p.ty {
                 Type::Array(at) => {
                     let Expr::Var { name } = a else {
-                        return Err(unsupported("array-valued argument other than an array parameter", &g.f.name));
+                        return Err(unsupported(
+                            "array-valued argument other than an array parameter",
+                            &g.f.name,
+                        ));
                     };
                     let Some(Slot::Array { ty, .. }) = g.vars.get(name) else {
                         return Err(unsupported(&format!("array argument `{name}`"), &g.f.name));
                     };
-                    if ty.elem != at.elem || ty.ndims != at.ndims || (at.layout != crate::vrir::types::Layout::Strided && ty.layout != at.layout) {
-                        return Err(self.type_err(g, format!("argument `{name}` of type {ty} for {}", p.ty)));
+                    if ty.elem != at.elem
+                        || ty.ndims != at.ndims
+                        || (at.layout != crate::vrir::types::Layout::Strided
+                            && ty.layout != at.layout)
+                    {
+                        return Err(self
+                            .type_err(g, format!("argument `{name}` of type {ty} for {}", p.ty)));
                     }
                     // The descriptor pointer this function received.
-                    let k = g.f.params.iter().position(|q| &q.name == name).expect("array parameter");
-                    let desc = g.llfn.get_nth_param((1 + g.f.results.len() + k) as u32).expect("param");
+                    let k =
+                        g.f.params
+                            .iter()
+                            .position(|q| &q.name == name)
+                            .expect("array parameter");
+                    let desc = g
+                        .llfn
+                        .get_nth_param((1 + g.f.results.len() + k) as u32)
+                        .expect("param");
                     call_args.push(desc.into());
                 }
                 Type::Scalar { elem } => {
                     let v = self.expr(g, a)?;
                     if v.ty != *elem {
-                        return Err(self.type_err(g, format!("argument of type {} for parameter `{}` of {elem}", v.ty, p.name)));
+                        return Err(self.type_err(
+                            g,
+                            format!(
+                                "argument of type {} for parameter `{}` of {elem}",
+                                v.ty, p.name
+                            ),
+                        ));
                     }
                     call_args.push(v.v.into());
                 }
-                other => return Err(unsupported(&format!("argument of type `{other}`"), &g.f.name)),
+                other => {
+                    return Err(unsupported(
+                        &format!("argument of type `{other}`"),
+                        &g.f.name,
+                    ))
+                }
             }
         }
-        let llcallee = self.module.get_function(&internal_name(func)).expect("declared");
-        let status = match self.builder.build_call(llcallee, &call_args, "status")?.try_as_basic_value() {
+        let llcallee = self
+            .module
+            .get_function(&internal_name(func))
+            .expect("declared");
+        let status = match self
+            .builder
+            .build_call(llcallee, &call_args, "status")?
+            .try_as_basic_value()
+        {
             ValueKind::Basic(v) => v.into_int_value(),
             _ => return Err(self.type_err(g, "call without status".into())),
         };
-        let ok = self.builder.build_int_compare(IntPredicate::EQ, status, self.cx.i32_type().const_zero(), "")?;
+        let ok = self.builder.build_int_compare(
+            IntPredicate::EQ,
+            status,
+            self.cx.i32_type().const_zero(),
+            "",
+        )?;
         let ok_bb = self.cx.append_basic_block(g.llfn, "call.ok");
         let err_bb = self.cx.append_basic_block(g.llfn, "call.err");
         self.builder.build_conditional_branch(ok, ok_bb, err_bb)?;
@@ -220,8 +305,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         self.builder.position_at_end(ok_bb);
         let mut vals = Vec::new();
         for (p, t) in outs {
-            let raw = self.builder.build_load(self.mem_type(t, &g.f.name)?, p, "")?;
-            vals.push(Val { v: self.mem_to_reg(raw, t)?, ty: t });
+            let raw = self
+                .builder
+                .build_load(self.mem_type(t, &g.f.name)?, p, "")?;
+            vals.push(Val {
+                v: self.mem_to_reg(raw, t)?,
+                ty: t,
+            });
         }
         Ok(vals)
     }
@@ -229,17 +319,28 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// Evaluate `(range a b [s])` for a loop: checks the step and computes the index of
     /// the last iteration without overflow (unsigned distance / |step|).
     fn loop_range(&mut self, g: &mut FnGen<'ctx, 'm>, e: &Expr) -> VrResult<LoopRange<'ctx>> {
-        let Expr::Range { start: Some(start), stop: Some(stop), step } = e else {
-            return Err(unsupported("loop over a domain that is not a literal `range`/`domain` with both endpoints", &g.f.name));
+        let Expr::Range {
+            start: Some(start),
+            stop: Some(stop),
+            step,
+        } = e
+        else {
+            return Err(unsupported(
+                "loop over a domain that is not a literal `range`/`domain` with both endpoints",
+                &g.f.name,
+            ));
         };
-        let as_i64 = |s: &mut Self, g: &mut FnGen<'ctx, 'm>, x: &Expr| -> VrResult<IntValue<'ctx>> {
-            let v = s.expr(g, x)?;
-            match v.ty {
-                ScalarType::I64 => Ok(v.int()),
-                ScalarType::I32 => Ok(s.builder.build_int_s_extend(v.int(), s.cx.i64_type(), "")?),
-                t => Err(s.type_err(g, format!("range endpoint of type {t}"))),
-            }
-        };
+        let as_i64 =
+            |s: &mut Self, g: &mut FnGen<'ctx, 'm>, x: &Expr| -> VrResult<IntValue<'ctx>> {
+                let v = s.expr(g, x)?;
+                match v.ty {
+                    ScalarType::I64 => Ok(v.int()),
+                    ScalarType::I32 => {
+                        Ok(s.builder.build_int_s_extend(v.int(), s.cx.i64_type(), "")?)
+                    }
+                    t => Err(s.type_err(g, format!("range endpoint of type {t}"))),
+                }
+            };
         let a = as_i64(self, g, start)?;
         let b = as_i64(self, g, stop)?;
         let s = match step {
@@ -247,7 +348,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             None => self.i64c(1),
         };
         let zero = self.i64c(0);
-        let nz = self.builder.build_int_compare(IntPredicate::NE, s, zero, "")?;
+        let nz = self
+            .builder
+            .build_int_compare(IntPredicate::NE, s, zero, "")?;
         self.check(g, nz, ErrorCode::ZeroStep, None, None)?;
         let bl = &self.builder;
         let pos = bl.build_int_compare(IntPredicate::SGT, s, zero, "")?;
@@ -260,22 +363,49 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let neg_s = bl.build_int_neg(s, "")?;
         let mag = bl.build_select(pos, s, neg_s, "")?.into_int_value();
         let last = bl.build_int_unsigned_div(dist, mag, "last")?;
-        Ok(LoopRange { start: a, step: s, last, nonempty })
+        Ok(LoopRange {
+            start: a,
+            step: s,
+            last,
+            nonempty,
+        })
     }
 
-    fn for_loop(&mut self, g: &mut FnGen<'ctx, 'm>, vars: &'m [String], domain: &'m Expr, body: &'m Block) -> VrResult<()> {
+    fn for_loop(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        vars: &'m [String],
+        domain: &'m Expr,
+        body: &'m Block,
+    ) -> VrResult<()> {
         let range_exprs: Vec<&Expr> = match domain {
             Expr::Domain { ranges } => ranges.iter().collect(),
             r @ Expr::Range { .. } => vec![r],
-            _ => return Err(unsupported("loop over a domain that is not a literal `range`/`domain`", &g.f.name)),
+            _ => {
+                return Err(unsupported(
+                    "loop over a domain that is not a literal `range`/`domain`",
+                    &g.f.name,
+                ))
+            }
         };
         if range_exprs.len() != vars.len() {
-            return Err(self.type_err(g, format!("{} loop variables for a domain of {}", vars.len(), range_exprs.len())));
+            return Err(self.type_err(
+                g,
+                format!(
+                    "{} loop variables for a domain of {}",
+                    vars.len(),
+                    range_exprs.len()
+                ),
+            ));
         }
         for v in vars {
             match g.vars.get(v) {
                 Some(Slot::Scalar { ty, .. }) if ty.is_int() => {}
-                _ => return Err(self.type_err(g, format!("loop variable `{v}` is not an integer scalar"))),
+                _ => {
+                    return Err(
+                        self.type_err(g, format!("loop variable `{v}` is not an integer scalar"))
+                    )
+                }
             }
         }
         // The domain is evaluated once, before the first iteration.
@@ -297,18 +427,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
         let first_header = self.cx.append_basic_block(g.llfn, "for.head");
         self.builder.build_store(counters[0], self.i64c(0))?;
-        self.builder.build_conditional_branch(all, first_header, exit)?;
+        self.builder
+            .build_conditional_branch(all, first_header, exit)?;
         let mut headers = vec![first_header];
         for (k, r) in ranges.iter().enumerate() {
             self.builder.position_at_end(headers[k]);
-            let cnt = self.builder.build_load(i64t, counters[k], "")?.into_int_value();
+            let cnt = self
+                .builder
+                .build_load(i64t, counters[k], "")?
+                .into_int_value();
             let off = self.builder.build_int_mul(cnt, r.step, "")?;
             let v = self.builder.build_int_add(r.start, off, "")?;
             let ty = match g.vars.get(&vars[k]) {
                 Some(Slot::Scalar { ty, .. }) => *ty,
                 _ => unreachable!("checked above"),
             };
-            let v = if ty == ScalarType::I32 { self.builder.build_int_truncate(v, self.cx.i32_type(), "")? } else { v };
+            let v = if ty == ScalarType::I32 {
+                self.builder.build_int_truncate(v, self.cx.i32_type(), "")?
+            } else {
+                v
+            };
             self.store_var(g, &vars[k], Val { v: v.into(), ty })?;
             let latch = self.cx.append_basic_block(g.llfn, "for.latch");
             latches.push(latch);
@@ -322,21 +460,29 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let headers_end = self.cx.append_basic_block(g.llfn, "for.body");
         self.builder.build_unconditional_branch(headers_end)?;
         self.builder.position_at_end(headers_end);
-        g.loops.push((*latches.last().expect("at least one range"), exit));
+        g.loops
+            .push((*latches.last().expect("at least one range"), exit));
         self.block(g, &body.stmts)?;
         g.loops.pop();
         if !self.terminated() {
-            self.builder.build_unconditional_branch(*latches.last().expect("range"))?;
+            self.builder
+                .build_unconditional_branch(*latches.last().expect("range"))?;
         }
         // Latches, innermost first: advance, or fall to the enclosing latch when done.
         for k in (0..ranges.len()).rev() {
             self.builder.position_at_end(latches[k]);
-            let cnt = self.builder.build_load(i64t, counters[k], "")?.into_int_value();
-            let done = self.builder.build_int_compare(IntPredicate::EQ, cnt, ranges[k].last, "")?;
+            let cnt = self
+                .builder
+                .build_load(i64t, counters[k], "")?
+                .into_int_value();
+            let done = self
+                .builder
+                .build_int_compare(IntPredicate::EQ, cnt, ranges[k].last, "")?;
             let next = self.builder.build_int_add(cnt, self.i64c(1), "")?;
             self.builder.build_store(counters[k], next)?;
             let outer = if k == 0 { exit } else { latches[k - 1] };
-            self.builder.build_conditional_branch(done, outer, headers[k])?;
+            self.builder
+                .build_conditional_branch(done, outer, headers[k])?;
         }
         self.builder.position_at_end(exit);
         Ok(())
