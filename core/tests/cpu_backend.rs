@@ -948,3 +948,45 @@ fn deep_recursion_up_to_the_interpreters_limit() {
     assert_eq!(e.kind, ErrorKind::Runtime);
     assert!(e.message.contains("recursion too deep"), "{e}");
 }
+
+/// Rough speed check, printed not asserted:
+/// `cargo test -p velociraptor --test cpu_backend dot_speed -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn dot_speed() {
+    let src = "(module dot :index-base 0
+      (function dot ((x f64[1,row]) (y f64[1,row])) (f64)
+        (locals (i i64) (s f64))
+        (set s 0.0)
+        (for (i) (range 0 (- (dim x 0) 1))
+          (block (set s (+ s (* (index x i) (index y i))))))
+        (return s))
+      (function dot_nocheck ((x f64[1,row]) (y f64[1,row])) (f64)
+        (locals (i i64) (s f64))
+        (set s 0.0)
+        (for (i) (range 0 (- (dim x 0) 1))
+          (block (set s (+ s (* (index x i :nocheck) (index y i :nocheck))))))
+        (return s)))";
+    let m = parse_module(src).unwrap();
+    let c = cpu::compile(&m).unwrap();
+    let n = 1_000_000;
+    let xs: Vec<f64> = (0..n).map(|i| (i % 7) as f64 * 0.5).collect();
+    let x = Value::Array(f64_array(vec![n], Layout::Row, &xs));
+    let time = |f: &dyn Fn() -> Vec<Value>| {
+        let mut ts = Vec::new();
+        let mut last = Vec::new();
+        for _ in 0..5 {
+            let t = std::time::Instant::now();
+            last = f();
+            ts.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        ts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        (ts[2], last)
+    };
+    let (t_cpu, r_cpu) = time(&|| c.call("dot", vec![x.clone(), x.clone()]).unwrap());
+    let (t_nc, _) = time(&|| c.call("dot_nocheck", vec![x.clone(), x.clone()]).unwrap());
+    let (t_int, r_int) = time(&|| interp::run(&m, "dot", vec![x.clone(), x.clone()]).unwrap());
+    let plain: f64 = xs.iter().zip(&xs).fold(0.0, |s, (a, b)| s + a * b);
+    assert!(r_cpu[0].same(&r_int[0]) && r_cpu[0].same(&f64v(plain)));
+    println!("dot n=1e6 (median of 5): cpu {t_cpu:.2} ms, cpu :nocheck {t_nc:.2} ms, interp {t_int:.1} ms");
+}
