@@ -990,3 +990,65 @@ fn dot_speed() {
     assert!(r_cpu[0].same(&r_int[0]) && r_cpu[0].same(&f64v(plain)));
     println!("dot n=1e6 (median of 5): cpu {t_cpu:.2} ms, cpu :nocheck {t_nc:.2} ms, interp {t_int:.1} ms");
 }
+
+const LOCALS: &str = "(module locals :index-base 0
+  (function alias ((a f64[1,row]) (c f64[2,col])) (f64 i64)
+    (locals (b f64[1,strided]) (d f64[2,col]))
+    (set b a)
+    (set (index b 0) 42.0)
+    (set d c)
+    (return (+ (index b 0) (index a 0)) (+ (dim d 0) (len b))))
+  (function freed ((a f64[1,row])) (f64)
+    (locals (b f64[1,row]))
+    (set b a)
+    (free b)
+    (return (index b 0) :line 7))
+  (function unset ((a f64[1,row])) (i64)
+    (locals (b f64[1,row]))
+    (return (len b) :line 9))
+  (function pass ((a f64[1,row])) (f64)
+    (locals (b f64[1,strided]))
+    (set b a)
+    (return (call first b)))
+  (function first ((x f64[1,strided])) (f64)
+    (locals)
+    (return (index x 0)))
+  (function divmod ((a i64) (b i64)) (i64 i64)
+    (locals)
+    (return (idiv a b) (mod a b)))
+  (function tg ((a i64) (b i64)) (i64)
+    (locals)
+    (return (+ (* 100 (tget (call divmod a b) 0)) (tget (tuple a b) 1)))))";
+
+#[test]
+fn array_locals_refer_to_their_arrays() {
+    let m = compile(LOCALS);
+    let a = f64_array(vec![2], Layout::Row, &[1.0, 2.0]);
+    let c = f64_array(vec![3, 1], Layout::Col, &[1.0, 2.0, 3.0]);
+    let r = m
+        .call("alias", vec![Value::Array(a.clone()), Value::Array(c)])
+        .unwrap();
+    assert_eq!(
+        r.iter().map(scalar).collect::<Vec<_>>(),
+        vec![Scalar::F64(84.0), Scalar::I64(5)]
+    );
+    assert_eq!(a.elements(), vec![Scalar::F64(42.0), Scalar::F64(2.0)]);
+    let e = err(m.call("freed", vec![Value::Array(a.clone())]));
+    assert_eq!(
+        (e.kind, e.variable.as_deref(), e.line),
+        (ErrorKind::Runtime, Some("b"), Some(7))
+    );
+    let e = err(m.call("unset", vec![Value::Array(a.clone())]));
+    assert_eq!(
+        (e.kind, e.variable.as_deref(), e.line),
+        (ErrorKind::Runtime, Some("b"), Some(9))
+    );
+    assert_eq!(
+        scalar(&one(m.call("pass", vec![Value::Array(a)]))),
+        Scalar::F64(42.0)
+    );
+    assert_eq!(
+        scalar(&one(m.call("tg", vec![i64v(-7), i64v(2)]))),
+        Scalar::I64(-400 + 2)
+    );
+}

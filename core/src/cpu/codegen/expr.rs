@@ -88,9 +88,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 Ok(vals.remove(0))
             }
             Expr::Lib { func, args } => self.lib(g, *func, args),
+            // A tuple item without a tuple value: the call's (or tuple's) values, one kept.
+            Expr::TupleGet { arg, index } => {
+                let vals = match &**arg {
+                    Expr::Call { func, args } => self.call(g, func, args)?,
+                    Expr::Tuple { items } => {
+                        let mut vals = Vec::new();
+                        for i in items {
+                            vals.push(self.expr(g, i)?);
+                        }
+                        vals
+                    }
+                    _ => return Err(unsupported("tuple value", &g.f.name)),
+                };
+                vals.get(*index as usize).copied().ok_or_else(|| {
+                    self.type_err(g, format!("tget {index} of {} values", vals.len()))
+                })
+            }
             Expr::Dim { arg, axis } => {
-                let (_, dims, _, name) = self.array_arg(g, arg)?;
-                match dims.get(*axis as usize) {
+                let (view, name) = self.array_arg(g, arg)?;
+                match view.dims.get(*axis as usize) {
                     Some(d) => Ok(Val {
                         v: (*d).into(),
                         ty: ScalarType::I64,
@@ -416,7 +433,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 let arg = args.first().ok_or_else(|| {
                     self.type_err(g, format!("`{}` without argument", func.name()))
                 })?;
-                let (_, dims, _, _) = self.array_arg(g, arg)?;
+                let dims = self.array_arg(g, arg)?.0.dims;
                 let v = if func == Ndims {
                     self.i64c(dims.len() as i64)
                 } else {

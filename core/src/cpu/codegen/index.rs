@@ -1,40 +1,60 @@
-//! Array element access for array parameters of any layout: the element address is
+//! Array element access for arrays of any layout: the element address is
 //! `data + sum(p_k * stride_k)`, with index base, `:neg`, `:flat` and bounds checks that
 //! report the same fields as the interpreter (variable, index as written, extent, dim).
 
-use super::{unsupported, CodeGen, FnGen, Slot, Val};
+use super::{unsupported, ArrayView, CodeGen, FnGen, Slot, Val};
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{Expr, IndexFlags};
-use crate::vrir::types::{ArrayType, Layout, ScalarType};
-use inkwell::values::{IntValue, PointerValue};
+use crate::vrir::types::{Layout, ScalarType};
+use inkwell::values::PointerValue;
 use inkwell::IntPredicate;
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
-    /// An array operand: in this increment, a variable naming an array parameter.
-    /// Returns (type, dims, strides, name).
-    #[allow(clippy::type_complexity)]
+    /// An array operand: in this increment, a variable naming an array parameter or an
+    /// array local that refers to one. Returns its view and name.
     pub(crate) fn array_arg(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         e: &Expr,
-    ) -> VrResult<(ArrayType, Vec<IntValue<'ctx>>, Vec<IntValue<'ctx>>, String)> {
+    ) -> VrResult<(ArrayView<'ctx>, String)> {
         let Expr::Var { name } = e else {
+            // Name the construct that makes the array (unsupported in this increment).
             self.expr(g, e)?;
             return Err(unsupported(
-                "array-valued expression (other than an array parameter)",
+                "array-valued expression (other than an array variable)",
                 &g.f.name,
             ));
         };
-        match g.vars.get(name) {
-            Some(Slot::Array {
-                ty, dims, strides, ..
-            }) => Ok((*ty, dims.clone(), strides.clone(), name.clone())),
+        Ok((self.array_view(g, name)?, name.clone()))
+    }
+
+    /// The array a variable refers to; for an array local, loaded (and checked to be
+    /// assigned) here.
+    pub(crate) fn array_view(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        name: &str,
+    ) -> VrResult<ArrayView<'ctx>> {
+        match g.vars.get(name).cloned() {
+            Some(Slot::Array(view)) => Ok(view),
+            Some(Slot::ArrayVar { ty, ptr, assigned }) => {
+                let ok = self
+                    .builder
+                    .build_load(self.cx.bool_type(), assigned, "")?
+                    .into_int_value();
+                self.check(g, ok, ErrorCode::Unassigned, Some(name), None)?;
+                let desc = self
+                    .builder
+                    .build_load(self.ptr_type(), ptr, name)?
+                    .into_pointer_value();
+                self.load_desc(desc, ty, name)
+            }
             Some(Slot::Scalar { .. }) => {
                 Err(self.type_err(g, format!("array operation on scalar `{name}`")))
             }
-            Some(Slot::ArrayLocal) => Err(unsupported(
-                &format!("array local variable `{name}`"),
+            Some(Slot::Unsupported) => Err(unsupported(
+                &format!("local variable `{name}` of its type"),
                 &g.f.name,
             )),
             None => Err(self.type_err(g, format!("use of unknown variable `{name}`"))),
@@ -91,21 +111,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         indices: &[Expr],
         flags: IndexFlags,
     ) -> VrResult<(PointerValue<'ctx>, ScalarType)> {
-        let (ty, data, dims, strides) = match g.vars.get(name) {
-            Some(Slot::Array {
-                ty,
-                data,
-                dims,
-                strides,
-            }) => (*ty, *data, dims.clone(), strides.clone()),
-            Some(Slot::ArrayLocal) => {
-                return Err(unsupported(
-                    &format!("array local variable `{name}`"),
-                    &g.f.name,
-                ))
-            }
-            _ => return Err(self.type_err(g, format!("indexing of non-array `{name}`"))),
-        };
+        let ArrayView {
+            ty,
+            data,
+            dims,
+            strides,
+            ..
+        } = self.array_view(g, name)?;
         let n = dims.len();
         let d = indices.len();
         if d == 0 || d > n {

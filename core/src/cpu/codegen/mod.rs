@@ -83,14 +83,27 @@ pub(crate) enum Slot<'ctx> {
     },
     /// An array parameter: its descriptor's fields, loaded once at entry (a descriptor
     /// does not change during a call).
-    Array {
+    Array(ArrayView<'ctx>),
+    /// An array local: a stack slot holding a pointer to the descriptor of the array it
+    /// refers to (arrays are references), with its "assigned" flag.
+    ArrayVar {
         ty: ArrayType,
-        data: PointerValue<'ctx>,
-        dims: Vec<IntValue<'ctx>>,
-        strides: Vec<IntValue<'ctx>>,
+        ptr: PointerValue<'ctx>,
+        assigned: PointerValue<'ctx>,
     },
-    /// An array local: not in this increment.
-    ArrayLocal,
+    /// A local of a type this increment does not handle (range, domain, tuple).
+    Unsupported,
+}
+
+/// An array as generated code addresses it.
+#[derive(Clone, Debug)]
+pub(crate) struct ArrayView<'ctx> {
+    pub ty: ArrayType,
+    /// The `ArrayDesc` it was loaded from (what calls pass on).
+    pub desc: PointerValue<'ctx>,
+    pub data: PointerValue<'ctx>,
+    pub dims: Vec<IntValue<'ctx>>,
+    pub strides: Vec<IntValue<'ctx>>,
 }
 
 /// Module-wide code generation state.
@@ -340,10 +353,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     );
                     inits.push((p.name.clone(), v));
                 }
-                Type::Array(a) => {
-                    g.vars.insert(p.name.clone(), Slot::ArrayLocal);
+                Type::Array(_) => {
+                    g.vars.insert(p.name.clone(), Slot::Unsupported);
                     inits.push((p.name.clone(), v));
-                    let _ = a;
                 }
                 _ => unreachable!("checked by declare_function"),
             }
@@ -366,9 +378,24 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         },
                     );
                 }
-                // Only an error when used: ranges, tuples, arrays as locals.
+                Type::Array(a) => {
+                    self.reg_type(a.elem, &f.name)?;
+                    let ptr = self.builder.build_alloca(self.ptr_type(), &l.name)?;
+                    let flag = self
+                        .builder
+                        .build_alloca(self.cx.bool_type(), &format!("{}.assigned", l.name))?;
+                    g.vars.insert(
+                        l.name.clone(),
+                        Slot::ArrayVar {
+                            ty: *a,
+                            ptr,
+                            assigned: flag,
+                        },
+                    );
+                }
+                // Only an error when used: ranges, domains, tuples as locals.
                 _ => {
-                    g.vars.insert(l.name.clone(), Slot::ArrayLocal);
+                    g.vars.insert(l.name.clone(), Slot::Unsupported);
                 }
             }
         }
@@ -380,17 +407,20 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     self.store_var(&g, &name, val)?;
                 }
                 Type::Array(a) => {
-                    let slot = self.load_desc(v.into_pointer_value(), *a, &name)?;
-                    g.vars.insert(name, slot);
+                    let view = self.load_desc(v.into_pointer_value(), *a, &name)?;
+                    g.vars.insert(name, Slot::Array(view));
                 }
                 _ => {}
             }
         }
         for l in &f.locals {
-            if let Some(Slot::Scalar {
-                assigned: Some(flag),
-                ..
-            }) = g.vars.get(&l.name)
+            if let Some(
+                Slot::Scalar {
+                    assigned: Some(flag),
+                    ..
+                }
+                | Slot::ArrayVar { assigned: flag, .. },
+            ) = g.vars.get(&l.name)
             {
                 self.builder
                     .build_store(*flag, self.cx.bool_type().const_zero())?;
@@ -447,12 +477,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// Load an array descriptor's fields into SSA values.
-    fn load_desc(
+    pub(crate) fn load_desc(
         &self,
         desc: PointerValue<'ctx>,
         ty: ArrayType,
         name: &str,
-    ) -> VrResult<Slot<'ctx>> {
+    ) -> VrResult<ArrayView<'ctx>> {
         let ptr = self.ptr_type();
         let i64t = self.cx.i64_type();
         let field = |k: u64| -> VrResult<PointerValue<'ctx>> {
@@ -500,8 +530,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     .into_int_value(),
             );
         }
-        Ok(Slot::Array {
+        Ok(ArrayView {
             ty,
+            desc,
             data,
             dims,
             strides,

@@ -5,8 +5,8 @@ use super::{internal_name, unsupported, CodeGen, FnGen, Slot, Val};
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{Block, Expr, LValue, Stmt, StmtKind};
-use crate::vrir::types::{ScalarType, Type};
-use inkwell::values::{BasicMetadataValueEnum, IntValue, ValueKind};
+use crate::vrir::types::{ArrayType, Layout, ScalarType, Type};
+use inkwell::values::{BasicMetadataValueEnum, IntValue, PointerValue, ValueKind};
 use inkwell::IntPredicate;
 
 /// One evaluated loop range: first value, step, and index of the last iteration.
@@ -146,7 +146,16 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             // Hooks for reference-counting hosts: nothing observable.
             StmtKind::RefIncr { .. } | StmtKind::RefDecr { .. } => Ok(()),
             StmtKind::Alloc { .. } => Err(unsupported("`alloc`", &g.f.name)),
-            StmtKind::Free { .. } => Err(unsupported("`free`", &g.f.name)),
+            // Arrays are the host's or the caller's in this increment: freeing a local
+            // only makes it unassigned.
+            StmtKind::Free { var } => match g.vars.get(var) {
+                Some(Slot::ArrayVar { assigned, .. }) => {
+                    self.builder
+                        .build_store(*assigned, self.cx.bool_type().const_zero())?;
+                    Ok(())
+                }
+                _ => Err(unsupported(&format!("`free` of `{var}`"), &g.f.name)),
+            },
         }
     }
 
@@ -156,6 +165,21 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         targets: &'m [LValue],
         value: &'m Expr,
     ) -> VrResult<()> {
+        if let [LValue::Var { name }] = targets {
+            match g.vars.get(name) {
+                Some(Slot::ArrayVar { ty, ptr, assigned }) => {
+                    let (ty, ptr, assigned) = (*ty, *ptr, *assigned);
+                    return self.assign_array(g, name, ty, ptr, assigned, value);
+                }
+                Some(Slot::Array(_)) => {
+                    return Err(unsupported(
+                        &format!("assignment to array parameter `{name}`"),
+                        &g.f.name,
+                    ))
+                }
+                _ => {}
+            }
+        }
         let vals = if targets.len() == 1 {
             vec![self.expr(g, value)?]
         } else {
@@ -199,6 +223,32 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         Ok(())
     }
 
+    /// `(set b a)` for an array local `b`: b now refers to a's array (no copy).
+    fn assign_array(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        name: &str,
+        ty: ArrayType,
+        ptr: PointerValue<'ctx>,
+        assigned: PointerValue<'ctx>,
+        value: &'m Expr,
+    ) -> VrResult<()> {
+        let (view, src) = self.array_arg(g, value)?;
+        let ok_type = view.ty.elem == ty.elem
+            && view.ty.ndims == ty.ndims
+            && (ty.layout == Layout::Strided || view.ty.layout == ty.layout);
+        if !ok_type {
+            return Err(self.type_err(
+                g,
+                format!("assignment of `{src}` ({}) to `{name}` ({ty})", view.ty),
+            ));
+        }
+        self.builder.build_store(ptr, view.desc)?;
+        self.builder
+            .build_store(assigned, self.cx.bool_type().const_all_ones())?;
+        Ok(())
+    }
+
     /// Call a module function; returns its results (checked status: on error, return
     /// the callee's status at once).
     pub(crate) fn call(
@@ -229,15 +279,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         for (p, a) in callee.params.iter().zip(args) {
             match &p.ty {
                 Type::Array(at) => {
-                    let Expr::Var { name } = a else {
-                        return Err(unsupported(
-                            "array-valued argument other than an array parameter",
-                            &g.f.name,
-                        ));
-                    };
-                    let Some(Slot::Array { ty, .. }) = g.vars.get(name) else {
-                        return Err(unsupported(&format!("array argument `{name}`"), &g.f.name));
-                    };
+                    let (view, name) = self.array_arg(g, a)?;
+                    let ty = view.ty;
                     if ty.elem != at.elem
                         || ty.ndims != at.ndims
                         || (at.layout != crate::vrir::types::Layout::Strided
@@ -246,16 +289,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         return Err(self
                             .type_err(g, format!("argument `{name}` of type {ty} for {}", p.ty)));
                     }
-                    // The descriptor pointer this function received.
-                    let k =
-                        g.f.params
-                            .iter()
-                            .position(|q| &q.name == name)
-                            .expect("array parameter");
-                    let desc = g
-                        .llfn
-                        .get_nth_param((1 + g.f.results.len() + k) as u32)
-                        .expect("param");
+                    let desc = view.desc;
                     call_args.push(desc.into());
                 }
                 Type::Scalar { elem } => {
