@@ -1052,3 +1052,78 @@ fn array_locals_refer_to_their_arrays() {
         Scalar::I64(-400 + 2)
     );
 }
+
+const KERNELS: &str = "(module kernels :index-base 0
+  (function matmul_loops ((a f64[2,row]) (b f64[2,col]) (c f64[2,row])) ()
+    (locals (i i64) (j i64) (k i64) (s f64))
+    (for (i j) (domain (range 0 (- (dim a 0) 1)) (range 0 (- (dim b 1) 1)))
+      (block
+        (set s 0.0)
+        (for (k) (range 0 (- (dim a 1) 1))
+          (block (set s (+ s (* (index a i k) (index b k j))))))
+        (set (index c i j) s))))
+  (function stencil ((u f64[2,row]) (v f64[2,row])) ()
+    (locals (i i64) (j i64))
+    (parfor (i j) (domain (range 1 (- (dim u 0) 2)) (range 1 (- (dim u 1) 2)))
+      (block
+        (set (index v i j)
+          (* 0.25 (+ (+ (index u (- i 1) j) (index u (+ i 1) j))
+                     (+ (index u i (- j 1)) (index u i (+ j 1)))))))))
+  (function sieve ((p bool[1,row])) (i64)
+    (locals (i i64) (j i64) (n i64) (count i64))
+    (set n (len p))
+    (set count 0)
+    (for (i) (range 2 (- n 1))
+      (block
+        (if (index p i)
+          (block
+            (set count (+ count 1))
+            (for (j) (range (* i i) (- n 1) i) (block (set (index p j) false)))))))
+    (return count)))";
+
+#[test]
+fn kernels_agree_with_numpy() {
+    let m = compile(KERNELS);
+    // NumPy: np.arange(1,7.).reshape(2,3) @ (np.arange(1,13.).reshape(3,4) * 0.5)
+    let a = f64_array(vec![2, 3], Layout::Row, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let bl: Vec<f64> = (1..=12).map(|v| v as f64 * 0.5).collect();
+    let b = f64_array(vec![3, 4], Layout::Col, &bl);
+    let c = f64_array(vec![2, 4], Layout::Row, &[0.0; 8]);
+    m.call(
+        "matmul_loops",
+        vec![Value::Array(a), Value::Array(b), Value::Array(c.clone())],
+    )
+    .unwrap();
+    let want = [19.0, 22.0, 25.0, 28.0, 41.5, 49.0, 56.5, 64.0];
+    assert_eq!(
+        c.elements(),
+        want.iter().map(|v| Scalar::F64(*v)).collect::<Vec<_>>()
+    );
+    let ul = [
+        0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 3.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+    ];
+    let u = f64_array(vec![4, 4], Layout::Row, &ul);
+    let v = f64_array(vec![4, 4], Layout::Row, &ul);
+    m.call("stencil", vec![Value::Array(u), Value::Array(v.clone())])
+        .unwrap();
+    let mut want = ul;
+    for k in [5, 6, 9, 10] {
+        want[k] = 1.25;
+    }
+    assert_eq!(
+        v.elements(),
+        want.iter().map(|v| Scalar::F64(*v)).collect::<Vec<_>>()
+    );
+    // 25 primes below 100
+    let p = Array::from_logical(
+        ArrayType::new(ScalarType::Bool, 1, Layout::Row),
+        vec![100],
+        &vec![Scalar::Bool(true); 100],
+    );
+    assert_eq!(
+        scalar(&one(m.call("sieve", vec![Value::Array(p.clone())]))),
+        Scalar::I64(25)
+    );
+    assert_eq!(p.elements()[97], Scalar::Bool(true));
+    assert_eq!(p.elements()[91], Scalar::Bool(false));
+}
