@@ -39,6 +39,7 @@ mod tests;
 use std::collections::HashSet;
 
 use super::ast::{Expr, Function, Module};
+use super::text::is_plain_name;
 use super::types::{ArrayType, Layout, Type};
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 
@@ -60,6 +61,9 @@ pub fn verify_module(m: &Module) -> VrResult<()> {
     }
     let mut names = HashSet::new();
     for f in &m.functions {
+        if !is_plain_name(&f.name) {
+            return Err(module_error(m, format!("function name {:?} is not a name", f.name)));
+        }
         if !names.insert(f.name.as_str()) {
             return Err(module_error(
                 m,
@@ -100,6 +104,10 @@ fn check_signature(f: &Function) -> Result<(), String> {
         .map(|p| (&p.name, &p.ty, "parameter"))
         .chain(f.locals.iter().map(|l| (&l.name, &l.ty, "local")));
     for (name, ty, what) in declared {
+        // Names must read back from the text form; JSON could carry anything.
+        if !is_plain_name(name) {
+            return Err(format!("{what} name {name:?} is not a name"));
+        }
         if !names.insert(name.as_str()) {
             return Err(format!("duplicate variable name {name}"));
         }

@@ -2503,3 +2503,16 @@ fn source_lines_from_the_text_form_reach_the_message() {
     );
     assert_eq!(e.line, Some(7));
 }
+
+#[test]
+fn names_must_be_plain_names() {
+    let src = "(module m :index-base 0 (function f ((x i64)) (i64) (locals) (return x)))";
+    let mut m = crate::vrir::text::parse_module(src).unwrap();
+    m.functions[0].params[0].name = "nan".into();
+    let e = verify_module(&m).unwrap_err();
+    assert_eq!(e.message, "f: parameter name \"nan\" is not a name");
+    m.functions[0].params[0].name = "x".into();
+    m.functions[0].name = "two words".into();
+    let e = verify_module(&m).unwrap_err();
+    assert_eq!(e.message, "module m: function name \"two words\" is not a name");
+}
