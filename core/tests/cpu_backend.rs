@@ -48,10 +48,10 @@ impl Both {
         }
         for (a, b) in interp_args.iter().zip(&args) {
             if let (Value::Array(x), Value::Array(y)) = (a, b) {
-                assert_eq!(
-                    x.elements(),
-                    y.elements(),
-                    "{func}: array argument after the call"
+                let (xe, ye) = (x.elements(), y.elements());
+                assert!(
+                    xe.len() == ye.len() && xe.iter().zip(&ye).all(|(p, q)| p.same(q)),
+                    "{func}: array argument after the call: interpreter {xe:?} vs cpu {ye:?}"
                 );
             }
         }
@@ -1126,4 +1126,107 @@ fn kernels_agree_with_numpy() {
     );
     assert_eq!(p.elements()[97], Scalar::Bool(true));
     assert_eq!(p.elements()[91], Scalar::Bool(false));
+}
+
+/// Split a conformance run line `f(ARGS) == R` / `f(ARGS) ~= R` / `f(ARGS) => TEXT` into
+/// the function name and its JSON arguments.
+fn run_line_call(line: &str) -> Option<(String, Vec<serde_json::Value>)> {
+    let call = [" == ", " ~= ", " => "]
+        .iter()
+        .filter_map(|sep| line.find(sep))
+        .min()
+        .map(|i| &line[..i])?;
+    let open = call.find('(')?;
+    let close = call.rfind(')')?;
+    let args: serde_json::Value =
+        serde_json::from_str(&format!("[{}]", &call[open + 1..close])).ok()?;
+    Some((call[..open].trim().to_string(), args.as_array()?.clone()))
+}
+
+/// Every conformance file the cpu backend compiles runs on it and on the interpreter
+/// with identical results and errors; every file it does not compile is rejected as
+/// `Unsupported` (never another error, never a panic).
+#[test]
+fn conformance_suite_agrees_with_the_interpreter_where_supported() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vrir");
+    let mut files = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                if !p.ends_with("parse") && !p.ends_with("verify") && !p.ends_with("tools") {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|e| e == "vrir") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let (mut compiled, mut unsupported, mut calls) = (0, 0, 0);
+    let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
+    for path in &files {
+        let src = std::fs::read_to_string(path).unwrap();
+        let Ok(module) = parse_module(&src) else {
+            continue;
+        };
+        if velociraptor::vrir::verify::verify_module(&module).is_err() {
+            continue;
+        }
+        let cpu = match cpu::compile(&module) {
+            Ok(c) => c,
+            Err(e) => {
+                assert_eq!(e.kind, ErrorKind::Unsupported, "{}: {e}", path.display());
+                unsupported += 1;
+                let what = e
+                    .message
+                    .split(" in function")
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                *reasons.entry(what).or_default() += 1;
+                continue;
+            }
+        };
+        compiled += 1;
+        let both = Both {
+            module: module.clone(),
+            cpu,
+        };
+        for line in src.lines() {
+            let Some(rest) = line
+                .strip_prefix("; run: ")
+                .or_else(|| line.strip_prefix("; error: "))
+            else {
+                continue;
+            };
+            // An out-of-bounds :nocheck access is undefined in compiled code (semantics,
+            // "Indexing"): only the interpreter must report it.
+            if line.starts_with("; error: ") && src.contains(":nocheck") {
+                continue;
+            }
+            let Some((func, json_args)) = run_line_call(rest) else {
+                panic!("{}: cannot read {line}", path.display())
+            };
+            let f = module
+                .function(&func)
+                .unwrap_or_else(|| panic!("{}: no {func}", path.display()));
+            let args: Vec<Value> = json_args
+                .iter()
+                .zip(&f.params)
+                .map(|(j, p)| {
+                    Value::from_json(j, &p.ty)
+                        .unwrap_or_else(|e| panic!("{}: {line}: {e}", path.display()))
+                })
+                .collect();
+            let _ = both.call(&func, args);
+            calls += 1;
+        }
+    }
+    println!("conformance on cpu: {compiled} files compiled ({calls} run lines agree with the interpreter), {unsupported} unsupported");
+    for (what, n) in &reasons {
+        println!("  {n:4}  {what}");
+    }
+    assert!(compiled > 0);
 }

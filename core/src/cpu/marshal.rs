@@ -24,7 +24,7 @@ pub struct CallFrame {
     /// Keeps the arrays (and so their buffers) alive during the call.
     arrays: Vec<Array>,
     pub arg_ptrs: Vec<*mut u8>,
-    results: Vec<(Box<u64>, ScalarType)>,
+    results: Vec<(Box<u64>, Type)>,
     pub result_ptrs: Vec<*mut u8>,
 }
 
@@ -131,30 +131,52 @@ impl CallFrame {
             }
         }
         for r in &f.results {
-            let t = r
-                .as_scalar()
-                .ok_or_else(|| invalid(format!("result of type {r}")))?;
             let mut b = Box::new(0u64);
             fr.result_ptrs.push(&mut *b as *mut u64 as *mut u8);
-            fr.results.push((b, t));
+            fr.results.push((b, r.clone()));
         }
         Ok(fr)
     }
 
-    /// Read the results written by a successful call.
-    pub fn results(&self) -> Vec<Value> {
+    /// Read the results written by a successful call. An array result is the address
+    /// of one of the argument descriptors: that argument's array (the same storage),
+    /// typed as the declared result, as the interpreter returns it.
+    pub fn results(&self) -> VrResult<Vec<Value>> {
         self.results
             .iter()
             .map(|(b, t)| {
                 let bits = **b;
-                Value::Scalar(match t {
-                    ScalarType::Bool => Scalar::Bool(bits as u8 != 0),
-                    ScalarType::I32 => Scalar::I32(bits as u32 as i32),
-                    ScalarType::I64 => Scalar::I64(bits as i64),
-                    ScalarType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
-                    ScalarType::F64 => Scalar::F64(f64::from_bits(bits)),
-                    // Excluded by the compiler.
-                    ScalarType::C64 | ScalarType::C128 => Scalar::zero(*t),
+                Ok(match t {
+                    Type::Array(at) => {
+                        let k = self
+                            .descs
+                            .iter()
+                            .position(|d| &**d as *const ArrayDesc as u64 == bits)
+                            .ok_or_else(|| {
+                                VrError::new(
+                                    ErrorKind::Internal,
+                                    "cpu backend: an array result that is no argument",
+                                )
+                            })?;
+                        let mut a = self.arrays[k].clone();
+                        a.ty.layout = at.layout;
+                        Value::Array(a)
+                    }
+                    Type::Scalar { elem } => Value::Scalar(match elem {
+                        ScalarType::Bool => Scalar::Bool(bits as u8 != 0),
+                        ScalarType::I32 => Scalar::I32(bits as u32 as i32),
+                        ScalarType::I64 => Scalar::I64(bits as i64),
+                        ScalarType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
+                        ScalarType::F64 => Scalar::F64(f64::from_bits(bits)),
+                        // Excluded by the compiler.
+                        ScalarType::C64 | ScalarType::C128 => Scalar::zero(*elem),
+                    }),
+                    other => {
+                        return Err(VrError::new(
+                            ErrorKind::Internal,
+                            format!("cpu backend: result of type {other}"),
+                        ))
+                    }
                 })
             })
             .collect()

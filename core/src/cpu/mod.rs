@@ -117,6 +117,6 @@ impl CompiledModule {
                 )
             }));
         }
-        Ok(frame.results())
+        frame.results()
     }
 }

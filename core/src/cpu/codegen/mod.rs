@@ -259,6 +259,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     self.reg_type(*elem, &f.name)?;
                     params.push(ptr.into());
                 }
+                // An array result is one of the arrays the function was given: the out
+                // slot receives its descriptor pointer.
+                Type::Array(a) => {
+                    self.reg_type(a.elem, &f.name)?;
+                    params.push(ptr.into());
+                }
                 other => return Err(unsupported(&format!("result of type `{other}`"), &f.name)),
             }
         }

@@ -116,17 +116,35 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         ),
                     ));
                 }
-                let mut vals = Vec::new();
-                for v in values {
-                    vals.push(self.expr(g, v)?);
-                }
-                for (k, v) in vals.into_iter().enumerate() {
-                    if g.f.results[k] != Type::scalar(v.ty) {
-                        return Err(
-                            self.type_err(g, format!("return of {} as {}", v.ty, g.f.results[k]))
-                        );
+                // Evaluate every value (left to right) before storing any.
+                let mut stores: Vec<inkwell::values::BasicValueEnum> = Vec::new();
+                for (k, v) in values.iter().enumerate() {
+                    match &g.f.results[k] {
+                        Type::Array(rt) => {
+                            let (view, name) = self.array_arg(g, v)?;
+                            let fits = view.ty.elem == rt.elem
+                                && view.ty.ndims == rt.ndims
+                                && (rt.layout == Layout::Strided || view.ty.layout == rt.layout);
+                            if !fits {
+                                return Err(self.type_err(
+                                    g,
+                                    format!("return of `{name}` ({}) as {rt}", view.ty),
+                                ));
+                            }
+                            stores.push(view.desc.into());
+                        }
+                        rt => {
+                            let val = self.expr(g, v)?;
+                            if *rt != Type::scalar(val.ty) {
+                                return Err(
+                                    self.type_err(g, format!("return of {} as {rt}", val.ty))
+                                );
+                            }
+                            stores.push(self.reg_to_mem(val)?);
+                        }
                     }
-                    let m = self.reg_to_mem(v)?;
+                }
+                for (k, m) in stores.into_iter().enumerate() {
                     self.builder.build_store(g.outs[k], m)?;
                 }
                 self.return_ok(g)?;
@@ -266,9 +284,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
         let mut outs = Vec::new();
         for r in &callee.results {
-            let t = r
-                .as_scalar()
-                .ok_or_else(|| unsupported(&format!("result of type `{r}`"), func))?;
+            let t = r.as_scalar().ok_or_else(|| {
+                unsupported(
+                    &format!("call of `{func}`, which returns `{r}`,"),
+                    &g.f.name,
+                )
+            })?;
             let slot = g
                 .alloca_builder
                 .build_alloca(self.mem_type(t, &g.f.name)?, "ret")?;
