@@ -1230,3 +1230,31 @@ fn conformance_suite_agrees_with_the_interpreter_where_supported() {
     }
     assert!(compiled > 0);
 }
+
+#[test]
+fn views_share_storage_with_steps_of_either_sign() {
+    let src = "(module views :index-base 0
+      (function f ((B f64[2,row]) (s i64)) (f64 i64 i64)
+        (locals (V f64[2,strided]) (W f64[1,strided]))
+        (set V (index B (range 2 0 -1) (range _ _ s) :view))
+        (set W (index B 1 (range 1 _) :view))
+        (set (index W 0) 100.0)
+        (return (index V 0 1) (dim V 1) (dim W 0) :line 4)))";
+    let m = compile(src);
+    // NumPy: B = arange(12.).reshape(3, 4); B[1, 1] = 100; V = B[2::-1, ::2]; V[0, 1] == 10
+    let bl: Vec<f64> = (0..12).map(|v| v as f64).collect();
+    let b = f64_array(vec![3, 4], Layout::Row, &bl);
+    let r = m.call("f", vec![Value::Array(b.clone()), i64v(2)]).unwrap();
+    assert_eq!(
+        r.iter().map(scalar).collect::<Vec<_>>(),
+        vec![Scalar::F64(10.0), Scalar::I64(2), Scalar::I64(3)]
+    );
+    assert_eq!(b.elements()[5], Scalar::F64(100.0));
+    // V = B[2::-1, ::-2] == [[11, 9], ...]: V[0, 1] == 9
+    let r = m
+        .call("f", vec![Value::Array(b.clone()), i64v(-2)])
+        .unwrap();
+    assert_eq!(scalar(&r[0]), Scalar::F64(9.0));
+    let e = err(m.call("f", vec![Value::Array(b), i64v(0)]));
+    assert!(e.message.contains("zero step"), "{e}");
+}

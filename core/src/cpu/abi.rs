@@ -34,6 +34,7 @@ pub enum ErrorCode {
     Unassigned = 6,
     NegativeExponent = 7,
     RecursionTooDeep = 8,
+    ZeroStepIndex = 9,
 }
 
 impl ErrorCode {
@@ -48,6 +49,7 @@ impl ErrorCode {
             Unassigned,
             NegativeExponent,
             RecursionTooDeep,
+            ZeroStepIndex,
         ]
         .into_iter()
         .find(|k| *k as i32 == c)
@@ -157,6 +159,7 @@ impl CallCtx {
                 ))
             }
             ErrorCode::ZeroStep => VrError::runtime("zero step in a range"),
+            ErrorCode::ZeroStepIndex => VrError::runtime("zero step in a range index"),
             ErrorCode::MissingReturn => {
                 VrError::runtime("missing return: the function ended without returning its results")
             }
@@ -234,4 +237,25 @@ pub extern "C" fn vr_cpu_ipow_i64(base: i64, mut exp: i64) -> i64 {
 
 pub extern "C" fn vr_cpu_ipow_i32(base: i32, exp: i32) -> i32 {
     vr_cpu_ipow_i64(base as i64, exp as i64) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every code the generator can emit decodes to an error (a forgotten one would come
+    /// back as "failed without recording an error").
+    #[test]
+    fn every_error_code_decodes() {
+        for c in 1..=9 {
+            let code = ErrorCode::from_i32(c).expect("known code");
+            assert_eq!(code as i32, c);
+            let ctx = CallCtx {
+                code: c,
+                ..CallCtx::default()
+            };
+            assert!(ctx.error(0).is_some());
+        }
+        assert_eq!(ErrorCode::from_i32(10), None);
+    }
 }

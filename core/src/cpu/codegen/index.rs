@@ -7,7 +7,7 @@ use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{Expr, IndexFlags};
 use crate::vrir::types::{Layout, ScalarType};
-use inkwell::values::PointerValue;
+use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
@@ -129,6 +129,23 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 &g.f.name,
             ));
         }
+        // Slices and gathers are array-valued: name them before evaluating anything.
+        for ix in indices {
+            let kind = match ix {
+                Expr::Range { .. } => Some("slice"),
+                Expr::Var { name: v } => match g.vars.get(v) {
+                    Some(Slot::Array(_) | Slot::ArrayVar { .. }) => Some("gather or mask"),
+                    _ => None,
+                },
+                Expr::Index { .. } | Expr::Const { .. } | Expr::Call { .. } => None,
+                Expr::Binary { .. } | Expr::Unary { .. } | Expr::Cast { .. } => None,
+                Expr::Lib { .. } | Expr::Dim { .. } | Expr::TupleGet { .. } => None,
+                _ => Some("array index"),
+            };
+            if let Some(kind) = kind {
+                return Err(unsupported(&format!("{kind} of `{name}`"), &g.f.name));
+            }
+        }
         // Evaluate all indices left to right, then convert and check each.
         let mut written = Vec::with_capacity(d);
         for ix in indices {
@@ -221,5 +238,210 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 .build_in_bounds_gep(elem_ty, data, &[offset], "")?
         };
         Ok((ptr, ty.elem))
+    }
+
+    /// A `:view` slice with scalar and range indices (missing trailing indices are full
+    /// ranges): a new descriptor in this function's frame over the same storage.
+    /// Positions, steps and bounds errors as in the interpreter's `resolve`.
+    pub(crate) fn view_slice(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        array: &Expr,
+        indices: &[Expr],
+        flags: IndexFlags,
+    ) -> VrResult<PointerValue<'ctx>> {
+        let (src, name) = self.array_arg(g, array)?;
+        let n = src.dims.len();
+        let d = indices.len();
+        if d == 0 || d > n || flags.flatten {
+            return Err(unsupported(
+                &format!("`:view` of `{name}` with these indices"),
+                &g.f.name,
+            ));
+        }
+        // The written values, left to right (start, stop, step of each range).
+        enum W<'ctx> {
+            One(IntValue<'ctx>),
+            Range(
+                Option<IntValue<'ctx>>,
+                Option<IntValue<'ctx>>,
+                IntValue<'ctx>,
+            ),
+        }
+        let mut written = Vec::new();
+        for ix in indices {
+            let int =
+                |s: &mut Self, g: &mut FnGen<'ctx, 'm>, e: &Expr| -> VrResult<IntValue<'ctx>> {
+                    let v = s.expr(g, e)?;
+                    match v.ty {
+                        ScalarType::I64 => Ok(v.int()),
+                        ScalarType::I32 => {
+                            Ok(s.builder.build_int_s_extend(v.int(), s.cx.i64_type(), "")?)
+                        }
+                        t => Err(unsupported(
+                            &format!("index of type {t} into `{name}`"),
+                            &g.f.name,
+                        )),
+                    }
+                };
+            match ix {
+                Expr::Range { start, stop, step } => {
+                    let a = match start {
+                        Some(e) => Some(int(self, g, e)?),
+                        None => None,
+                    };
+                    let b = match stop {
+                        Some(e) => Some(int(self, g, e)?),
+                        None => None,
+                    };
+                    let s = match step {
+                        Some(e) => int(self, g, e)?,
+                        None => self.i64c(1),
+                    };
+                    written.push(W::Range(a, b, s));
+                }
+                other => written.push(W::One(int(self, g, other)?)),
+            }
+        }
+        while written.len() < n {
+            written.push(W::Range(None, None, self.i64c(1)));
+        }
+        let base = self.i64c(self.vm.index_base as i64);
+        let zero = self.i64c(0);
+        let one = self.i64c(1);
+        let mut offset = zero;
+        let (mut dims, mut strides) = (Vec::new(), Vec::new());
+        for (k, w) in written.into_iter().enumerate() {
+            let u = src.dims[k];
+            let stride = src.strides[k];
+            let b = &self.builder;
+            let pos = |b: &inkwell::builder::Builder<'ctx>,
+                       i: IntValue<'ctx>|
+             -> VrResult<IntValue<'ctx>> {
+                let p = b.build_int_sub(i, base, "")?;
+                if flags.negative {
+                    let neg = b.build_int_compare(IntPredicate::SLT, i, zero, "")?;
+                    let w = b.build_int_add(i, u, "")?;
+                    Ok(b.build_select(neg, w, p, "")?.into_int_value())
+                } else {
+                    Ok(p)
+                }
+            };
+            match w {
+                W::One(i) => {
+                    let p = pos(b, i)?;
+                    let ok = self
+                        .builder
+                        .build_int_compare(IntPredicate::ULT, p, u, "")?;
+                    self.check(
+                        g,
+                        ok,
+                        ErrorCode::OutOfBounds,
+                        Some(&name),
+                        Some((i, u, self.i64c(k as i64))),
+                    )?;
+                    let t = self.builder.build_int_mul(p, stride, "")?;
+                    offset = self.builder.build_int_add(offset, t, "")?;
+                }
+                W::Range(a, z, s) => {
+                    let nz = self
+                        .builder
+                        .build_int_compare(IntPredicate::NE, s, zero, "")?;
+                    self.check(g, nz, ErrorCode::ZeroStepIndex, None, None)?;
+                    let b = &self.builder;
+                    let last = b.build_int_sub(u, one, "")?;
+                    let up = b.build_int_compare(IntPredicate::SGT, s, zero, "")?;
+                    let p0 = match a {
+                        Some(i) => pos(b, i)?,
+                        None => b.build_select(up, zero, last, "")?.into_int_value(),
+                    };
+                    let p1 = match z {
+                        Some(i) => pos(b, i)?,
+                        None => b.build_select(up, last, zero, "")?.into_int_value(),
+                    };
+                    // count = s > 0 ? (p1 >= p0 ? (p1 - p0) / s + 1 : 0) : (p1 <= p0 ? (p0 - p1) / -s + 1 : 0)
+                    let dist_up = b.build_int_sub(p1, p0, "")?;
+                    let dist_dn = b.build_int_sub(p0, p1, "")?;
+                    let dist = b.build_select(up, dist_up, dist_dn, "")?.into_int_value();
+                    let neg_s = b.build_int_neg(s, "")?;
+                    let mag = b.build_select(up, s, neg_s, "")?.into_int_value();
+                    let nonneg = b.build_int_compare(IntPredicate::SGE, dist, zero, "")?;
+                    let q = b.build_int_signed_div(dist, mag, "")?;
+                    let q1 = b.build_int_add(q, one, "")?;
+                    let count = b.build_select(nonneg, q1, zero, "")?.into_int_value();
+                    let empty = b.build_int_compare(IntPredicate::EQ, count, zero, "")?;
+                    let in0 = b.build_int_compare(IntPredicate::ULT, p0, u, "")?;
+                    let ok0 = b.build_or(empty, in0, "")?;
+                    let w0 = a.unwrap_or(base);
+                    self.check(
+                        g,
+                        ok0,
+                        ErrorCode::OutOfBounds,
+                        Some(&name),
+                        Some((w0, u, self.i64c(k as i64))),
+                    )?;
+                    let b = &self.builder;
+                    let cm1 = b.build_int_sub(count, one, "")?;
+                    let span = b.build_int_mul(cm1, s, "")?;
+                    let pn = b.build_int_add(p0, span, "")?;
+                    let inn = b.build_int_compare(IntPredicate::ULT, pn, u, "")?;
+                    let okn = b.build_or(empty, inn, "")?;
+                    let wn = match z {
+                        Some(i) => i,
+                        None => b.build_int_add(last, base, "")?,
+                    };
+                    self.check(
+                        g,
+                        okn,
+                        ErrorCode::OutOfBounds,
+                        Some(&name),
+                        Some((wn, u, self.i64c(k as i64))),
+                    )?;
+                    let b = &self.builder;
+                    let start = b.build_select(empty, zero, p0, "")?.into_int_value();
+                    let t = b.build_int_mul(start, stride, "")?;
+                    offset = b.build_int_add(offset, t, "")?;
+                    dims.push(count);
+                    strides.push(b.build_int_mul(stride, s, "")?);
+                }
+            }
+        }
+        // The new descriptor: { data, dims, strides } plus its two vectors, in the frame.
+        let i64t = self.cx.i64_type();
+        let ptr = self.ptr_type();
+        let m = dims.len().max(1) as u32;
+        let desc = g
+            .alloca_builder
+            .build_alloca(ptr.array_type(3), &format!("{name}.view"))?;
+        let dims_a = g
+            .alloca_builder
+            .build_alloca(i64t.array_type(m), "view.dims")?;
+        let strides_a = g
+            .alloca_builder
+            .build_alloca(i64t.array_type(m), "view.strides")?;
+        let elem_ty = self.mem_type(src.ty.elem, &g.f.name)?;
+        let data = unsafe { self.builder.build_gep(elem_ty, src.data, &[offset], "")? };
+        for (k, (dk, sk)) in dims.iter().zip(&strides).enumerate() {
+            let kk = i64t.const_int(k as u64, false);
+            let dp = unsafe { self.builder.build_in_bounds_gep(i64t, dims_a, &[kk], "")? };
+            self.builder.build_store(dp, *dk)?;
+            let sp = unsafe {
+                self.builder
+                    .build_in_bounds_gep(i64t, strides_a, &[kk], "")?
+            };
+            self.builder.build_store(sp, *sk)?;
+        }
+        for (k, v) in [data, dims_a, strides_a].into_iter().enumerate() {
+            let f = unsafe {
+                self.builder.build_in_bounds_gep(
+                    ptr,
+                    desc,
+                    &[i64t.const_int(k as u64, false)],
+                    "",
+                )?
+            };
+            self.builder.build_store(f, v)?;
+        }
+        Ok(desc)
     }
 }

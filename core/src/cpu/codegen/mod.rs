@@ -134,6 +134,9 @@ pub(crate) struct FnGen<'ctx, 'm> {
     pub alloca_builder: Builder<'ctx>,
     /// `ctx->depth` on entry, stored back on every normal return.
     pub depth_in: IntValue<'ctx>,
+    /// Array locals assigned a view (whose descriptor lives in this function's frame,
+    /// so they cannot be returned in this increment).
+    pub view_vars: std::collections::HashSet<String>,
 }
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
@@ -338,7 +341,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             line: None,
             alloca_builder,
             depth_in,
+            view_vars: Default::default(),
         };
+        stmt::view_targets(&f.body, &mut g.view_vars);
         // Allocas first, then the initialisation code, so all allocas stay at the top.
         let first_param = 1 + f.results.len();
         let mut inits = Vec::new();

@@ -17,6 +17,35 @@ struct LoopRange<'ctx> {
     nonempty: IntValue<'ctx>,
 }
 
+/// Array locals assigned a `:view` anywhere in `stmts`. Their descriptor lives in the
+/// frame and is rewritten by each view assignment, so this increment neither copies them
+/// into other variables nor returns them (either would alias a later view).
+pub(crate) fn view_targets(stmts: &[Stmt], out: &mut std::collections::HashSet<String>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Assign {
+                targets,
+                value: Expr::Index { flags, .. },
+            } if flags.view => {
+                if let [LValue::Var { name }] = targets.as_slice() {
+                    out.insert(name.clone());
+                }
+            }
+            StmtKind::Block(b) => view_targets(&b.stmts, out),
+            StmtKind::If { then, els, .. } => {
+                view_targets(&then.stmts, out);
+                if let Some(e) = els {
+                    view_targets(&e.stmts, out);
+                }
+            }
+            StmtKind::For { body, .. }
+            | StmtKind::Parfor { body, .. }
+            | StmtKind::While { body, .. } => view_targets(&body.stmts, out),
+            _ => {}
+        }
+    }
+}
+
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     pub(crate) fn block(&mut self, g: &mut FnGen<'ctx, 'm>, b: &'m [Stmt]) -> VrResult<()> {
         for s in b {
@@ -121,6 +150,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 for (k, v) in values.iter().enumerate() {
                     match &g.f.results[k] {
                         Type::Array(rt) => {
+                            if let Expr::Var { name } = v {
+                                if g.view_vars.contains(name) {
+                                    return Err(unsupported(
+                                        &format!("return of the view `{name}`"),
+                                        &g.f.name,
+                                    ));
+                                }
+                            }
                             let (view, name) = self.array_arg(g, v)?;
                             let fits = view.ty.elem == rt.elem
                                 && view.ty.ndims == rt.ndims
@@ -251,6 +288,28 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         assigned: PointerValue<'ctx>,
         value: &'m Expr,
     ) -> VrResult<()> {
+        if let Expr::Index {
+            array,
+            indices,
+            flags,
+        } = value
+        {
+            if flags.view {
+                let desc = self.view_slice(g, array, indices, *flags)?;
+                self.builder.build_store(ptr, desc)?;
+                self.builder
+                    .build_store(assigned, self.cx.bool_type().const_all_ones())?;
+                return Ok(());
+            }
+        }
+        if let Expr::Var { name: src } = value {
+            if g.view_vars.contains(src) {
+                return Err(unsupported(
+                    &format!("copy of the view `{src}` into `{name}`"),
+                    &g.f.name,
+                ));
+            }
+        }
         let (view, src) = self.array_arg(g, value)?;
         let ok_type = view.ty.elem == ty.elem
             && view.ty.ndims == ty.ndims
