@@ -24,12 +24,20 @@ macro_rules! int_op {
             BinOp::IDiv => {
                 let q = x.wrapping_div(y);
                 let r = x.wrapping_rem(y);
-                Ok(if r != 0 && ((r < 0) != (y < 0)) { q.wrapping_sub(1) } else { q })
+                Ok(if r != 0 && ((r < 0) != (y < 0)) {
+                    q.wrapping_sub(1)
+                } else {
+                    q
+                })
             }
             BinOp::Mod if y == 0 => Err(division_by_zero()),
             BinOp::Mod => {
                 let r = x.wrapping_rem(y);
-                Ok(if r != 0 && ((r < 0) != (y < 0)) { r.wrapping_add(y) } else { r })
+                Ok(if r != 0 && ((r < 0) != (y < 0)) {
+                    r.wrapping_add(y)
+                } else {
+                    r
+                })
             }
             other => Err(internal(format!("operator {} on integers", other.symbol()))),
         }
@@ -151,12 +159,12 @@ pub(crate) fn binop(op: BinOp, a: Scalar, b: Scalar) -> VrResult<Scalar> {
         (F32(x), F32(y)) => F32(float_op!(op, x, y, a, b)?),
         (F64(x), F64(y)) => F64(float_op!(op, x, y, a, b)?),
         (C64(x), C64(y)) => C64(complex_op!(op, x, y).ok_or_else(|| mismatch(op.symbol(), a, b))?),
-        (C128(x), C128(y)) => C128(complex_op!(op, x, y).ok_or_else(|| mismatch(op.symbol(), a, b))?),
+        (C128(x), C128(y)) => {
+            C128(complex_op!(op, x, y).ok_or_else(|| mismatch(op.symbol(), a, b))?)
+        }
         _ => return Err(mismatch(op.symbol(), a, b)),
     })
 }
-
-
 
 /// Comparisons: ordered ones on integers and floats, `==`/`!=` on every type. NaN
 /// compares false except with `!=`.
@@ -212,7 +220,11 @@ pub(crate) fn unop(op: UnOp, a: Scalar) -> VrResult<Scalar> {
 }
 
 fn invalid_cast(a: Scalar, to: ScalarType) -> VrError {
-    VrError::runtime(format!("invalid cast: {} value {} does not fit {to}", a.ty(), show(a)))
+    VrError::runtime(format!(
+        "invalid cast: {} value {} does not fit {to}",
+        a.ty(),
+        show(a)
+    ))
 }
 
 /// A scalar as messages print it.
@@ -232,8 +244,8 @@ fn show(a: Scalar) -> String {
 fn float_to_int(x: f64, a: Scalar, to: ScalarType) -> VrResult<i64> {
     let t = x.trunc();
     let fits = match to {
-        ScalarType::I32 => t >= -2147483648.0 && t <= 2147483647.0,
-        _ => t >= -9223372036854775808.0 && t < 9223372036854775808.0,
+        ScalarType::I32 => (-2147483648.0..=2147483647.0).contains(&t),
+        _ => (-9223372036854775808.0..9223372036854775808.0).contains(&t),
     };
     if x.is_nan() || !fits {
         return Err(invalid_cast(a, to));
@@ -294,7 +306,10 @@ pub(crate) fn cast(a: Scalar, to: ScalarType) -> VrResult<Scalar> {
             };
             C64(Complex32::new(re32, 0.0))
         }
-        (_, ScalarType::C128) => C128(Complex64::new(real_f64(a).ok_or_else(|| internal("cast to c128"))?, 0.0)),
+        (_, ScalarType::C128) => C128(Complex64::new(
+            real_f64(a).ok_or_else(|| internal("cast to c128"))?,
+            0.0,
+        )),
         _ => return Err(internal(format!("cast from {} to {to}", a.ty()))),
     })
 }
@@ -339,8 +354,19 @@ pub(crate) fn lib1(f: LibFn, a: Scalar) -> VrResult<Scalar> {
     use Scalar::*;
     let bad = || internal(format!("{} of {}", f.name(), a.ty()));
     Ok(match f {
-        LibFn::Sqrt | LibFn::Exp | LibFn::Log | LibFn::Log10 | LibFn::Sin | LibFn::Cos | LibFn::Tan | LibFn::Asin
-        | LibFn::Acos | LibFn::Atan | LibFn::Sinh | LibFn::Cosh | LibFn::Tanh => match a {
+        LibFn::Sqrt
+        | LibFn::Exp
+        | LibFn::Log
+        | LibFn::Log10
+        | LibFn::Sin
+        | LibFn::Cos
+        | LibFn::Tan
+        | LibFn::Asin
+        | LibFn::Acos
+        | LibFn::Atan
+        | LibFn::Sinh
+        | LibFn::Cosh
+        | LibFn::Tanh => match a {
             F32(x) => F32(transcendental!(f, x)),
             F64(x) => F64(transcendental!(f, x)),
             C64(x) => C64(complex_transcendental!(f, x)),
@@ -396,9 +422,6 @@ pub(crate) fn lib1(f: LibFn, a: Scalar) -> VrResult<Scalar> {
     })
 }
 
-
-
-
 /// A two-argument element-wise library function on scalars of one type.
 pub(crate) fn lib2(f: LibFn, a: Scalar, b: Scalar) -> VrResult<Scalar> {
     use Scalar::*;
@@ -412,12 +435,26 @@ pub(crate) fn lib2(f: LibFn, a: Scalar, b: Scalar) -> VrResult<Scalar> {
         (LibFn::Pow, C128(x), C128(y)) => C128(x.powc(y)),
         (LibFn::Pow, I32(x), I32(y)) => I32(int_pow(x as i64, y as i64)? as i32),
         (LibFn::Pow, I64(x), I64(y)) => I64(int_pow(x, y)?),
-        (LibFn::Min | LibFn::Max, I32(x), I32(y)) => I32(if (f == LibFn::Min) == (x <= y) { x } else { y }),
-        (LibFn::Min | LibFn::Max, I64(x), I64(y)) => I64(if (f == LibFn::Min) == (x <= y) { x } else { y }),
-        (LibFn::Min | LibFn::Max, F32(x), F32(y)) => F32(float_min_max(f, x as f64, y as f64) as f32),
+        (LibFn::Min | LibFn::Max, I32(x), I32(y)) => {
+            I32(if (f == LibFn::Min) == (x <= y) { x } else { y })
+        }
+        (LibFn::Min | LibFn::Max, I64(x), I64(y)) => {
+            I64(if (f == LibFn::Min) == (x <= y) { x } else { y })
+        }
+        (LibFn::Min | LibFn::Max, F32(x), F32(y)) => {
+            F32(float_min_max(f, x as f64, y as f64) as f32)
+        }
         (LibFn::Min | LibFn::Max, F64(x), F64(y)) => F64(float_min_max(f, x, y)),
-        (LibFn::Rem, I32(x), I32(y)) => I32(if y == 0 { return Err(division_by_zero()) } else { x.wrapping_rem(y) }),
-        (LibFn::Rem, I64(x), I64(y)) => I64(if y == 0 { return Err(division_by_zero()) } else { x.wrapping_rem(y) }),
+        (LibFn::Rem, I32(x), I32(y)) => I32(if y == 0 {
+            return Err(division_by_zero());
+        } else {
+            x.wrapping_rem(y)
+        }),
+        (LibFn::Rem, I64(x), I64(y)) => I64(if y == 0 {
+            return Err(division_by_zero());
+        } else {
+            x.wrapping_rem(y)
+        }),
         (LibFn::Rem, F32(x), F32(y)) => F32(x % y),
         (LibFn::Rem, F64(x), F64(y)) => F64(x % y),
         (LibFn::Complex, F32(x), F32(y)) => C64(Complex32::new(x, y)),
@@ -442,7 +479,9 @@ fn float_min_max(f: LibFn, x: f64, y: f64) -> f64 {
 /// exponent is an error.
 fn int_pow(base: i64, exp: i64) -> VrResult<i64> {
     if exp < 0 {
-        return Err(VrError::runtime(format!("negative integer exponent {exp} in pow")));
+        return Err(VrError::runtime(format!(
+            "negative integer exponent {exp} in pow"
+        )));
     }
     let (mut acc, mut b, mut e) = (1i64, base, exp as u64);
     while e > 0 {

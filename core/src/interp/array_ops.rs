@@ -20,21 +20,35 @@ pub(crate) fn fresh_layout(l: Layout) -> Layout {
 }
 
 /// Number of elements of `dims`, or an error when it does not fit in memory.
+/// The extents taken as at least 1 must multiply without overflow too, since strides
+/// of contiguous arrays are computed that way (an array of 0 x 2^40 x 2^40 is refused).
 pub(crate) fn element_count(dims: &[usize]) -> VrResult<usize> {
-    dims.iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .filter(|&n| n <= isize::MAX as usize / 16)
-        .ok_or_else(|| VrError::runtime(format!("array of dimensions {dims:?} is too large")))
+    const LIMIT: usize = isize::MAX as usize / 16;
+    let too_large = || VrError::runtime(format!("array of dimensions {dims:?} is too large"));
+    let span = dims
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d.max(1)))
+        .filter(|&n| n <= LIMIT);
+    span.ok_or_else(too_large)?;
+    Ok(dims.iter().product())
 }
 
 /// A new contiguous array of type `ty`, every element `fill`. A `strided` array is
 /// stored row-major. Fails (instead of aborting) when memory cannot be had.
 pub(crate) fn new_array(ty: ArrayType, dims: Vec<usize>, fill: Scalar) -> VrResult<Array> {
     if fill.ty() != ty.elem {
-        return Err(internal(format!("{} fill for an array of {}", fill.ty(), ty.elem)));
+        return Err(internal(format!(
+            "{} fill for an array of {}",
+            fill.ty(),
+            ty.elem
+        )));
     }
     if dims.len() != ty.ndims as usize {
-        return Err(internal(format!("{} dims for an array of rank {}", dims.len(), ty.ndims)));
+        return Err(internal(format!(
+            "{} dims for an array of rank {}",
+            dims.len(),
+            ty.ndims
+        )));
     }
     let n = element_count(&dims)?;
     fn vec_of<T: Clone>(n: usize, x: T) -> VrResult<Vec<T>> {
@@ -54,25 +68,45 @@ pub(crate) fn new_array(ty: ArrayType, dims: Vec<usize>, fill: Scalar) -> VrResu
         Scalar::C128(x) => Buffer::C128(vec_of(n, x)?),
     };
     let strides = contiguous_strides(&dims, fresh_layout(ty.layout));
-    Ok(Array { ty, dims, strides, offset: 0, data: Rc::new(RefCell::new(buffer)) })
+    Ok(Array {
+        ty,
+        dims,
+        strides,
+        offset: 0,
+        data: Rc::new(RefCell::new(buffer)),
+    })
 }
 
 /// Store `v` at buffer position `pos`, checking the element type (a mismatch is an
 /// interpreter bug, reported instead of panicking).
 pub(crate) fn store(buf: &mut Buffer, pos: usize, v: Scalar) -> VrResult<()> {
     if v.ty() != buf.elem() || pos >= buf.len() {
-        return Err(internal(format!("storing {} at {pos} into a buffer of {} {}", v.ty(), buf.len(), buf.elem())));
+        return Err(internal(format!(
+            "storing {} at {pos} into a buffer of {} {}",
+            v.ty(),
+            buf.len(),
+            buf.elem()
+        )));
     }
     buf.set(pos, v);
     Ok(())
 }
 
 /// A new array of element type `elem` and layout `layout` from elements in logical order.
-pub(crate) fn from_logical(elem: ScalarType, layout: Layout, dims: Vec<usize>, elems: &[Scalar]) -> VrResult<Array> {
+pub(crate) fn from_logical(
+    elem: ScalarType,
+    layout: Layout,
+    dims: Vec<usize>,
+    elems: &[Scalar],
+) -> VrResult<Array> {
     let ty = ArrayType::new(elem, dims.len() as u32, layout);
     let a = new_array(ty, dims, Scalar::zero(elem))?;
     if elems.len() != a.len() {
-        return Err(internal(format!("{} elements for an array of {}", elems.len(), a.len())));
+        return Err(internal(format!(
+            "{} elements for an array of {}",
+            elems.len(),
+            a.len()
+        )));
     }
     {
         let mut buf = a.data.borrow_mut();
@@ -90,14 +124,30 @@ pub(crate) fn copy_array(a: &Array, layout: Layout) -> VrResult<Array> {
 
 /// Apply `f` to every element of an array (or to a scalar); the result has element
 /// type `out` and the operand's layout (`strided` becoming `row`).
-pub(crate) fn map1(v: &Value, out: ScalarType, mut f: impl FnMut(Scalar) -> VrResult<Scalar>) -> VrResult<Value> {
+pub(crate) fn map1(
+    v: &Value,
+    out: ScalarType,
+    mut f: impl FnMut(Scalar) -> VrResult<Scalar>,
+) -> VrResult<Value> {
     match v {
         Value::Scalar(s) => Ok(Value::Scalar(f(*s)?)),
         Value::Array(a) => {
-            let elems = a.elements().into_iter().map(&mut f).collect::<VrResult<Vec<_>>>()?;
-            Ok(Value::Array(from_logical(out, fresh_layout(a.ty.layout), a.dims.clone(), &elems)?))
+            let elems = a
+                .elements()
+                .into_iter()
+                .map(&mut f)
+                .collect::<VrResult<Vec<_>>>()?;
+            Ok(Value::Array(from_logical(
+                out,
+                fresh_layout(a.ty.layout),
+                a.dims.clone(),
+                &elems,
+            )?))
         }
-        other => Err(internal(format!("element-wise operation on {}", super::describe(other)))),
+        other => Err(internal(format!(
+            "element-wise operation on {}",
+            super::describe(other)
+        ))),
     }
 }
 
@@ -112,26 +162,60 @@ pub(crate) fn map2(
     match (a, b) {
         (Value::Scalar(x), Value::Scalar(y)) => Ok(Value::Scalar(f(*x, *y)?)),
         (Value::Array(x), Value::Scalar(y)) => {
-            let elems = x.elements().into_iter().map(|e| f(e, *y)).collect::<VrResult<Vec<_>>>()?;
-            Ok(Value::Array(from_logical(out, fresh_layout(x.ty.layout), x.dims.clone(), &elems)?))
+            let elems = x
+                .elements()
+                .into_iter()
+                .map(|e| f(e, *y))
+                .collect::<VrResult<Vec<_>>>()?;
+            Ok(Value::Array(from_logical(
+                out,
+                fresh_layout(x.ty.layout),
+                x.dims.clone(),
+                &elems,
+            )?))
         }
         (Value::Scalar(x), Value::Array(y)) => {
-            let elems = y.elements().into_iter().map(|e| f(*x, e)).collect::<VrResult<Vec<_>>>()?;
-            Ok(Value::Array(from_logical(out, fresh_layout(y.ty.layout), y.dims.clone(), &elems)?))
+            let elems = y
+                .elements()
+                .into_iter()
+                .map(|e| f(*x, e))
+                .collect::<VrResult<Vec<_>>>()?;
+            Ok(Value::Array(from_logical(
+                out,
+                fresh_layout(y.ty.layout),
+                y.dims.clone(),
+                &elems,
+            )?))
         }
         (Value::Array(x), Value::Array(y)) => {
             check_same_shape(&x.dims, &y.dims)?;
-            let elems =
-                x.elements().into_iter().zip(y.elements()).map(|(p, q)| f(p, q)).collect::<VrResult<Vec<_>>>()?;
-            Ok(Value::Array(from_logical(out, fresh_layout(x.ty.layout), x.dims.clone(), &elems)?))
+            let elems = x
+                .elements()
+                .into_iter()
+                .zip(y.elements())
+                .map(|(p, q)| f(p, q))
+                .collect::<VrResult<Vec<_>>>()?;
+            Ok(Value::Array(from_logical(
+                out,
+                fresh_layout(x.ty.layout),
+                x.dims.clone(),
+                &elems,
+            )?))
         }
-        (x, y) => Err(internal(format!("element-wise operation on {} and {}", super::describe(x), super::describe(y)))),
+        (x, y) => Err(internal(format!(
+            "element-wise operation on {} and {}",
+            super::describe(x),
+            super::describe(y)
+        ))),
     }
 }
 
 pub(crate) fn check_same_shape(a: &[usize], b: &[usize]) -> VrResult<()> {
     if a != b {
-        return Err(VrError::new(ErrorKind::ShapeMismatch, format!("operands of shapes {a:?} and {b:?}")));
+        return Err(VrError::new(
+            ErrorKind::ShapeMismatch,
+            format!("operands of shapes {a:?} and {b:?}"),
+        ));
     }
     Ok(())
 }
@@ -141,7 +225,10 @@ pub(crate) fn elem_type(v: &Value) -> VrResult<ScalarType> {
     match v {
         Value::Scalar(s) => Ok(s.ty()),
         Value::Array(a) => Ok(a.ty.elem),
-        other => Err(internal(format!("expected a scalar or an array, got {}", super::describe(other)))),
+        other => Err(internal(format!(
+            "expected a scalar or an array, got {}",
+            super::describe(other)
+        ))),
     }
 }
 
@@ -150,10 +237,12 @@ pub(crate) fn elem_type(v: &Value) -> VrResult<ScalarType> {
 fn storage_order(dims: &[usize], layout: Layout) -> Vec<Vec<usize>> {
     if layout == Layout::Col {
         let rev: Vec<usize> = dims.iter().rev().copied().collect();
-        MultiIndex::new(&rev).map(|mut i| {
-            i.reverse();
-            i
-        }).collect()
+        MultiIndex::new(&rev)
+            .map(|mut i| {
+                i.reverse();
+                i
+            })
+            .collect()
     } else {
         MultiIndex::new(dims).collect()
     }
@@ -164,14 +253,25 @@ fn storage_order(dims: &[usize], layout: Layout) -> Vec<Vec<usize>> {
 fn fold(op: ReduceOp, elem: ScalarType, xs: impl Iterator<Item = Scalar>) -> VrResult<Scalar> {
     use crate::vrir::ast::LibFn;
     match op {
-        ReduceOp::Sum => xs.into_iter().try_fold(Scalar::zero(elem), |acc, x| arith::binop(BinOp::Add, acc, x)),
-        ReduceOp::Prod => xs.into_iter().try_fold(Scalar::one(elem), |acc, x| arith::binop(BinOp::Mul, acc, x)),
+        ReduceOp::Sum => xs.into_iter().try_fold(Scalar::zero(elem), |acc, x| {
+            arith::binop(BinOp::Add, acc, x)
+        }),
+        ReduceOp::Prod => xs
+            .into_iter()
+            .try_fold(Scalar::one(elem), |acc, x| arith::binop(BinOp::Mul, acc, x)),
         ReduceOp::Min | ReduceOp::Max => {
-            let f = if op == ReduceOp::Min { LibFn::Min } else { LibFn::Max };
+            let f = if op == ReduceOp::Min {
+                LibFn::Min
+            } else {
+                LibFn::Max
+            };
             let mut xs = xs.into_iter();
-            let first = xs
-                .next()
-                .ok_or_else(|| VrError::runtime(format!("empty reduction: {} of an array with no elements", op.name())))?;
+            let first = xs.next().ok_or_else(|| {
+                VrError::runtime(format!(
+                    "empty reduction: {} of an array with no elements",
+                    op.name()
+                ))
+            })?;
             xs.try_fold(first, |acc, x| arith::lib2(f, acc, x))
         }
     }
@@ -183,19 +283,38 @@ pub(crate) fn reduce(op: ReduceOp, v: &Value, axis: Option<u32>) -> VrResult<Val
         Value::Array(a) => a,
         // A scalar operand (not produced by verified code) reduces to itself.
         Value::Scalar(s) => return Ok(Value::Scalar(fold(op, s.ty(), std::iter::once(*s))?)),
-        other => return Err(internal(format!("{} of {}", op.name(), super::describe(other)))),
+        other => {
+            return Err(internal(format!(
+                "{} of {}",
+                op.name(),
+                super::describe(other)
+            )))
+        }
     };
     let elem = a.ty.elem;
     let k = match axis {
         None => {
             let order = storage_order(&a.dims, a.ty.layout);
-            return Ok(Value::Scalar(fold(op, elem, order.iter().map(|i| a.get(i)))?));
+            return Ok(Value::Scalar(fold(
+                op,
+                elem,
+                order.iter().map(|i| a.get(i)),
+            )?));
         }
         Some(k) if (k as usize) < a.ndims() => k as usize,
-        Some(k) => return Err(internal(format!("reduction axis {k} of an array of rank {}", a.ndims()))),
+        Some(k) => {
+            return Err(internal(format!(
+                "reduction axis {k} of an array of rank {}",
+                a.ndims()
+            )))
+        }
     };
     if a.ndims() == 1 {
-        return Ok(Value::Scalar(fold(op, elem, (0..a.dims[0]).map(|i| a.get(&[i])))?));
+        return Ok(Value::Scalar(fold(
+            op,
+            elem,
+            (0..a.dims[0]).map(|i| a.get(&[i])),
+        )?));
     }
     let mut out_dims = a.dims.clone();
     out_dims.remove(k);
@@ -208,7 +327,12 @@ pub(crate) fn reduce(op: ReduceOp, v: &Value, axis: Option<u32>) -> VrResult<Val
         });
         elems.push(fold(op, elem, along)?);
     }
-    Ok(Value::Array(from_logical(elem, fresh_layout(a.ty.layout), out_dims, &elems)?))
+    Ok(Value::Array(from_logical(
+        elem,
+        fresh_layout(a.ty.layout),
+        out_dims,
+        &elems,
+    )?))
 }
 
 /// `transpose`: 1-D arrays are copied, 2-D arrays swap their dimensions.
@@ -225,7 +349,12 @@ pub(crate) fn transpose(v: &Value) -> VrResult<Value> {
                     elems.push(a.get(&[i, j]));
                 }
             }
-            Ok(Value::Array(from_logical(a.ty.elem, layout, vec![n, m], &elems)?))
+            Ok(Value::Array(from_logical(
+                a.ty.elem,
+                layout,
+                vec![n, m],
+                &elems,
+            )?))
         }
         r => Err(internal(format!("transpose of an array of rank {r}"))),
     }
@@ -239,7 +368,12 @@ pub(crate) fn as_array<'v>(v: &'v Value, what: &str) -> VrResult<&'v Array> {
 }
 
 /// Sum of products a(i) * b(i) for i = 0..k, accumulated from zero upwards.
-fn dot(elem: ScalarType, k: usize, a: impl Fn(usize) -> Scalar, b: impl Fn(usize) -> Scalar) -> VrResult<Scalar> {
+fn dot(
+    elem: ScalarType,
+    k: usize,
+    a: impl Fn(usize) -> Scalar,
+    b: impl Fn(usize) -> Scalar,
+) -> VrResult<Scalar> {
     let mut acc = Scalar::zero(elem);
     for i in 0..k {
         acc = arith::binop(BinOp::Add, acc, arith::binop(BinOp::Mul, a(i), b(i))?)?;
@@ -258,7 +392,10 @@ pub(crate) fn matmul(x: &Value, y: &Value) -> VrResult<Value> {
         if ka != kb {
             return Err(VrError::new(
                 ErrorKind::ShapeMismatch,
-                format!("matmul of shapes {:?} and {:?}: inner extents {ka} and {kb} differ", a.dims, b.dims),
+                format!(
+                    "matmul of shapes {:?} and {:?}: inner extents {ka} and {kb} differ",
+                    a.dims, b.dims
+                ),
             ));
         }
         Ok(())
@@ -266,32 +403,52 @@ pub(crate) fn matmul(x: &Value, y: &Value) -> VrResult<Value> {
     match (a.ndims(), b.ndims()) {
         (1, 1) => {
             inner(a.dims[0], b.dims[0])?;
-            Ok(Value::Scalar(dot(elem, a.dims[0], |i| a.get(&[i]), |i| b.get(&[i]))?))
+            Ok(Value::Scalar(dot(
+                elem,
+                a.dims[0],
+                |i| a.get(&[i]),
+                |i| b.get(&[i]),
+            )?))
         }
         (2, 1) => {
             inner(a.dims[1], b.dims[0])?;
             let elems = (0..a.dims[0])
                 .map(|r| dot(elem, a.dims[1], |i| a.get(&[r, i]), |i| b.get(&[i])))
                 .collect::<VrResult<Vec<_>>>()?;
-            Ok(Value::Array(from_logical(elem, fresh_layout(a.ty.layout), vec![a.dims[0]], &elems)?))
+            Ok(Value::Array(from_logical(
+                elem,
+                fresh_layout(a.ty.layout),
+                vec![a.dims[0]],
+                &elems,
+            )?))
         }
         (1, 2) => {
             inner(a.dims[0], b.dims[0])?;
             let elems = (0..b.dims[1])
                 .map(|c| dot(elem, a.dims[0], |i| a.get(&[i]), |i| b.get(&[i, c])))
                 .collect::<VrResult<Vec<_>>>()?;
-            Ok(Value::Array(from_logical(elem, fresh_layout(b.ty.layout), vec![b.dims[1]], &elems)?))
+            Ok(Value::Array(from_logical(
+                elem,
+                fresh_layout(b.ty.layout),
+                vec![b.dims[1]],
+                &elems,
+            )?))
         }
         (2, 2) => {
             inner(a.dims[1], b.dims[0])?;
             let (m, n, k) = (a.dims[0], b.dims[1], a.dims[1]);
-            let mut elems = Vec::with_capacity(m.saturating_mul(n));
+            let mut elems = Vec::with_capacity(element_count(&[m, n])?);
             for r in 0..m {
                 for c in 0..n {
                     elems.push(dot(elem, k, |i| a.get(&[r, i]), |i| b.get(&[i, c]))?);
                 }
             }
-            Ok(Value::Array(from_logical(elem, fresh_layout(a.ty.layout), vec![m, n], &elems)?))
+            Ok(Value::Array(from_logical(
+                elem,
+                fresh_layout(a.ty.layout),
+                vec![m, n],
+                &elems,
+            )?))
         }
         (p, q) => Err(internal(format!("matmul of ranks {p} and {q}"))),
     }
@@ -302,6 +459,10 @@ pub(crate) fn cast_array(a: &Array, to: ArrayType) -> VrResult<Array> {
     if a.ndims() != to.ndims as usize {
         return Err(internal(format!("cast of {} to {to}", a.ty)));
     }
-    let elems = a.elements().into_iter().map(|e| arith::cast(e, to.elem)).collect::<VrResult<Vec<_>>>()?;
+    let elems = a
+        .elements()
+        .into_iter()
+        .map(|e| arith::cast(e, to.elem))
+        .collect::<VrResult<Vec<_>>>()?;
     from_logical(to.elem, to.layout, a.dims.clone(), &elems)
 }

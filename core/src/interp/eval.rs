@@ -27,7 +27,10 @@ pub(crate) fn int_value(v: &Value, what: &str) -> VrResult<i64> {
     match v {
         Value::Scalar(Scalar::I32(x)) => Ok(*x as i64),
         Value::Scalar(Scalar::I64(x)) => Ok(*x),
-        other => Err(internal(format!("{what} must be an integer scalar, got {}", describe(other)))),
+        other => Err(internal(format!(
+            "{what} must be an integer scalar, got {}",
+            describe(other)
+        ))),
     }
 }
 
@@ -39,6 +42,7 @@ pub(crate) fn dimension(v: &Value) -> VrResult<usize> {
 
 impl<'m> Interp<'m> {
     pub(crate) fn eval(&mut self, fr: &mut Frame<'m>, e: &'m Expr) -> VrResult<Value> {
+        self.check_stack()?;
         match e {
             Expr::Const { value } => Ok(Value::Scalar(literal(value))),
             Expr::Var { name } => fr.get(name).cloned(),
@@ -51,13 +55,20 @@ impl<'m> Interp<'m> {
             Expr::Cast { to, arg } => {
                 let v = self.eval(fr, arg)?;
                 match (to, &v) {
-                    (Type::Scalar { elem }, Value::Scalar(s)) => Ok(Value::Scalar(arith::cast(*s, *elem)?)),
-                    (Type::Array(at), Value::Array(a)) => Ok(Value::Array(array_ops::cast_array(a, *at)?)),
+                    (Type::Scalar { elem }, Value::Scalar(s)) => {
+                        Ok(Value::Scalar(arith::cast(*s, *elem)?))
+                    }
+                    (Type::Array(at), Value::Array(a)) => {
+                        Ok(Value::Array(array_ops::cast_array(a, *at)?))
+                    }
                     _ => Err(internal(format!("cast of {} to {to}", describe(&v)))),
                 }
             }
             Expr::Call { func, args } => {
-                let f = self.module.function(func).ok_or_else(|| internal(format!("call of unknown function `{func}`")))?;
+                let f = self
+                    .module
+                    .function(func)
+                    .ok_or_else(|| internal(format!("call of unknown function `{func}`")))?;
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
                     vals.push(self.eval(fr, a)?);
@@ -99,7 +110,10 @@ impl<'m> Interp<'m> {
             Expr::Dim { arg, axis } => {
                 let v = self.eval(fr, arg)?;
                 let a = array_ops::as_array(&v, "dim")?;
-                let d = a.dims.get(*axis as usize).ok_or_else(|| internal(format!("dim {axis} of {}", a.ty)))?;
+                let d = a
+                    .dims
+                    .get(*axis as usize)
+                    .ok_or_else(|| internal(format!("dim {axis} of {}", a.ty)))?;
                 Ok(Value::Scalar(Scalar::I64(*d as i64)))
             }
             Expr::Range { start, stop, step } => {
@@ -135,21 +149,36 @@ impl<'m> Interp<'m> {
                 Ok(Value::Tuple(vals))
             }
             Expr::TupleGet { arg, index } => match self.eval(fr, arg)? {
-                Value::Tuple(mut items) if (*index as usize) < items.len() => Ok(items.swap_remove(*index as usize)),
+                Value::Tuple(mut items) if (*index as usize) < items.len() => {
+                    Ok(items.swap_remove(*index as usize))
+                }
                 other => Err(internal(format!("tget {index} of {}", describe(&other)))),
             },
             Expr::Map { func, args } => self.eval_map(fr, func, args),
-            Expr::Index { array, indices, flags } => {
+            Expr::Index {
+                array,
+                indices,
+                flags,
+            } => {
+                if let Expr::Var { name } = &**array {
+                    // Read the variable in place instead of cloning it. Evaluating the
+                    // indices cannot reassign a variable, so reading it after them is
+                    // the same as before (checked first, for the order of errors).
+                    fr.get(name)?;
+                    let written = self.eval_indices(fr, indices)?;
+                    let a = array_ops::as_array(fr.get(name)?, "index")?;
+                    return index::read(a, &written, &self.index_ctx(Some(name), *flags));
+                }
                 let v = self.eval(fr, array)?;
                 let a = array_ops::as_array(&v, "index")?;
                 let written = self.eval_indices(fr, indices)?;
-                let variable = match &**array {
-                    Expr::Var { name } => Some(name.as_str()),
-                    _ => None,
-                };
-                index::read(a, &written, &self.index_ctx(variable, *flags))
+                index::read(a, &written, &self.index_ctx(None, *flags))
             }
-            Expr::AtomicAdd { array, indices, value } => {
+            Expr::AtomicAdd {
+                array,
+                indices,
+                value,
+            } => {
                 let a = match fr.get(array)? {
                     Value::Array(a) => a.clone(),
                     other => return Err(internal(format!("atomic-add on {}", describe(other)))),
@@ -158,13 +187,20 @@ impl<'m> Interp<'m> {
                 let v = self.eval(fr, value)?;
                 let ctx = self.index_ctx(Some(array), IndexFlags::default());
                 let p = index::element_position(&a, &written, &ctx)?;
-                let Value::Scalar(v) = v else { return Err(internal("atomic-add of a non-scalar")) };
+                let Value::Scalar(v) = v else {
+                    return Err(internal("atomic-add of a non-scalar"));
+                };
                 let old = a.data.borrow().get(p);
                 let new = arith::binop(BinOp::Add, old, v)?;
                 array_ops::store(&mut a.data.borrow_mut(), p, new)?;
                 Ok(Value::Scalar(old))
             }
-            Expr::AtomicCas { array, indices, expected, new } => {
+            Expr::AtomicCas {
+                array,
+                indices,
+                expected,
+                new,
+            } => {
                 let a = match fr.get(array)? {
                     Value::Array(a) => a.clone(),
                     other => return Err(internal(format!("atomic-cas on {}", describe(other)))),
@@ -186,13 +222,25 @@ impl<'m> Interp<'m> {
         }
     }
 
-    pub(crate) fn index_ctx<'a>(&self, variable: Option<&'a str>, flags: IndexFlags) -> IndexCtx<'a> {
-        IndexCtx { variable, base: self.module.index_base as i64, flags }
+    pub(crate) fn index_ctx<'a>(
+        &self,
+        variable: Option<&'a str>,
+        flags: IndexFlags,
+    ) -> IndexCtx<'a> {
+        IndexCtx {
+            variable,
+            base: self.module.index_base as i64,
+            flags,
+        }
     }
 
     /// Evaluate index expressions left to right into their written form. A `range`
     /// expression is taken apart here, since as an index its endpoints may be absent.
-    pub(crate) fn eval_indices(&mut self, fr: &mut Frame<'m>, indices: &'m [Expr]) -> VrResult<Vec<Written>> {
+    pub(crate) fn eval_indices(
+        &mut self,
+        fr: &mut Frame<'m>,
+        indices: &'m [Expr],
+    ) -> VrResult<Vec<Written>> {
         let mut out = Vec::with_capacity(indices.len());
         for e in indices {
             let w = match e {
@@ -211,7 +259,11 @@ impl<'m> Interp<'m> {
                 other => match self.eval(fr, other)? {
                     Value::Scalar(Scalar::I32(i)) => Written::Scalar(i as i64),
                     Value::Scalar(Scalar::I64(i)) => Written::Scalar(i),
-                    Value::Range(r) => Written::Range { start: Some(r.start), stop: Some(r.stop), step: r.step },
+                    Value::Range(r) => Written::Range {
+                        start: Some(r.start),
+                        stop: Some(r.stop),
+                        step: r.step,
+                    },
                     Value::Array(a) if a.ndims() == 1 && a.ty.elem.is_int() => {
                         Written::Gather(a.elements().iter().filter_map(|s| s.as_i64()).collect())
                     }
@@ -226,7 +278,13 @@ impl<'m> Interp<'m> {
         Ok(out)
     }
 
-    fn eval_binary(&mut self, fr: &mut Frame<'m>, op: BinOp, lhs: &'m Expr, rhs: &'m Expr) -> VrResult<Value> {
+    fn eval_binary(
+        &mut self,
+        fr: &mut Frame<'m>,
+        op: BinOp,
+        lhs: &'m Expr,
+        rhs: &'m Expr,
+    ) -> VrResult<Value> {
         let a = self.eval(fr, lhs)?;
         if op.is_logical() {
             // Scalar `and`/`or` short-circuit; array operands are element-wise.
@@ -239,38 +297,57 @@ impl<'m> Interp<'m> {
         }
         let b = self.eval(fr, rhs)?;
         let t = elem_type(&a)?;
-        map2(&a, &b, arith::binop_result(op, t), |x, y| arith::binop(op, x, y))
+        map2(&a, &b, arith::binop_result(op, t), |x, y| {
+            arith::binop(op, x, y)
+        })
     }
 
     /// Is `e` known, without evaluating it, to be a scalar? (Used only to decide
     /// whether `and`/`or` may short-circuit; "don't know" answers false.)
     fn is_scalar_expr(&self, fr: &Frame<'m>, e: &Expr) -> bool {
-        let var_type = |name: &str| fr.func.var_type(name);
+        let var_type = |name: &str| fr.var_type(name);
         match e {
-            Expr::Const { .. } | Expr::Dim { .. } | Expr::AtomicAdd { .. } | Expr::AtomicCas { .. } => true,
+            Expr::Const { .. }
+            | Expr::Dim { .. }
+            | Expr::AtomicAdd { .. }
+            | Expr::AtomicCas { .. } => true,
             Expr::Var { name } => matches!(var_type(name), Some(Type::Scalar { .. })),
             Expr::Unary { arg, .. } => self.is_scalar_expr(fr, arg),
-            Expr::Binary { lhs, rhs, .. } => self.is_scalar_expr(fr, lhs) && self.is_scalar_expr(fr, rhs),
+            Expr::Binary { lhs, rhs, .. } => {
+                self.is_scalar_expr(fr, lhs) && self.is_scalar_expr(fr, rhs)
+            }
             Expr::Cast { to, .. } => matches!(to, Type::Scalar { .. }),
             Expr::Call { func, .. } => self
                 .module
                 .function(func)
                 .is_some_and(|f| matches!(f.results.as_slice(), [Type::Scalar { .. }])),
-            Expr::Lib { func: LibFn::Len | LibFn::Ndims, .. } => true,
-            Expr::Lib { func: LibFn::Matmul | LibFn::Transpose | LibFn::Copy, .. } => false,
+            Expr::Lib {
+                func: LibFn::Len | LibFn::Ndims,
+                ..
+            } => true,
+            Expr::Lib {
+                func: LibFn::Matmul | LibFn::Transpose | LibFn::Copy,
+                ..
+            } => false,
             Expr::Lib { args, .. } => args.iter().all(|a| self.is_scalar_expr(fr, a)),
             Expr::Reduce { axis, .. } => axis.is_none(),
             Expr::Index { array, indices, .. } => {
                 let rank = match &**array {
-                    Expr::Var { name } => var_type(name).and_then(Type::as_array).map(|a| a.ndims as usize),
+                    Expr::Var { name } => var_type(name)
+                        .and_then(Type::as_array)
+                        .map(|a| a.ndims as usize),
                     _ => None,
                 };
                 rank == Some(indices.len())
-                    && indices.iter().all(|i| !matches!(i, Expr::Range { .. }) && self.is_scalar_expr(fr, i))
+                    && indices
+                        .iter()
+                        .all(|i| !matches!(i, Expr::Range { .. }) && self.is_scalar_expr(fr, i))
             }
             Expr::TupleGet { arg, index } => {
                 let items: Option<Vec<Type>> = match &**arg {
-                    Expr::Call { func, .. } => self.module.function(func).map(|f| f.results.clone()),
+                    Expr::Call { func, .. } => {
+                        self.module.function(func).map(|f| f.results.clone())
+                    }
                     Expr::Var { name } => match var_type(name) {
                         Some(Type::Tuple { items }) => Some(items.clone()),
                         _ => None,
@@ -286,14 +363,21 @@ impl<'m> Interp<'m> {
     /// `(map F args...)`: F applied element by element over arrays of one shape, scalars
     /// broadcast.
     fn eval_map(&mut self, fr: &mut Frame<'m>, func: &str, args: &'m [Expr]) -> VrResult<Value> {
-        let f = self.module.function(func).ok_or_else(|| internal(format!("map of unknown function `{func}`")))?;
+        let f = self
+            .module
+            .function(func)
+            .ok_or_else(|| internal(format!("map of unknown function `{func}`")))?;
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
             vals.push(self.eval(fr, a)?);
         }
         let out_elem = match f.results.as_slice() {
             [Type::Scalar { elem }] => *elem,
-            _ => return Err(internal(format!("map of `{func}`, which does not return one scalar"))),
+            _ => {
+                return Err(internal(format!(
+                    "map of `{func}`, which does not return one scalar"
+                )))
+            }
         };
         let mut first = None;
         for v in &vals {
@@ -309,7 +393,9 @@ impl<'m> Interp<'m> {
         let Some(first) = first else {
             // No array argument: one application (verified code always has one).
             let mut out = self.call_function(f, vals)?;
-            return out.pop().ok_or_else(|| internal("map function returned nothing"));
+            return out
+                .pop()
+                .ok_or_else(|| internal("map function returned nothing"));
         };
         // Each argument's elements in logical order (a scalar stays itself).
         let columns: Vec<Option<Vec<Scalar>>> = vals
@@ -334,14 +420,24 @@ impl<'m> Interp<'m> {
                 _ => return Err(internal("map function did not return a scalar")),
             }
         }
-        Ok(Value::Array(from_logical(out_elem, fresh_layout(first.ty.layout), first.dims.clone(), &elems)?))
+        Ok(Value::Array(from_logical(
+            out_elem,
+            fresh_layout(first.ty.layout),
+            first.dims.clone(),
+            &elems,
+        )?))
     }
 }
 
 /// A library function applied to evaluated arguments.
 fn library(f: LibFn, args: &[Value]) -> VrResult<Value> {
     if args.len() != f.arity() {
-        return Err(internal(format!("{} takes {} arguments, got {}", f.name(), f.arity(), args.len())));
+        return Err(internal(format!(
+            "{} takes {} arguments, got {}",
+            f.name(),
+            f.arity(),
+            args.len()
+        )));
     }
     match f {
         LibFn::Matmul => array_ops::matmul(&args[0], &args[1]),
@@ -350,8 +446,12 @@ fn library(f: LibFn, args: &[Value]) -> VrResult<Value> {
             let a = array_ops::as_array(&args[0], "copy")?;
             Ok(Value::Array(array_ops::copy_array(a, a.ty.layout)?))
         }
-        LibFn::Len => Ok(Value::Scalar(Scalar::I64(array_ops::as_array(&args[0], "len")?.len() as i64))),
-        LibFn::Ndims => Ok(Value::Scalar(Scalar::I64(array_ops::as_array(&args[0], "ndims")?.ndims() as i64))),
+        LibFn::Len => Ok(Value::Scalar(Scalar::I64(
+            array_ops::as_array(&args[0], "len")?.len() as i64,
+        ))),
+        LibFn::Ndims => Ok(Value::Scalar(Scalar::I64(
+            array_ops::as_array(&args[0], "ndims")?.ndims() as i64,
+        ))),
         _ if f.arity() == 1 => {
             let t = elem_type(&args[0])?;
             map1(&args[0], arith::lib_result(f, t), |x| arith::lib1(f, x))
@@ -359,9 +459,19 @@ fn library(f: LibFn, args: &[Value]) -> VrResult<Value> {
         _ => {
             let t = elem_type(&args[0])?;
             if elem_type(&args[1])? != t {
-                return Err(VrError::new(ErrorKind::Internal, format!("{} of {} and {}", f.name(), describe(&args[0]), describe(&args[1]))));
+                return Err(VrError::new(
+                    ErrorKind::Internal,
+                    format!(
+                        "{} of {} and {}",
+                        f.name(),
+                        describe(&args[0]),
+                        describe(&args[1])
+                    ),
+                ));
             }
-            map2(&args[0], &args[1], arith::lib_result(f, t), |x, y| arith::lib2(f, x, y))
+            map2(&args[0], &args[1], arith::lib_result(f, t), |x, y| {
+                arith::lib2(f, x, y)
+            })
         }
     }
 }

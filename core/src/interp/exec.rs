@@ -29,6 +29,7 @@ impl<'m> Interp<'m> {
     }
 
     fn exec_stmt(&mut self, fr: &mut Frame<'m>, s: &'m Stmt) -> VrResult<Flow> {
+        self.check_stack().map_err(|e| e.with_line(s.line))?;
         self.exec_kind(fr, &s.kind).map_err(|e| {
             // An error that already left its function (function set) keeps the callee's line.
             if e.function.is_none() {
@@ -54,7 +55,8 @@ impl<'m> Interp<'m> {
                         // `(mset (x) e)` of a one-item tuple into a non-tuple variable.
                         let v = match (v, t) {
                             (Value::Tuple(mut items), LValue::Var { name })
-                                if items.len() == 1 && !matches!(fr.func.var_type(name), Some(Type::Tuple { .. })) =>
+                                if items.len() == 1
+                                    && !matches!(fr.var_type(name), Some(Type::Tuple { .. })) =>
                             {
                                 items.pop().unwrap_or(Value::Void)
                             }
@@ -69,7 +71,11 @@ impl<'m> Interp<'m> {
                             }
                         }
                         other => {
-                            return Err(internal(format!("{} targets for a value of type {}", targets.len(), describe(&other))))
+                            return Err(internal(format!(
+                                "{} targets for a value of type {}",
+                                targets.len(),
+                                describe(&other)
+                            )))
                         }
                     },
                 }
@@ -112,7 +118,7 @@ impl<'m> Interp<'m> {
                 Ok(Flow::Normal)
             }
             StmtKind::Alloc { var, dims } => {
-                let ty = match fr.func.var_type(var) {
+                let ty = match fr.var_type(var) {
                     Some(Type::Array(at)) => *at,
                     other => return Err(internal(format!("alloc of `{var}` of type {other:?}"))),
                 };
@@ -144,10 +150,19 @@ impl<'m> Interp<'m> {
     fn assign(&mut self, fr: &mut Frame<'m>, target: &'m LValue, v: Value) -> VrResult<()> {
         match target {
             LValue::Var { name } => fr.set(name, v),
-            LValue::Index { array, indices, flags } => {
+            LValue::Index {
+                array,
+                indices,
+                flags,
+            } => {
                 let a = match fr.get(array)? {
                     Value::Array(a) => a.clone(),
-                    other => return Err(internal(format!("indexed assignment into {}", describe(other)))),
+                    other => {
+                        return Err(internal(format!(
+                            "indexed assignment into {}",
+                            describe(other)
+                        )))
+                    }
                 };
                 let written = self.eval_indices(fr, indices)?;
                 index::write(&a, &written, &self.index_ctx(Some(array), *flags), &v)
@@ -157,14 +172,24 @@ impl<'m> Interp<'m> {
 
     /// `for`/`parfor`: the domain is evaluated once; points in order, first variable
     /// slowest; each iteration assigns the loop variables afresh.
-    fn exec_for(&mut self, fr: &mut Frame<'m>, vars: &'m [String], domain: &'m Expr, body: &'m Block) -> VrResult<Flow> {
+    fn exec_for(
+        &mut self,
+        fr: &mut Frame<'m>,
+        vars: &'m [String],
+        domain: &'m Expr,
+        body: &'m Block,
+    ) -> VrResult<Flow> {
         let ranges: Vec<RangeVal> = match self.eval(fr, domain)? {
             Value::Range(r) => vec![r],
             Value::Domain(rs) => rs,
             other => return Err(internal(format!("loop over {}", describe(&other)))),
         };
         if ranges.len() != vars.len() {
-            return Err(internal(format!("{} loop variables over a domain of {} ranges", vars.len(), ranges.len())));
+            return Err(internal(format!(
+                "{} loop variables over a domain of {} ranges",
+                vars.len(),
+                ranges.len()
+            )));
         }
         let lens: Vec<usize> = ranges.iter().map(RangeVal::len).collect();
         if lens.contains(&0) {
@@ -174,8 +199,10 @@ impl<'m> Interp<'m> {
         loop {
             for ((name, r), &k) in vars.iter().zip(&ranges).zip(&counter) {
                 let p = range_nth(r, k);
-                let v = match fr.func.var_type(name) {
-                    Some(Type::Scalar { elem: ScalarType::I32 }) => Scalar::I32(p as i32),
+                let v = match fr.var_type(name) {
+                    Some(Type::Scalar {
+                        elem: ScalarType::I32,
+                    }) => Scalar::I32(p as i32),
                     _ => Scalar::I64(p),
                 };
                 fr.set(name, Value::Scalar(v))?;

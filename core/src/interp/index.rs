@@ -19,14 +19,22 @@ use crate::vrir::types::{ArrayType, Layout};
 pub(crate) enum Written {
     Scalar(i64),
     /// A range; an absent endpoint is the first/last position in the step's direction.
-    Range { start: Option<i64>, stop: Option<i64>, step: i64 },
+    Range {
+        start: Option<i64>,
+        stop: Option<i64>,
+        step: i64,
+    },
     Gather(Vec<i64>),
     Mask(Vec<bool>),
 }
 
 impl Written {
     /// The implicit index of a trailing dimension the program did not index.
-    const FULL: Written = Written::Range { start: None, stop: None, step: 1 };
+    const FULL: Written = Written::Range {
+        start: None,
+        stop: None,
+        step: 1,
+    };
 }
 
 /// What an error names: the array variable (when the indexed expression is one), and
@@ -65,7 +73,10 @@ enum Sel {
     /// One position: this axis disappears from the result.
     One(usize),
     /// Several positions in order; `range` is (first, step) when they form a range.
-    Many { positions: Vec<usize>, range: Option<(usize, isize)> },
+    Many {
+        positions: Vec<usize>,
+        range: Option<(usize, isize)>,
+    },
 }
 
 /// The axes addressed by `d` indices into `a` (docs: trailing full ranges, or `:flat`
@@ -75,7 +86,10 @@ fn axes(a: &Array, d: usize, flags: IndexFlags) -> VrResult<Vec<Axis>> {
     if d == 0 || d > n {
         return Err(internal(format!("{d} indices into an array of rank {n}")));
     }
-    let simple = |k: usize| Axis { extent: a.dims[k], parts: vec![(a.dims[k], a.strides[k])] };
+    let simple = |k: usize| Axis {
+        extent: a.dims[k],
+        parts: vec![(a.dims[k], a.strides[k])],
+    };
     if !(flags.flatten && d < n) {
         return Ok((0..n).map(simple).collect());
     }
@@ -90,13 +104,15 @@ fn axes(a: &Array, d: usize, flags: IndexFlags) -> VrResult<Vec<Axis>> {
     Ok(out)
 }
 
+/// The error of an index outside its extent; `resolve_all` prefixes the access as
+/// written (`A[0, 7]: index 7 out of bounds 0..5 in dimension 1`, bounds half-open in the
+/// module's index base).
 fn out_of_bounds(ctx: &IndexCtx, written: i64, extent: usize, dim: usize) -> VrError {
-    let name = ctx.variable.unwrap_or("array");
     let lo = ctx.base;
-    let hi = extent as i64 - 1 + ctx.base;
+    let hi = extent as i64 + ctx.base;
     let mut e = VrError::new(
         ErrorKind::OutOfBounds,
-        format!("{name}: index {written} out of bounds {lo}..{hi} in dimension {dim} (extent {extent})"),
+        format!("index {written} out of bounds {lo}..{hi} in dimension {dim}"),
     );
     if let Some(v) = ctx.variable {
         e = e.with_variable(v);
@@ -154,7 +170,10 @@ fn resolve(ctx: &IndexCtx, w: &Written, extent: usize, dim: usize) -> VrResult<S
                 0
             };
             if count == 0 {
-                return Ok(Sel::Many { positions: Vec::new(), range: Some((0, s as isize)) });
+                return Ok(Sel::Many {
+                    positions: Vec::new(),
+                    range: Some((0, s as isize)),
+                });
             }
             if p0 < 0 || p0 > last {
                 return Err(out_of_bounds(ctx, start.unwrap_or(ctx.base), extent, dim));
@@ -164,13 +183,27 @@ fn resolve(ctx: &IndexCtx, w: &Written, extent: usize, dim: usize) -> VrResult<S
                 let written = stop.unwrap_or(extent as i64 - 1 + ctx.base);
                 return Err(out_of_bounds(ctx, written, extent, dim));
             }
-            // Within the extent, so the count fits in memory-sized integers.
-            let positions = (0..count).map(|k| (p0 + k * s128) as usize).collect();
-            Ok(Sel::Many { positions, range: Some((p0 as usize, s as isize)) })
+            // Within the extent, so the count fits in memory-sized integers; the list is
+            // reserved fallibly (a huge axis of an otherwise empty array).
+            let mut positions = Vec::new();
+            positions.try_reserve_exact(count as usize).map_err(|_| {
+                VrError::runtime(format!("range index of {count} positions is too large"))
+            })?;
+            positions.extend((0..count).map(|k| (p0 + k * s128) as usize));
+            Ok(Sel::Many {
+                positions,
+                range: Some((p0 as usize, s as isize)),
+            })
         }
         Written::Gather(items) => {
-            let positions = items.iter().map(|&i| checked_position(ctx, i, extent, dim)).collect::<VrResult<Vec<_>>>()?;
-            Ok(Sel::Many { positions, range: None })
+            let positions = items
+                .iter()
+                .map(|&i| checked_position(ctx, i, extent, dim))
+                .collect::<VrResult<Vec<_>>>()?;
+            Ok(Sel::Many {
+                positions,
+                range: None,
+            })
         }
         Written::Mask(mask) => {
             if mask.len() != extent {
@@ -189,8 +222,16 @@ fn resolve(ctx: &IndexCtx, w: &Written, extent: usize, dim: usize) -> VrResult<S
                 e.dim = Some(dim as u32);
                 return Err(e);
             }
-            let positions = mask.iter().enumerate().filter(|(_, &b)| b).map(|(p, _)| p).collect();
-            Ok(Sel::Many { positions, range: None })
+            let positions = mask
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b)
+                .map(|(p, _)| p)
+                .collect();
+            Ok(Sel::Many {
+                positions,
+                range: None,
+            })
         }
     }
 }
@@ -207,9 +248,71 @@ fn resolve_all(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<(Vec<
     let mut sels = Vec::with_capacity(axes.len());
     for (k, axis) in axes.iter().enumerate() {
         let w = indices.get(k).unwrap_or(&Written::FULL);
-        sels.push(resolve(ctx, w, axis.extent, k)?);
+        let sel = resolve(ctx, w, axis.extent, k).map_err(|e| with_access(e, ctx, indices))?;
+        sels.push(sel);
     }
     Ok((axes, sels))
+}
+
+/// Prefix an out-of-bounds message with the access as written.
+fn with_access(mut e: VrError, ctx: &IndexCtx, indices: &[Written]) -> VrError {
+    if e.kind == ErrorKind::OutOfBounds {
+        e.message = format!(
+            "{}[{}]: {}",
+            ctx.variable.unwrap_or("array"),
+            show_indices(indices),
+            e.message
+        );
+    }
+    e
+}
+
+/// The buffer position of an element named by one scalar index per dimension: the
+/// common case, computed without building a selection. None when not that case.
+fn element_fast(a: &Array, indices: &[Written], ctx: &IndexCtx) -> Option<VrResult<usize>> {
+    if indices.len() != a.ndims() {
+        return None;
+    }
+    let mut pos = a.offset as isize;
+    for (k, w) in indices.iter().enumerate() {
+        let Written::Scalar(i) = w else { return None };
+        match checked_position(ctx, *i, a.dims[k], k) {
+            Ok(p) => pos += p as isize * a.strides[k],
+            Err(e) => return Some(Err(with_access(e, ctx, indices))),
+        }
+    }
+    Some(Ok(pos as usize))
+}
+
+/// Indices as the program wrote them, for messages: `2`, `1:5:2` (`_` for an absent
+/// endpoint), `[4, 0]` for a gather, `mask` for a mask.
+fn show_indices(indices: &[Written]) -> String {
+    let end = |x: &Option<i64>| x.map_or("_".to_string(), |v| v.to_string());
+    let items: Vec<String> = indices
+        .iter()
+        .map(|w| match w {
+            Written::Scalar(i) => i.to_string(),
+            Written::Range {
+                start,
+                stop,
+                step: 1,
+            } => format!("{}:{}", end(start), end(stop)),
+            Written::Range { start, stop, step } => format!("{}:{}:{step}", end(start), end(stop)),
+            Written::Gather(items) if items.len() <= 8 => {
+                format!(
+                    "[{}]",
+                    items
+                        .iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+            Written::Gather(items) => format!("[{} indices]", items.len()),
+            Written::Mask(_) => "mask".to_string(),
+        })
+        .collect();
+    items.join(", ")
 }
 
 fn select(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Selection> {
@@ -227,16 +330,36 @@ fn select(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Selection>
             }
         }
     }
-    super::array_ops::element_count(&dims)?;
-    let positions = MultiIndex::new(&dims)
-        .map(|idx| idx.iter().zip(&many).fold(base, |acc, (&i, offs)| acc + offs[i]) as usize)
-        .collect();
-    let positions = if dims.is_empty() { vec![base as usize] } else { positions };
+    // Repeated gathers can select far more elements than the array has: reserve
+    // fallibly, so that a selection too large for memory is an error, not an abort.
+    let count = super::array_ops::element_count(&dims)?;
+    let mut positions = Vec::new();
+    positions
+        .try_reserve_exact(count)
+        .map_err(|_| VrError::runtime(format!("a selection of {count} elements is too large")))?;
+    // With no non-scalar index, `MultiIndex` yields the one empty index: the element.
+    positions.extend(MultiIndex::new(&dims).map(|idx| {
+        idx.iter()
+            .zip(&many)
+            .fold(base, |acc, (&i, offs)| acc + offs[i]) as usize
+    }));
     Ok(Selection { dims, positions })
 }
 
 /// `(index A i...)`: an element, a new array, or (with `:view`) a strided view.
 pub(crate) fn read(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Value> {
+    if let Some(p) = element_fast(a, indices, ctx) {
+        let p = p?;
+        let buf = a.data.borrow();
+        return if p < buf.len() {
+            Ok(Value::Scalar(buf.get(p)))
+        } else {
+            Err(internal(format!(
+                "position {p} outside a buffer of {}",
+                buf.len()
+            )))
+        };
+    }
     if ctx.flags.view {
         return view(a, indices, ctx);
     }
@@ -246,15 +369,27 @@ pub(crate) fn read(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<V
         if p < buf.len() {
             Ok(buf.get(p))
         } else {
-            Err(internal(format!("position {p} outside a buffer of {}", buf.len())))
+            Err(internal(format!(
+                "position {p} outside a buffer of {}",
+                buf.len()
+            )))
         }
     };
     if sel.dims.is_empty() {
         return Ok(Value::Scalar(get(sel.positions[0])?));
     }
-    let elems = sel.positions.iter().map(|&p| get(p)).collect::<VrResult<Vec<Scalar>>>()?;
+    let elems = sel
+        .positions
+        .iter()
+        .map(|&p| get(p))
+        .collect::<VrResult<Vec<Scalar>>>()?;
     drop(buf);
-    Ok(Value::Array(from_logical(a.ty.elem, fresh_layout(a.ty.layout), sel.dims, &elems)?))
+    Ok(Value::Array(from_logical(
+        a.ty.elem,
+        fresh_layout(a.ty.layout),
+        sel.dims,
+        &elems,
+    )?))
 }
 
 /// A `:view` read: shares `a`'s buffer, layout `strided`.
@@ -270,14 +405,19 @@ fn view(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Value> {
         };
         match sel {
             Sel::One(p) => offset += *p as isize * stride,
-            Sel::Many { positions, range: Some((first, step)) } => {
+            Sel::Many {
+                positions,
+                range: Some((first, step)),
+            } => {
                 if !positions.is_empty() {
                     offset += *first as isize * stride;
                 }
                 dims.push(positions.len());
                 strides.push(step * stride);
             }
-            Sel::Many { range: None, .. } => return Err(internal("a :view with a gather or mask index")),
+            Sel::Many { range: None, .. } => {
+                return Err(internal("a :view with a gather or mask index"))
+            }
         }
     }
     if offset < 0 {
@@ -286,7 +426,11 @@ fn view(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Value> {
     if dims.is_empty() {
         let buf = a.data.borrow();
         let p = offset as usize;
-        return if p < buf.len() { Ok(Value::Scalar(buf.get(p))) } else { Err(internal("view outside its buffer")) };
+        return if p < buf.len() {
+            Ok(Value::Scalar(buf.get(p)))
+        } else {
+            Err(internal("view outside its buffer"))
+        };
     }
     Ok(Value::Array(Array {
         ty: ArrayType::new(a.ty.elem, dims.len() as u32, Layout::Strided),
@@ -300,6 +444,9 @@ fn view(a: &Array, indices: &[Written], ctx: &IndexCtx) -> VrResult<Value> {
 /// `(set (index A i...) v)`: store a scalar at every selected position, or an array of
 /// the selection's shape element by element (read completely before the first store).
 pub(crate) fn write(a: &Array, indices: &[Written], ctx: &IndexCtx, v: &Value) -> VrResult<()> {
+    if let (Some(p), Value::Scalar(x)) = (element_fast(a, indices, ctx), v) {
+        return store(&mut a.data.borrow_mut(), p?, *x);
+    }
     let sel = select(a, indices, ctx)?;
     let values: Vec<Scalar> = match v {
         Value::Scalar(s) => vec![*s; sel.positions.len()],
@@ -321,7 +468,12 @@ pub(crate) fn write(a: &Array, indices: &[Written], ctx: &IndexCtx, v: &Value) -
             }
             src.elements()
         }
-        other => return Err(internal(format!("storing a {} into an array", super::describe(other)))),
+        other => {
+            return Err(internal(format!(
+                "storing a {} into an array",
+                super::describe(other)
+            )))
+        }
     };
     let mut buf = a.data.borrow_mut();
     for (&p, &x) in sel.positions.iter().zip(&values) {
