@@ -80,6 +80,33 @@ pub struct CallCtx {
     /// Variable name (empty when none).
     pub variable: *const u8,
     pub variable_len: usize,
+    /// A constant text that completes the message: for out-of-bounds errors the shape of
+    /// the access (`S` a scalar index, `Rab` a range with start present a = 1, stop
+    /// present b = 1, comma-separated), whose values are in `note_values` (start, stop,
+    /// step of a range); for "recursion too deep" the callee's name.
+    pub note: *const u8,
+    pub note_len: usize,
+    /// Copied at record time: generated code keeps them in its frame, gone after return.
+    pub note_values: [i64; MAX_NOTE_VALUES],
+}
+
+/// Values of a note kept (3 per range index: enough for 10 dimensions).
+pub const MAX_NOTE_VALUES: usize = 32;
+
+/// How many values a note's shape names (see [`CallCtx::note`]).
+fn note_value_count(shape: &str) -> usize {
+    shape
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            let b = item.as_bytes();
+            if b[0] == b'S' {
+                1
+            } else {
+                1 + (b.get(1) == Some(&b'1')) as usize + (b.get(2) == Some(&b'1')) as usize
+            }
+        })
+        .sum()
 }
 
 impl Default for CallCtx {
@@ -95,6 +122,9 @@ impl Default for CallCtx {
             function_len: 0,
             variable: std::ptr::null(),
             variable_len: 0,
+            note: std::ptr::null(),
+            note_len: 0,
+            note_values: [0; MAX_NOTE_VALUES],
         }
     }
 }
@@ -114,6 +144,7 @@ impl CallCtx {
             }
         };
         let function = text(self.function, self.function_len);
+        let note = text(self.note, self.note_len);
         let variable = text(self.variable, self.variable_len);
         let mut e = match code {
             ErrorCode::OutOfBounds => {
@@ -123,12 +154,13 @@ impl CallCtx {
                     variable.as_str()
                 };
                 let lo = index_base as i64;
-                let hi = self.bound - 1 + lo;
+                let hi = self.bound + lo;
+                let access = self.show_access(&note);
                 let mut e = VrError::new(
                     ErrorKind::OutOfBounds,
                     format!(
-                        "{name}: index {} out of bounds {lo}..{hi} in dimension {} (extent {})",
-                        self.index, self.dim, self.bound
+                        "{name}[{access}]: index {} out of bounds {lo}..{hi} in dimension {}",
+                        self.index, self.dim
                     ),
                 );
                 e.index = Some(self.index);
@@ -170,7 +202,7 @@ impl CallCtx {
                 VrError::runtime(format!("negative integer exponent {} in pow", self.index))
             }
             ErrorCode::RecursionTooDeep => VrError::runtime(format!(
-                "recursion too deep (more than {MAX_CALL_DEPTH} nested calls)"
+                "recursion too deep: calling `{note}` would exceed {MAX_CALL_DEPTH} nested calls"
             )),
         };
         if !variable.is_empty() {
@@ -180,6 +212,37 @@ impl CallCtx {
             e.with_function(&function)
                 .with_line(u32::try_from(self.line).ok()),
         )
+    }
+}
+
+impl CallCtx {
+    /// The access as the program wrote it (`2, 0:_:-1`), from the note's shape and values,
+    /// formatted as the interpreter does.
+    fn show_access(&self, shape: &str) -> String {
+        let mut k = 0usize;
+        let mut next = || {
+            let v = self.note_values.get(k).copied().unwrap_or(0);
+            k += 1;
+            v
+        };
+        let mut items = Vec::new();
+        for item in shape.split(',').filter(|s| !s.is_empty()) {
+            let b = item.as_bytes();
+            if b[0] == b'S' {
+                items.push(next().to_string());
+            } else {
+                let start = (b.get(1) == Some(&b'1')).then(&mut next);
+                let stop = (b.get(2) == Some(&b'1')).then(&mut next);
+                let step = next();
+                let end = |x: Option<i64>| x.map_or("_".to_string(), |v| v.to_string());
+                items.push(if step == 1 {
+                    format!("{}:{}", end(start), end(stop))
+                } else {
+                    format!("{}:{}:{step}", end(start), end(stop))
+                });
+            }
+        }
+        items.join(", ")
     }
 }
 
@@ -201,6 +264,9 @@ pub unsafe extern "C" fn vr_cpu_record_error(
     index: i64,
     bound: i64,
     dim: i64,
+    note: *const u8,
+    note_len: i64,
+    note_values: *const i64,
 ) {
     let Some(ctx) = ctx.as_mut() else { return };
     if ctx.code != 0 {
@@ -217,7 +283,15 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         function_len: function_len.max(0) as usize,
         variable,
         variable_len: variable_len.max(0) as usize,
+        note,
+        note_len: note_len.max(0) as usize,
+        note_values: [0; MAX_NOTE_VALUES],
     };
+    if ctx.code == ErrorCode::OutOfBounds as i32 && !note.is_null() && !note_values.is_null() {
+        let shape = std::slice::from_raw_parts(note, ctx.note_len);
+        let n = note_value_count(std::str::from_utf8(shape).unwrap_or("")).min(MAX_NOTE_VALUES);
+        ctx.note_values[..n].copy_from_slice(std::slice::from_raw_parts(note_values, n));
+    }
 }
 
 /// Integer power with wrapping multiplication, for a non-negative exponent (the

@@ -170,6 +170,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
         let base = self.i64c(self.vm.index_base as i64);
         let mut offset = self.i64c(0);
+        let shape = vec!["S"; d].join(",");
         for (k, i) in written.iter().enumerate() {
             // Extent of this index: the flattened trailing extent for the last of a :flat access.
             let flat_tail = k == d - 1 && d < n;
@@ -198,12 +199,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 let ok = self
                     .builder
                     .build_int_compare(IntPredicate::ULT, p, extent, "")?;
-                self.check(
+                self.check_noted(
                     g,
                     ok,
                     ErrorCode::OutOfBounds,
                     Some(name),
                     Some((*i, extent, self.i64c(k as i64))),
+                    Some((&shape, &written)),
                 )?;
             }
             if flat_tail {
@@ -303,6 +305,23 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 other => written.push(W::One(int(self, g, other)?)),
             }
         }
+        // The access as written, for out-of-bounds messages.
+        let mut shape_items = Vec::new();
+        let mut note_vals = Vec::new();
+        for w in &written {
+            match w {
+                W::One(i) => {
+                    shape_items.push("S".to_string());
+                    note_vals.push(*i);
+                }
+                W::Range(a, z, st) => {
+                    shape_items.push(format!("R{}{}", a.is_some() as u8, z.is_some() as u8));
+                    note_vals.extend(a.iter().chain(z.iter()).copied());
+                    note_vals.push(*st);
+                }
+            }
+        }
+        let note_shape = shape_items.join(",");
         while written.len() < n {
             written.push(W::Range(None, None, self.i64c(1)));
         }
@@ -333,12 +352,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     let ok = self
                         .builder
                         .build_int_compare(IntPredicate::ULT, p, u, "")?;
-                    self.check(
+                    self.check_noted(
                         g,
                         ok,
                         ErrorCode::OutOfBounds,
                         Some(&name),
                         Some((i, u, self.i64c(k as i64))),
+                        Some((&note_shape, &note_vals)),
                     )?;
                     let t = self.builder.build_int_mul(p, stride, "")?;
                     offset = self.builder.build_int_add(offset, t, "")?;
@@ -373,12 +393,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     let in0 = b.build_int_compare(IntPredicate::ULT, p0, u, "")?;
                     let ok0 = b.build_or(empty, in0, "")?;
                     let w0 = a.unwrap_or(base);
-                    self.check(
+                    self.check_noted(
                         g,
                         ok0,
                         ErrorCode::OutOfBounds,
                         Some(&name),
                         Some((w0, u, self.i64c(k as i64))),
+                        Some((&note_shape, &note_vals)),
                     )?;
                     let b = &self.builder;
                     let cm1 = b.build_int_sub(count, one, "")?;
@@ -390,12 +411,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         Some(i) => i,
                         None => b.build_int_add(last, base, "")?,
                     };
-                    self.check(
+                    self.check_noted(
                         g,
                         okn,
                         ErrorCode::OutOfBounds,
                         Some(&name),
                         Some((wn, u, self.i64c(k as i64))),
+                        Some((&note_shape, &note_vals)),
                     )?;
                     let b = &self.builder;
                     let start = b.build_select(empty, zero, p0, "")?.into_int_value();

@@ -186,6 +186,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 i64t.into(),
                 i64t.into(),
                 i64t.into(),
+                ptr.into(),
+                i64t.into(),
+                ptr.into(),
             ],
             false,
         );
@@ -458,13 +461,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             .build_load(i64t, ctx_ptr, "depth")?
             .into_int_value();
         let depth = self.builder.build_int_add(g.depth_in, self.i64c(1), "")?;
-        let ok = self.builder.build_int_compare(
-            inkwell::IntPredicate::SLE,
-            depth,
-            self.i64c(crate::cpu::abi::MAX_CALL_DEPTH),
-            "",
-        )?;
-        self.check(&mut g, ok, ErrorCode::RecursionTooDeep, None, None)?;
+        // The recursion limit is checked by callers (see `call`), like the interpreter's.
         self.builder.build_store(ctx_ptr, depth)?;
         self.block(&mut g, &f.body)?;
         if !self.terminated() {
@@ -698,6 +695,42 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         var: Option<&str>,
         extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
     ) -> VrResult<()> {
+        self.fail_noted(g, code, var, extra, None)
+    }
+
+    /// `fail` with a note: a constant text (`abi::CallCtx::note`) and values stored in
+    /// the frame only on this error path (the indices of an access, as written).
+    pub(crate) fn fail_noted(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        code: ErrorCode,
+        var: Option<&str>,
+        extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
+        note: Option<(&str, &[IntValue<'ctx>])>,
+    ) -> VrResult<()> {
+        let null_p = self.ptr_type().const_null();
+        let (note_text, note_len, note_vals) = match note {
+            Some((text, vals)) => {
+                let t = self.string(text);
+                let i64t = self.cx.i64_type();
+                let arr = g
+                    .alloca_builder
+                    .build_alloca(i64t.array_type(vals.len().max(1) as u32), "note")?;
+                for (k, v) in vals.iter().enumerate() {
+                    let p = unsafe {
+                        self.builder.build_in_bounds_gep(
+                            i64t,
+                            arr,
+                            &[i64t.const_int(k as u64, false)],
+                            "",
+                        )?
+                    };
+                    self.builder.build_store(p, *v)?;
+                }
+                (t, self.i64c(text.len() as i64), arr)
+            }
+            None => (null_p, self.i64c(0), null_p),
+        };
         let fname = self.string(&g.f.name);
         let vname = var.map(|v| self.string(v));
         let null = self.ptr_type().const_null();
@@ -717,10 +750,32 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             index.into(),
             bound.into(),
             dim.into(),
+            note_text.into(),
+            note_len.into(),
+            note_vals.into(),
         ];
         self.builder.build_call(rec, &args, "")?;
         self.builder
             .build_return(Some(&self.cx.i32_type().const_int(1, false)))?;
+        Ok(())
+    }
+
+    /// `check` with a note (see `fail_noted`).
+    pub(crate) fn check_noted(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        ok: IntValue<'ctx>,
+        code: ErrorCode,
+        var: Option<&str>,
+        extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
+        note: Option<(&str, &[IntValue<'ctx>])>,
+    ) -> VrResult<()> {
+        let fail_bb = self.cx.append_basic_block(g.llfn, "fail");
+        let ok_bb = self.cx.append_basic_block(g.llfn, "ok");
+        self.builder.build_conditional_branch(ok, ok_bb, fail_bb)?;
+        self.builder.position_at_end(fail_bb);
+        self.fail_noted(g, code, var, extra, note)?;
+        self.builder.position_at_end(ok_bb);
         Ok(())
     }
 

@@ -393,6 +393,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
             }
         }
+        // Recursion limit, checked where the interpreter checks it: in the caller, at
+        // the calling statement, after the arguments.
+        let depth = self
+            .builder
+            .build_load(self.cx.i64_type(), g.ctx_ptr, "depth")?
+            .into_int_value();
+        let ok = self.builder.build_int_compare(
+            IntPredicate::SLT,
+            depth,
+            self.i64c(crate::cpu::abi::MAX_CALL_DEPTH),
+            "",
+        )?;
+        self.check_noted(
+            g,
+            ok,
+            ErrorCode::RecursionTooDeep,
+            None,
+            None,
+            Some((func, &[])),
+        )?;
         let llcallee = self
             .module
             .get_function(&internal_name(func))
