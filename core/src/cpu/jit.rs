@@ -86,12 +86,11 @@ pub fn emit_ir(vm: &VModule) -> VrResult<String> {
 
 /// Give every defined function the host CPU's name and features, so MCJIT emits code for
 /// this machine (vector width included) and not generic x86-64.
-fn add_host_attributes(module: &Module, cx: &Context, tm: &TargetMachine) {
+fn add_host_attributes(module: &Module, cx: &Context) {
     let cpu = TargetMachine::get_host_cpu_name();
     let features = TargetMachine::get_host_cpu_features();
     let cpu_attr = cx.create_string_attribute("target-cpu", cpu.to_str().unwrap_or("generic"));
     let feat_attr = cx.create_string_attribute("target-features", features.to_str().unwrap_or(""));
-    let _ = tm;
     for f in module.get_functions() {
         if f.count_basic_blocks() > 0 {
             f.add_attribute(AttributeLoc::Function, cpu_attr);
@@ -129,7 +128,7 @@ pub fn compile(vm: &VModule) -> VrResult<JitModule> {
         let module = CodeGen::new(context, vm).generate()?;
         module.set_triple(&tm.get_triple());
         module.set_data_layout(&tm.get_target_data().get_data_layout());
-        add_host_attributes(&module, context, &tm);
+        add_host_attributes(&module, context);
         module
             .run_passes("default<O2>", &tm, PassBuilderOptions::create())
             .map_err(internal)?;

@@ -367,10 +367,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     );
                     inits.push((p.name.clone(), v));
                 }
-                Type::Array(_) => {
-                    g.vars.insert(p.name.clone(), Slot::Unsupported);
-                    inits.push((p.name.clone(), v));
-                }
+                // Its descriptor is loaded below, after all allocas.
+                Type::Array(_) => inits.push((p.name.clone(), v)),
                 _ => unreachable!("checked by declare_function"),
             }
         }
