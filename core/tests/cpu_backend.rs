@@ -1258,3 +1258,32 @@ fn views_share_storage_with_steps_of_either_sign() {
     let e = err(m.call("f", vec![Value::Array(b), i64v(0)]));
     assert!(e.message.contains("zero step"), "{e}");
 }
+
+#[test]
+fn array_results_are_views_of_the_arguments() {
+    let src = "(module r :index-base 1
+      (function row ((B f64[2,col]) (i i64)) (f64[1,strided] f64[2,col])
+        (locals (W f64[1,strided]))
+        (set W (index B i (range _ _ -1) :view))
+        (return W B)))";
+    let m = compile(src);
+    // Octave: B = [1 2 3; 4 5 6]; B(2, end:-1:1) == [6 5 4]
+    let b = f64_array(vec![2, 3], Layout::Col, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let r = m
+        .call("row", vec![Value::Array(b.clone()), i64v(2)])
+        .unwrap();
+    let (Value::Array(w), Value::Array(b2)) = (&r[0], &r[1]) else {
+        panic!("{r:?}")
+    };
+    assert_eq!(
+        w.elements(),
+        vec![Scalar::F64(6.0), Scalar::F64(5.0), Scalar::F64(4.0)]
+    );
+    assert_eq!(w.ty.layout, Layout::Strided);
+    assert!(w.shares_buffer(&b) && b2.shares_buffer(&b));
+    let e = err(m.call("row", vec![Value::Array(b), i64v(3)]));
+    assert_eq!(
+        (e.kind, e.index, e.bound, e.dim),
+        (ErrorKind::OutOfBounds, Some(3), Some(2), Some(0))
+    );
+}

@@ -24,8 +24,20 @@ pub struct CallFrame {
     /// Keeps the arrays (and so their buffers) alive during the call.
     arrays: Vec<Array>,
     pub arg_ptrs: Vec<*mut u8>,
-    results: Vec<(Box<u64>, Type)>,
+    results: Vec<ResultSlot>,
     pub result_ptrs: Vec<*mut u8>,
+}
+
+/// Where generated code writes one result.
+enum ResultSlot {
+    Scalar(Box<u64>, ScalarType),
+    /// A descriptor whose dims/strides point into the two vectors (written by the callee).
+    Array(
+        Box<ArrayDesc>,
+        Vec<i64>,
+        Vec<i64>,
+        crate::vrir::types::ArrayType,
+    ),
 }
 
 fn scalar_bits(s: Scalar) -> u64 {
@@ -131,55 +143,100 @@ impl CallFrame {
             }
         }
         for r in &f.results {
-            let mut b = Box::new(0u64);
-            fr.result_ptrs.push(&mut *b as *mut u64 as *mut u8);
-            fr.results.push((b, r.clone()));
+            match r {
+                Type::Array(at) => {
+                    let n = at.ndims as usize;
+                    // Written by generated code: pointers from as_mut_ptr.
+                    let (mut dims, mut strides) = (vec![0i64; n], vec![0i64; n]);
+                    let mut desc = Box::new(ArrayDesc {
+                        data: std::ptr::null_mut(),
+                        dims: dims.as_mut_ptr(),
+                        strides: strides.as_mut_ptr(),
+                    });
+                    fr.result_ptrs.push(&mut *desc as *mut ArrayDesc as *mut u8);
+                    fr.results.push(ResultSlot::Array(desc, dims, strides, *at));
+                }
+                other => {
+                    let t = other
+                        .as_scalar()
+                        .ok_or_else(|| invalid(format!("result of type {other}")))?;
+                    let mut b = Box::new(0u64);
+                    fr.result_ptrs.push(&mut *b as *mut u64 as *mut u8);
+                    fr.results.push(ResultSlot::Scalar(b, t));
+                }
+            }
         }
         Ok(fr)
     }
 
-    /// Read the results written by a successful call. An array result is the address
-    /// of one of the argument descriptors: that argument's array (the same storage),
-    /// typed as the declared result, as the interpreter returns it.
+    /// Read the results written by a successful call. An array result names storage
+    /// of one of the arguments (this increment allocates nothing): it comes back as a
+    /// view of that argument's buffer, typed as the declared result, as the interpreter
+    /// returns it.
     pub fn results(&self) -> VrResult<Vec<Value>> {
         self.results
             .iter()
-            .map(|(b, t)| {
-                let bits = **b;
-                Ok(match t {
-                    Type::Array(at) => {
-                        let k = self
-                            .descs
-                            .iter()
-                            .position(|d| &**d as *const ArrayDesc as u64 == bits)
-                            .ok_or_else(|| {
-                                VrError::new(
-                                    ErrorKind::Internal,
-                                    "cpu backend: an array result that is no argument",
-                                )
-                            })?;
-                        let mut a = self.arrays[k].clone();
-                        a.ty.layout = at.layout;
-                        Value::Array(a)
+            .map(|slot| {
+                Ok(match slot {
+                    ResultSlot::Array(desc, dims, strides, at) => {
+                        Value::Array(self.array_result(desc, dims, strides, *at)?)
                     }
-                    Type::Scalar { elem } => Value::Scalar(match elem {
-                        ScalarType::Bool => Scalar::Bool(bits as u8 != 0),
-                        ScalarType::I32 => Scalar::I32(bits as u32 as i32),
-                        ScalarType::I64 => Scalar::I64(bits as i64),
-                        ScalarType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
-                        ScalarType::F64 => Scalar::F64(f64::from_bits(bits)),
-                        // Excluded by the compiler.
-                        ScalarType::C64 | ScalarType::C128 => Scalar::zero(*elem),
-                    }),
-                    other => {
-                        return Err(VrError::new(
-                            ErrorKind::Internal,
-                            format!("cpu backend: result of type {other}"),
-                        ))
+                    ResultSlot::Scalar(b, t) => {
+                        let bits = **b;
+                        Value::Scalar(match t {
+                            ScalarType::Bool => Scalar::Bool(bits as u8 != 0),
+                            ScalarType::I32 => Scalar::I32(bits as u32 as i32),
+                            ScalarType::I64 => Scalar::I64(bits as i64),
+                            ScalarType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
+                            ScalarType::F64 => Scalar::F64(f64::from_bits(bits)),
+                            // Excluded by the compiler.
+                            ScalarType::C64 | ScalarType::C128 => Scalar::zero(*t),
+                        })
                     }
                 })
             })
             .collect()
+    }
+
+    fn array_result(
+        &self,
+        desc: &ArrayDesc,
+        dims: &[i64],
+        strides: &[i64],
+        at: crate::vrir::types::ArrayType,
+    ) -> VrResult<Array> {
+        let lost = || {
+            VrError::new(
+                ErrorKind::Internal,
+                "cpu backend: an array result outside every argument",
+            )
+        };
+        let size = elem_size(at.elem);
+        let data = desc.data as usize;
+        for a in self.arrays.iter().filter(|a| a.ty.elem == at.elem) {
+            // SAFETY: only the address is read (as in `buffer_ptr`); no borrow is held.
+            let buf = unsafe { &*a.data.as_ptr() };
+            let base = buffer_ptr(&Array {
+                offset: 0,
+                ..a.clone()
+            }) as usize;
+            let end = base + buf.len() * size;
+            if data >= base && data <= end && (data - base) % size == 0 {
+                let dims: Vec<usize> = dims
+                    .iter()
+                    .map(|d| usize::try_from(*d).map_err(|_| lost()))
+                    .collect::<VrResult<_>>()?;
+                let strides: Vec<isize> = strides.iter().map(|s| *s as isize).collect();
+                return Ok(Array {
+                    ty: at,
+                    dims,
+                    strides,
+                    offset: (data - base) / size,
+                    data: a.data.clone(),
+                });
+            }
+        }
+        Err(lost())
     }
 }
 

@@ -545,6 +545,42 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         })
     }
 
+    /// Write a view into a descriptor whose `dims` and `strides` point to storage of the
+    /// view's rank (an array result slot provided by the caller).
+    pub(crate) fn store_desc(
+        &self,
+        out: PointerValue<'ctx>,
+        view: &ArrayView<'ctx>,
+    ) -> VrResult<()> {
+        let ptr = self.ptr_type();
+        let i64t = self.cx.i64_type();
+        let field = |k: u64| -> VrResult<PointerValue<'ctx>> {
+            Ok(unsafe {
+                self.builder
+                    .build_in_bounds_gep(ptr, out, &[i64t.const_int(k, false)], "")?
+            })
+        };
+        self.builder.build_store(field(0)?, view.data)?;
+        for (f, vals) in [(1u64, &view.dims), (2u64, &view.strides)] {
+            let base = self
+                .builder
+                .build_load(ptr, field(f)?, "")?
+                .into_pointer_value();
+            for (k, v) in vals.iter().enumerate() {
+                let p = unsafe {
+                    self.builder.build_in_bounds_gep(
+                        i64t,
+                        base,
+                        &[i64t.const_int(k as u64, false)],
+                        "",
+                    )?
+                };
+                self.builder.build_store(p, *v)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Entry wrapper: unpack `args` / `results` (arrays of pointers) and call.
     fn define_entry(&mut self, f: &Function) -> VrResult<()> {
         let ptr = self.ptr_type();

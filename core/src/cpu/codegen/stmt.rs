@@ -146,18 +146,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     ));
                 }
                 // Evaluate every value (left to right) before storing any.
-                let mut stores: Vec<inkwell::values::BasicValueEnum> = Vec::new();
+                enum Out<'ctx> {
+                    Scalar(inkwell::values::BasicValueEnum<'ctx>),
+                    Array(super::ArrayView<'ctx>),
+                }
+                let mut stores: Vec<Out> = Vec::new();
                 for (k, v) in values.iter().enumerate() {
                     match &g.f.results[k] {
                         Type::Array(rt) => {
-                            if let Expr::Var { name } = v {
-                                if g.view_vars.contains(name) {
-                                    return Err(unsupported(
-                                        &format!("return of the view `{name}`"),
-                                        &g.f.name,
-                                    ));
-                                }
-                            }
                             let (view, name) = self.array_arg(g, v)?;
                             let fits = view.ty.elem == rt.elem
                                 && view.ty.ndims == rt.ndims
@@ -168,7 +164,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                                     format!("return of `{name}` ({}) as {rt}", view.ty),
                                 ));
                             }
-                            stores.push(view.desc.into());
+                            stores.push(Out::Array(view));
                         }
                         rt => {
                             let val = self.expr(g, v)?;
@@ -177,12 +173,19 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                                     self.type_err(g, format!("return of {} as {rt}", val.ty))
                                 );
                             }
-                            stores.push(self.reg_to_mem(val)?);
+                            stores.push(Out::Scalar(self.reg_to_mem(val)?));
                         }
                     }
                 }
                 for (k, m) in stores.into_iter().enumerate() {
-                    self.builder.build_store(g.outs[k], m)?;
+                    match m {
+                        Out::Scalar(v) => {
+                            self.builder.build_store(g.outs[k], v)?;
+                        }
+                        // The caller's descriptor buffer receives the array's data
+                        // pointer, dims and strides (the view may live in this frame).
+                        Out::Array(view) => self.store_desc(g.outs[k], &view)?,
+                    }
                 }
                 self.return_ok(g)?;
                 Ok(())
