@@ -221,7 +221,7 @@ impl CallFrame {
                 ..a.clone()
             }) as usize;
             let end = base + buf.len() * size;
-            if data >= base && data <= end && (data - base) % size == 0 {
+            if data >= base && data <= end && (data - base).is_multiple_of(size) {
                 let dims: Vec<usize> = dims
                     .iter()
                     .map(|d| usize::try_from(*d).map_err(|_| lost()))
