@@ -3,12 +3,21 @@
 //! place.
 //!
 //! - `abi`: the repr(C) structures shared with generated code and the run-time helpers.
-//! - `codegen`: VRIR -> LLVM IR.
-//! - `jit`: host attributes, -O2, the execution engine.
-//! - `marshal`: run-time values <-> entry-wrapper arguments.
+//! - `codegen`: VRIR -> LLVM IR (`i32 f(ctx, outs..., params...)` per function, plus an
+//!   entry wrapper; errors are recorded in `ctx` and propagated as a status, never by
+//!   unwinding).
+//! - `jit`: host CPU attributes, the `default<O2>` pipeline, MCJIT.
+//! - `marshal`: run-time values <-> entry-wrapper arguments and results.
+//! - `libm`, `callgraph`: math symbols mapped by address; recursion detection.
 //!
-//! First increment: scalar code, calls, control flow and element access to array
-//! parameters. Everything else is reported as `ErrorKind::Unsupported` at compile time.
+//! First increment: scalar code of bool/i32/i64/f32/f64, calls (recursion, several
+//! results), control flow, loops over literal ranges and domains (parfor runs serially),
+//! element reads and writes of arrays handed in (any layout, `:neg`, `:flat`,
+//! `:nocheck`), array locals that refer to them, `:view` slices with scalar and range
+//! indices, and array results that are views of the arguments. Everything that creates
+//! an array (allocation, copies, array operators, gathers, reductions, map), complex
+//! numbers, tuples as values and atomics are reported as `ErrorKind::Unsupported` at
+//! compile time. Run-time errors equal the interpreter's, field for field.
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location
 // field); boxing it only here would make the cpu backend's API differ from the others'.
@@ -78,6 +87,7 @@ pub fn compile(m: &Module) -> VrResult<CompiledModule> {
 
 /// LLVM IR of `m` before optimization and without host-specific attributes.
 pub fn emit_llvm_ir(m: &Module) -> VrResult<String> {
+    crate::vrir::verify::verify_module(m)?;
     jit::emit_ir(m)
 }
 
