@@ -1287,3 +1287,35 @@ fn array_results_are_views_of_the_arguments() {
         (ErrorKind::OutOfBounds, Some(3), Some(2), Some(0))
     );
 }
+
+#[test]
+fn array_variables_hold_references_not_shared_descriptors() {
+    // prev keeps the previous iteration's view after cur moves on; a helper's array
+    // result is assigned like any array.
+    let src = "(module refs :index-base 0
+      (function ident ((x f64[1,strided])) (f64[1,strided])
+        (locals)
+        (return x))
+      (function f ((B f64[2,row])) (f64)
+        (locals (i i64) (prev f64[1,strided]) (cur f64[1,strided]) (s f64) (r f64[1,strided]))
+        (set s 0.0)
+        (for (i) (range 0 (- (dim B 0) 1))
+          (block
+            (if (> i 0) (block (set prev cur)))
+            (set cur (index B i : :view))
+            (if (> i 0) (block (set s (+ (* s 100.0) (- (index cur 0) (index prev 0))))))))
+        (set r (call ident prev))
+        (return (+ s (index r 1)))))";
+    let m = compile(src);
+    // B = [[1, 2], [10, 20], [100, 200]]: differences of first columns 9 and 90; prev is
+    // row 1 at the end, its element 1 is 20.
+    let b = f64_array(
+        vec![3, 2],
+        Layout::Row,
+        &[1.0, 2.0, 10.0, 20.0, 100.0, 200.0],
+    );
+    assert_eq!(
+        scalar(&one(m.call("f", vec![Value::Array(b)]))),
+        Scalar::F64(900.0 + 90.0 + 20.0)
+    );
+}

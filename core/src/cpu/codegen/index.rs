@@ -44,11 +44,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     .build_load(self.cx.bool_type(), assigned, "")?
                     .into_int_value();
                 self.check(g, ok, ErrorCode::Unassigned, Some(name), None)?;
-                let desc = self
-                    .builder
-                    .build_load(self.ptr_type(), ptr, name)?
-                    .into_pointer_value();
-                self.load_desc(desc, ty, name)
+                self.load_desc(ptr, ty, name)
             }
             Some(Slot::Scalar { .. }) => {
                 Err(self.type_err(g, format!("array operation on scalar `{name}`")))
@@ -243,7 +239,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// A `:view` slice with scalar and range indices (missing trailing indices are full
-    /// ranges): a new descriptor in this function's frame over the same storage.
+    /// ranges) over the same storage, for an assignment to copy into its target.
     /// Positions, steps and bounds errors as in the interpreter's `resolve`.
     pub(crate) fn view_slice(
         &mut self,
@@ -251,7 +247,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         array: &Expr,
         indices: &[Expr],
         flags: IndexFlags,
-    ) -> VrResult<PointerValue<'ctx>> {
+    ) -> VrResult<ArrayView<'ctx>> {
         let (src, name) = self.array_arg(g, array)?;
         let n = src.dims.len();
         let d = indices.len();
@@ -428,42 +424,18 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
             }
         }
-        // The new descriptor: { data, dims, strides } plus its two vectors, in the frame.
-        let i64t = self.cx.i64_type();
-        let ptr = self.ptr_type();
-        let m = dims.len().max(1) as u32;
-        let desc = g
-            .alloca_builder
-            .build_alloca(ptr.array_type(3), &format!("{name}.view"))?;
-        let dims_a = g
-            .alloca_builder
-            .build_alloca(i64t.array_type(m), "view.dims")?;
-        let strides_a = g
-            .alloca_builder
-            .build_alloca(i64t.array_type(m), "view.strides")?;
         let elem_ty = self.mem_type(src.ty.elem, &g.f.name)?;
         let data = unsafe { self.builder.build_gep(elem_ty, src.data, &[offset], "")? };
-        for (k, (dk, sk)) in dims.iter().zip(&strides).enumerate() {
-            let kk = i64t.const_int(k as u64, false);
-            let dp = unsafe { self.builder.build_in_bounds_gep(i64t, dims_a, &[kk], "")? };
-            self.builder.build_store(dp, *dk)?;
-            let sp = unsafe {
-                self.builder
-                    .build_in_bounds_gep(i64t, strides_a, &[kk], "")?
-            };
-            self.builder.build_store(sp, *sk)?;
-        }
-        for (k, v) in [data, dims_a, strides_a].into_iter().enumerate() {
-            let f = unsafe {
-                self.builder.build_in_bounds_gep(
-                    ptr,
-                    desc,
-                    &[i64t.const_int(k as u64, false)],
-                    "",
-                )?
-            };
-            self.builder.build_store(f, v)?;
-        }
-        Ok(desc)
+        let ty =
+            crate::vrir::types::ArrayType::new(src.ty.elem, dims.len() as u32, Layout::Strided);
+        // No descriptor of its own: the assignment copies it into the target's.
+        let desc = self.ptr_type().const_null();
+        Ok(ArrayView {
+            ty,
+            desc,
+            data,
+            dims,
+            strides,
+        })
     }
 }

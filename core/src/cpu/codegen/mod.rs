@@ -84,8 +84,9 @@ pub(crate) enum Slot<'ctx> {
     /// An array parameter: its descriptor's fields, loaded once at entry (a descriptor
     /// does not change during a call).
     Array(ArrayView<'ctx>),
-    /// An array local: a stack slot holding a pointer to the descriptor of the array it
-    /// refers to (arrays are references), with its "assigned" flag.
+    /// An array local: a descriptor of its own in the frame (with room for its dims and
+    /// strides) into which every assignment copies the array it refers to (arrays are
+    /// references: only the descriptor is copied), with its "assigned" flag.
     ArrayVar {
         ty: ArrayType,
         ptr: PointerValue<'ctx>,
@@ -134,9 +135,6 @@ pub(crate) struct FnGen<'ctx, 'm> {
     pub alloca_builder: Builder<'ctx>,
     /// `ctx->depth` on entry, stored back on every normal return.
     pub depth_in: IntValue<'ctx>,
-    /// Array locals assigned a view (whose descriptor lives in this function's frame,
-    /// so they cannot be returned in this increment).
-    pub view_vars: std::collections::HashSet<String>,
 }
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
@@ -344,9 +342,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             line: None,
             alloca_builder,
             depth_in,
-            view_vars: Default::default(),
         };
-        stmt::view_targets(&f.body, &mut g.view_vars);
         // Allocas first, then the initialisation code, so all allocas stay at the top.
         let first_param = 1 + f.results.len();
         let mut inits = Vec::new();
@@ -392,7 +388,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
                 Type::Array(a) => {
                     self.reg_type(a.elem, &f.name)?;
-                    let ptr = self.builder.build_alloca(self.ptr_type(), &l.name)?;
+                    let ptr = self.desc_buffer(&self.builder, &self.builder, a.ndims, &l.name)?;
                     let flag = self
                         .builder
                         .build_alloca(self.cx.bool_type(), &format!("{}.assigned", l.name))?;
@@ -543,6 +539,28 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             dims,
             strides,
         })
+    }
+
+    /// A descriptor in the frame with room for `ndims` dims and strides: allocas through
+    /// `alloc`, the two vector pointers stored through `init`.
+    pub(crate) fn desc_buffer(
+        &self,
+        alloc: &Builder<'ctx>,
+        init: &Builder<'ctx>,
+        ndims: u32,
+        name: &str,
+    ) -> VrResult<PointerValue<'ctx>> {
+        let ptr = self.ptr_type();
+        let i64t = self.cx.i64_type();
+        let desc = alloc.build_alloca(ptr.array_type(3), name)?;
+        let dims = alloc.build_alloca(i64t.array_type(ndims.max(1)), "dims")?;
+        let strides = alloc.build_alloca(i64t.array_type(ndims.max(1)), "strides")?;
+        for (k, v) in [(1u64, dims), (2u64, strides)] {
+            let f =
+                unsafe { init.build_in_bounds_gep(ptr, desc, &[i64t.const_int(k, false)], "")? };
+            init.build_store(f, v)?;
+        }
+        Ok(desc)
     }
 
     /// Write a view into a descriptor whose `dims` and `strides` point to storage of the

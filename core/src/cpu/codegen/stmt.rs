@@ -9,41 +9,18 @@ use crate::vrir::types::{ArrayType, Layout, ScalarType, Type};
 use inkwell::values::{BasicMetadataValueEnum, IntValue, PointerValue, ValueKind};
 use inkwell::IntPredicate;
 
+/// One result of a call.
+pub(crate) enum CallOut<'ctx> {
+    Scalar(Val<'ctx>),
+    Array(super::ArrayView<'ctx>),
+}
+
 /// One evaluated loop range: first value, step, and index of the last iteration.
 struct LoopRange<'ctx> {
     start: IntValue<'ctx>,
     step: IntValue<'ctx>,
     last: IntValue<'ctx>,
     nonempty: IntValue<'ctx>,
-}
-
-/// Array locals assigned a `:view` anywhere in `stmts`. Their descriptor lives in the
-/// frame and is rewritten by each view assignment, so this increment neither copies them
-/// into other variables nor returns them (either would alias a later view).
-pub(crate) fn view_targets(stmts: &[Stmt], out: &mut std::collections::HashSet<String>) {
-    for s in stmts {
-        match &s.kind {
-            StmtKind::Assign {
-                targets,
-                value: Expr::Index { flags, .. },
-            } if flags.view => {
-                if let [LValue::Var { name }] = targets.as_slice() {
-                    out.insert(name.clone());
-                }
-            }
-            StmtKind::Block(b) => view_targets(&b.stmts, out),
-            StmtKind::If { then, els, .. } => {
-                view_targets(&then.stmts, out);
-                if let Some(e) = els {
-                    view_targets(&e.stmts, out);
-                }
-            }
-            StmtKind::For { body, .. }
-            | StmtKind::Parfor { body, .. }
-            | StmtKind::While { body, .. } => view_targets(&body.stmts, out),
-            _ => {}
-        }
-    }
 }
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
@@ -281,7 +258,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         Ok(())
     }
 
-    /// `(set b a)` for an array local `b`: b now refers to a's array (no copy).
+    /// `(set b a)` for an array local `b`: b now refers to a's array (its descriptor is
+    /// copied into b's, the elements are not), likewise for a view or a call's result.
     fn assign_array(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
@@ -298,22 +276,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         } = value
         {
             if flags.view {
-                let desc = self.view_slice(g, array, indices, *flags)?;
-                self.builder.build_store(ptr, desc)?;
+                let view = self.view_slice(g, array, indices, *flags)?;
+                self.store_desc(ptr, &view)?;
                 self.builder
                     .build_store(assigned, self.cx.bool_type().const_all_ones())?;
                 return Ok(());
             }
         }
-        if let Expr::Var { name: src } = value {
-            if g.view_vars.contains(src) {
-                return Err(unsupported(
-                    &format!("copy of the view `{src}` into `{name}`"),
-                    &g.f.name,
-                ));
+        let (view, src) = match value {
+            Expr::Call { func, args } => {
+                let mut outs = self.call_any(g, func, args)?;
+                match (outs.len(), outs.pop()) {
+                    (1, Some(CallOut::Array(v))) => (v, format!("(call {func})")),
+                    _ => {
+                        return Err(self
+                            .type_err(g, format!("call of `{func}` assigned to array `{name}`")))
+                    }
+                }
             }
-        }
-        let (view, src) = self.array_arg(g, value)?;
+            _ => self.array_arg(g, value)?,
+        };
         let ok_type = view.ty.elem == ty.elem
             && view.ty.ndims == ty.ndims
             && (ty.layout == Layout::Strided || view.ty.layout == ty.layout);
@@ -323,7 +305,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 format!("assignment of `{src}` ({}) to `{name}` ({ty})", view.ty),
             ));
         }
-        self.builder.build_store(ptr, view.desc)?;
+        self.store_desc(ptr, &view)?;
         self.builder
             .build_store(assigned, self.cx.bool_type().const_all_ones())?;
         Ok(())
@@ -337,6 +319,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         func: &str,
         args: &[Expr],
     ) -> VrResult<Vec<Val<'ctx>>> {
+        let outs = self.call_any(g, func, args)?;
+        outs.into_iter()
+            .map(|o| match o {
+                CallOut::Scalar(v) => Ok(v),
+                CallOut::Array(_) => Err(unsupported(
+                    &format!("use of an array result of `{func}` other than assigning it to an array variable"),
+                    &g.f.name,
+                )),
+            })
+            .collect()
+    }
+
+    /// Call a module function; its results, arrays included (as views that an
+    /// assignment copies into a variable's descriptor).
+    pub(crate) fn call_any(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        func: &str,
+        args: &[Expr],
+    ) -> VrResult<Vec<CallOut<'ctx>>> {
         let callee = self
             .vm
             .function(func)
@@ -346,16 +348,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
         let mut outs = Vec::new();
         for r in &callee.results {
-            let t = r.as_scalar().ok_or_else(|| {
-                unsupported(
-                    &format!("call of `{func}`, which returns `{r}`,"),
-                    &g.f.name,
-                )
-            })?;
-            let slot = g
-                .alloca_builder
-                .build_alloca(self.mem_type(t, &g.f.name)?, "ret")?;
-            outs.push((slot, t));
+            let (slot, kind) = match r {
+                Type::Scalar { elem } => {
+                    let slot = g
+                        .alloca_builder
+                        .build_alloca(self.mem_type(*elem, &g.f.name)?, "ret")?;
+                    (slot, Ok(*elem))
+                }
+                Type::Array(at) => {
+                    let slot =
+                        self.desc_buffer(&g.alloca_builder, &self.builder, at.ndims, "ret")?;
+                    (slot, Err(*at))
+                }
+                other => {
+                    return Err(unsupported(
+                        &format!("call of `{func}`, which returns `{other}`,"),
+                        &g.f.name,
+                    ))
+                }
+            };
+            outs.push((slot, kind));
         }
         let mut call_args: Vec<BasicMetadataValueEnum> = vec![g.ctx_ptr.into()];
         call_args.extend(outs.iter().map(|(p, _)| BasicMetadataValueEnum::from(*p)));
@@ -441,14 +453,19 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         self.builder.build_return(Some(&status))?;
         self.builder.position_at_end(ok_bb);
         let mut vals = Vec::new();
-        for (p, t) in outs {
-            let raw = self
-                .builder
-                .build_load(self.mem_type(t, &g.f.name)?, p, "")?;
-            vals.push(Val {
-                v: self.mem_to_reg(raw, t)?,
-                ty: t,
-            });
+        for (p, kind) in outs {
+            match kind {
+                Ok(t) => {
+                    let raw = self
+                        .builder
+                        .build_load(self.mem_type(t, &g.f.name)?, p, "")?;
+                    vals.push(CallOut::Scalar(Val {
+                        v: self.mem_to_reg(raw, t)?,
+                        ty: t,
+                    }));
+                }
+                Err(at) => vals.push(CallOut::Array(self.load_desc(p, at, func)?)),
+            }
         }
         Ok(vals)
     }
