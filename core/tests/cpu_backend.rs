@@ -1319,3 +1319,29 @@ fn array_variables_hold_references_not_shared_descriptors() {
         Scalar::F64(900.0 + 90.0 + 20.0)
     );
 }
+
+#[test]
+fn multiple_results_mix_arrays_and_scalars() {
+    let src = "(module mixed :index-base 1
+      (function tail ((x f64[1,col])) (f64[1,strided] i64)
+        (locals (t f64[1,strided]))
+        (set t (index x (range 2 _) :view))
+        (return t (len t)))
+      (function f ((x f64[1,col])) (f64)
+        (locals (t f64[1,strided]) (n i64))
+        (mset (t n) (call tail x))
+        (return (+ (index t n) (cast f64 n)))))";
+    let m = compile(src);
+    let x = f64_array(vec![4], Layout::Col, &[1.0, 2.0, 3.0, 4.0]);
+    // tail = [2, 3, 4], n = 3: t(3) + 3 == 7
+    assert_eq!(
+        scalar(&one(m.call("f", vec![Value::Array(x.clone())]))),
+        Scalar::F64(7.0)
+    );
+    let r = m.call("tail", vec![Value::Array(x)]).unwrap();
+    assert!(r[0].same(&Value::Array(f64_array(
+        vec![3],
+        Layout::Strided,
+        &[2.0, 3.0, 4.0]
+    ))));
+}

@@ -216,14 +216,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             }
         }
         let vals = if targets.len() == 1 {
-            vec![self.expr(g, value)?]
+            vec![CallOut::Scalar(self.expr(g, value)?)]
         } else {
             match value {
-                Expr::Call { func, args } => self.call(g, func, args)?,
+                Expr::Call { func, args } => self.call_any(g, func, args)?,
                 Expr::Tuple { items } => {
                     let mut v = Vec::new();
                     for i in items {
-                        v.push(self.expr(g, i)?);
+                        v.push(CallOut::Scalar(self.expr(g, i)?));
                     }
                     v
                 }
@@ -246,13 +246,43 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ));
         }
         for (t, v) in targets.iter().zip(vals) {
-            match t {
-                LValue::Var { name } => self.store_var(g, name, v)?,
-                LValue::Index {
-                    array,
-                    indices,
-                    flags,
-                } => self.index_write(g, array, indices, *flags, v)?,
+            match (t, v) {
+                (LValue::Var { name }, CallOut::Scalar(v)) => self.store_var(g, name, v)?,
+                (
+                    LValue::Index {
+                        array,
+                        indices,
+                        flags,
+                    },
+                    CallOut::Scalar(v),
+                ) => self.index_write(g, array, indices, *flags, v)?,
+                (LValue::Var { name }, CallOut::Array(view)) => match g.vars.get(name) {
+                    Some(Slot::ArrayVar { ty, ptr, assigned }) => {
+                        let (ty, ptr, assigned) = (*ty, *ptr, *assigned);
+                        let fits = view.ty.elem == ty.elem
+                            && view.ty.ndims == ty.ndims
+                            && (ty.layout == Layout::Strided || view.ty.layout == ty.layout);
+                        if !fits {
+                            return Err(self
+                                .type_err(g, format!("array result assigned to `{name}` ({ty})")));
+                        }
+                        self.store_desc(ptr, &view)?;
+                        self.builder
+                            .build_store(assigned, self.cx.bool_type().const_all_ones())?;
+                    }
+                    _ => {
+                        return Err(unsupported(
+                            &format!("array result assigned to `{name}`"),
+                            &g.f.name,
+                        ))
+                    }
+                },
+                (LValue::Index { array, .. }, CallOut::Array(_)) => {
+                    return Err(unsupported(
+                        &format!("array result stored into elements of `{array}`"),
+                        &g.f.name,
+                    ))
+                }
             }
         }
         Ok(())
