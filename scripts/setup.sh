@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what Velociraptor needs on Debian 12 and build it. Safe to run again: apt is
 # touched only when a package is missing. Needs root (or sudo) only for that step.
+# `--no-build` stops after the system packages (CI uses it before the tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +43,9 @@ if ! command -v cargo >/dev/null; then
   exit 1
 fi
 
+if [ "${1:-}" = "--no-build" ]; then
+  exit 0
+fi
 echo "setup: building ($(cargo --version))"
 cargo build --workspace --release
 echo "setup: done; try: bash scripts/demo.sh"

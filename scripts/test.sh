@@ -11,6 +11,7 @@ cargo test --workspace --locked --no-fail-fast
 cargo build --locked --quiet -p velociraptor --bin vr
 if [ -d tests/vrir ]; then
   target/debug/vr test tests/vrir --backend interp
+  target/debug/vr test tests/vrir --backend cpu
 else
   echo "note: tests/vrir does not exist yet"
 fi

@@ -19,7 +19,8 @@ use std::str::FromStr;
 pub enum Backend {
     /// The reference interpreter: the semantic oracle.
     Interp,
-    /// LLVM-compiled code, serial.
+    /// LLVM-compiled code, serial (first increment: scalar code and element access to
+    /// arrays handed in; other constructs fail to compile as `Unsupported`).
     Cpu,
     /// LLVM-compiled code with parfor on a thread pool.
     CpuPar,
@@ -51,7 +52,7 @@ impl Backend {
 
     /// Whether this build can run code on this backend at all.
     pub fn exists(self) -> bool {
-        matches!(self, Backend::Interp | Backend::Auto)
+        matches!(self, Backend::Interp | Backend::Cpu | Backend::Auto)
     }
 
     /// The concrete backends (not `Auto`) that exist in this build: the ones every
@@ -123,7 +124,8 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
     lookup(m, func)?;
     match backend {
         Backend::Interp | Backend::Auto => crate::interp::run(m, func, args),
-        Backend::Cpu | Backend::CpuPar | Backend::Gpu => Err(backend.missing()),
+        Backend::Cpu => crate::cpu::compile(m)?.call(func, args),
+        Backend::CpuPar | Backend::Gpu => Err(backend.missing()),
     }
 }
 
@@ -213,7 +215,7 @@ mod tests {
             index_base: 0,
             functions: vec![],
         };
-        for b in [Backend::Cpu, Backend::CpuPar, Backend::Gpu] {
+        for b in [Backend::CpuPar, Backend::Gpu] {
             let e = execute(b, &m, "f", vec![]).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Unsupported);
             assert_eq!(
@@ -221,7 +223,7 @@ mod tests {
                 format!("unsupported: backend `{}` does not exist yet", b.name())
             );
         }
-        assert_eq!(Backend::available(), vec![Backend::Interp]);
+        assert_eq!(Backend::available(), vec![Backend::Interp, Backend::Cpu]);
     }
 
     #[test]

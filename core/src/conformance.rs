@@ -7,6 +7,7 @@
 //! and what was expected against what happened.
 
 use crate::backend::{self, Backend};
+use crate::runtime::error::ErrorKind;
 use crate::runtime::value::{Scalar, Value};
 use crate::vrir::ast::Module;
 use crate::vrir::verify;
@@ -61,6 +62,9 @@ pub struct Case {
 pub struct Spec {
     /// Where the expected values come from (`; expected: numpy`), if the file says.
     pub expected_from: Option<String>,
+    /// `; only: interp`: the cases hold on these backends alone (others skip them), for
+    /// behaviour the semantics leave undefined in compiled code.
+    pub only: Option<Vec<String>>,
     pub cases: Vec<Case>,
     /// Directive lines that could not be read: (line, message).
     pub malformed: Vec<(usize, String)>,
@@ -82,6 +86,10 @@ pub fn parse_spec(src: &str) -> Spec {
         let directive = match key.trim() {
             "expected" => {
                 spec.expected_from = Some(rest.to_string());
+                continue;
+            }
+            "only" => {
+                spec.only = Some(rest.split_whitespace().map(str::to_string).collect());
                 continue;
             }
             "run" => parse_run(rest),
@@ -245,17 +253,28 @@ pub struct CaseResult {
     pub line: usize,
     /// The directive as written, e.g. `run dot([1.0], [2.0])`.
     pub label: String,
-    /// `None` when the case passed; otherwise what went wrong.
-    pub failure: Option<String>,
+    pub outcome: Outcome,
+}
+
+/// What became of one case.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Pass,
+    /// What went wrong.
+    Fail(String),
+    /// Why the case does not apply to this backend (a construct it does not compile
+    /// yet, or behaviour the semantics leave undefined there). Never counted as passed.
+    Skip(String),
 }
 
 impl fmt::Display for CaseResult {
     /// `tests/vrir/dot.vrir:3: run dot([1.0], [2.0]): expected 2.0, got 3.0`
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}: {}", self.file.display(), self.line, self.label)?;
-        match &self.failure {
-            None => f.write_str(": ok"),
-            Some(why) => write!(f, ": {why}"),
+        match &self.outcome {
+            Outcome::Pass => f.write_str(": ok"),
+            Outcome::Fail(why) => write!(f, ": {why}"),
+            Outcome::Skip(why) => write!(f, ": skipped: {why}"),
         }
     }
 }
@@ -269,17 +288,27 @@ pub struct Report {
 
 impl Report {
     pub fn passed(&self) -> usize {
-        self.cases.iter().filter(|c| c.failure.is_none()).count()
+        self.cases.iter().filter(|c| c.outcome == Outcome::Pass).count()
     }
     pub fn failed(&self) -> usize {
-        self.cases.len() - self.passed()
+        self.failures().count()
+    }
+    pub fn skipped(&self) -> usize {
+        self.skips().count()
     }
     pub fn failures(&self) -> impl Iterator<Item = &CaseResult> {
-        self.cases.iter().filter(|c| c.failure.is_some())
+        self.cases.iter().filter(|c| matches!(c.outcome, Outcome::Fail(_)))
     }
-    /// `N passed, M failed`
+    pub fn skips(&self) -> impl Iterator<Item = &CaseResult> {
+        self.cases.iter().filter(|c| matches!(c.outcome, Outcome::Skip(_)))
+    }
+    /// `N passed, M failed`, with `, K skipped` when any were.
     pub fn summary(&self) -> String {
-        format!("{} passed, {} failed", self.passed(), self.failed())
+        let mut line = format!("{} passed, {} failed", self.passed(), self.failed());
+        if self.skipped() > 0 {
+            line.push_str(&format!(", {} skipped", self.skipped()));
+        }
+        line
     }
 }
 
@@ -337,7 +366,7 @@ fn file_failure(path: &Path, why: String) -> CaseResult {
         file: path.to_path_buf(),
         line: 1,
         label: "file".into(),
-        failure: Some(why),
+        outcome: Outcome::Fail(why),
     }
 }
 
@@ -359,7 +388,7 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
             file: path.to_path_buf(),
             line: *line,
             label: "directive".into(),
-            failure: Some(format!("cannot read directive: {msg}")),
+            outcome: Outcome::Fail(format!("cannot read directive: {msg}")),
         })
         .collect();
     if spec.cases.is_empty() {
@@ -373,6 +402,11 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
     let verified = parsed.as_ref().map_err(|e| e.clone()).and_then(|m| {
         guard(|| verify::verify_module(m)).and_then(|r| r.map_err(|e| e.to_string()))
     });
+    let excluded = spec
+        .only
+        .as_ref()
+        .filter(|only| !only.iter().any(|b| b == backend.name()))
+        .map(|only| format!("the file's cases hold on {} only", only.join(", ")));
     for case in &spec.cases {
         let (label, failure) = match &case.directive {
             Directive::ParseError { substring } => {
@@ -413,11 +447,19 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
                 (format!("error {call}"), failure)
             }
         };
+        let outcome = match (failure, &excluded) {
+            (_, Some(why)) if matches!(case.directive, Directive::Run { .. } | Directive::Error { .. }) => {
+                Outcome::Skip(why.clone())
+            }
+            (None, _) => Outcome::Pass,
+            (Some(why), _) if why.starts_with(UNSUPPORTED) => Outcome::Skip(why),
+            (Some(why), _) => Outcome::Fail(why),
+        };
         results.push(CaseResult {
             file: path.to_path_buf(),
             line: case.line,
             label,
-            failure,
+            outcome,
         });
     }
     results
@@ -452,9 +494,18 @@ fn call(m: &Module, call: &Call, backend: Backend) -> Result<Result<Vec<Value>, 
         .collect::<Result<Vec<_>, _>>()?;
     let args =
         backend::args_from_json_items(f, &items).map_err(|e| format!("bad arguments: {e}"))?;
-    Ok(guard(|| backend::execute(backend, m, &call.func, args))
-        .and_then(|r| r.map_err(|e| e.to_string())))
+    Ok(guard(|| backend::execute(backend, m, &call.func, args)).and_then(|r| {
+        r.map_err(|e| match e.kind {
+            // A compiled backend that cannot handle a construct yet says so at compile
+            // time; the case is skipped (and counted), not passed.
+            ErrorKind::Unsupported if backend != Backend::Interp => format!("{UNSUPPORTED}{e}"),
+            _ => e.to_string(),
+        })
+    }))
 }
+
+/// Marks a message as "this backend does not compile this yet".
+const UNSUPPORTED: &str = "unsupported here: ";
 
 const PANICKED: &str = "panicked: ";
 
@@ -502,8 +553,13 @@ fn check_run(
                 .map_err(|e| format!("expected value `{text}` is not a {ty}: {}", e.message))
         })
         .collect::<Result<_, _>>()?;
-    let got =
-        call(m, c, backend)?.map_err(|e| format!("expected {}, got error `{e}`", show(&want)))?;
+    let got = call(m, c, backend)?.map_err(|e| {
+        if e.starts_with(UNSUPPORTED) {
+            e
+        } else {
+            format!("expected {}, got error `{e}`", show(&want))
+        }
+    })?;
     let agree = got.len() == want.len()
         && got
             .iter()
@@ -527,6 +583,7 @@ fn check_error(m: &Module, c: &Call, substring: &str, backend: Backend) -> Resul
             "expected an error containing `{substring}`, got {}",
             show(&got)
         )),
+        Err(e) if e.starts_with(UNSUPPORTED) => Err(e),
         Err(e) => mismatch(substring, &e, "run-time error").map_or(Ok(()), Err),
     }
 }
@@ -671,12 +728,12 @@ mod tests {
         );
         assert_eq!(r.len(), 1);
         assert!(
-            r[0].failure.as_deref().unwrap().starts_with("no run lines"),
+            failure(&r[0]).starts_with("no run lines"),
             "{r:?}"
         );
         assert_eq!(
             r[0].to_string(),
-            format!("x.vrir:1: file: {}", r[0].failure.as_deref().unwrap())
+            format!("x.vrir:1: file: {}", failure(&r[0]))
         );
     }
 
@@ -698,11 +755,11 @@ mod tests {
     fn parse_error_cases_check_the_message() {
         let src = "; parse-error: unexpected\n(module m :index-base 0) )\n";
         let r = run_source(Path::new("p.vrir"), src, Backend::Interp);
-        assert_eq!(r[0].failure, None, "{r:?}");
+        assert_eq!(r[0].outcome, Outcome::Pass, "{r:?}");
         let src = "; parse-error: no such words\n(module m :index-base 0) )\n";
         let r = run_source(Path::new("p.vrir"), src, Backend::Interp);
         assert!(
-            r[0].failure.as_deref().unwrap().starts_with(
+            failure(&r[0]).starts_with(
                 "expected a parse error containing `no such words`, got `parse error: line 2"
             ),
             "{r:?}"
@@ -710,8 +767,26 @@ mod tests {
         let src = "; parse-error: x\n(module m :index-base 0)\n";
         let r = run_source(Path::new("p.vrir"), src, Backend::Interp);
         assert_eq!(
-            r[0].failure.as_deref(),
-            Some("expected a parse error containing `x`, but the module parsed")
+            failure(&r[0]),
+            "expected a parse error containing `x`, but the module parsed"
         );
+    }
+
+    fn failure(r: &CaseResult) -> &str {
+        match &r.outcome {
+            Outcome::Fail(why) => why,
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn only_restricts_run_cases_to_the_named_backends() {
+        let src = "; only: interp\n; error: f(1) => out of bounds\n(module m :index-base 0 (function f ((x i64)) (i64) (locals) (return x)))\n";
+        let spec = parse_spec(src);
+        assert_eq!(spec.only, Some(vec!["interp".to_string()]));
+        let r = run_source(Path::new("o.vrir"), src, Backend::Cpu);
+        assert_eq!(r[0].outcome, Outcome::Skip("the file's cases hold on interp only".into()));
+        let r = run_source(Path::new("o.vrir"), src, Backend::Interp);
+        assert!(matches!(r[0].outcome, Outcome::Fail(_)), "{r:?}");
     }
 }

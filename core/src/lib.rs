@@ -3,6 +3,7 @@
 
 pub mod backend;
 pub mod conformance;
+pub mod cpu;
 pub mod interp;
 pub mod runtime;
 pub mod vrir;

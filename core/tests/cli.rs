@@ -135,7 +135,7 @@ fn unknown_backend_is_a_usage_error_naming_the_choices() {
 #[test]
 fn backends_that_do_not_exist_yet_fail_with_exit_1() {
     let args = r#"--args=[[0.0, 1.0], [2.0, 3.0], 0.0]"#;
-    for b in ["cpu", "cpu-par", "gpu"] {
+    for b in ["cpu-par", "gpu"] {
         let o = vr(&["run", NBODY, "accel", args, "--backend", b]);
         assert_eq!(o.status.code(), Some(1));
         assert_eq!(
@@ -149,6 +149,17 @@ fn backends_that_do_not_exist_yet_fail_with_exit_1() {
             format!("error: unsupported: backend `{b}` does not exist yet\n")
         );
     }
+}
+
+#[test]
+fn the_cpu_backend_names_what_it_does_not_compile_yet() {
+    let args = r#"--args=[[0.0, 1.0], [2.0, 3.0], 0.0]"#;
+    let o = vr(&["run", NBODY, "accel", args, "--backend", "cpu"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: unsupported in accel: cpu backend: array allocation in function accel is not supported yet\n"
+    );
 }
 
 #[test]

@@ -12,6 +12,7 @@ use common::gen::{arguments, module_strategy, GTy, GenConfig};
 use proptest::prelude::*;
 use velociraptor::backend::{execute, Backend};
 use velociraptor::runtime::value::Value;
+use velociraptor::ErrorKind;
 use velociraptor::vrir::text::print_module;
 
 fn has_type(v: &Value, ty: GTy) -> bool {
@@ -47,6 +48,12 @@ fn run_entry(
     Ok((results, after))
 }
 
+/// A compiled backend that does not compile some construct yet says so at compile time:
+/// such a program is not compared (and never counted as agreeing).
+fn not_compiled_yet(backend: Backend, err: &str) -> bool {
+    backend != Backend::Interp && err.starts_with(ErrorKind::Unsupported.name())
+}
+
 fn all_same(a: &[Value], b: &[Value]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y))
 }
@@ -72,7 +79,10 @@ proptest! {
         prop_assert!(all_same(&results, &again) && all_same(&after, &after_again),
             "two runs differ: {} / {} vs {} / {}\n{}", show(&results), show(&after), show(&again), show(&after_again), text);
         for backend in Backend::available().into_iter().filter(|b| *b != Backend::Interp) {
-            let (got, got_after) = run_entry(backend, &g, &arg_tape).map_err(|e| context(format!("{backend}: {e}")))?;
+            let (got, got_after) = match run_entry(backend, &g, &arg_tape) {
+                Err(e) if not_compiled_yet(backend, &e) => continue,
+                other => other.map_err(|e| context(format!("{backend}: {e}")))?,
+            };
             prop_assert!(all_same(&got, &results) && all_same(&got_after, &after),
                 "{} gives {} (arguments after: {}) but interp gives {} (arguments after: {})\nargs: {}\n{}",
                 backend, show(&got), show(&got_after), show(&results), show(&after), args_json, text);

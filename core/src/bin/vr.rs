@@ -23,7 +23,9 @@ commands:
                                       run a function; --args is a JSON array with one
                                       item per parameter; prints the results as JSON
                                       (one value, an array of several, null for none)
-  vr test [PATH...] [--backend B]     run conformance files (default tests/vrir)
+  vr test [PATH...] [--backend B] [--verbose]
+                                      run conformance files (default tests/vrir);
+                                      --verbose lists skipped cases
   vr --help                           this text
   vr --version
 
@@ -238,7 +240,7 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
 }
 
 fn test(args: &[String]) -> Result<ExitCode, Failure> {
-    let o = Options::parse(args, &["--backend"], &[])?;
+    let o = Options::parse(args, &["--backend"], &["--verbose"])?;
     let backend = o.backend()?;
     if !backend.exists() {
         return Err(Failure::Error(format!(
@@ -253,6 +255,13 @@ fn test(args: &[String]) -> Result<ExitCode, Failure> {
     let report = conformance::run_paths(&paths, backend);
     for failure in report.failures() {
         println!("FAIL {failure}");
+    }
+    if o.has("--verbose") {
+        for skip in report.skips() {
+            println!("SKIP {skip}");
+        }
+    } else if report.skipped() > 0 {
+        println!("({} cases skipped on {backend}: constructs it does not compile yet; --verbose lists them)", report.skipped());
     }
     println!("{}", report.summary());
     Ok(if report.failed() == 0 {

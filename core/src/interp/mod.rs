@@ -307,7 +307,7 @@ pub(crate) fn internal(msg: impl Into<String>) -> VrError {
 
 /// Does `v` fit type `t`? Checks element type, rank, layout (a `strided` type accepts any
 /// layout), and that an array's window lies inside its buffer (so no access can panic).
-fn check_argument(v: &Value, t: &Type) -> Result<(), String> {
+pub(crate) fn check_argument(v: &Value, t: &Type) -> Result<(), String> {
     match (v, t) {
         (Value::Scalar(s), Type::Scalar { elem }) if s.ty() == *elem => Ok(()),
         (Value::Array(a), Type::Array(at)) => {

@@ -1,0 +1,335 @@
+//! The binary interface between Rust and generated code: `repr(C)` structures whose
+//! layout the code generator mirrors, and the `extern "C"` run-time helpers that
+//! generated code calls (mapped into the JIT by address, so no symbol lookup is needed).
+//!
+//! Calling convention of every generated internal function (see codegen):
+//! `i32 f(ptr ctx, ptr out_0, ..., <params>)`: scalars as LLVM scalars (bool as `i1`),
+//! arrays as `ptr` to [`ArrayDesc`]; results are written through the out pointers (bool
+//! as one byte); 0 means OK, non-zero that an error was recorded in `ctx`.
+
+use crate::runtime::error::{ErrorKind, VrError};
+use crate::vrir::types::ScalarType;
+
+/// One array argument as generated code sees it. `data` points at element (0, ..., 0);
+/// `dims` and `strides` hold one `i64` per dimension, strides counted in elements (they
+/// may be negative or zero). The descriptor and both vectors outlive the call.
+#[repr(C)]
+#[derive(Debug)]
+pub struct ArrayDesc {
+    pub data: *mut u8,
+    pub dims: *const i64,
+    pub strides: *const i64,
+}
+
+/// What went wrong, as the code generator encodes it in the `code` argument of
+/// [`vr_cpu_record_error`].
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    OutOfBounds = 1,
+    DivisionByZero = 2,
+    InvalidCast = 3,
+    ZeroStep = 4,
+    MissingReturn = 5,
+    Unassigned = 6,
+    NegativeExponent = 7,
+    RecursionTooDeep = 8,
+    ZeroStepIndex = 9,
+}
+
+impl ErrorCode {
+    pub fn from_i32(c: i32) -> Option<ErrorCode> {
+        use ErrorCode::*;
+        [
+            OutOfBounds,
+            DivisionByZero,
+            InvalidCast,
+            ZeroStep,
+            MissingReturn,
+            Unassigned,
+            NegativeExponent,
+            RecursionTooDeep,
+            ZeroStepIndex,
+        ]
+        .into_iter()
+        .find(|k| *k as i32 == c)
+    }
+}
+
+/// Nested calls allowed before "recursion too deep" (the interpreter's limit).
+pub const MAX_CALL_DEPTH: i64 = crate::interp::MAX_CALL_DEPTH as i64;
+
+/// Per-call context: the call depth and the first error recorded by generated code.
+/// Names point into constant strings of the compiled module, which outlives every call.
+/// Generated code reads and writes `depth` (offset 0) and nothing else.
+#[repr(C)]
+#[derive(Debug)]
+pub struct CallCtx {
+    /// Nesting depth of generated functions; each function increments it on entry.
+    pub depth: i64,
+    /// 0 while no error was recorded, else an [`ErrorCode`].
+    pub code: i32,
+    /// Source line, or -1.
+    pub line: i64,
+    pub index: i64,
+    pub bound: i64,
+    /// Dimension (0-based), or -1.
+    pub dim: i64,
+    pub function: *const u8,
+    pub function_len: usize,
+    /// Variable name (empty when none).
+    pub variable: *const u8,
+    pub variable_len: usize,
+    /// A constant text that completes the message: for out-of-bounds errors the shape of
+    /// the access (`S` a scalar index, `Rab` a range with start present a = 1, stop
+    /// present b = 1, comma-separated), whose values are in `note_values` (start, stop,
+    /// step of a range); for "recursion too deep" the callee's name.
+    pub note: *const u8,
+    pub note_len: usize,
+    /// Copied at record time: generated code keeps them in its frame, gone after return.
+    pub note_values: [i64; MAX_NOTE_VALUES],
+}
+
+/// Values of a note kept (3 per range index: enough for 10 dimensions).
+pub const MAX_NOTE_VALUES: usize = 32;
+
+/// How many values a note's shape names (see [`CallCtx::note`]).
+fn note_value_count(shape: &str) -> usize {
+    shape
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            let b = item.as_bytes();
+            if b[0] == b'S' {
+                1
+            } else {
+                1 + (b.get(1) == Some(&b'1')) as usize + (b.get(2) == Some(&b'1')) as usize
+            }
+        })
+        .sum()
+}
+
+impl Default for CallCtx {
+    fn default() -> Self {
+        CallCtx {
+            depth: 0,
+            code: 0,
+            line: -1,
+            index: 0,
+            bound: 0,
+            dim: -1,
+            function: std::ptr::null(),
+            function_len: 0,
+            variable: std::ptr::null(),
+            variable_len: 0,
+            note: std::ptr::null(),
+            note_len: 0,
+            note_values: [0; MAX_NOTE_VALUES],
+        }
+    }
+}
+
+impl CallCtx {
+    /// The recorded error as the interpreter would report it, or None. `index_base` is
+    /// the module's (for the range printed in out-of-bounds messages).
+    pub fn error(&self, index_base: u8) -> Option<VrError> {
+        let code = ErrorCode::from_i32(self.code)?;
+        // SAFETY: the pointers were recorded from the module's constant strings, which
+        // live as long as the compiled module that is running this call.
+        let text = |p: *const u8, n: usize| -> String {
+            if p.is_null() || n == 0 {
+                String::new()
+            } else {
+                String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(p, n) }).into_owned()
+            }
+        };
+        let function = text(self.function, self.function_len);
+        let note = text(self.note, self.note_len);
+        let variable = text(self.variable, self.variable_len);
+        let mut e = match code {
+            ErrorCode::OutOfBounds => {
+                let name = if variable.is_empty() {
+                    "array"
+                } else {
+                    variable.as_str()
+                };
+                let lo = index_base as i64;
+                let hi = self.bound + lo;
+                let access = self.show_access(&note);
+                let mut e = VrError::new(
+                    ErrorKind::OutOfBounds,
+                    format!(
+                        "{name}[{access}]: index {} out of bounds {lo}..{hi} in dimension {}",
+                        self.index, self.dim
+                    ),
+                );
+                e.index = Some(self.index);
+                e.bound = Some(self.bound);
+                e.dim = u32::try_from(self.dim).ok();
+                e
+            }
+            ErrorCode::DivisionByZero => {
+                VrError::new(ErrorKind::DivisionByZero, "division by zero")
+            }
+            ErrorCode::InvalidCast => {
+                // index: the value's f64 bits; bound / dim: source / target ScalarType.
+                let x = f64::from_bits(self.index as u64);
+                let ty = |k: i64| {
+                    ScalarType::ALL
+                        .get(k as usize)
+                        .copied()
+                        .unwrap_or(ScalarType::F64)
+                };
+                let (from, to) = (ty(self.bound), ty(self.dim));
+                let shown = if from == ScalarType::F32 {
+                    (x as f32).to_string()
+                } else {
+                    x.to_string()
+                };
+                VrError::runtime(format!(
+                    "invalid cast: {from} value {shown} does not fit {to}"
+                ))
+            }
+            ErrorCode::ZeroStep => VrError::runtime("zero step in a range"),
+            ErrorCode::ZeroStepIndex => VrError::runtime("zero step in a range index"),
+            ErrorCode::MissingReturn => {
+                VrError::runtime("missing return: the function ended without returning its results")
+            }
+            ErrorCode::Unassigned => {
+                VrError::runtime(format!("use of unassigned variable `{variable}`"))
+            }
+            ErrorCode::NegativeExponent => {
+                VrError::runtime(format!("negative integer exponent {} in pow", self.index))
+            }
+            ErrorCode::RecursionTooDeep => VrError::runtime(format!(
+                "recursion too deep: calling `{note}` would exceed {MAX_CALL_DEPTH} nested calls"
+            )),
+        };
+        if !variable.is_empty() {
+            e = e.with_variable(&variable);
+        }
+        Some(
+            e.with_function(&function)
+                .with_line(u32::try_from(self.line).ok()),
+        )
+    }
+}
+
+impl CallCtx {
+    /// The access as the program wrote it (`2, 0:_:-1`), from the note's shape and values,
+    /// formatted as the interpreter does.
+    fn show_access(&self, shape: &str) -> String {
+        let mut k = 0usize;
+        let mut next = || {
+            let v = self.note_values.get(k).copied().unwrap_or(0);
+            k += 1;
+            v
+        };
+        let mut items = Vec::new();
+        for item in shape.split(',').filter(|s| !s.is_empty()) {
+            let b = item.as_bytes();
+            if b[0] == b'S' {
+                items.push(next().to_string());
+            } else {
+                let start = (b.get(1) == Some(&b'1')).then(&mut next);
+                let stop = (b.get(2) == Some(&b'1')).then(&mut next);
+                let step = next();
+                let end = |x: Option<i64>| x.map_or("_".to_string(), |v| v.to_string());
+                items.push(if step == 1 {
+                    format!("{}:{}", end(start), end(stop))
+                } else {
+                    format!("{}:{}:{step}", end(start), end(stop))
+                });
+            }
+        }
+        items.join(", ")
+    }
+}
+
+/// Called by generated code when a run-time check fails. Keeps the first error only (a
+/// caller that propagates a failed status never records a second one, but be safe).
+///
+/// # Safety
+/// `ctx` is the [`CallCtx`] handed to the entry wrapper; the strings are constants of the
+/// compiled module.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn vr_cpu_record_error(
+    ctx: *mut CallCtx,
+    code: i32,
+    function: *const u8,
+    function_len: i64,
+    line: i64,
+    variable: *const u8,
+    variable_len: i64,
+    index: i64,
+    bound: i64,
+    dim: i64,
+    note: *const u8,
+    note_len: i64,
+    note_values: *const i64,
+) {
+    let Some(ctx) = ctx.as_mut() else { return };
+    if ctx.code != 0 {
+        return;
+    }
+    *ctx = CallCtx {
+        depth: ctx.depth,
+        code,
+        line,
+        index,
+        bound,
+        dim,
+        function,
+        function_len: function_len.max(0) as usize,
+        variable,
+        variable_len: variable_len.max(0) as usize,
+        note,
+        note_len: note_len.max(0) as usize,
+        note_values: [0; MAX_NOTE_VALUES],
+    };
+    if ctx.code == ErrorCode::OutOfBounds as i32 && !note.is_null() && !note_values.is_null() {
+        let shape = std::slice::from_raw_parts(note, ctx.note_len);
+        let n = note_value_count(std::str::from_utf8(shape).unwrap_or("")).min(MAX_NOTE_VALUES);
+        ctx.note_values[..n].copy_from_slice(std::slice::from_raw_parts(note_values, n));
+    }
+}
+
+/// Integer power with wrapping multiplication, for a non-negative exponent (the
+/// generated code checks the sign first). Arithmetic modulo 2^64 is a ring, so squaring
+/// gives exactly the wrapped value of the mathematical power.
+pub extern "C" fn vr_cpu_ipow_i64(base: i64, mut exp: i64) -> i64 {
+    let (mut acc, mut b) = (1i64, base);
+    while exp > 0 {
+        if exp & 1 == 1 {
+            acc = acc.wrapping_mul(b);
+        }
+        b = b.wrapping_mul(b);
+        exp >>= 1;
+    }
+    acc
+}
+
+pub extern "C" fn vr_cpu_ipow_i32(base: i32, exp: i32) -> i32 {
+    vr_cpu_ipow_i64(base as i64, exp as i64) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every code the generator can emit decodes to an error (a forgotten one would come
+    /// back as "failed without recording an error").
+    #[test]
+    fn every_error_code_decodes() {
+        for c in 1..=9 {
+            let code = ErrorCode::from_i32(c).expect("known code");
+            assert_eq!(code as i32, c);
+            let ctx = CallCtx {
+                code: c,
+                ..CallCtx::default()
+            };
+            assert!(ctx.error(0).is_some());
+        }
+        assert_eq!(ErrorCode::from_i32(10), None);
+    }
+}

@@ -1,0 +1,441 @@
+//! Array element access for arrays of any layout: the element address is
+//! `data + sum(p_k * stride_k)`, with index base, `:neg`, `:flat` and bounds checks that
+//! report the same fields as the interpreter (variable, index as written, extent, dim).
+
+use super::{unsupported, ArrayView, CodeGen, FnGen, Slot, Val};
+use crate::cpu::abi::ErrorCode;
+use crate::runtime::error::VrResult;
+use crate::vrir::ast::{Expr, IndexFlags};
+use crate::vrir::types::{Layout, ScalarType};
+use inkwell::values::{IntValue, PointerValue};
+use inkwell::IntPredicate;
+
+impl<'ctx, 'm> CodeGen<'ctx, 'm> {
+    /// An array operand: in this increment, a variable naming an array parameter or an
+    /// array local that refers to one. Returns its view and name.
+    pub(crate) fn array_arg(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        e: &Expr,
+    ) -> VrResult<(ArrayView<'ctx>, String)> {
+        let Expr::Var { name } = e else {
+            // Name the construct that makes the array (unsupported in this increment).
+            self.expr(g, e)?;
+            return Err(unsupported(
+                "array-valued expression (other than an array variable)",
+                &g.f.name,
+            ));
+        };
+        Ok((self.array_view(g, name)?, name.clone()))
+    }
+
+    /// The array a variable refers to; for an array local, loaded (and checked to be
+    /// assigned) here.
+    pub(crate) fn array_view(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        name: &str,
+    ) -> VrResult<ArrayView<'ctx>> {
+        match g.vars.get(name).cloned() {
+            Some(Slot::Array(view)) => Ok(view),
+            Some(Slot::ArrayVar { ty, ptr, assigned }) => {
+                let ok = self
+                    .builder
+                    .build_load(self.cx.bool_type(), assigned, "")?
+                    .into_int_value();
+                self.check(g, ok, ErrorCode::Unassigned, Some(name), None)?;
+                self.load_desc(ptr, ty, name)
+            }
+            Some(Slot::Scalar { .. }) => {
+                Err(self.type_err(g, format!("array operation on scalar `{name}`")))
+            }
+            Some(Slot::Unsupported) => Err(unsupported(
+                &format!("local variable `{name}` of its type"),
+                &g.f.name,
+            )),
+            None => Err(self.type_err(g, format!("use of unknown variable `{name}`"))),
+        }
+    }
+
+    pub(crate) fn index_read(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        array: &Expr,
+        indices: &[Expr],
+        flags: IndexFlags,
+    ) -> VrResult<Val<'ctx>> {
+        let Expr::Var { name } = array else {
+            // Name the construct that makes the array (unsupported in this increment).
+            self.expr(g, array)?;
+            return Err(unsupported(
+                "indexing of an array-valued expression",
+                &g.f.name,
+            ));
+        };
+        let (ptr, elem) = self.element_ptr(g, name, indices, flags)?;
+        let raw = self
+            .builder
+            .build_load(self.mem_type(elem, &g.f.name)?, ptr, "")?;
+        Ok(Val {
+            v: self.mem_to_reg(raw, elem)?,
+            ty: elem,
+        })
+    }
+
+    /// `(set (index A i...) v)`: the value was evaluated first (by the caller).
+    pub(crate) fn index_write(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        name: &str,
+        indices: &[Expr],
+        flags: IndexFlags,
+        v: Val<'ctx>,
+    ) -> VrResult<()> {
+        let (ptr, elem) = self.element_ptr(g, name, indices, flags)?;
+        if v.ty != elem {
+            return Err(self.type_err(g, format!("store of {} into `{name}` of {elem}", v.ty)));
+        }
+        self.builder.build_store(ptr, self.reg_to_mem(v)?)?;
+        Ok(())
+    }
+
+    /// Address of one element, after evaluating and checking every index.
+    fn element_ptr(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        name: &str,
+        indices: &[Expr],
+        flags: IndexFlags,
+    ) -> VrResult<(PointerValue<'ctx>, ScalarType)> {
+        let ArrayView {
+            ty,
+            data,
+            dims,
+            strides,
+            ..
+        } = self.array_view(g, name)?;
+        let n = dims.len();
+        let d = indices.len();
+        if d == 0 || d > n {
+            return Err(self.type_err(g, format!("{d} indices into `{name}` of rank {n}")));
+        }
+        if d < n && !flags.flatten {
+            return Err(unsupported(
+                &format!("slice of `{name}` (fewer indices than dimensions)"),
+                &g.f.name,
+            ));
+        }
+        // Slices and gathers are array-valued: name them before evaluating anything.
+        for ix in indices {
+            let kind = match ix {
+                Expr::Range { .. } => Some("slice"),
+                Expr::Var { name: v } => match g.vars.get(v) {
+                    Some(Slot::Array(_) | Slot::ArrayVar { .. }) => Some("gather or mask"),
+                    _ => None,
+                },
+                Expr::Index { .. } | Expr::Const { .. } | Expr::Call { .. } => None,
+                Expr::Binary { .. } | Expr::Unary { .. } | Expr::Cast { .. } => None,
+                Expr::Lib { .. } | Expr::Dim { .. } | Expr::TupleGet { .. } => None,
+                _ => Some("array index"),
+            };
+            if let Some(kind) = kind {
+                return Err(unsupported(&format!("{kind} of `{name}`"), &g.f.name));
+            }
+        }
+        // Evaluate all indices left to right, then convert and check each.
+        let mut written = Vec::with_capacity(d);
+        for ix in indices {
+            let v = self.expr(g, ix)?;
+            let v = match v.ty {
+                ScalarType::I64 => v.int(),
+                ScalarType::I32 => {
+                    self.builder
+                        .build_int_s_extend(v.int(), self.cx.i64_type(), "")?
+                }
+                other => {
+                    return Err(
+                        if matches!(ix, Expr::Range { .. }) || other == ScalarType::Bool {
+                            unsupported(&format!("non-scalar index into `{name}`"), &g.f.name)
+                        } else {
+                            self.type_err(g, format!("index of type {other}"))
+                        },
+                    )
+                }
+            };
+            written.push(v);
+        }
+        let base = self.i64c(self.vm.index_base as i64);
+        let mut offset = self.i64c(0);
+        let shape = vec!["S"; d].join(",");
+        for (k, i) in written.iter().enumerate() {
+            // Extent of this index: the flattened trailing extent for the last of a :flat access.
+            let flat_tail = k == d - 1 && d < n;
+            let extent = if flat_tail {
+                let mut u = dims[k];
+                for dk in &dims[k + 1..] {
+                    u = self.builder.build_int_mul(u, *dk, "")?;
+                }
+                u
+            } else {
+                dims[k]
+            };
+            let mut p = self.builder.build_int_sub(*i, base, "")?;
+            if flags.negative {
+                let is_neg =
+                    self.builder
+                        .build_int_compare(IntPredicate::SLT, *i, self.i64c(0), "")?;
+                let wrapped = self.builder.build_int_add(*i, extent, "")?;
+                p = self
+                    .builder
+                    .build_select(is_neg, wrapped, p, "")?
+                    .into_int_value();
+            }
+            if flags.check {
+                // 0 <= p < extent in one unsigned comparison.
+                let ok = self
+                    .builder
+                    .build_int_compare(IntPredicate::ULT, p, extent, "")?;
+                self.check_noted(
+                    g,
+                    ok,
+                    ErrorCode::OutOfBounds,
+                    Some(name),
+                    Some((*i, extent, self.i64c(k as i64))),
+                    Some((&shape, &written)),
+                )?;
+            }
+            if flat_tail {
+                // Split p over dims k..n-1 in the layout's order.
+                let order: Vec<usize> = if ty.layout == Layout::Col {
+                    (k..n).collect()
+                } else {
+                    (k..n).rev().collect()
+                };
+                let mut rest = p;
+                for (j, dk) in order.iter().enumerate() {
+                    let pk = if j + 1 == order.len() {
+                        rest
+                    } else {
+                        let r = self.builder.build_int_unsigned_rem(rest, dims[*dk], "")?;
+                        rest = self.builder.build_int_unsigned_div(rest, dims[*dk], "")?;
+                        r
+                    };
+                    let t = self.builder.build_int_mul(pk, strides[*dk], "")?;
+                    offset = self.builder.build_int_add(offset, t, "")?;
+                }
+            } else {
+                let t = self.builder.build_int_mul(p, strides[k], "")?;
+                offset = self.builder.build_int_add(offset, t, "")?;
+            }
+        }
+        let elem_ty = self.mem_type(ty.elem, &g.f.name)?;
+        // SAFETY (LLVM): in bounds of the array's buffer after the checks above (an
+        // unchecked :nocheck access out of bounds is undefined, as the semantics allow).
+        let ptr = unsafe {
+            self.builder
+                .build_in_bounds_gep(elem_ty, data, &[offset], "")?
+        };
+        Ok((ptr, ty.elem))
+    }
+
+    /// A `:view` slice with scalar and range indices (missing trailing indices are full
+    /// ranges) over the same storage, for an assignment to copy into its target.
+    /// Positions, steps and bounds errors as in the interpreter's `resolve`.
+    pub(crate) fn view_slice(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        array: &Expr,
+        indices: &[Expr],
+        flags: IndexFlags,
+    ) -> VrResult<ArrayView<'ctx>> {
+        let (src, name) = self.array_arg(g, array)?;
+        let n = src.dims.len();
+        let d = indices.len();
+        if d == 0 || d > n || flags.flatten {
+            return Err(unsupported(
+                &format!("`:view` of `{name}` with these indices"),
+                &g.f.name,
+            ));
+        }
+        // The written values, left to right (start, stop, step of each range).
+        enum W<'ctx> {
+            One(IntValue<'ctx>),
+            Range(
+                Option<IntValue<'ctx>>,
+                Option<IntValue<'ctx>>,
+                IntValue<'ctx>,
+            ),
+        }
+        let mut written = Vec::new();
+        for ix in indices {
+            let int =
+                |s: &mut Self, g: &mut FnGen<'ctx, 'm>, e: &Expr| -> VrResult<IntValue<'ctx>> {
+                    let v = s.expr(g, e)?;
+                    match v.ty {
+                        ScalarType::I64 => Ok(v.int()),
+                        ScalarType::I32 => {
+                            Ok(s.builder.build_int_s_extend(v.int(), s.cx.i64_type(), "")?)
+                        }
+                        t => Err(unsupported(
+                            &format!("index of type {t} into `{name}`"),
+                            &g.f.name,
+                        )),
+                    }
+                };
+            match ix {
+                Expr::Range { start, stop, step } => {
+                    let a = match start {
+                        Some(e) => Some(int(self, g, e)?),
+                        None => None,
+                    };
+                    let b = match stop {
+                        Some(e) => Some(int(self, g, e)?),
+                        None => None,
+                    };
+                    let s = match step {
+                        Some(e) => int(self, g, e)?,
+                        None => self.i64c(1),
+                    };
+                    written.push(W::Range(a, b, s));
+                }
+                other => written.push(W::One(int(self, g, other)?)),
+            }
+        }
+        // The access as written, for out-of-bounds messages.
+        let mut shape_items = Vec::new();
+        let mut note_vals = Vec::new();
+        for w in &written {
+            match w {
+                W::One(i) => {
+                    shape_items.push("S".to_string());
+                    note_vals.push(*i);
+                }
+                W::Range(a, z, st) => {
+                    shape_items.push(format!("R{}{}", a.is_some() as u8, z.is_some() as u8));
+                    note_vals.extend(a.iter().chain(z.iter()).copied());
+                    note_vals.push(*st);
+                }
+            }
+        }
+        let note_shape = shape_items.join(",");
+        while written.len() < n {
+            written.push(W::Range(None, None, self.i64c(1)));
+        }
+        let base = self.i64c(self.vm.index_base as i64);
+        let zero = self.i64c(0);
+        let one = self.i64c(1);
+        let mut offset = zero;
+        let (mut dims, mut strides) = (Vec::new(), Vec::new());
+        for (k, w) in written.into_iter().enumerate() {
+            let u = src.dims[k];
+            let stride = src.strides[k];
+            let b = &self.builder;
+            let pos = |b: &inkwell::builder::Builder<'ctx>,
+                       i: IntValue<'ctx>|
+             -> VrResult<IntValue<'ctx>> {
+                let p = b.build_int_sub(i, base, "")?;
+                if flags.negative {
+                    let neg = b.build_int_compare(IntPredicate::SLT, i, zero, "")?;
+                    let w = b.build_int_add(i, u, "")?;
+                    Ok(b.build_select(neg, w, p, "")?.into_int_value())
+                } else {
+                    Ok(p)
+                }
+            };
+            match w {
+                W::One(i) => {
+                    let p = pos(b, i)?;
+                    let ok = self
+                        .builder
+                        .build_int_compare(IntPredicate::ULT, p, u, "")?;
+                    self.check_noted(
+                        g,
+                        ok,
+                        ErrorCode::OutOfBounds,
+                        Some(&name),
+                        Some((i, u, self.i64c(k as i64))),
+                        Some((&note_shape, &note_vals)),
+                    )?;
+                    let t = self.builder.build_int_mul(p, stride, "")?;
+                    offset = self.builder.build_int_add(offset, t, "")?;
+                }
+                W::Range(a, z, s) => {
+                    let nz = self
+                        .builder
+                        .build_int_compare(IntPredicate::NE, s, zero, "")?;
+                    self.check(g, nz, ErrorCode::ZeroStepIndex, None, None)?;
+                    let b = &self.builder;
+                    let last = b.build_int_sub(u, one, "")?;
+                    let up = b.build_int_compare(IntPredicate::SGT, s, zero, "")?;
+                    let p0 = match a {
+                        Some(i) => pos(b, i)?,
+                        None => b.build_select(up, zero, last, "")?.into_int_value(),
+                    };
+                    let p1 = match z {
+                        Some(i) => pos(b, i)?,
+                        None => b.build_select(up, last, zero, "")?.into_int_value(),
+                    };
+                    // count = s > 0 ? (p1 >= p0 ? (p1 - p0) / s + 1 : 0) : (p1 <= p0 ? (p0 - p1) / -s + 1 : 0)
+                    let dist_up = b.build_int_sub(p1, p0, "")?;
+                    let dist_dn = b.build_int_sub(p0, p1, "")?;
+                    let dist = b.build_select(up, dist_up, dist_dn, "")?.into_int_value();
+                    let neg_s = b.build_int_neg(s, "")?;
+                    let mag = b.build_select(up, s, neg_s, "")?.into_int_value();
+                    let nonneg = b.build_int_compare(IntPredicate::SGE, dist, zero, "")?;
+                    let q = b.build_int_signed_div(dist, mag, "")?;
+                    let q1 = b.build_int_add(q, one, "")?;
+                    let count = b.build_select(nonneg, q1, zero, "")?.into_int_value();
+                    let empty = b.build_int_compare(IntPredicate::EQ, count, zero, "")?;
+                    let in0 = b.build_int_compare(IntPredicate::ULT, p0, u, "")?;
+                    let ok0 = b.build_or(empty, in0, "")?;
+                    let w0 = a.unwrap_or(base);
+                    self.check_noted(
+                        g,
+                        ok0,
+                        ErrorCode::OutOfBounds,
+                        Some(&name),
+                        Some((w0, u, self.i64c(k as i64))),
+                        Some((&note_shape, &note_vals)),
+                    )?;
+                    let b = &self.builder;
+                    let cm1 = b.build_int_sub(count, one, "")?;
+                    let span = b.build_int_mul(cm1, s, "")?;
+                    let pn = b.build_int_add(p0, span, "")?;
+                    let inn = b.build_int_compare(IntPredicate::ULT, pn, u, "")?;
+                    let okn = b.build_or(empty, inn, "")?;
+                    let wn = match z {
+                        Some(i) => i,
+                        None => b.build_int_add(last, base, "")?,
+                    };
+                    self.check_noted(
+                        g,
+                        okn,
+                        ErrorCode::OutOfBounds,
+                        Some(&name),
+                        Some((wn, u, self.i64c(k as i64))),
+                        Some((&note_shape, &note_vals)),
+                    )?;
+                    let b = &self.builder;
+                    let start = b.build_select(empty, zero, p0, "")?.into_int_value();
+                    let t = b.build_int_mul(start, stride, "")?;
+                    offset = b.build_int_add(offset, t, "")?;
+                    dims.push(count);
+                    strides.push(b.build_int_mul(stride, s, "")?);
+                }
+            }
+        }
+        let elem_ty = self.mem_type(src.ty.elem, &g.f.name)?;
+        let data = unsafe { self.builder.build_gep(elem_ty, src.data, &[offset], "")? };
+        let ty =
+            crate::vrir::types::ArrayType::new(src.ty.elem, dims.len() as u32, Layout::Strided);
+        // No descriptor of its own: the assignment copies it into the target's.
+        let desc = self.ptr_type().const_null();
+        Ok(ArrayView {
+            ty,
+            desc,
+            data,
+            dims,
+            strides,
+        })
+    }
+}

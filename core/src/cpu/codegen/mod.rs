@@ -1,0 +1,851 @@
+//! VRIR -> LLVM IR. One LLVM function per VRIR function with the calling convention of
+//! [`crate::cpu::abi`], plus one entry wrapper per function for calls from Rust.
+//!
+//! Split by concern: this file holds the per-module and per-function state, variable
+//! slots, run-time checks and signatures; `expr.rs` scalar expressions, casts and library
+//! functions; `stmt.rs` statements, loops and calls; `index.rs` array element access.
+//! Everything outside this increment's scope is reported as `ErrorKind::Unsupported`.
+
+mod expr;
+mod index;
+mod stmt;
+
+use crate::cpu::abi::ErrorCode;
+use crate::runtime::error::{ErrorKind, VrError, VrResult};
+use crate::vrir::ast::{Function, Module as VModule};
+use crate::vrir::types::{ArrayType, ScalarType, Type};
+use inkwell::builder::{Builder, BuilderError};
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module};
+use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum, IntType};
+use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::AddressSpace;
+use std::collections::HashMap;
+
+/// Name of the Rust function that records a run-time error (see `abi`).
+pub const RECORD_ERROR: &str = "vr_cpu_record_error";
+pub const IPOW_I32: &str = "vr_cpu_ipow_i32";
+pub const IPOW_I64: &str = "vr_cpu_ipow_i64";
+
+/// LLVM name of the internal function compiled from VRIR function `name` (prefixed so a
+/// VRIR function called `sin` cannot clash with the C library).
+pub fn internal_name(name: &str) -> String {
+    format!("vr.{name}")
+}
+
+/// LLVM name of the entry wrapper `i32 (ptr ctx, ptr args, ptr results)`.
+pub fn entry_name(name: &str) -> String {
+    format!("vr.{name}__entry")
+}
+
+impl From<BuilderError> for VrError {
+    fn from(e: BuilderError) -> VrError {
+        VrError::new(
+            ErrorKind::Internal,
+            format!("cpu backend: LLVM builder: {e}"),
+        )
+    }
+}
+
+pub(crate) fn unsupported(what: &str, func: &str) -> VrError {
+    VrError::new(
+        ErrorKind::Unsupported,
+        format!("cpu backend: {what} in function {func} is not supported yet"),
+    )
+    .with_function(func)
+}
+
+/// A compiled scalar value and its VRIR type (bool is `i1`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Val<'ctx> {
+    pub v: BasicValueEnum<'ctx>,
+    pub ty: ScalarType,
+}
+
+impl<'ctx> Val<'ctx> {
+    pub fn int(&self) -> IntValue<'ctx> {
+        self.v.into_int_value()
+    }
+    pub fn float(&self) -> inkwell::values::FloatValue<'ctx> {
+        self.v.into_float_value()
+    }
+}
+
+/// Where a variable lives during a call.
+#[derive(Clone, Debug)]
+pub(crate) enum Slot<'ctx> {
+    /// A stack slot in memory representation, with an `i1` "assigned" flag for locals
+    /// (parameters are always assigned).
+    Scalar {
+        ty: ScalarType,
+        ptr: PointerValue<'ctx>,
+        assigned: Option<PointerValue<'ctx>>,
+    },
+    /// An array parameter: its descriptor's fields, loaded once at entry (a descriptor
+    /// does not change during a call).
+    Array(ArrayView<'ctx>),
+    /// An array local: a descriptor of its own in the frame (with room for its dims and
+    /// strides) into which every assignment copies the array it refers to (arrays are
+    /// references: only the descriptor is copied), with its "assigned" flag.
+    ArrayVar {
+        ty: ArrayType,
+        ptr: PointerValue<'ctx>,
+        assigned: PointerValue<'ctx>,
+    },
+    /// A local of a type this increment does not handle (range, domain, tuple).
+    Unsupported,
+}
+
+/// An array as generated code addresses it.
+#[derive(Clone, Debug)]
+pub(crate) struct ArrayView<'ctx> {
+    pub ty: ArrayType,
+    /// The `ArrayDesc` it was loaded from (what calls pass on).
+    pub desc: PointerValue<'ctx>,
+    pub data: PointerValue<'ctx>,
+    pub dims: Vec<IntValue<'ctx>>,
+    pub strides: Vec<IntValue<'ctx>>,
+}
+
+/// Module-wide code generation state.
+pub struct CodeGen<'ctx, 'm> {
+    pub(crate) cx: &'ctx Context,
+    pub(crate) module: Module<'ctx>,
+    pub(crate) builder: Builder<'ctx>,
+    pub(crate) vm: &'m VModule,
+    pub(crate) funcs: HashMap<String, FunctionValue<'ctx>>,
+    strings: HashMap<String, PointerValue<'ctx>>,
+}
+
+/// Per-function state.
+pub(crate) struct FnGen<'ctx, 'm> {
+    pub f: &'m Function,
+    pub llfn: FunctionValue<'ctx>,
+    pub ctx_ptr: PointerValue<'ctx>,
+    pub outs: Vec<PointerValue<'ctx>>,
+    pub vars: HashMap<String, Slot<'ctx>>,
+    /// (continue target, break target) of the enclosing loops, innermost last.
+    pub loops: Vec<(
+        inkwell::basic_block::BasicBlock<'ctx>,
+        inkwell::basic_block::BasicBlock<'ctx>,
+    )>,
+    /// Source line of the statement being compiled.
+    pub line: Option<u32>,
+    /// Builder that inserts allocas at the top of the entry block.
+    pub alloca_builder: Builder<'ctx>,
+    /// `ctx->depth` on entry, stored back on every normal return.
+    pub depth_in: IntValue<'ctx>,
+}
+
+impl<'ctx, 'm> CodeGen<'ctx, 'm> {
+    pub fn new(cx: &'ctx Context, vm: &'m VModule) -> CodeGen<'ctx, 'm> {
+        CodeGen {
+            cx,
+            module: cx.create_module(&vm.name),
+            builder: cx.create_builder(),
+            vm,
+            funcs: HashMap::new(),
+            strings: HashMap::new(),
+        }
+    }
+
+    /// Generate the whole module (unoptimized, without host attributes).
+    pub fn generate(mut self) -> VrResult<Module<'ctx>> {
+        self.declare_runtime();
+        for f in &self.vm.functions {
+            let llfn = self.declare_function(f)?;
+            self.funcs.insert(f.name.clone(), llfn);
+        }
+        for f in &self.vm.functions {
+            self.define_function(f)?;
+            self.define_entry(f)?;
+        }
+        if let Err(e) = self.module.verify() {
+            return Err(VrError::new(
+                ErrorKind::Internal,
+                format!("cpu backend: invalid LLVM IR: {e}"),
+            ));
+        }
+        Ok(self.module)
+    }
+
+    fn declare_runtime(&self) {
+        let ptr = self.ptr_type();
+        let (i32t, i64t) = (self.cx.i32_type(), self.cx.i64_type());
+        let rec = self.cx.void_type().fn_type(
+            &[
+                ptr.into(),
+                i32t.into(),
+                ptr.into(),
+                i64t.into(),
+                i64t.into(),
+                ptr.into(),
+                i64t.into(),
+                i64t.into(),
+                i64t.into(),
+                i64t.into(),
+                ptr.into(),
+                i64t.into(),
+                ptr.into(),
+            ],
+            false,
+        );
+        let f = self
+            .module
+            .add_function(RECORD_ERROR, rec, Some(Linkage::External));
+        // Error paths are rare: keep them out of the hot code.
+        f.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("cold"),
+        );
+        self.module.add_function(
+            IPOW_I32,
+            i32t.fn_type(&[i32t.into(), i32t.into()], false),
+            Some(Linkage::External),
+        );
+        self.module.add_function(
+            IPOW_I64,
+            i64t.fn_type(&[i64t.into(), i64t.into()], false),
+            Some(Linkage::External),
+        );
+    }
+
+    pub(crate) fn enum_attr(&self, name: &str) -> inkwell::attributes::Attribute {
+        let kind = inkwell::attributes::Attribute::get_named_enum_kind_id(name);
+        self.cx.create_enum_attribute(kind, 0)
+    }
+
+    pub(crate) fn ptr_type(&self) -> inkwell::types::PointerType<'ctx> {
+        self.cx.ptr_type(AddressSpace::default())
+    }
+
+    /// Register type of a scalar: bool is `i1`.
+    pub(crate) fn reg_type(&self, t: ScalarType, func: &str) -> VrResult<BasicTypeEnum<'ctx>> {
+        Ok(match t {
+            ScalarType::Bool => self.cx.bool_type().into(),
+            ScalarType::I32 => self.cx.i32_type().into(),
+            ScalarType::I64 => self.cx.i64_type().into(),
+            ScalarType::F32 => self.cx.f32_type().into(),
+            ScalarType::F64 => self.cx.f64_type().into(),
+            ScalarType::C64 | ScalarType::C128 => {
+                return Err(unsupported(&format!("complex type `{t}`"), func))
+            }
+        })
+    }
+
+    /// Memory type of a scalar: bool is one byte.
+    pub(crate) fn mem_type(&self, t: ScalarType, func: &str) -> VrResult<BasicTypeEnum<'ctx>> {
+        if t == ScalarType::Bool {
+            Ok(self.cx.i8_type().into())
+        } else {
+            self.reg_type(t, func)
+        }
+    }
+
+    pub(crate) fn i64c(&self, v: i64) -> IntValue<'ctx> {
+        self.cx.i64_type().const_int(v as u64, true)
+    }
+
+    pub(crate) fn int_type(&self, t: ScalarType) -> IntType<'ctx> {
+        match t {
+            ScalarType::Bool => self.cx.bool_type(),
+            ScalarType::I32 => self.cx.i32_type(),
+            _ => self.cx.i64_type(),
+        }
+    }
+
+    fn declare_function(&self, f: &Function) -> VrResult<FunctionValue<'ctx>> {
+        let ptr = self.ptr_type();
+        let mut params: Vec<BasicMetadataTypeEnum> = vec![ptr.into()];
+        for r in &f.results {
+            match r {
+                Type::Scalar { elem } => {
+                    self.reg_type(*elem, &f.name)?;
+                    params.push(ptr.into());
+                }
+                // An array result is one of the arrays the function was given: the out
+                // slot receives its descriptor pointer.
+                Type::Array(a) => {
+                    self.reg_type(a.elem, &f.name)?;
+                    params.push(ptr.into());
+                }
+                other => return Err(unsupported(&format!("result of type `{other}`"), &f.name)),
+            }
+        }
+        for p in &f.params {
+            match &p.ty {
+                Type::Scalar { elem } => params.push(self.reg_type(*elem, &f.name)?.into()),
+                Type::Array(a) => {
+                    self.reg_type(a.elem, &f.name)?;
+                    params.push(ptr.into());
+                }
+                other => {
+                    return Err(unsupported(
+                        &format!("parameter `{}` of type `{other}`", p.name),
+                        &f.name,
+                    ))
+                }
+            }
+        }
+        let fty = self.cx.i32_type().fn_type(&params, false);
+        let llfn = self
+            .module
+            .add_function(&internal_name(&f.name), fty, Some(Linkage::Internal));
+        llfn.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("nounwind"),
+        );
+        let names = std::iter::once("ctx".to_string())
+            .chain((0..f.results.len()).map(|k| format!("out{k}")))
+            .chain(f.params.iter().map(|p| format!("{}.arg", p.name)));
+        for (v, n) in llfn.get_param_iter().zip(names) {
+            v.set_name(&n);
+        }
+        Ok(llfn)
+    }
+
+    /// A constant string of the module (deduplicated), as a pointer to its bytes.
+    pub(crate) fn string(&mut self, s: &str) -> PointerValue<'ctx> {
+        if let Some(p) = self.strings.get(s) {
+            return *p;
+        }
+        let init = self.cx.const_string(s.as_bytes(), false);
+        let g = self.module.add_global(init.get_type(), None, "vr.str");
+        g.set_initializer(&init);
+        g.set_constant(true);
+        g.set_linkage(Linkage::Private);
+        g.set_unnamed_addr(true);
+        let p = g.as_pointer_value();
+        self.strings.insert(s.to_string(), p);
+        p
+    }
+
+    fn define_function(&mut self, f: &'m Function) -> VrResult<()> {
+        let llfn = self.funcs[&f.name];
+        let entry = self.cx.append_basic_block(llfn, "entry");
+        self.builder.position_at_end(entry);
+        let alloca_builder = self.cx.create_builder();
+        alloca_builder.position_at_end(entry);
+        let param = |i: usize| llfn.get_nth_param(i as u32).expect("declared parameter");
+        let ctx_ptr = param(0).into_pointer_value();
+        let outs: Vec<_> = (0..f.results.len())
+            .map(|i| param(1 + i).into_pointer_value())
+            .collect();
+        let depth_in = self.cx.i64_type().const_zero();
+        let mut g = FnGen {
+            f,
+            llfn,
+            ctx_ptr,
+            outs,
+            vars: HashMap::new(),
+            loops: Vec::new(),
+            line: None,
+            alloca_builder,
+            depth_in,
+        };
+        // Allocas first, then the initialisation code, so all allocas stay at the top.
+        let first_param = 1 + f.results.len();
+        let mut inits = Vec::new();
+        for (i, p) in f.params.iter().enumerate() {
+            let v = param(first_param + i);
+            match &p.ty {
+                Type::Scalar { elem } => {
+                    let ptr = self
+                        .builder
+                        .build_alloca(self.mem_type(*elem, &f.name)?, &p.name)?;
+                    g.vars.insert(
+                        p.name.clone(),
+                        Slot::Scalar {
+                            ty: *elem,
+                            ptr,
+                            assigned: None,
+                        },
+                    );
+                    inits.push((p.name.clone(), v));
+                }
+                // Its descriptor is loaded below, after all allocas.
+                Type::Array(_) => inits.push((p.name.clone(), v)),
+                _ => unreachable!("checked by declare_function"),
+            }
+        }
+        for l in &f.locals {
+            match &l.ty {
+                Type::Scalar { elem } => {
+                    let ptr = self
+                        .builder
+                        .build_alloca(self.mem_type(*elem, &f.name)?, &l.name)?;
+                    let flag = self
+                        .builder
+                        .build_alloca(self.cx.bool_type(), &format!("{}.assigned", l.name))?;
+                    g.vars.insert(
+                        l.name.clone(),
+                        Slot::Scalar {
+                            ty: *elem,
+                            ptr,
+                            assigned: Some(flag),
+                        },
+                    );
+                }
+                Type::Array(a) => {
+                    self.reg_type(a.elem, &f.name)?;
+                    let ptr = self.desc_buffer(&self.builder, &self.builder, a.ndims, &l.name)?;
+                    let flag = self
+                        .builder
+                        .build_alloca(self.cx.bool_type(), &format!("{}.assigned", l.name))?;
+                    g.vars.insert(
+                        l.name.clone(),
+                        Slot::ArrayVar {
+                            ty: *a,
+                            ptr,
+                            assigned: flag,
+                        },
+                    );
+                }
+                // Only an error when used: ranges, domains, tuples as locals.
+                _ => {
+                    g.vars.insert(l.name.clone(), Slot::Unsupported);
+                }
+            }
+        }
+        for (name, v) in inits {
+            let p = f.params.iter().find(|p| p.name == name).expect("parameter");
+            match &p.ty {
+                Type::Scalar { elem } => {
+                    let val = Val { v, ty: *elem };
+                    self.store_var(&g, &name, val)?;
+                }
+                Type::Array(a) => {
+                    let view = self.load_desc(v.into_pointer_value(), *a, &name)?;
+                    g.vars.insert(name, Slot::Array(view));
+                }
+                _ => {}
+            }
+        }
+        for l in &f.locals {
+            if let Some(
+                Slot::Scalar {
+                    assigned: Some(flag),
+                    ..
+                }
+                | Slot::ArrayVar { assigned: flag, .. },
+            ) = g.vars.get(&l.name)
+            {
+                self.builder
+                    .build_store(*flag, self.cx.bool_type().const_zero())?;
+            }
+        }
+        // Keep later allocas (call result slots) above the code.
+        let first_code = entry.get_first_instruction();
+        let mut insert_before = first_code;
+        while let Some(i) = insert_before {
+            if i.get_opcode() == inkwell::values::InstructionOpcode::Alloca {
+                insert_before = i.get_next_instruction();
+            } else {
+                break;
+            }
+        }
+        match insert_before {
+            Some(i) => g.alloca_builder.position_before(&i),
+            None => g.alloca_builder.position_at_end(entry),
+        }
+        // Recursion limit, as the interpreter's: ctx->depth counts nested calls.
+        let i64t = self.cx.i64_type();
+        g.depth_in = self
+            .builder
+            .build_load(i64t, ctx_ptr, "depth")?
+            .into_int_value();
+        let depth = self.builder.build_int_add(g.depth_in, self.i64c(1), "")?;
+        // The recursion limit is checked by callers (see `call`), like the interpreter's.
+        self.builder.build_store(ctx_ptr, depth)?;
+        self.block(&mut g, &f.body)?;
+        if !self.terminated() {
+            // Like the interpreter, a missing return names the function but no line.
+            g.line = None;
+            if f.results.is_empty() {
+                self.return_ok(&g)?;
+            } else {
+                self.fail(&mut g, ErrorCode::MissingReturn, None, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Normal return: restore the call depth and return status 0.
+    pub(crate) fn return_ok(&self, g: &FnGen<'ctx, 'm>) -> VrResult<()> {
+        self.builder.build_store(g.ctx_ptr, g.depth_in)?;
+        self.builder
+            .build_return(Some(&self.cx.i32_type().const_zero()))?;
+        Ok(())
+    }
+
+    /// Load an array descriptor's fields into SSA values.
+    pub(crate) fn load_desc(
+        &self,
+        desc: PointerValue<'ctx>,
+        ty: ArrayType,
+        name: &str,
+    ) -> VrResult<ArrayView<'ctx>> {
+        let ptr = self.ptr_type();
+        let i64t = self.cx.i64_type();
+        let field = |k: u64| -> VrResult<PointerValue<'ctx>> {
+            // SAFETY (LLVM): ArrayDesc is three pointers; field k is at k * 8 bytes.
+            Ok(unsafe {
+                self.builder
+                    .build_in_bounds_gep(ptr, desc, &[i64t.const_int(k, false)], "")?
+            })
+        };
+        let data = self
+            .builder
+            .build_load(ptr, field(0)?, &format!("{name}.data"))?
+            .into_pointer_value();
+        let dims_p = self
+            .builder
+            .build_load(ptr, field(1)?, "")?
+            .into_pointer_value();
+        let strides_p = self
+            .builder
+            .build_load(ptr, field(2)?, "")?
+            .into_pointer_value();
+        let mut dims = Vec::new();
+        let mut strides = Vec::new();
+        for k in 0..ty.ndims as u64 {
+            let dp = unsafe {
+                self.builder
+                    .build_in_bounds_gep(i64t, dims_p, &[i64t.const_int(k, false)], "")?
+            };
+            dims.push(
+                self.builder
+                    .build_load(i64t, dp, &format!("{name}.dim{k}"))?
+                    .into_int_value(),
+            );
+            let sp = unsafe {
+                self.builder.build_in_bounds_gep(
+                    i64t,
+                    strides_p,
+                    &[i64t.const_int(k, false)],
+                    "",
+                )?
+            };
+            strides.push(
+                self.builder
+                    .build_load(i64t, sp, &format!("{name}.stride{k}"))?
+                    .into_int_value(),
+            );
+        }
+        Ok(ArrayView {
+            ty,
+            desc,
+            data,
+            dims,
+            strides,
+        })
+    }
+
+    /// A descriptor in the frame with room for `ndims` dims and strides: allocas through
+    /// `alloc`, the two vector pointers stored through `init`.
+    pub(crate) fn desc_buffer(
+        &self,
+        alloc: &Builder<'ctx>,
+        init: &Builder<'ctx>,
+        ndims: u32,
+        name: &str,
+    ) -> VrResult<PointerValue<'ctx>> {
+        let ptr = self.ptr_type();
+        let i64t = self.cx.i64_type();
+        let desc = alloc.build_alloca(ptr.array_type(3), name)?;
+        let dims = alloc.build_alloca(i64t.array_type(ndims.max(1)), "dims")?;
+        let strides = alloc.build_alloca(i64t.array_type(ndims.max(1)), "strides")?;
+        for (k, v) in [(1u64, dims), (2u64, strides)] {
+            let f =
+                unsafe { init.build_in_bounds_gep(ptr, desc, &[i64t.const_int(k, false)], "")? };
+            init.build_store(f, v)?;
+        }
+        Ok(desc)
+    }
+
+    /// Write a view into a descriptor whose `dims` and `strides` point to storage of the
+    /// view's rank (an array result slot provided by the caller).
+    pub(crate) fn store_desc(
+        &self,
+        out: PointerValue<'ctx>,
+        view: &ArrayView<'ctx>,
+    ) -> VrResult<()> {
+        let ptr = self.ptr_type();
+        let i64t = self.cx.i64_type();
+        let field = |k: u64| -> VrResult<PointerValue<'ctx>> {
+            Ok(unsafe {
+                self.builder
+                    .build_in_bounds_gep(ptr, out, &[i64t.const_int(k, false)], "")?
+            })
+        };
+        self.builder.build_store(field(0)?, view.data)?;
+        for (f, vals) in [(1u64, &view.dims), (2u64, &view.strides)] {
+            let base = self
+                .builder
+                .build_load(ptr, field(f)?, "")?
+                .into_pointer_value();
+            for (k, v) in vals.iter().enumerate() {
+                let p = unsafe {
+                    self.builder.build_in_bounds_gep(
+                        i64t,
+                        base,
+                        &[i64t.const_int(k as u64, false)],
+                        "",
+                    )?
+                };
+                self.builder.build_store(p, *v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Entry wrapper: unpack `args` / `results` (arrays of pointers) and call.
+    fn define_entry(&mut self, f: &Function) -> VrResult<()> {
+        let ptr = self.ptr_type();
+        let fty = self
+            .cx
+            .i32_type()
+            .fn_type(&[ptr.into(), ptr.into(), ptr.into()], false);
+        let entry_fn = self
+            .module
+            .add_function(&entry_name(&f.name), fty, Some(Linkage::External));
+        entry_fn.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("nounwind"),
+        );
+        let bb = self.cx.append_basic_block(entry_fn, "entry");
+        self.builder.position_at_end(bb);
+        let p = |i: u32| {
+            entry_fn
+                .get_nth_param(i)
+                .expect("param")
+                .into_pointer_value()
+        };
+        let (ctx, args, results) = (p(0), p(1), p(2));
+        ctx.set_name("ctx");
+        args.set_name("args");
+        results.set_name("results");
+        let i64t = self.cx.i64_type();
+        let nth_ptr = |base: PointerValue<'ctx>, k: usize| -> VrResult<PointerValue<'ctx>> {
+            let slot = unsafe {
+                self.builder.build_in_bounds_gep(
+                    ptr,
+                    base,
+                    &[i64t.const_int(k as u64, false)],
+                    "",
+                )?
+            };
+            Ok(self.builder.build_load(ptr, slot, "")?.into_pointer_value())
+        };
+        let mut call_args: Vec<inkwell::values::BasicMetadataValueEnum> = vec![ctx.into()];
+        for k in 0..f.results.len() {
+            call_args.push(nth_ptr(results, k)?.into());
+        }
+        for (k, prm) in f.params.iter().enumerate() {
+            let a = nth_ptr(args, k)?;
+            match &prm.ty {
+                Type::Scalar { elem } => {
+                    let raw =
+                        self.builder
+                            .build_load(self.mem_type(*elem, &f.name)?, a, &prm.name)?;
+                    call_args.push(self.mem_to_reg(raw, *elem)?.into());
+                }
+                _ => call_args.push(a.into()),
+            }
+        }
+        let status = self
+            .builder
+            .build_call(self.funcs[&f.name], &call_args, "status")?;
+        let status = status.try_as_basic_value();
+        let inkwell::values::ValueKind::Basic(status) = status else {
+            return Err(VrError::new(
+                ErrorKind::Internal,
+                "cpu backend: call without status",
+            ));
+        };
+        self.builder.build_return(Some(&status))?;
+        Ok(())
+    }
+
+    /// Memory representation -> register representation (bool: i8 -> i1).
+    pub(crate) fn mem_to_reg(
+        &self,
+        raw: BasicValueEnum<'ctx>,
+        t: ScalarType,
+    ) -> VrResult<BasicValueEnum<'ctx>> {
+        if t == ScalarType::Bool {
+            let b = raw.into_int_value();
+            Ok(self
+                .builder
+                .build_int_compare(inkwell::IntPredicate::NE, b, b.get_type().const_zero(), "")?
+                .into())
+        } else {
+            Ok(raw)
+        }
+    }
+
+    /// Register representation -> memory representation (bool: i1 -> i8).
+    pub(crate) fn reg_to_mem(&self, v: Val<'ctx>) -> VrResult<BasicValueEnum<'ctx>> {
+        if v.ty == ScalarType::Bool {
+            Ok(self
+                .builder
+                .build_int_z_extend(v.int(), self.cx.i8_type(), "")?
+                .into())
+        } else {
+            Ok(v.v)
+        }
+    }
+
+    pub(crate) fn terminated(&self) -> bool {
+        self.builder
+            .get_insert_block()
+            .and_then(|b| b.get_terminator())
+            .is_some()
+    }
+
+    /// Continue emitting into a fresh block (after a terminator, code is unreachable).
+    pub(crate) fn start_dead_block(&self, g: &FnGen<'ctx, 'm>) {
+        let bb = self.cx.append_basic_block(g.llfn, "dead");
+        self.builder.position_at_end(bb);
+    }
+
+    pub(crate) fn store_var(&self, g: &FnGen<'ctx, 'm>, name: &str, v: Val<'ctx>) -> VrResult<()> {
+        match g.vars.get(name) {
+            Some(Slot::Scalar { ty, ptr, assigned }) => {
+                if *ty != v.ty {
+                    return Err(VrError::type_error(format!(
+                        "cannot assign {} to `{name}` of type {ty}",
+                        v.ty
+                    ))
+                    .with_function(&g.f.name));
+                }
+                self.builder.build_store(*ptr, self.reg_to_mem(v)?)?;
+                if let Some(flag) = assigned {
+                    self.builder
+                        .build_store(*flag, self.cx.bool_type().const_all_ones())?;
+                }
+                Ok(())
+            }
+            Some(_) => Err(unsupported(
+                &format!("assignment to non-scalar variable `{name}`"),
+                &g.f.name,
+            )),
+            None => {
+                Err(VrError::type_error(format!("unknown variable `{name}`"))
+                    .with_function(&g.f.name))
+            }
+        }
+    }
+
+    /// Record a run-time error in ctx and return status 1 from the current function.
+    /// `extra` fills the (index, bound, dim) fields: for out-of-bounds errors the index
+    /// as written, the extent and the dimension; other codes use them as `abi` says.
+    pub(crate) fn fail(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        code: ErrorCode,
+        var: Option<&str>,
+        extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
+    ) -> VrResult<()> {
+        self.fail_noted(g, code, var, extra, None)
+    }
+
+    /// `fail` with a note: a constant text (`abi::CallCtx::note`) and values stored in
+    /// the frame only on this error path (the indices of an access, as written).
+    pub(crate) fn fail_noted(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        code: ErrorCode,
+        var: Option<&str>,
+        extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
+        note: Option<(&str, &[IntValue<'ctx>])>,
+    ) -> VrResult<()> {
+        let null_p = self.ptr_type().const_null();
+        let (note_text, note_len, note_vals) = match note {
+            Some((text, vals)) => {
+                let t = self.string(text);
+                let i64t = self.cx.i64_type();
+                let arr = g
+                    .alloca_builder
+                    .build_alloca(i64t.array_type(vals.len().max(1) as u32), "note")?;
+                for (k, v) in vals.iter().enumerate() {
+                    let p = unsafe {
+                        self.builder.build_in_bounds_gep(
+                            i64t,
+                            arr,
+                            &[i64t.const_int(k as u64, false)],
+                            "",
+                        )?
+                    };
+                    self.builder.build_store(p, *v)?;
+                }
+                (t, self.i64c(text.len() as i64), arr)
+            }
+            None => (null_p, self.i64c(0), null_p),
+        };
+        let fname = self.string(&g.f.name);
+        let vname = var.map(|v| self.string(v));
+        let null = self.ptr_type().const_null();
+        let (index, bound, dim) = match extra {
+            Some(x) => x,
+            None => (self.i64c(0), self.i64c(0), self.i64c(-1)),
+        };
+        let rec = self.module.get_function(RECORD_ERROR).expect("declared");
+        let args = [
+            g.ctx_ptr.into(),
+            self.cx.i32_type().const_int(code as u64, false).into(),
+            fname.into(),
+            self.i64c(g.f.name.len() as i64).into(),
+            self.i64c(g.line.map_or(-1, |l| l as i64)).into(),
+            vname.unwrap_or(null).into(),
+            self.i64c(var.map_or(0, |v| v.len() as i64)).into(),
+            index.into(),
+            bound.into(),
+            dim.into(),
+            note_text.into(),
+            note_len.into(),
+            note_vals.into(),
+        ];
+        self.builder.build_call(rec, &args, "")?;
+        self.builder
+            .build_return(Some(&self.cx.i32_type().const_int(1, false)))?;
+        Ok(())
+    }
+
+    /// `check` with a note (see `fail_noted`).
+    pub(crate) fn check_noted(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        ok: IntValue<'ctx>,
+        code: ErrorCode,
+        var: Option<&str>,
+        extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
+        note: Option<(&str, &[IntValue<'ctx>])>,
+    ) -> VrResult<()> {
+        let fail_bb = self.cx.append_basic_block(g.llfn, "fail");
+        let ok_bb = self.cx.append_basic_block(g.llfn, "ok");
+        self.builder.build_conditional_branch(ok, ok_bb, fail_bb)?;
+        self.builder.position_at_end(fail_bb);
+        self.fail_noted(g, code, var, extra, note)?;
+        self.builder.position_at_end(ok_bb);
+        Ok(())
+    }
+
+    /// Branch on `ok`: fall through when true, record the error and return otherwise.
+    pub(crate) fn check(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        ok: IntValue<'ctx>,
+        code: ErrorCode,
+        var: Option<&str>,
+        extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
+    ) -> VrResult<()> {
+        let fail_bb = self.cx.append_basic_block(g.llfn, "fail");
+        let ok_bb = self.cx.append_basic_block(g.llfn, "ok");
+        self.builder.build_conditional_branch(ok, ok_bb, fail_bb)?;
+        self.builder.position_at_end(fail_bb);
+        self.fail(g, code, var, extra)?;
+        self.builder.position_at_end(ok_bb);
+        Ok(())
+    }
+}

@@ -1,0 +1,166 @@
+//! The execution engine: host-CPU attributes, the -O2 pipeline, MCJIT, and the mapping
+//! of run-time helpers and C math functions by address.
+//!
+//! inkwell ties every LLVM object to a `Context` lifetime; a compiled module must own its
+//! context and engine together, so [`JitModule`] keeps the context in a leaked box and
+//! drops the engine (which owns the module) before reclaiming it.
+
+use super::abi::{self, CallCtx};
+use super::codegen::{self, CodeGen};
+use crate::runtime::error::{ErrorKind, VrError, VrResult};
+use crate::vrir::ast::Module as VModule;
+use inkwell::attributes::AttributeLoc;
+use inkwell::context::Context;
+use inkwell::execution_engine::ExecutionEngine;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
+use inkwell::OptimizationLevel;
+use std::collections::HashMap;
+use std::mem::ManuallyDrop;
+
+/// `i32 f__entry(ptr ctx, ptr args, ptr results)`.
+pub type EntryFn = unsafe extern "C" fn(*mut CallCtx, *const *mut u8, *const *mut u8) -> i32;
+
+pub struct JitModule {
+    engine: ManuallyDrop<ExecutionEngine<'static>>,
+    context: *mut Context,
+    entries: HashMap<String, EntryFn>,
+}
+
+impl JitModule {
+    pub fn entry(&self, name: &str) -> Option<EntryFn> {
+        self.entries.get(name).copied()
+    }
+}
+
+impl Drop for JitModule {
+    fn drop(&mut self) {
+        // SAFETY: the engine (and the module it owns) borrow the context; drop them first.
+        // `context` came from Box::into_raw in `compile` and is freed exactly once here.
+        unsafe {
+            ManuallyDrop::drop(&mut self.engine);
+            drop(Box::from_raw(self.context));
+        }
+    }
+}
+
+fn internal(msg: impl std::fmt::Display) -> VrError {
+    VrError::new(ErrorKind::Internal, format!("cpu backend: {msg}"))
+}
+
+/// LLVM's target registry is global: initialise it once per process, not per compile
+/// (compiles may run on several threads).
+fn init_native() -> VrResult<()> {
+    static INIT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    INIT.get_or_init(|| Target::initialize_native(&InitializationConfig::default()))
+        .clone()
+        .map_err(internal)
+}
+
+fn host_machine() -> VrResult<TargetMachine> {
+    init_native()?;
+    let triple = TargetMachine::get_default_triple();
+    let target = Target::from_triple(&triple).map_err(internal)?;
+    let cpu = TargetMachine::get_host_cpu_name();
+    let features = TargetMachine::get_host_cpu_features();
+    target
+        .create_target_machine(
+            &triple,
+            cpu.to_str().unwrap_or("generic"),
+            features.to_str().unwrap_or(""),
+            OptimizationLevel::Default,
+            RelocMode::Default,
+            CodeModel::JITDefault,
+        )
+        .ok_or_else(|| internal("no target machine for the host"))
+}
+
+/// Textual LLVM IR of a module before optimization and without host attributes (stable
+/// across machines: used by snapshots and `vr dump`).
+pub fn emit_ir(vm: &VModule) -> VrResult<String> {
+    let cx = Context::create();
+    let module = CodeGen::new(&cx, vm).generate()?;
+    Ok(module.print_to_string().to_string())
+}
+
+/// Give every defined function the host CPU's name and features, so MCJIT emits code for
+/// this machine (vector width included) and not generic x86-64.
+fn add_host_attributes(module: &Module, cx: &Context) {
+    let cpu = TargetMachine::get_host_cpu_name();
+    let features = TargetMachine::get_host_cpu_features();
+    let cpu_attr = cx.create_string_attribute("target-cpu", cpu.to_str().unwrap_or("generic"));
+    let feat_attr = cx.create_string_attribute("target-features", features.to_str().unwrap_or(""));
+    for f in module.get_functions() {
+        if f.count_basic_blocks() > 0 {
+            f.add_attribute(AttributeLoc::Function, cpu_attr);
+            f.add_attribute(AttributeLoc::Function, feat_attr);
+        }
+    }
+}
+
+/// Rust helpers and C math functions that generated code may call, by address.
+fn runtime_symbols() -> Vec<(&'static str, usize)> {
+    let mut v: Vec<(&'static str, usize)> = vec![
+        (
+            codegen::RECORD_ERROR,
+            abi::vr_cpu_record_error as *const () as usize,
+        ),
+        (
+            codegen::IPOW_I32,
+            abi::vr_cpu_ipow_i32 as *const () as usize,
+        ),
+        (
+            codegen::IPOW_I64,
+            abi::vr_cpu_ipow_i64 as *const () as usize,
+        ),
+    ];
+    v.extend(super::libm::symbols());
+    v
+}
+
+pub fn compile(vm: &VModule) -> VrResult<JitModule> {
+    let tm = host_machine()?;
+    let context: &'static Context = Box::leak(Box::new(Context::create()));
+    let context_ptr = context as *const Context as *mut Context;
+    // From here on, any early return must free the context: wrap the rest.
+    let result = (|| -> VrResult<(ExecutionEngine<'static>, HashMap<String, EntryFn>)> {
+        let module = CodeGen::new(context, vm).generate()?;
+        module.set_triple(&tm.get_triple());
+        module.set_data_layout(&tm.get_target_data().get_data_layout());
+        add_host_attributes(&module, context);
+        module
+            .run_passes("default<O2>", &tm, PassBuilderOptions::create())
+            .map_err(internal)?;
+        let engine = module
+            .create_jit_execution_engine(OptimizationLevel::Default)
+            .map_err(internal)?;
+        for (name, addr) in runtime_symbols() {
+            if let Some(f) = module.get_function(name) {
+                engine.add_global_mapping(&f, addr);
+            }
+        }
+        let mut entries = HashMap::new();
+        for f in &vm.functions {
+            let addr = engine
+                .get_function_address(&codegen::entry_name(&f.name))
+                .map_err(internal)?;
+            // SAFETY: the entry wrapper was generated with exactly this signature.
+            let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };
+            entries.insert(f.name.clone(), entry);
+        }
+        Ok((engine, entries))
+    })();
+    match result {
+        Ok((engine, entries)) => Ok(JitModule {
+            engine: ManuallyDrop::new(engine),
+            context: context_ptr,
+            entries,
+        }),
+        Err(e) => {
+            // SAFETY: everything borrowing the context was dropped inside the closure.
+            unsafe { drop(Box::from_raw(context_ptr)) };
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! The LLVM CPU backend: VRIR compiled to native code through LLVM 19 (inkwell) and run
+//! in process by MCJIT. Only this module touches inkwell, so an LLVM upgrade touches one
+//! place.
+//!
+//! - `abi`: the repr(C) structures shared with generated code and the run-time helpers.
+//! - `codegen`: VRIR -> LLVM IR (`i32 f(ctx, outs..., params...)` per function, plus an
+//!   entry wrapper; errors are recorded in `ctx` and propagated as a status, never by
+//!   unwinding).
+//! - `jit`: host CPU attributes, the `default<O2>` pipeline, MCJIT.
+//! - `marshal`: run-time values <-> entry-wrapper arguments and results.
+//! - `libm`, `callgraph`: math symbols mapped by address; recursion detection.
+//!
+//! First increment: scalar code of bool/i32/i64/f32/f64, calls (recursion, several
+//! results), control flow, loops over literal ranges and domains (parfor runs serially),
+//! element reads and writes of arrays handed in (any layout, `:neg`, `:flat`,
+//! `:nocheck`), array locals that refer to them, `:view` slices with scalar and range
+//! indices, and array results that are views of the arguments. Everything that creates
+//! an array (allocation, copies, array operators, gathers, reductions, map), complex
+//! numbers, tuples as values and atomics are reported as `ErrorKind::Unsupported` at
+//! compile time. Run-time errors equal the interpreter's, field for field.
+
+// VrError is the crate-wide error type (128 bytes by design: it carries every location
+// field); boxing it only here would make the cpu backend's API differ from the others'.
+#![allow(clippy::result_large_err)]
+
+pub mod abi;
+mod callgraph;
+mod codegen;
+mod jit;
+mod libm;
+mod marshal;
+
+use crate::runtime::error::{ErrorKind, VrError, VrResult};
+use crate::runtime::value::Value;
+use crate::vrir::ast::Module;
+use abi::CallCtx;
+
+/// A module compiled to native code, callable by function name.
+pub struct CompiledModule {
+    module: Module,
+    jit: jit::JitModule,
+    /// Calls may nest up to the recursion limit: run on a thread with a large stack.
+    recursive: bool,
+}
+
+/// Stack for calls into recursive modules: room for `abi::MAX_CALL_DEPTH` frames
+/// (pages are committed only when touched).
+const RECURSIVE_STACK_BYTES: usize = 1 << 30;
+
+/// Run `f` on a fresh thread with a large stack, waiting for it.
+fn on_large_stack(f: impl FnOnce() -> i32) -> VrResult<i32> {
+    struct AssertSend<T>(T);
+    // SAFETY: the calling thread is blocked in `join` for the whole life of the worker,
+    // so whatever `f` borrows (the call frame, raw pointers) is used by one thread at a time.
+    unsafe impl<T> Send for AssertSend<T> {}
+    let job = AssertSend(f);
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("vr-cpu".into())
+            .stack_size(RECURSIVE_STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                let job = job;
+                (job.0)()
+            });
+        match worker {
+            Ok(h) => h.join().map_err(|_| {
+                VrError::new(ErrorKind::Internal, "cpu backend: call thread panicked")
+            }),
+            Err(_) => Err(VrError::new(
+                ErrorKind::Internal,
+                "cpu backend: cannot start the call thread",
+            )),
+        }
+    })
+}
+
+/// Compile every function of `m` (which must have passed the verifier).
+pub fn compile(m: &Module) -> VrResult<CompiledModule> {
+    crate::vrir::verify::verify_module(m)?;
+    let jit = jit::compile(m)?;
+    Ok(CompiledModule {
+        module: m.clone(),
+        jit,
+        recursive: callgraph::is_recursive(m),
+    })
+}
+
+/// LLVM IR of `m` before optimization and without host-specific attributes.
+pub fn emit_llvm_ir(m: &Module) -> VrResult<String> {
+    crate::vrir::verify::verify_module(m)?;
+    jit::emit_ir(m)
+}
+
+impl CompiledModule {
+    /// Call `func` with `args`; arrays are passed by reference (writes are visible in the
+    /// caller's arrays). Errors come back as the interpreter reports them.
+    pub fn call(&self, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
+        let f = self.module.function(func).ok_or_else(|| {
+            VrError::new(
+                ErrorKind::InvalidArgument,
+                format!("no function `{func}` in module `{}`", self.module.name),
+            )
+        })?;
+        let entry = self.jit.entry(func).ok_or_else(|| {
+            VrError::new(
+                ErrorKind::Internal,
+                format!("cpu backend: `{func}` was not compiled"),
+            )
+        })?;
+        let frame = marshal::CallFrame::new(f, args)?;
+        let mut ctx = CallCtx::default();
+        // SAFETY: the frame's pointers match f's signature (checked by CallFrame::new) and
+        // stay valid for the call; generated code does not unwind.
+        let (args_p, results_p) = (frame.arg_ptrs.as_ptr(), frame.result_ptrs.as_ptr());
+        let ctx_p: *mut CallCtx = &mut ctx;
+        let run = move || unsafe { entry(ctx_p, args_p, results_p) };
+        let status = if self.recursive {
+            on_large_stack(run)?
+        } else {
+            run()
+        };
+        if status != 0 {
+            return Err(ctx.error(self.module.index_base).unwrap_or_else(|| {
+                VrError::new(
+                    ErrorKind::Internal,
+                    format!("cpu backend: `{func}` failed without recording an error"),
+                )
+            }));
+        }
+        frame.results()
+    }
+}
