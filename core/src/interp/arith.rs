@@ -60,27 +60,9 @@ macro_rules! float_op {
     }};
 }
 
+/// The same method names exist on f32, f64 and num-complex's Complex, so one macro serves
+/// real and complex arguments.
 macro_rules! transcendental {
-    ($f:expr, $x:expr) => {
-        match $f {
-            LibFn::Sqrt => $x.sqrt(),
-            LibFn::Exp => $x.exp(),
-            LibFn::Log => $x.ln(),
-            LibFn::Log10 => $x.log10(),
-            LibFn::Sin => $x.sin(),
-            LibFn::Cos => $x.cos(),
-            LibFn::Tan => $x.tan(),
-            LibFn::Asin => $x.asin(),
-            LibFn::Acos => $x.acos(),
-            LibFn::Atan => $x.atan(),
-            LibFn::Sinh => $x.sinh(),
-            LibFn::Cosh => $x.cosh(),
-            _ => $x.tanh(),
-        }
-    };
-}
-
-macro_rules! complex_transcendental {
     ($f:expr, $x:expr) => {
         match $f {
             LibFn::Sqrt => $x.sqrt(),
@@ -369,8 +351,8 @@ pub(crate) fn lib1(f: LibFn, a: Scalar) -> VrResult<Scalar> {
         | LibFn::Tanh => match a {
             F32(x) => F32(transcendental!(f, x)),
             F64(x) => F64(transcendental!(f, x)),
-            C64(x) => C64(complex_transcendental!(f, x)),
-            C128(x) => C128(complex_transcendental!(f, x)),
+            C64(x) => C64(transcendental!(f, x)),
+            C128(x) => C128(transcendental!(f, x)),
             _ => return Err(bad()),
         },
         LibFn::Abs => match a {
