@@ -840,12 +840,6 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         var: Option<&str>,
         extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
     ) -> VrResult<()> {
-        let fail_bb = self.cx.append_basic_block(g.llfn, "fail");
-        let ok_bb = self.cx.append_basic_block(g.llfn, "ok");
-        self.builder.build_conditional_branch(ok, ok_bb, fail_bb)?;
-        self.builder.position_at_end(fail_bb);
-        self.fail(g, code, var, extra)?;
-        self.builder.position_at_end(ok_bb);
-        Ok(())
+        self.check_noted(g, ok, code, var, extra, None)
     }
 }
