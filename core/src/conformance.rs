@@ -167,23 +167,43 @@ fn parse_call(s: &str) -> Result<(Call, &str), String> {
     ))
 }
 
+/// Tracks whether a scan of directive text is inside a JSON string, so that brackets
+/// and commas in strings are not taken for structure.
+#[derive(Default)]
+struct JsonStrings {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl JsonStrings {
+    /// Feed the next character; true when it belongs to a string (quotes included).
+    fn inside(&mut self, c: char) -> bool {
+        if self.in_string {
+            match c {
+                _ if self.escaped => self.escaped = false,
+                '\\' => self.escaped = true,
+                '"' => self.in_string = false,
+                _ => {}
+            }
+            true
+        } else if c == '"' {
+            self.in_string = true;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 /// Index of the `)` closing the `(` at `open`, skipping JSON strings.
 fn matching_paren(s: &str, open: usize) -> Option<usize> {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = JsonStrings::default();
     for (i, c) in s.char_indices().skip_while(|(i, _)| *i < open) {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
+        if strings.inside(c) {
             continue;
         }
         match c {
-            '"' => in_string = true,
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => {
                 depth = depth.checked_sub(1)?;
@@ -205,21 +225,13 @@ pub fn split_top_level(s: &str) -> Result<Vec<String>, String> {
     }
     let mut pieces = Vec::new();
     let mut stack: Vec<char> = Vec::new();
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = JsonStrings::default();
     let mut start = 0;
     for (i, c) in s.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
+        if strings.inside(c) {
             continue;
         }
         match c {
-            '"' => in_string = true,
             '[' => stack.push(']'),
             '{' => stack.push('}'),
             '(' => stack.push(')'),
@@ -233,7 +245,7 @@ pub fn split_top_level(s: &str) -> Result<Vec<String>, String> {
             _ => {}
         }
     }
-    if in_string {
+    if strings.in_string {
         return Err(format!("unterminated string in `{s}`"));
     }
     if let Some(c) = stack.last() {
