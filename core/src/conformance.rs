@@ -15,6 +15,10 @@ use serde_json::Value as Json;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// Where a conformance file's expected values may come from: hand calculation or a host
+/// language itself, never our interpreter alone.
+pub const EXPECTED_SOURCES: [&str; 4] = ["hand", "numpy", "octave", "r"];
+
 /// Relative tolerance of `~=`.
 pub const REL_TOL: f64 = 1e-12;
 /// Absolute tolerance of `~=` (for values at or near zero).
@@ -409,6 +413,17 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
         }
         return results;
     }
+    // Expected values must come from somewhere other than our own interpreter.
+    match spec.expected_from.as_deref() {
+        Some(source) if EXPECTED_SOURCES.contains(&source) => {}
+        other => results.push(file_failure(
+            path,
+            format!(
+                "`; expected:` must say where the expected values come from (one of {}), got {other:?}",
+                EXPECTED_SOURCES.join(", ")
+            ),
+        )),
+    }
     // Parse and verify once; each case then looks at the stage it is about.
     let parsed = guard(|| backend::parse_source(src)).and_then(|r| r.map_err(|e| e.to_string()));
     let verified = parsed.as_ref().map_err(|e| e.clone()).and_then(|m| {
@@ -764,19 +779,33 @@ mod tests {
     }
 
     #[test]
+    fn a_file_must_say_where_its_expected_values_come_from() {
+        let body = "; run: f(2) == 2\n(module m :index-base 0 (function f ((x i64)) (i64) (locals) (return x)))\n";
+        let r = run_source(Path::new("e.vrir"), body, Backend::Interp);
+        assert_eq!(r.len(), 2, "{r:?}");
+        assert!(failure(&r[0]).starts_with("`; expected:` must say"), "{r:?}");
+        assert_eq!(r[1].outcome, Outcome::Pass);
+        let r = run_source(Path::new("e.vrir"), &format!("; expected: interp\n{body}"), Backend::Interp);
+        assert!(failure(&r[0]).ends_with("got Some(\"interp\")"), "{r:?}");
+        let r = run_source(Path::new("e.vrir"), &format!("; expected: numpy\n{body}"), Backend::Interp);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].outcome, Outcome::Pass);
+    }
+
+    #[test]
     fn parse_error_cases_check_the_message() {
-        let src = "; parse-error: unexpected\n(module m :index-base 0) )\n";
+        let src = "; expected: hand\n; parse-error: unexpected\n(module m :index-base 0) )\n";
         let r = run_source(Path::new("p.vrir"), src, Backend::Interp);
         assert_eq!(r[0].outcome, Outcome::Pass, "{r:?}");
-        let src = "; parse-error: no such words\n(module m :index-base 0) )\n";
+        let src = "; expected: hand\n; parse-error: no such words\n(module m :index-base 0) )\n";
         let r = run_source(Path::new("p.vrir"), src, Backend::Interp);
         assert!(
             failure(&r[0]).starts_with(
-                "expected a parse error containing `no such words`, got `parse error: line 2"
+                "expected a parse error containing `no such words`, got `parse error: line 3"
             ),
             "{r:?}"
         );
-        let src = "; parse-error: x\n(module m :index-base 0)\n";
+        let src = "; expected: hand\n; parse-error: x\n(module m :index-base 0)\n";
         let r = run_source(Path::new("p.vrir"), src, Backend::Interp);
         assert_eq!(
             failure(&r[0]),
@@ -793,7 +822,7 @@ mod tests {
 
     #[test]
     fn only_restricts_run_cases_to_the_named_backends() {
-        let src = "; only: interp\n; error: f(1) => out of bounds\n(module m :index-base 0 (function f ((x i64)) (i64) (locals) (return x)))\n";
+        let src = "; expected: hand\n; only: interp\n; error: f(1) => out of bounds\n(module m :index-base 0 (function f ((x i64)) (i64) (locals) (return x)))\n";
         let spec = parse_spec(src);
         assert_eq!(spec.only, Some(vec!["interp".to_string()]));
         let r = run_source(Path::new("o.vrir"), src, Backend::Cpu);

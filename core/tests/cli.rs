@@ -288,7 +288,7 @@ fn test_reports_each_failure_and_the_totals() {
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::write(
         dir.join("sub/wrong.vrir"),
-        format!("; run: half(3.0) == 2.0\n; run: half(1.0) == 0.5\n{DIVMOD}"),
+        format!("; expected: hand\n; run: half(3.0) == 2.0\n; run: half(1.0) == 0.5\n{DIVMOD}"),
     )
     .unwrap();
     std::fs::write(dir.join("empty.vrir"), DIVMOD).unwrap();
@@ -302,7 +302,7 @@ fn test_reports_each_failure_and_the_totals() {
     assert_eq!(
         lines[1],
         format!(
-            "FAIL {}:1: run half(3.0): expected 2.0, got 1.5",
+            "FAIL {}:2: run half(3.0): expected 2.0, got 1.5",
             dir.join("sub/wrong.vrir").display()
         )
     );
