@@ -7,7 +7,13 @@ use std::process::Command;
 /// gcc flags. `-ffp-contract=off` because GNU C otherwise fuses `a * b + c` into FMA on
 /// FMA hardware, which VRIR's IEEE semantics (and the cpu backend) never do: without it
 /// results differ in the last bits, and julia_set's escape counts diverge outright.
-const CFLAGS: [&str; 5] = ["-O2", "-march=native", "-ffp-contract=off", "-shared", "-fPIC"];
+const CFLAGS: [&str; 5] = [
+    "-O2",
+    "-march=native",
+    "-ffp-contract=off",
+    "-shared",
+    "-fPIC",
+];
 
 /// A directory of built shared objects, removed when dropped.
 pub struct BuildDir(PathBuf);
@@ -44,7 +50,10 @@ pub fn build_and_load(dir: &BuildDir, name: &str, source: &str) -> Result<Librar
         .output()
         .map_err(|e| format!("running gcc: {e}"))?;
     if !out.status.success() {
-        return Err(format!("gcc failed on {name}.c:\n{}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "gcc failed on {name}.c:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     // SAFETY: the library is our own C code, which has no initialisers.
     unsafe { Library::new(&so_file) }.map_err(|e| format!("loading {}: {e}", so_file.display()))

@@ -53,9 +53,25 @@ pub fn all() -> Vec<Kernel> {
                     vec![vec(), vec(), vec(), vec(), zeros(&[n])]
                 },
                 call_c: |lib, a| {
-                    type F = unsafe extern "C" fn(*const f64, *const f64, *const f64, *const f64, *mut f64, i64);
+                    type F = unsafe extern "C" fn(
+                        *const f64,
+                        *const f64,
+                        *const f64,
+                        *const f64,
+                        *mut f64,
+                        i64,
+                    );
                     let f: Symbol<F> = symbol(lib, "arc_distance")?;
-                    unsafe { f(ptr(&a[0]), ptr(&a[1]), ptr(&a[2]), ptr(&a[3]), ptr(&a[4]), dim(&a[4], 0)) };
+                    unsafe {
+                        f(
+                            ptr(&a[0]),
+                            ptr(&a[1]),
+                            ptr(&a[2]),
+                            ptr(&a[3]),
+                            ptr(&a[4]),
+                            dim(&a[4], 0),
+                        )
+                    };
                     Ok(vec![])
                 },
             }
@@ -71,13 +87,31 @@ pub fn all() -> Vec<Kernel> {
                 quick_size: 8,
                 work: |n| (n * n) as f64,
                 inputs: |n| {
-                    let out = Value::Array(Array::zeros(array_type(ScalarType::I64, 2), vec![n, n]));
-                    vec![f(-0.7), f(0.27), f(1.5), f(1000.0), Value::Scalar(Scalar::I64(300)), out]
+                    let out =
+                        Value::Array(Array::zeros(array_type(ScalarType::I64, 2), vec![n, n]));
+                    vec![
+                        f(-0.7),
+                        f(0.27),
+                        f(1.5),
+                        f(1000.0),
+                        Value::Scalar(Scalar::I64(300)),
+                        out,
+                    ]
                 },
                 call_c: |lib, a| {
                     type F = unsafe extern "C" fn(f64, f64, f64, f64, i64, *mut i64, i64);
                     let fun: Symbol<F> = symbol(lib, "julia_set")?;
-                    unsafe { fun(sf(&a[0]), sf(&a[1]), sf(&a[2]), sf(&a[3]), si(&a[4]), iptr(&a[5]), dim(&a[5], 0)) };
+                    unsafe {
+                        fun(
+                            sf(&a[0]),
+                            sf(&a[1]),
+                            sf(&a[2]),
+                            sf(&a[3]),
+                            si(&a[4]),
+                            iptr(&a[5]),
+                            dim(&a[5], 0),
+                        )
+                    };
                     Ok(vec![])
                 },
             }
@@ -105,12 +139,33 @@ pub fn all() -> Vec<Kernel> {
                             _ => 0.0,
                         }
                     });
-                    vec![image, state, zeros(&[n, n, 2]), Value::Scalar(Scalar::I64(1))]
+                    vec![
+                        image,
+                        state,
+                        zeros(&[n, n, 2]),
+                        Value::Scalar(Scalar::I64(1)),
+                    ]
                 },
                 call_c: |lib, a| {
-                    type F = unsafe extern "C" fn(*const f64, *const f64, *mut f64, i64, i64, i64) -> i64;
+                    type F = unsafe extern "C" fn(
+                        *const f64,
+                        *const f64,
+                        *mut f64,
+                        i64,
+                        i64,
+                        i64,
+                    ) -> i64;
                     let fun: Symbol<F> = symbol(lib, "growcut")?;
-                    let changes = unsafe { fun(ptr(&a[0]), ptr(&a[1]), ptr(&a[2]), si(&a[3]), dim(&a[0], 0), dim(&a[0], 1)) };
+                    let changes = unsafe {
+                        fun(
+                            ptr(&a[0]),
+                            ptr(&a[1]),
+                            ptr(&a[2]),
+                            si(&a[3]),
+                            dim(&a[0], 0),
+                            dim(&a[0], 1),
+                        )
+                    };
                     Ok(vec![Value::Scalar(Scalar::I64(changes))])
                 },
             }
@@ -178,7 +233,16 @@ pub fn all() -> Vec<Kernel> {
                 call_c: |lib, a| {
                     type F = unsafe extern "C" fn(*const f64, *const f64, *mut f64, i64, i64, i64);
                     let fun: Symbol<F> = symbol(lib, "matmul_loops")?;
-                    unsafe { fun(ptr(&a[0]), ptr(&a[1]), ptr(&a[2]), dim(&a[0], 0), dim(&a[0], 1), dim(&a[1], 1)) };
+                    unsafe {
+                        fun(
+                            ptr(&a[0]),
+                            ptr(&a[1]),
+                            ptr(&a[2]),
+                            dim(&a[0], 0),
+                            dim(&a[0], 1),
+                            dim(&a[1], 1),
+                        )
+                    };
                     Ok(vec![])
                 },
             }
@@ -201,9 +265,27 @@ pub fn all() -> Vec<Kernel> {
                     vec![x, v, m, zeros(&[n]), f(0.01), f(1e-3)]
                 },
                 call_c: |lib, a| {
-                    type F = unsafe extern "C" fn(*mut f64, *mut f64, *const f64, *mut f64, f64, f64, i64);
+                    type F = unsafe extern "C" fn(
+                        *mut f64,
+                        *mut f64,
+                        *const f64,
+                        *mut f64,
+                        f64,
+                        f64,
+                        i64,
+                    );
                     let fun: Symbol<F> = symbol(lib, "nbody1d")?;
-                    unsafe { fun(ptr(&a[0]), ptr(&a[1]), ptr(&a[2]), ptr(&a[3]), sf(&a[4]), sf(&a[5]), dim(&a[0], 0)) };
+                    unsafe {
+                        fun(
+                            ptr(&a[0]),
+                            ptr(&a[1]),
+                            ptr(&a[2]),
+                            ptr(&a[3]),
+                            sf(&a[4]),
+                            sf(&a[5]),
+                            dim(&a[0], 0),
+                        )
+                    };
                     Ok(vec![])
                 },
             }
@@ -226,9 +308,29 @@ pub fn all() -> Vec<Kernel> {
                     vec![s, x, t, f(0.02), f(0.3), zeros(&[n]), zeros(&[n])]
                 },
                 call_c: |lib, a| {
-                    type F = unsafe extern "C" fn(*const f64, *const f64, *const f64, f64, f64, *mut f64, *mut f64, i64);
+                    type F = unsafe extern "C" fn(
+                        *const f64,
+                        *const f64,
+                        *const f64,
+                        f64,
+                        f64,
+                        *mut f64,
+                        *mut f64,
+                        i64,
+                    );
                     let fun: Symbol<F> = symbol(lib, "black_scholes")?;
-                    unsafe { fun(ptr(&a[0]), ptr(&a[1]), ptr(&a[2]), sf(&a[3]), sf(&a[4]), ptr(&a[5]), ptr(&a[6]), dim(&a[0], 0)) };
+                    unsafe {
+                        fun(
+                            ptr(&a[0]),
+                            ptr(&a[1]),
+                            ptr(&a[2]),
+                            sf(&a[3]),
+                            sf(&a[4]),
+                            ptr(&a[5]),
+                            ptr(&a[6]),
+                            dim(&a[0], 0),
+                        )
+                    };
                     Ok(vec![])
                 },
             }
@@ -252,7 +354,9 @@ pub fn observed(args: &[Value], results: &[Value]) -> Vec<f64> {
     let arrays = args.iter().filter(|v| matches!(v, Value::Array(_)));
     for v in arrays.chain(results) {
         match v {
-            Value::Array(a) => out.extend(a.elements().iter().map(|s| s.as_f64().unwrap_or(f64::NAN))),
+            Value::Array(a) => {
+                out.extend(a.elements().iter().map(|s| s.as_f64().unwrap_or(f64::NAN)))
+            }
             Value::Scalar(s) => out.push(s.as_f64().unwrap_or(f64::NAN)),
             _ => {}
         }
@@ -268,18 +372,28 @@ impl Lcg {
         Lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
     fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
 fn array_type(elem: ScalarType, ndims: u32) -> ArrayType {
-    ArrayType { elem, ndims, layout: Layout::Row }
+    ArrayType {
+        elem,
+        ndims,
+        layout: Layout::Row,
+    }
 }
 
 /// A row-major f64 array whose element at linear position k is `gen(k)`.
 fn f64_array(dims: &[usize], gen: impl FnMut(usize) -> f64) -> Value {
-    let a = Array::zeros(array_type(ScalarType::F64, dims.len() as u32), dims.to_vec());
+    let a = Array::zeros(
+        array_type(ScalarType::F64, dims.len() as u32),
+        dims.to_vec(),
+    );
     let n: usize = dims.iter().product();
     *a.data.borrow_mut() = Buffer::F64((0..n).map(gen).collect());
     Value::Array(a)

@@ -31,13 +31,25 @@ struct Options {
 impl Options {
     /// Timed repetitions of compiled code and C (the median is reported).
     fn reps(&self) -> usize {
-        if self.quick { 2 } else { 7 }
+        if self.quick {
+            2
+        } else {
+            7
+        }
     }
     fn interp_reps(&self) -> usize {
-        if self.quick { 1 } else { 3 }
+        if self.quick {
+            1
+        } else {
+            3
+        }
     }
     fn compile_reps(&self) -> usize {
-        if self.quick { 2 } else { 10 }
+        if self.quick {
+            2
+        } else {
+            10
+        }
     }
 }
 
@@ -59,7 +71,10 @@ fn main() -> ExitCode {
 }
 
 fn parse_args(args: Vec<String>) -> Result<Options, String> {
-    let mut opts = Options { quick: false, kernel: None };
+    let mut opts = Options {
+        quick: false,
+        kernel: None,
+    };
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -72,10 +87,15 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
 }
 
 fn run(opts: &Options) -> Result<(), String> {
-    let selected: Vec<Kernel> =
-        kernels::all().into_iter().filter(|k| opts.kernel.as_deref().map_or(true, |n| n == k.name)).collect();
+    let selected: Vec<Kernel> = kernels::all()
+        .into_iter()
+        .filter(|k| opts.kernel.as_deref().map_or(true, |n| n == k.name))
+        .collect();
     if selected.is_empty() {
-        return Err(format!("no kernel named `{}`", opts.kernel.as_deref().unwrap_or("")));
+        return Err(format!(
+            "no kernel named `{}`",
+            opts.kernel.as_deref().unwrap_or("")
+        ));
     }
     let dir = c_ref::BuildDir::new()?;
     let mut rows = Vec::new();
@@ -87,7 +107,9 @@ fn run(opts: &Options) -> Result<(), String> {
         println!("(--quick: tiny sizes, few repetitions; the times mean nothing)");
     }
     table::print(&rows);
-    println!("interp: timed at the reduced size shown, scaled to the full size by work (ops ~ size^d).");
+    println!(
+        "interp: timed at the reduced size shown, scaled to the full size by work (ops ~ size^d)."
+    );
     println!("cpu-par: not measured, the parallel backend does not exist yet.");
     Ok(())
 }
@@ -101,35 +123,54 @@ fn compile(src: &str) -> Result<(Module, CompiledModule), String> {
 }
 
 fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::Row, String> {
-    let (size, interp_size) = if opts.quick { (k.quick_size, k.quick_size) } else { (k.size, k.interp_size) };
+    let (size, interp_size) = if opts.quick {
+        (k.quick_size, k.quick_size)
+    } else {
+        (k.size, k.interp_size)
+    };
     let (module, checked) = compile(k.vrir)?;
     let unchecked_module = nocheck::without_checks(&module).map_err(|e| e.to_string())?;
     verify_module(&unchecked_module).map_err(|e| e.to_string())?;
     let unchecked = cpu::compile(&unchecked_module).map_err(|e| e.to_string())?;
     let lib = c_ref::build_and_load(dir, k.name, k.c_source)?;
     let call_c = |args: Vec<Value>| (k.call_c)(&lib, &args).map(|_| ());
-    let call_cpu = |m: &CompiledModule, args: Vec<Value>| m.call(k.name, args).map(|_| ()).map_err(|e| e.to_string());
+    let call_cpu = |m: &CompiledModule, args: Vec<Value>| {
+        m.call(k.name, args).map(|_| ()).map_err(|e| e.to_string())
+    };
 
     // Results first: compiled code must agree with C before any time is printed.
     let inputs = (k.inputs)(size);
     let c_args = fresh_copy(&inputs);
     let c_results = (k.call_c)(&lib, &c_args)?;
     let expected = observed(&c_args, &c_results);
-    for (label, m) in [("cpu (checks on)", &checked), ("cpu (checks off)", &unchecked)] {
+    for (label, m) in [
+        ("cpu (checks on)", &checked),
+        ("cpu (checks off)", &unchecked),
+    ] {
         let args = fresh_copy(&inputs);
-        let results = m.call(k.name, args.clone()).map_err(|e| format!("{label}: {e}"))?;
-        compare(&observed(&args, &results), &expected).map_err(|e| format!("{label} differs from C: {e}"))?;
+        let results = m
+            .call(k.name, args.clone())
+            .map_err(|e| format!("{label}: {e}"))?;
+        compare(&observed(&args, &results), &expected)
+            .map_err(|e| format!("{label} differs from C: {e}"))?;
     }
 
     let reps = opts.reps();
     let c = timing::median_time(reps, || fresh_copy(&inputs), call_c)?;
     let cpu_checked = timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&checked, a))?;
-    let cpu_unchecked = timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&unchecked, a))?;
+    let cpu_unchecked =
+        timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&unchecked, a))?;
 
     let small = (k.inputs)(interp_size);
-    let interp_small = timing::median_time(opts.interp_reps(), || fresh_copy(&small), |a| {
-        interp::run(&module, k.name, a).map(|_| ()).map_err(|e| e.to_string())
-    })?;
+    let interp_small = timing::median_time(
+        opts.interp_reps(),
+        || fresh_copy(&small),
+        |a| {
+            interp::run(&module, k.name, a)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        },
+    )?;
     let interp = interp_small.mul_f64((k.work)(size) / (k.work)(interp_size));
 
     let mut compile_ms = Vec::new();
@@ -163,4 +204,3 @@ fn compare(got: &[f64], want: &[f64]) -> Result<(), String> {
     }
     Ok(())
 }
-

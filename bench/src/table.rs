@@ -51,9 +51,18 @@ pub fn print(rows: &[Row]) {
         );
     }
     if !rows.is_empty() {
-        let med = |f: fn(&Row) -> f64| crate::timing::median(&mut rows.iter().map(f).collect::<Vec<_>>());
+        let med =
+            |f: fn(&Row) -> f64| crate::timing::median(&mut rows.iter().map(f).collect::<Vec<_>>());
         println!();
-        println!("median cpu/C over {} kernels: {:.2} (checks on), {:.2} (checks off)", rows.len(), med(Row::ratio_checked), med(Row::ratio_unchecked));
-        println!("median compile latency (VRIR text in -> callable out): {:.1} ms", med(|r| r.compile_ms));
+        println!(
+            "median cpu/C over {} kernels: {:.2} (checks on), {:.2} (checks off)",
+            rows.len(),
+            med(Row::ratio_checked),
+            med(Row::ratio_unchecked)
+        );
+        println!(
+            "median compile latency (VRIR text in -> callable out): {:.1} ms",
+            med(|r| r.compile_ms)
+        );
     }
 }

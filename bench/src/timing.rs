@@ -4,7 +4,11 @@ use std::time::{Duration, Instant};
 
 /// Median wall time of `reps` runs of `run`; `prepare` builds each run's input outside
 /// the timed region. The first error stops the measurement.
-pub fn median_time<I, E>(reps: usize, mut prepare: impl FnMut() -> I, mut run: impl FnMut(I) -> Result<(), E>) -> Result<Duration, E> {
+pub fn median_time<I, E>(
+    reps: usize,
+    mut prepare: impl FnMut() -> I,
+    mut run: impl FnMut(I) -> Result<(), E>,
+) -> Result<Duration, E> {
     let mut times = Vec::with_capacity(reps);
     for _ in 0..reps.max(1) {
         let input = prepare();
