@@ -89,7 +89,7 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
 fn run(opts: &Options) -> Result<(), String> {
     let selected: Vec<Kernel> = kernels::all()
         .into_iter()
-        .filter(|k| opts.kernel.as_deref().map_or(true, |n| n == k.name))
+        .filter(|k| opts.kernel.is_none() || opts.kernel.as_deref() == Some(k.name))
         .collect();
     if selected.is_empty() {
         return Err(format!(
