@@ -34,3 +34,24 @@ fn clear_checks(node: &mut Json) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use velociraptor::vrir::text::{parse_module, print_module};
+
+    #[test]
+    fn every_read_and_write_loses_its_check() {
+        let src = "(module m :index-base 0
+          (function f ((a f64[2,row]) (b f64[1,row]) (c i64[1,row])) ()
+            (locals (i i64))
+            (for (i) (range 0 1)
+              (block (set (index b i) (index a i (index c 0 :nocheck)))))))";
+        let m = parse_module(src).unwrap();
+        let off = without_checks(&m).unwrap();
+        velociraptor::vrir::verify::verify_module(&off).unwrap();
+        let text = print_module(&off);
+        assert_eq!(text.matches(":nocheck").count(), 3, "{text}");
+        assert_eq!(text.matches("(index").count(), 3, "{text}");
+    }
+}
