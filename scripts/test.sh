@@ -15,3 +15,6 @@ if [ -d tests/vrir ]; then
 else
   echo "note: tests/vrir does not exist yet"
 fi
+# the benchmark kernels are conformance files too
+target/debug/vr test bench/kernels --backend interp
+target/debug/vr test bench/kernels --backend cpu

@@ -1345,3 +1345,18 @@ fn multiple_results_mix_arrays_and_scalars() {
         &[2.0, 3.0, 4.0]
     ))));
 }
+
+/// A function with no parameters and no locals whose only statement returns a call's
+/// result (found by the generated-programs test): its entry block held no code when the
+/// call's result slot was placed, and the slot landed after the terminator.
+#[test]
+fn call_from_function_without_parameters_or_locals() {
+    let src = "(module m :index-base 1
+      (function g ((p i64)) (f64)
+        (locals)
+        (return 1.5))
+      (function f () (f64)
+        (locals)
+        (return (call g 1))))";
+    assert!(one(run(src, "f", vec![])).same(&f64v(1.5)));
+}

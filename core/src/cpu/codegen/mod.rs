@@ -434,6 +434,15 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     .build_store(*flag, self.cx.bool_type().const_zero())?;
             }
         }
+        // Recursion limit, as the interpreter's: ctx->depth counts nested calls.
+        let i64t = self.cx.i64_type();
+        g.depth_in = self
+            .builder
+            .build_load(i64t, ctx_ptr, "depth")?
+            .into_int_value();
+        // Built before the alloca position is chosen, so that the entry block always has
+        // code for later allocas to go above: a function without parameters or locals
+        // would otherwise append them after its terminator.
         // Keep later allocas (call result slots) above the code.
         let first_code = entry.get_first_instruction();
         let mut insert_before = first_code;
@@ -448,12 +457,6 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             Some(i) => g.alloca_builder.position_before(&i),
             None => g.alloca_builder.position_at_end(entry),
         }
-        // Recursion limit, as the interpreter's: ctx->depth counts nested calls.
-        let i64t = self.cx.i64_type();
-        g.depth_in = self
-            .builder
-            .build_load(i64t, ctx_ptr, "depth")?
-            .into_int_value();
         let depth = self.builder.build_int_add(g.depth_in, self.i64c(1), "")?;
         // The recursion limit is checked by callers (see `call`), like the interpreter's.
         self.builder.build_store(ctx_ptr, depth)?;

@@ -1,0 +1,60 @@
+//! Builds the C reference kernels with gcc and loads them.
+
+use libloading::Library;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// gcc flags. `-ffp-contract=off` because GNU C otherwise fuses `a * b + c` into FMA on
+/// FMA hardware, which VRIR's IEEE semantics (and the cpu backend) never do: without it
+/// results differ in the last bits, and julia_set's escape counts diverge outright.
+const CFLAGS: [&str; 5] = [
+    "-O2",
+    "-march=native",
+    "-ffp-contract=off",
+    "-shared",
+    "-fPIC",
+];
+
+/// A directory of built shared objects, removed when dropped.
+pub struct BuildDir(PathBuf);
+
+impl BuildDir {
+    pub fn new() -> Result<BuildDir, String> {
+        let dir = std::env::temp_dir().join(format!("vr-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        Ok(BuildDir(dir))
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for BuildDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Compiles `source` (the C reference of kernel `name`) into a shared object in `dir`
+/// and loads it.
+pub fn build_and_load(dir: &BuildDir, name: &str, source: &str) -> Result<Library, String> {
+    let c_file = dir.path().join(format!("{name}.c"));
+    let so_file = dir.path().join(format!("lib{name}.so"));
+    std::fs::write(&c_file, source).map_err(|e| format!("writing {}: {e}", c_file.display()))?;
+    let out = Command::new("gcc")
+        .args(CFLAGS)
+        .arg("-o")
+        .arg(&so_file)
+        .arg(&c_file)
+        .arg("-lm")
+        .output()
+        .map_err(|e| format!("running gcc: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "gcc failed on {name}.c:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    // SAFETY: the library is our own C code, which has no initialisers.
+    unsafe { Library::new(&so_file) }.map_err(|e| format!("loading {}: {e}", so_file.display()))
+}

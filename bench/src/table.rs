@@ -1,0 +1,68 @@
+//! The results table, printed as Markdown so RESULTS.md can hold it verbatim.
+
+use std::time::Duration;
+
+/// One kernel's measurements.
+pub struct Row {
+    pub kernel: String,
+    /// Interpreter time, scaled from `interp_size` to the full size by work.
+    pub interp: Duration,
+    pub interp_size: usize,
+    pub size: usize,
+    pub cpu_checked: Duration,
+    pub cpu_unchecked: Duration,
+    pub c: Duration,
+    pub compile_ms: f64,
+}
+
+impl Row {
+    pub fn ratio_checked(&self) -> f64 {
+        secs(self.cpu_checked) / secs(self.c)
+    }
+    pub fn ratio_unchecked(&self) -> f64 {
+        secs(self.cpu_unchecked) / secs(self.c)
+    }
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64() * 1e3)
+}
+
+pub fn print(rows: &[Row]) {
+    println!("| kernel | size | interp ms (scaled from size) | cpu ms (checks on) | cpu ms (checks off) | C ms | cpu/C (on) | cpu/C (off) | compile ms |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for r in rows {
+        println!(
+            "| {} | {} | {} (from {}) | {} | {} | {} | {:.2} | {:.2} | {:.1} |",
+            r.kernel,
+            r.size,
+            ms(r.interp),
+            r.interp_size,
+            ms(r.cpu_checked),
+            ms(r.cpu_unchecked),
+            ms(r.c),
+            r.ratio_checked(),
+            r.ratio_unchecked(),
+            r.compile_ms
+        );
+    }
+    if !rows.is_empty() {
+        let med =
+            |f: fn(&Row) -> f64| crate::timing::median(&mut rows.iter().map(f).collect::<Vec<_>>());
+        println!();
+        println!(
+            "median cpu/C over {} kernels: {:.2} (checks on), {:.2} (checks off)",
+            rows.len(),
+            med(Row::ratio_checked),
+            med(Row::ratio_unchecked)
+        );
+        println!(
+            "median compile latency (VRIR text in -> callable out): {:.1} ms",
+            med(|r| r.compile_ms)
+        );
+    }
+}

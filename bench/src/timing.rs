@@ -1,0 +1,25 @@
+//! Medians of repeated timed runs.
+
+use std::time::{Duration, Instant};
+
+/// Median wall time of `reps` runs of `run`; `prepare` builds each run's input outside
+/// the timed region. The first error stops the measurement.
+pub fn median_time<I, E>(
+    reps: usize,
+    mut prepare: impl FnMut() -> I,
+    mut run: impl FnMut(I) -> Result<(), E>,
+) -> Result<Duration, E> {
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps.max(1) {
+        let input = prepare();
+        let start = Instant::now();
+        run(input)?;
+        times.push(start.elapsed());
+    }
+    Ok(median(&mut times))
+}
+
+pub fn median<T: PartialOrd + Copy>(xs: &mut [T]) -> T {
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    xs[xs.len() / 2]
+}
