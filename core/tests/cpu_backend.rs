@@ -1345,3 +1345,134 @@ fn multiple_results_mix_arrays_and_scalars() {
         &[2.0, 3.0, 4.0]
     ))));
 }
+
+/// The logical elements of an array result as f64 (for hand-written expectations).
+fn as_f64s(v: &Value) -> (Vec<usize>, Vec<isize>, Vec<f64>) {
+    let Value::Array(a) = v else {
+        panic!("not an array: {v:?}")
+    };
+    let xs = a
+        .elements()
+        .iter()
+        .map(|s| match s {
+            Scalar::Bool(b) => *b as i64 as f64,
+            Scalar::I32(x) => *x as f64,
+            Scalar::I64(x) => *x as f64,
+            Scalar::F32(x) => *x as f64,
+            Scalar::F64(x) => *x,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    (a.dims.clone(), a.strides.clone(), xs)
+}
+
+#[test]
+fn allocation_expressions_of_every_init_and_layout() {
+    let src = "(module a :index-base 0
+      (function z () (f64[2,row]) (locals) (return (zeros f64[2,row] 2 3)))
+      (function o () (i32[2,col]) (locals) (return (ones i32[2,col] 2 3)))
+      (function e () (bool[1,strided]) (locals) (return (empty bool[1,strided] 4)))
+      (function f ((x f32) (n i32)) (f32[3,row]) (locals) (return (fill f32[3,row] x n 1 2)))
+      (function t ((v bool)) (bool[2,col]) (locals) (return (fill bool[2,col] v 2 0))))";
+    let m = compile(src);
+    // NumPy: np.zeros((2,3)).strides / 8 == (3, 1); np.ones((2,3), order='F') -> (1, 2).
+    assert_eq!(
+        as_f64s(&one(m.call("z", vec![]))),
+        (vec![2, 3], vec![3, 1], vec![0.0; 6])
+    );
+    assert_eq!(
+        as_f64s(&one(m.call("o", vec![]))),
+        (vec![2, 3], vec![1, 2], vec![1.0; 6])
+    );
+    // `empty` is zeroed like the interpreter's; a strided type is stored row-major.
+    assert_eq!(
+        as_f64s(&one(m.call("e", vec![]))),
+        (vec![4], vec![1], vec![0.0; 4])
+    );
+    let r = one(m.call("f", vec![Value::Scalar(Scalar::F32(2.5)), i32v(2)]));
+    assert_eq!(as_f64s(&r), (vec![2, 1, 2], vec![2, 2, 1], vec![2.5; 4]));
+    // A zero extent: an empty array (column-major strides count extents as at least 1).
+    let r = one(m.call("t", vec![boolv(true)]));
+    assert_eq!(as_f64s(&r), (vec![2, 0], vec![1, 2], vec![]));
+}
+
+#[test]
+fn alloc_statement_and_arrays_passed_between_functions() {
+    let src = "(module a :index-base 0
+      (function grid ((n i64) (k i64)) (i64[2,row])
+        (locals (g i64[2,row]) (i i64) (j i64))
+        (alloc g n k)
+        (for (i j) (domain (range 0 (- n 1)) (range 0 (- k 1)))
+          (block (set (index g i j) (+ (* 10 i) j))))
+        (return g))
+      (function total ((g i64[2,row])) (i64)
+        (locals (s i64) (i i64) (j i64))
+        (set s 0)
+        (for (i j) (domain (range 0 (- (dim g 0) 1)) (range 0 (- (dim g 1) 1)))
+          (block (set s (+ s (index g i j)))))
+        (return s))
+      (function both ((n i64)) (i64[2,row] i64)
+        (locals (g i64[2,row]))
+        (set g (call grid n 3))
+        (return g (call total (call grid n 3)))))";
+    let m = compile(src);
+    // NumPy: 10 * np.arange(2)[:, None] + np.arange(3)
+    let g = one(m.call("grid", vec![i64v(2), i64v(3)]));
+    assert_eq!(
+        as_f64s(&g),
+        (vec![2, 3], vec![3, 1], vec![0.0, 1.0, 2.0, 10.0, 11.0, 12.0])
+    );
+    let r = m.call("both", vec![i64v(2)]).unwrap();
+    assert_eq!(as_f64s(&r[0]).2, vec![0.0, 1.0, 2.0, 10.0, 11.0, 12.0]);
+    assert!(r[1].same(&i64v(36)));
+}
+
+#[test]
+fn negative_and_overflowing_extents_are_the_interpreters_runtime_errors() {
+    let src = "(module a :index-base 0
+      (function f ((n i64) (k i64)) (f64[2,row]) (locals (g f64[2,row]))
+        (alloc g n k)
+        (return g))
+      (function h ((n i64)) (f64[1,col]) (locals)
+        (return (ones f64[1,col] n))))";
+    let m = compile(src);
+    let e = err(m.call("f", vec![i64v(2), i64v(-3)]));
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert_eq!(e.message, "negative dimension -3");
+    assert_eq!(e.function.as_deref(), Some("f"));
+    let e = err(m.call("h", vec![i64v(-1)]));
+    assert_eq!(e.message, "negative dimension -1");
+    // 2^40 * 2^40 elements do not fit in memory.
+    let e = err(m.call("f", vec![i64v(1 << 40), i64v(1 << 40)]));
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert_eq!(
+        e.message,
+        "array of dimensions [1099511627776, 1099511627776] is too large"
+    );
+}
+
+#[test]
+fn one_call_may_not_allocate_more_than_its_limit() {
+    let src = "(module a :index-base 0
+      (function f ((n i64) (times i64)) (f64) (locals (g f64[1,row]) (i i64))
+        (for (i) (range 1 times)
+          (block (set g (zeros f64[1,row] n))))
+        (return 1.0)))";
+    let module = parse_module(src).unwrap();
+    let mut m = cpu::compile(&module).unwrap();
+    m.set_alloc_limit(100_000);
+    // Each array: 64 header bytes + 8 per element. 10 arrays of 100: 8,640 bytes.
+    assert!(m.call("f", vec![i64v(100), i64v(10)]).is_ok());
+    // One array of 20,000 elements is over the limit by itself...
+    let e = err(m.call("f", vec![i64v(20_000), i64v(1)]));
+    assert_eq!(e.kind, ErrorKind::Runtime);
+    assert_eq!(
+        e.message,
+        "compiled code allocated more than 100000 bytes in one call"
+    );
+    assert_eq!(e.function.as_deref(), Some("f"));
+    // ...and so are 200 small ones (memory is released at the end of the call only),
+    // while each call starts with a fresh budget.
+    assert!(m.call("f", vec![i64v(100), i64v(200)]).is_err());
+    assert!(m.call("f", vec![i64v(100), i64v(100)]).is_ok());
+}

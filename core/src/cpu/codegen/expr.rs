@@ -130,7 +130,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             .with_line(g.line)
     }
 
-    fn literal(&mut self, g: &FnGen<'ctx, 'm>, l: &Literal) -> VrResult<Val<'ctx>> {
+    pub(crate) fn literal(&mut self, g: &FnGen<'ctx, 'm>, l: &Literal) -> VrResult<Val<'ctx>> {
         let cx = self.cx;
         Ok(match *l {
             Literal::Bool(b) => Val {

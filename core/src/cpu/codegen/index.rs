@@ -5,28 +5,75 @@
 use super::{unsupported, ArrayView, CodeGen, FnGen, Slot, Val};
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::VrResult;
-use crate::vrir::ast::{Expr, IndexFlags};
+use super::stmt::CallOut;
+use crate::vrir::ast::{AllocInit, Expr, IndexFlags};
 use crate::vrir::types::{Layout, ScalarType};
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
-    /// An array operand: in this increment, a variable naming an array parameter or an
-    /// array local that refers to one. Returns its view and name.
+    /// An array operand: a variable naming an array parameter or an array local, or an
+    /// array-valued expression this increment compiles (see [`Self::array_expr`]).
+    /// Returns its view and a name for messages.
     pub(crate) fn array_arg(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         e: &Expr,
     ) -> VrResult<(ArrayView<'ctx>, String)> {
-        let Expr::Var { name } = e else {
-            // Name the construct that makes the array (unsupported in this increment).
-            self.expr(g, e)?;
-            return Err(unsupported(
-                "array-valued expression (other than an array variable)",
-                &g.f.name,
-            ));
-        };
-        Ok((self.array_view(g, name)?, name.clone()))
+        match e {
+            Expr::Var { name } => Ok((self.array_view(g, name)?, name.clone())),
+            _ => self.array_expr(g, e),
+        }
+    }
+
+    /// An array-valued expression other than a variable: an allocation, a `:view` slice,
+    /// or a call with one array result. The view has a descriptor (calls pass it on).
+    pub(crate) fn array_expr(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        e: &Expr,
+    ) -> VrResult<(ArrayView<'ctx>, String)> {
+        match e {
+            Expr::Alloc { init, ty, dims } => {
+                let what = match init {
+                    AllocInit::Zeros => "zeros",
+                    AllocInit::Ones => "ones",
+                    AllocInit::Empty => "empty",
+                    AllocInit::Fill { .. } => "fill",
+                };
+                Ok((self.alloc_expr(g, init, *ty, dims)?, format!("({what} ...)")))
+            }
+            Expr::Index {
+                array,
+                indices,
+                flags,
+            } if flags.view => {
+                let mut view = self.view_slice(g, array, indices, *flags)?;
+                view.desc = self.desc_buffer(
+                    &g.alloca_builder,
+                    &self.builder,
+                    view.ty.ndims,
+                    "view",
+                )?;
+                self.store_desc(view.desc, &view)?;
+                Ok((view, "(index ... :view)".into()))
+            }
+            Expr::Call { func, args } => {
+                let mut outs = self.call_any(g, func, args)?;
+                match (outs.len(), outs.pop()) {
+                    (1, Some(CallOut::Array(v))) => Ok((v, format!("(call {func})"))),
+                    _ => Err(self.type_err(g, format!("call of `{func}` used as an array"))),
+                }
+            }
+            _ => {
+                // Name the construct that makes the array (unsupported in this increment).
+                self.expr(g, e)?;
+                Err(unsupported(
+                    "array-valued expression (other than an array variable)",
+                    &g.f.name,
+                ))
+            }
+        }
     }
 
     /// The array a variable refers to; for an array local, loaded (and checked to be

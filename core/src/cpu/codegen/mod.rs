@@ -6,6 +6,7 @@
 //! functions; `stmt.rs` statements, loops and calls; `index.rs` array element access.
 //! Everything outside this increment's scope is reported as `ErrorKind::Unsupported`.
 
+mod alloc;
 mod expr;
 mod index;
 mod stmt;
@@ -24,6 +25,8 @@ use std::collections::HashMap;
 
 /// Name of the Rust function that records a run-time error (see `abi`).
 pub const RECORD_ERROR: &str = "vr_cpu_record_error";
+/// Name of the Rust function that creates an array in the call's arena (see `abi`).
+pub const ALLOC_ARRAY: &str = "vr_cpu_alloc_array";
 pub const IPOW_I32: &str = "vr_cpu_ipow_i32";
 pub const IPOW_I64: &str = "vr_cpu_ipow_i64";
 
@@ -197,6 +200,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         f.add_attribute(
             inkwell::attributes::AttributeLoc::Function,
             self.enum_attr("cold"),
+        );
+        self.module.add_function(
+            ALLOC_ARRAY,
+            ptr.fn_type(
+                &[ptr.into(), i64t.into(), ptr.into(), i64t.into(), i32t.into()],
+                false,
+            ),
+            Some(Linkage::External),
         );
         self.module.add_function(
             IPOW_I32,
@@ -444,16 +455,18 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 break;
             }
         }
-        match insert_before {
-            Some(i) => g.alloca_builder.position_before(&i),
-            None => g.alloca_builder.position_at_end(entry),
-        }
         // Recursion limit, as the interpreter's: ctx->depth counts nested calls.
         let i64t = self.cx.i64_type();
         g.depth_in = self
             .builder
             .build_load(i64t, ctx_ptr, "depth")?
             .into_int_value();
+        // Without any code yet, later allocas go before this load (never after the
+        // entry block's terminator).
+        match insert_before.or_else(|| g.depth_in.as_instruction()) {
+            Some(i) => g.alloca_builder.position_before(&i),
+            None => g.alloca_builder.position_at_end(entry),
+        }
         let depth = self.builder.build_int_add(g.depth_in, self.i64c(1), "")?;
         // The recursion limit is checked by callers (see `call`), like the interpreter's.
         self.builder.build_store(ctx_ptr, depth)?;
