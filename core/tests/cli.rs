@@ -158,7 +158,7 @@ fn the_cpu_backend_names_what_it_does_not_compile_yet() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "error: unsupported in nbody: cpu backend: `copy` in function nbody is not supported yet\n"
+        "error: unsupported in nbody: cpu backend: array-valued use of `v` in function nbody is not supported yet\n"
     );
 }
 

@@ -1476,3 +1476,36 @@ fn one_call_may_not_allocate_more_than_its_limit() {
     assert!(m.call("f", vec![i64v(100), i64v(200)]).is_err());
     assert!(m.call("f", vec![i64v(100), i64v(100)]).is_ok());
 }
+
+#[test]
+fn copies_and_slices_without_view_are_fresh_arrays() {
+    let src = "(module c :index-base 1
+      (function cp ((B f64[2,col])) (f64[2,col] f64[2,col])
+        (locals (C f64[2,col]))
+        (set C (copy B))
+        (set (index C 1 1) 100.0)
+        (return C B))
+      (function sl ((B f64[2,col]) (i i64)) (f64[1,col] f64[2,col])
+        (locals (r f64[1,col]))
+        (set r (index B i (range _ _ -1)))
+        (set (index r 1) -1.0)
+        (return r B)))";
+    let m = compile(src);
+    let b = f64_array(vec![2, 3], Layout::Col, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let r = m.call("cp", vec![Value::Array(b.clone())]).unwrap();
+    // The copy is column-major like its source and shares nothing with it.
+    assert_eq!(
+        as_f64s(&r[0]),
+        (vec![2, 3], vec![1, 2], vec![100.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    );
+    assert_eq!(as_f64s(&r[1]).2, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    // Octave: B = [1 2 3; 4 5 6]; r = B(2, end:-1:1) == [6 5 4]; r(1) = -1 leaves B.
+    let r = m.call("sl", vec![Value::Array(b.clone()), i64v(2)]).unwrap();
+    assert_eq!(as_f64s(&r[0]), (vec![3], vec![1], vec![-1.0, 5.0, 4.0]));
+    assert_eq!(as_f64s(&r[1]).2, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let e = err(m.call("sl", vec![Value::Array(b), i64v(3)]));
+    assert_eq!(
+        (e.kind, e.index, e.bound, e.dim),
+        (ErrorKind::OutOfBounds, Some(3), Some(2), Some(0))
+    );
+}

@@ -6,7 +6,8 @@ use super::{unsupported, ArrayView, CodeGen, FnGen, Slot, Val};
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::VrResult;
 use super::stmt::CallOut;
-use crate::vrir::ast::{AllocInit, Expr, IndexFlags};
+use super::elementwise::fresh_layout;
+use crate::vrir::ast::{AllocInit, Expr, IndexFlags, LibFn};
 use crate::vrir::types::{Layout, ScalarType};
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
@@ -57,6 +58,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 )?;
                 self.store_desc(view.desc, &view)?;
                 Ok((view, "(index ... :view)".into()))
+            }
+            // A slice without `:view` (some index a range): a copy of the view.
+            Expr::Index {
+                array,
+                indices,
+                flags,
+            } if !flags.flatten && indices.iter().any(|i| matches!(i, Expr::Range { .. })) => {
+                let layout = self
+                    .declared_array_type(g, array)
+                    .map_or(Layout::Row, |t| fresh_layout(t.layout));
+                let view = self.view_slice(g, array, indices, *flags)?;
+                Ok((self.copy_of(g, &view, layout)?, "(index ...)".into()))
+            }
+            Expr::Lib {
+                func: LibFn::Copy,
+                args,
+            } if args.len() == 1 => {
+                let (src, name) = self.array_arg(g, &args[0])?;
+                let layout = src.ty.layout;
+                Ok((self.copy_of(g, &src, layout)?, format!("(copy {name})")))
             }
             Expr::Call { func, args } => {
                 let mut outs = self.call_any(g, func, args)?;

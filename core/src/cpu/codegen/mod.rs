@@ -7,6 +7,7 @@
 //! Everything outside this increment's scope is reported as `ErrorKind::Unsupported`.
 
 mod alloc;
+mod elementwise;
 mod expr;
 mod index;
 mod stmt;
