@@ -1509,3 +1509,53 @@ fn copies_and_slices_without_view_are_fresh_arrays() {
         (ErrorKind::OutOfBounds, Some(3), Some(2), Some(0))
     );
 }
+
+#[test]
+fn elementwise_operators_broadcast_scalars_and_check_shapes() {
+    let src = "(module e :index-base 0
+      (function f ((A f64[2,row]) (B f64[2,col])) (f64[2,row] f64[2,row] bool[2,row] f64[2,row])
+        (locals)
+        (return (- (* A B) 2.0) (/ 2.0 A) (< A B) (neg A)))
+      (function c ((x f64[1,row])) (i32[1,row]) (locals) (return (cast i32[1,row] x)))
+      (function d ((x i64[1,row]) (y i64[1,row])) (i64[1,row]) (locals) (return (idiv x y))))";
+    let m = compile(src);
+    let a = f64_array(vec![2, 3], Layout::Row, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let b = f64_array(vec![2, 3], Layout::Col, &[0.5, -1.0, 2.0, 3.0, 0.0, -6.0]);
+    let r = m
+        .call("f", vec![Value::Array(a.clone()), Value::Array(b)])
+        .unwrap();
+    // NumPy: A * B - 2, 2.0 / A, A < B, -A
+    assert_eq!(as_f64s(&r[0]).2, vec![-1.5, -4.0, 4.0, 10.0, -2.0, -38.0]);
+    assert_eq!(
+        as_f64s(&r[1]).2,
+        vec![2.0, 1.0, 2.0 / 3.0, 0.5, 0.4, 1.0 / 3.0]
+    );
+    assert_eq!(as_f64s(&r[2]).2, vec![0.0; 6]);
+    assert_eq!(as_f64s(&r[3]).2, vec![-1.0, -2.0, -3.0, -4.0, -5.0, -6.0]);
+    let c = f64_array(vec![3, 2], Layout::Col, &[0.0; 6]);
+    let e = err(m.call("f", vec![Value::Array(a), Value::Array(c)]));
+    assert_eq!(e.kind, ErrorKind::ShapeMismatch);
+    assert_eq!(e.message, "operands of shapes [2, 3] and [3, 2]");
+    // NumPy: np.array([1.5, -2.7, 3.9]).astype(np.int32) == [1, -2, 3]
+    let x = f64_array(vec![3], Layout::Row, &[1.5, -2.7, 3.9]);
+    assert_eq!(as_f64s(&one(m.call("c", vec![Value::Array(x)]))).2, vec![1.0, -2.0, 3.0]);
+    let x = f64_array(vec![2], Layout::Row, &[1.0, f64::NAN]);
+    assert_eq!(err(m.call("c", vec![Value::Array(x)])).kind, ErrorKind::Runtime);
+    let ints = |v: &[i64]| {
+        let e: Vec<Scalar> = v.iter().map(|x| Scalar::I64(*x)).collect();
+        Value::Array(Array::from_logical(
+            ArrayType::new(ScalarType::I64, 1, Layout::Row),
+            vec![v.len()],
+            &e,
+        ))
+    };
+    // Floor division: -7 idiv 2 == -4 (Python: -7 // 2); a zero divisor is an error.
+    assert_eq!(
+        as_f64s(&one(m.call("d", vec![ints(&[7, -7]), ints(&[2, 2])]))).2,
+        vec![3.0, -4.0]
+    );
+    assert_eq!(
+        err(m.call("d", vec![ints(&[7, 1]), ints(&[2, 0])])).kind,
+        ErrorKind::DivisionByZero
+    );
+}

@@ -39,6 +39,8 @@ pub enum ErrorCode {
     NegativeDimension = 10,
     /// The arena refused an allocation; its message is in [`Arena::failure`].
     AllocFailed = 11,
+    /// `index` / `bound`: the two ranks; `note_values`: both shapes, one after the other.
+    ShapeMismatch = 12,
 }
 
 impl ErrorCode {
@@ -56,6 +58,7 @@ impl ErrorCode {
             ZeroStepIndex,
             NegativeDimension,
             AllocFailed,
+            ShapeMismatch,
         ]
         .into_iter()
         .find(|k| *k as i32 == c)
@@ -220,6 +223,25 @@ impl CallCtx {
                     .clone()
                     .unwrap_or_else(|| "cannot allocate an array".into()),
             ),
+            ErrorCode::ShapeMismatch => {
+                let (ra, rb) = (self.index.max(0) as usize, self.bound.max(0) as usize);
+                let vals = &self.note_values;
+                let shape = |r: std::ops::Range<usize>| -> Vec<usize> {
+                    vals.get(r)
+                        .unwrap_or(&[])
+                        .iter()
+                        .map(|d| *d as usize)
+                        .collect()
+                };
+                VrError::new(
+                    ErrorKind::ShapeMismatch,
+                    format!(
+                        "operands of shapes {:?} and {:?}",
+                        shape(0..ra),
+                        shape(ra..ra + rb)
+                    ),
+                )
+            }
             ErrorCode::RecursionTooDeep => VrError::runtime(format!(
                 "recursion too deep: calling `{note}` would exceed {MAX_CALL_DEPTH} nested calls"
             )),
@@ -307,6 +329,10 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         note_len: note_len.max(0) as usize,
         note_values: [0; MAX_NOTE_VALUES],
     };
+    if ctx.code == ErrorCode::ShapeMismatch as i32 && !note_values.is_null() {
+        let n = (index.max(0) + bound.max(0)).min(MAX_NOTE_VALUES as i64) as usize;
+        ctx.note_values[..n].copy_from_slice(std::slice::from_raw_parts(note_values, n));
+    }
     if ctx.code == ErrorCode::OutOfBounds as i32 && !note.is_null() && !note_values.is_null() {
         let shape = std::slice::from_raw_parts(note, ctx.note_len);
         let n = note_value_count(std::str::from_utf8(shape).unwrap_or("")).min(MAX_NOTE_VALUES);
@@ -495,7 +521,7 @@ mod tests {
     /// back as "failed without recording an error").
     #[test]
     fn every_error_code_decodes() {
-        for c in 1..=11 {
+        for c in 1..=12 {
             let code = ErrorCode::from_i32(c).expect("known code");
             assert_eq!(code as i32, c);
             let ctx = CallCtx {
@@ -504,6 +530,6 @@ mod tests {
             };
             assert!(ctx.error(0).is_some());
         }
-        assert_eq!(ErrorCode::from_i32(12), None);
+        assert_eq!(ErrorCode::from_i32(13), None);
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! - `abi`: the repr(C) structures shared with generated code and the run-time helpers.
 //! - `codegen`: VRIR -> LLVM IR (`i32 f(ctx, outs..., params...)` per function, plus an
-//!   entry wrapper; errors are recorded in `ctx` and propagated as a status, never by
+//!   entry wrapper; arrays it creates come from the call's arena; errors are recorded in `ctx` and propagated as a status, never by
 //!   unwinding).
 //! - `jit`: host CPU attributes, the `default<O2>` pipeline, MCJIT.
 //! - `marshal`: run-time values <-> entry-wrapper arguments and results.
@@ -29,9 +29,14 @@
 //! (8 GiB by default, [`CompiledModule::set_alloc_limit`]) fails with the run-time error
 //! "compiled code allocated more than N bytes in one call" instead of exhausting memory.
 //!
-//! Still reported as `ErrorKind::Unsupported` at compile time: copies, array operators,
-//! gathers, reductions, map, complex numbers, tuples as values and atomics. Run-time
-//! errors equal the interpreter's, field for field.
+//! On top of allocation: `copy`, slices without `:view` (copies of the view), array-valued
+//! unary and binary operators with scalar broadcasting and the interpreter's
+//! shape-mismatch error, and element-wise casts (`codegen/elementwise.rs`), all visiting
+//! elements in logical order as the interpreter does.
+//!
+//! Still reported as `ErrorKind::Unsupported` at compile time: element-wise library math
+//! on arrays, gathers, reductions, map, matmul/transpose, complex numbers, tuples as
+//! values and atomics. Run-time errors equal the interpreter's, field for field.
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location
 // field); boxing it only here would make the cpu backend's API differ from the others'.

@@ -1,12 +1,14 @@
-//! Whole-array loops: copies (`copy`, slices without `:view`) into fresh arrays from the
-//! arena. Elements are visited in logical order (first index slowest), as the
+//! Whole-array loops: copies (`copy`, slices without `:view`), element-wise operators
+//! with scalar broadcasting and element-wise casts, into fresh arrays from the arena. Elements are visited in logical order (first index slowest), as the
 //! interpreter visits them, so the first failing element is the same.
 
-use super::{ArrayView, CodeGen, FnGen};
+use super::{ArrayView, CodeGen, FnGen, Val};
+use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::VrResult;
-use crate::vrir::ast::Expr;
-use crate::vrir::types::{ArrayType, Layout};
+use crate::vrir::ast::{BinOp, Expr, LibFn, UnOp};
+use crate::vrir::types::{ArrayType, Layout, ScalarType, Type};
 use inkwell::values::{IntValue, PointerValue};
+use inkwell::IntPredicate;
 
 /// The layout of a freshly computed array derived from an operand of layout `l` (the
 /// interpreter's rule: `strided` becomes `row`).
@@ -97,5 +99,229 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             .chain(g.f.locals.iter().map(|l| (&l.name, &l.ty)))
             .find(|(n, _)| *n == name)
             .and_then(|(_, t)| t.as_array())
+    }
+}
+
+/// One operand of an element-wise operation: an array, or a scalar broadcast over it.
+#[derive(Clone)]
+pub(crate) enum Operand<'ctx> {
+    Array(ArrayView<'ctx>),
+    Scalar(Val<'ctx>),
+}
+
+impl<'ctx> Operand<'ctx> {
+    fn elem(&self) -> ScalarType {
+        match self {
+            Operand::Array(a) => a.ty.elem,
+            Operand::Scalar(v) => v.ty,
+        }
+    }
+}
+
+impl<'ctx, 'm> CodeGen<'ctx, 'm> {
+    /// Is `e` array-valued? Decided from declared types, without evaluating it.
+    pub(crate) fn is_array_expr(&self, g: &FnGen<'ctx, 'm>, e: &Expr) -> bool {
+        match e {
+            Expr::Var { .. } => self.declared_array_type(g, e).is_some(),
+            Expr::Alloc { .. } => true,
+            Expr::Index { indices, flags, .. } => {
+                flags.view
+                    || (!flags.flatten && indices.iter().any(|i| matches!(i, Expr::Range { .. })))
+            }
+            Expr::Binary { lhs, rhs, .. } => {
+                self.is_array_expr(g, lhs) || self.is_array_expr(g, rhs)
+            }
+            Expr::Unary { arg, .. } => self.is_array_expr(g, arg),
+            Expr::Cast { to, .. } => matches!(to, Type::Array(_)),
+            Expr::Call { func, .. } => self
+                .vm
+                .function(func)
+                .is_some_and(|f| matches!(f.results.as_slice(), [Type::Array(_)])),
+            Expr::Lib {
+                func: LibFn::Copy, ..
+            } => true,
+            Expr::Lib { args, .. } => args.iter().any(|a| self.is_array_expr(g, a)),
+            Expr::Reduce { axis, .. } => axis.is_some(),
+            _ => false,
+        }
+    }
+
+    /// Evaluate an element-wise operand.
+    pub(crate) fn operand(&mut self, g: &mut FnGen<'ctx, 'm>, e: &Expr) -> VrResult<Operand<'ctx>> {
+        if self.is_array_expr(g, e) {
+            Ok(Operand::Array(self.array_arg(g, e)?.0))
+        } else {
+            Ok(Operand::Scalar(self.expr(g, e)?))
+        }
+    }
+
+    fn load_operand(
+        &mut self,
+        g: &FnGen<'ctx, 'm>,
+        o: &Operand<'ctx>,
+        idx: &[IntValue<'ctx>],
+    ) -> VrResult<Val<'ctx>> {
+        match o {
+            Operand::Scalar(v) => Ok(*v),
+            Operand::Array(a) => {
+                let raw = self.builder.build_load(
+                    self.mem_type(a.ty.elem, &g.f.name)?,
+                    self.elem_addr(g, a, idx)?,
+                    "",
+                )?;
+                Ok(Val {
+                    v: self.mem_to_reg(raw, a.ty.elem)?,
+                    ty: a.ty.elem,
+                })
+            }
+        }
+    }
+
+    /// Fail with the interpreter's shape-mismatch error unless `a` and `b` have equal
+    /// extents (and ranks).
+    fn check_same_shape(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        a: &ArrayView<'ctx>,
+        b: &ArrayView<'ctx>,
+    ) -> VrResult<()> {
+        let mut ok = self
+            .cx
+            .bool_type()
+            .const_int((a.dims.len() == b.dims.len()) as u64, false);
+        for (x, y) in a.dims.iter().zip(&b.dims) {
+            let eq = self
+                .builder
+                .build_int_compare(IntPredicate::EQ, *x, *y, "")?;
+            ok = self.builder.build_and(ok, eq, "")?;
+        }
+        let vals: Vec<IntValue<'ctx>> = a.dims.iter().chain(&b.dims).copied().collect();
+        let extra = (
+            self.i64c(a.dims.len() as i64),
+            self.i64c(b.dims.len() as i64),
+            self.i64c(-1),
+        );
+        self.check_noted(
+            g,
+            ok,
+            ErrorCode::ShapeMismatch,
+            None,
+            Some(extra),
+            Some(("", &vals)),
+        )
+    }
+
+    /// A fresh array of `ty` with `shape`'s extents, element k being `f` of the
+    /// operands' elements k (scalars broadcast), in logical order.
+    fn map_into(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        ty: ArrayType,
+        shape: &ArrayView<'ctx>,
+        ops: Vec<Operand<'ctx>>,
+        f: &mut dyn FnMut(&mut Self, &mut FnGen<'ctx, 'm>, &[Val<'ctx>]) -> VrResult<Val<'ctx>>,
+    ) -> VrResult<ArrayView<'ctx>> {
+        let out = self.alloc_with_dims(g, ty, &shape.dims)?;
+        let o = out.clone();
+        self.nd_loop(g, &shape.dims, &mut |cg, g, idx| {
+            let mut xs = Vec::with_capacity(ops.len());
+            for op in &ops {
+                xs.push(cg.load_operand(g, op, idx)?);
+            }
+            let v = f(cg, g, &xs)?;
+            if v.ty != o.ty.elem {
+                return Err(cg.type_err(g, format!("element of {} stored in {}", v.ty, o.ty)));
+            }
+            let m = cg.reg_to_mem(v)?;
+            cg.builder.build_store(cg.elem_addr(g, &o, idx)?, m)?;
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// `(op a b)` with at least one array operand: element-wise with scalar broadcasting;
+    /// `and`/`or` do not short-circuit on arrays.
+    pub(crate) fn elementwise_binary(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        op: BinOp,
+        lhs: &Expr,
+        rhs: &Expr,
+    ) -> VrResult<ArrayView<'ctx>> {
+        let a = self.operand(g, lhs)?;
+        let b = self.operand(g, rhs)?;
+        if a.elem() != b.elem() {
+            return Err(self.type_err(
+                g,
+                format!("`{}` of {} and {}", op.symbol(), a.elem(), b.elem()),
+            ));
+        }
+        let shape = match (&a, &b) {
+            (Operand::Array(x), Operand::Array(y)) => {
+                self.check_same_shape(g, x, y)?;
+                x.clone()
+            }
+            (Operand::Array(x), _) | (_, Operand::Array(x)) => x.clone(),
+            _ => return Err(self.type_err(g, "element-wise operation on two scalars".into())),
+        };
+        let t = a.elem();
+        let out_elem = if op.is_comparison() || op.is_logical() {
+            ScalarType::Bool
+        } else {
+            t
+        };
+        let ty = ArrayType::new(out_elem, shape.ty.ndims, fresh_layout(shape.ty.layout));
+        self.map_into(g, ty, &shape, vec![a, b], &mut |cg, g, xs| match op {
+            BinOp::And | BinOp::Or if t == ScalarType::Bool => {
+                let v = if op == BinOp::And {
+                    cg.builder.build_and(xs[0].int(), xs[1].int(), "")?
+                } else {
+                    cg.builder.build_or(xs[0].int(), xs[1].int(), "")?
+                };
+                Ok(Val {
+                    v: v.into(),
+                    ty: ScalarType::Bool,
+                })
+            }
+            _ => cg.binary(g, op, xs[0], xs[1]),
+        })
+    }
+
+    /// `(op a)` of an array: element-wise.
+    pub(crate) fn elementwise_unary(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        op: UnOp,
+        arg: &Expr,
+    ) -> VrResult<ArrayView<'ctx>> {
+        let (a, _) = self.array_arg(g, arg)?;
+        let ty = ArrayType::new(a.ty.elem, a.ty.ndims, fresh_layout(a.ty.layout));
+        self.map_into(
+            g,
+            ty,
+            &a.clone(),
+            vec![Operand::Array(a)],
+            &mut |cg, g, xs| cg.unary(g, op, xs[0]),
+        )
+    }
+
+    /// `(cast T[n,layout] a)`: element-wise checked casts into an array of `to`.
+    pub(crate) fn elementwise_cast(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        to: ArrayType,
+        arg: &Expr,
+    ) -> VrResult<ArrayView<'ctx>> {
+        let (a, name) = self.array_arg(g, arg)?;
+        if a.ty.ndims != to.ndims {
+            return Err(self.type_err(g, format!("cast of `{name}` ({}) to {to}", a.ty)));
+        }
+        self.map_into(
+            g,
+            to,
+            &a.clone(),
+            vec![Operand::Array(a)],
+            &mut |cg, g, xs| cg.cast(g, xs[0], to.elem),
+        )
     }
 }

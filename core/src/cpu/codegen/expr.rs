@@ -34,21 +34,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             Expr::Var { name } => self.load_var(g, name),
             Expr::Unary { op, arg } => {
                 let a = self.expr(g, arg)?;
-                match (op, a.ty) {
-                    (UnOp::Not, ScalarType::Bool) => Ok(Val {
-                        v: self.builder.build_not(a.int(), "")?.into(),
-                        ty: a.ty,
-                    }),
-                    (UnOp::Neg, t) if t.is_int() => Ok(Val {
-                        v: self.builder.build_int_neg(a.int(), "")?.into(),
-                        ty: t,
-                    }),
-                    (UnOp::Neg, t) if t.is_float() => Ok(Val {
-                        v: self.builder.build_float_neg(a.float(), "")?.into(),
-                        ty: t,
-                    }),
-                    _ => Err(self.type_err(g, format!("{op:?} of {}", a.ty))),
-                }
+                self.unary(g, *op, a)
             }
             Expr::Binary {
                 op: BinOp::And,
@@ -224,7 +210,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         })
     }
 
-    fn binary(
+    /// A unary operator on one scalar.
+    pub(crate) fn unary(&mut self, g: &mut FnGen<'ctx, 'm>, op: UnOp, a: Val<'ctx>) -> VrResult<Val<'ctx>> {
+        match (op, a.ty) {
+            (UnOp::Not, ScalarType::Bool) => Ok(Val {
+                v: self.builder.build_not(a.int(), "")?.into(),
+                ty: a.ty,
+            }),
+            (UnOp::Neg, t) if t.is_int() => Ok(Val {
+                v: self.builder.build_int_neg(a.int(), "")?.into(),
+                ty: t,
+            }),
+            (UnOp::Neg, t) if t.is_float() => Ok(Val {
+                v: self.builder.build_float_neg(a.float(), "")?.into(),
+                ty: t,
+            }),
+            _ => Err(self.type_err(g, format!("{op:?} of {}", a.ty))),
+        }
+    }
+
+    pub(crate) fn binary(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         op: BinOp,

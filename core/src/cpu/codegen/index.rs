@@ -79,6 +79,17 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 let layout = src.ty.layout;
                 Ok((self.copy_of(g, &src, layout)?, format!("(copy {name})")))
             }
+            Expr::Binary { op, lhs, rhs } => Ok((
+                self.elementwise_binary(g, *op, lhs, rhs)?,
+                format!("({} ...)", op.symbol()),
+            )),
+            Expr::Unary { op, arg } => {
+                Ok((self.elementwise_unary(g, *op, arg)?, "(unary ...)".into()))
+            }
+            Expr::Cast {
+                to: crate::vrir::types::Type::Array(at),
+                arg,
+            } => Ok((self.elementwise_cast(g, *at, arg)?, "(cast ...)".into())),
             Expr::Call { func, args } => {
                 let mut outs = self.call_any(g, func, args)?;
                 match (outs.len(), outs.pop()) {
