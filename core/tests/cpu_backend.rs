@@ -1559,3 +1559,19 @@ fn elementwise_operators_broadcast_scalars_and_check_shapes() {
         ErrorKind::DivisionByZero
     );
 }
+
+#[test]
+fn library_math_on_arrays_and_row_slices() {
+    let src = "(module l :index-base 0
+      (function f ((x f64[2,row])) (f64[2,row] f64[2,row] f64[1,row] bool[2,row])
+        (locals)
+        (return (sqrt x) (max x 5.0) (index x 1) (isnan (/ x 0.0)))))";
+    let m = compile(src);
+    let x = f64_array(vec![2, 2], Layout::Row, &[1.0, 4.0, 9.0, 16.0]);
+    let r = m.call("f", vec![Value::Array(x)]).unwrap();
+    // NumPy: np.sqrt(x), np.maximum(x, 5.0), x[1]; x / 0.0 has no NaN (all positive).
+    assert_eq!(as_f64s(&r[0]).2, vec![1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(as_f64s(&r[1]).2, vec![5.0, 5.0, 9.0, 16.0]);
+    assert_eq!(as_f64s(&r[2]), (vec![2], vec![1], vec![9.0, 16.0]));
+    assert_eq!(as_f64s(&r[3]).2, vec![0.0; 4]);
+}

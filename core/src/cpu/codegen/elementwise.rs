@@ -102,6 +102,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 }
 
+/// Computes one result element from the operands' elements.
+type ElemFn<'a, 'ctx, 'm> = dyn FnMut(&mut CodeGen<'ctx, 'm>, &mut FnGen<'ctx, 'm>, &[Val<'ctx>]) -> VrResult<Val<'ctx>>
+    + 'a;
+
 /// One operand of an element-wise operation: an array, or a scalar broadcast over it.
 #[derive(Clone)]
 pub(crate) enum Operand<'ctx> {
@@ -124,10 +128,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         match e {
             Expr::Var { .. } => self.declared_array_type(g, e).is_some(),
             Expr::Alloc { .. } => true,
-            Expr::Index { indices, flags, .. } => {
-                flags.view
-                    || (!flags.flatten && indices.iter().any(|i| matches!(i, Expr::Range { .. })))
-            }
+            Expr::Index {
+                array,
+                indices,
+                flags,
+            } => flags.view || self.is_slice(g, array, indices, *flags),
             Expr::Binary { lhs, rhs, .. } => {
                 self.is_array_expr(g, lhs) || self.is_array_expr(g, rhs)
             }
@@ -144,6 +149,21 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             Expr::Reduce { axis, .. } => axis.is_some(),
             _ => false,
         }
+    }
+
+    /// Is `(index array indices...)` (without `:view`) a slice: some index a range, or
+    /// fewer indices than the array's rank (the missing ones are full ranges)?
+    pub(crate) fn is_slice(
+        &self,
+        g: &FnGen<'ctx, 'm>,
+        array: &Expr,
+        indices: &[Expr],
+        flags: crate::vrir::ast::IndexFlags,
+    ) -> bool {
+        let fewer = self
+            .declared_array_type(g, array)
+            .is_some_and(|t| indices.len() < t.ndims as usize);
+        !flags.flatten && (fewer || indices.iter().any(|i| matches!(i, Expr::Range { .. })))
     }
 
     /// Evaluate an element-wise operand.
@@ -219,7 +239,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         ty: ArrayType,
         shape: &ArrayView<'ctx>,
         ops: Vec<Operand<'ctx>>,
-        f: &mut dyn FnMut(&mut Self, &mut FnGen<'ctx, 'm>, &[Val<'ctx>]) -> VrResult<Val<'ctx>>,
+        f: &mut ElemFn<'_, 'ctx, 'm>,
     ) -> VrResult<ArrayView<'ctx>> {
         let out = self.alloc_with_dims(g, ty, &shape.dims)?;
         let o = out.clone();
@@ -284,6 +304,46 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 })
             }
             _ => cg.binary(g, op, xs[0], xs[1]),
+        })
+    }
+
+    /// An element-wise library function (arity 1 or 2) with at least one array
+    /// argument; two operands broadcast and are shape-checked as for operators.
+    pub(crate) fn elementwise_lib(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        func: LibFn,
+        args: &[Expr],
+    ) -> VrResult<ArrayView<'ctx>> {
+        if args.len() != func.arity() || !(1..=2).contains(&args.len()) {
+            return Err(self.type_err(
+                g,
+                format!("`{}` with {} arguments", func.name(), args.len()),
+            ));
+        }
+        let mut ops = Vec::with_capacity(args.len());
+        for a in args {
+            ops.push(self.operand(g, a)?);
+        }
+        let t = ops[0].elem();
+        if ops.iter().any(|o| o.elem() != t) {
+            return Err(self.type_err(g, format!("`{}` of mixed element types", func.name())));
+        }
+        let shape = match ops.as_slice() {
+            [Operand::Array(x), Operand::Array(y)] => {
+                self.check_same_shape(g, x, y)?;
+                x.clone()
+            }
+            [Operand::Array(x)] | [Operand::Array(x), _] | [_, Operand::Array(x)] => x.clone(),
+            _ => return Err(self.type_err(g, format!("`{}` of scalars", func.name()))),
+        };
+        let out_elem = match func {
+            LibFn::IsNan | LibFn::IsInf => ScalarType::Bool,
+            _ => t,
+        };
+        let ty = ArrayType::new(out_elem, shape.ty.ndims, fresh_layout(shape.ty.layout));
+        self.map_into(g, ty, &shape, ops, &mut |cg, g, xs| {
+            cg.lib_apply(g, func, xs[0], xs.get(1).copied())
         })
     }
 

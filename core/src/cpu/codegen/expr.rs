@@ -211,7 +211,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// A unary operator on one scalar.
-    pub(crate) fn unary(&mut self, g: &mut FnGen<'ctx, 'm>, op: UnOp, a: Val<'ctx>) -> VrResult<Val<'ctx>> {
+    pub(crate) fn unary(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        op: UnOp,
+        a: Val<'ctx>,
+    ) -> VrResult<Val<'ctx>> {
         match (op, a.ty) {
             (UnOp::Not, ScalarType::Bool) => Ok(Val {
                 v: self.builder.build_not(a.int(), "")?.into(),
@@ -465,14 +470,29 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ));
         }
         let a = self.expr(g, &args[0])?;
+        if func.arity() == 2 {
+            let b = self.expr(g, &args[1])?;
+            return self.lib_apply(g, func, a, Some(b));
+        }
+        self.lib_apply(g, func, a, None)
+    }
+
+    /// An element-wise library function of arity 1 or 2 applied to evaluated scalars.
+    pub(crate) fn lib_apply(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        func: LibFn,
+        a: Val<'ctx>,
+        b: Option<Val<'ctx>>,
+    ) -> VrResult<Val<'ctx>> {
+        use LibFn::*;
         let t = a.ty;
         if t.is_complex() {
             return Err(unsupported("complex arithmetic", &g.f.name));
         }
         let bad =
             |s: &Self, g: &FnGen<'ctx, 'm>| s.type_err(g, format!("`{}` of {t}", func.name()));
-        if func.arity() == 2 {
-            let b = self.expr(g, &args[1])?;
+        if let Some(b) = b {
             if b.ty != t {
                 return Err(bad(self, g));
             }

@@ -2,11 +2,11 @@
 //! `data + sum(p_k * stride_k)`, with index base, `:neg`, `:flat` and bounds checks that
 //! report the same fields as the interpreter (variable, index as written, extent, dim).
 
+use super::elementwise::fresh_layout;
+use super::stmt::CallOut;
 use super::{unsupported, ArrayView, CodeGen, FnGen, Slot, Val};
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::VrResult;
-use super::stmt::CallOut;
-use super::elementwise::fresh_layout;
 use crate::vrir::ast::{AllocInit, Expr, IndexFlags, LibFn};
 use crate::vrir::types::{Layout, ScalarType};
 use inkwell::values::{IntValue, PointerValue};
@@ -42,7 +42,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     AllocInit::Empty => "empty",
                     AllocInit::Fill { .. } => "fill",
                 };
-                Ok((self.alloc_expr(g, init, *ty, dims)?, format!("({what} ...)")))
+                Ok((
+                    self.alloc_expr(g, init, *ty, dims)?,
+                    format!("({what} ...)"),
+                ))
             }
             Expr::Index {
                 array,
@@ -50,12 +53,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 flags,
             } if flags.view => {
                 let mut view = self.view_slice(g, array, indices, *flags)?;
-                view.desc = self.desc_buffer(
-                    &g.alloca_builder,
-                    &self.builder,
-                    view.ty.ndims,
-                    "view",
-                )?;
+                view.desc =
+                    self.desc_buffer(&g.alloca_builder, &self.builder, view.ty.ndims, "view")?;
                 self.store_desc(view.desc, &view)?;
                 Ok((view, "(index ... :view)".into()))
             }
@@ -64,7 +63,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 array,
                 indices,
                 flags,
-            } if !flags.flatten && indices.iter().any(|i| matches!(i, Expr::Range { .. })) => {
+            } if self.is_slice(g, array, indices, *flags) => {
                 let layout = self
                     .declared_array_type(g, array)
                     .map_or(Layout::Row, |t| fresh_layout(t.layout));
@@ -90,6 +89,23 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 to: crate::vrir::types::Type::Array(at),
                 arg,
             } => Ok((self.elementwise_cast(g, *at, arg)?, "(cast ...)".into())),
+            Expr::Lib { func, args }
+                if func.arity() <= 2
+                    && !matches!(
+                        func,
+                        LibFn::Len
+                            | LibFn::Ndims
+                            | LibFn::Matmul
+                            | LibFn::Transpose
+                            | LibFn::Copy
+                            | LibFn::Complex
+                    ) =>
+            {
+                Ok((
+                    self.elementwise_lib(g, *func, args)?,
+                    format!("({} ...)", func.name()),
+                ))
+            }
             Expr::Call { func, args } => {
                 let mut outs = self.call_any(g, func, args)?;
                 match (outs.len(), outs.pop()) {
