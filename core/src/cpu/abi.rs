@@ -41,6 +41,8 @@ pub enum ErrorCode {
     AllocFailed = 11,
     /// `index` / `bound`: the two ranks; `note_values`: both shapes, one after the other.
     ShapeMismatch = 12,
+    /// `index`: the `ReduceOp` (`amin` or `amax`).
+    EmptyReduction = 13,
 }
 
 impl ErrorCode {
@@ -59,6 +61,7 @@ impl ErrorCode {
             NegativeDimension,
             AllocFailed,
             ShapeMismatch,
+            EmptyReduction,
         ]
         .into_iter()
         .find(|k| *k as i32 == c)
@@ -242,6 +245,14 @@ impl CallCtx {
                     ),
                 )
             }
+            ErrorCode::EmptyReduction => VrError::runtime(format!(
+                "empty reduction: {} of an array with no elements",
+                if self.index == crate::vrir::ast::ReduceOp::Min as i64 {
+                    "amin"
+                } else {
+                    "amax"
+                }
+            )),
             ErrorCode::RecursionTooDeep => VrError::runtime(format!(
                 "recursion too deep: calling `{note}` would exceed {MAX_CALL_DEPTH} nested calls"
             )),
@@ -521,7 +532,7 @@ mod tests {
     /// back as "failed without recording an error").
     #[test]
     fn every_error_code_decodes() {
-        for c in 1..=12 {
+        for c in 1..=13 {
             let code = ErrorCode::from_i32(c).expect("known code");
             assert_eq!(code as i32, c);
             let ctx = CallCtx {
@@ -530,6 +541,6 @@ mod tests {
             };
             assert!(ctx.error(0).is_some());
         }
-        assert_eq!(ErrorCode::from_i32(13), None);
+        assert_eq!(ErrorCode::from_i32(14), None);
     }
 }

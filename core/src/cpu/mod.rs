@@ -32,11 +32,12 @@
 //! On top of allocation: `copy`, slices without `:view` (copies of the view), array-valued
 //! unary and binary operators with scalar broadcasting and the interpreter's
 //! shape-mismatch error, element-wise casts and element-wise library math on arrays
-//! (`codegen/elementwise.rs`), all visiting
+//! and whole-array reductions `sum/prod/amin/amax` in storage order, bit-identical to
+//! the interpreter's (`codegen/elementwise.rs`), all visiting
 //! elements in logical order as the interpreter does.
 //!
 //! Still reported as `ErrorKind::Unsupported` at compile time: slice assignment,
-//! gathers, reductions, map, matmul/transpose, complex numbers, tuples as
+//! gathers, reductions along an axis, map, matmul/transpose, complex numbers, tuples as
 //! values and atomics. Run-time errors equal the interpreter's, field for field.
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location

@@ -193,7 +193,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         Ok(a)
     }
 
-    fn one(&mut self, g: &mut FnGen<'ctx, 'm>, t: ScalarType) -> VrResult<Val<'ctx>> {
+    pub(crate) fn one(&mut self, g: &mut FnGen<'ctx, 'm>, t: ScalarType) -> VrResult<Val<'ctx>> {
         let lit = match t {
             ScalarType::Bool => Literal::Bool(true),
             ScalarType::I32 => Literal::I32(1),

@@ -385,3 +385,110 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         )
     }
 }
+
+impl<'ctx, 'm> CodeGen<'ctx, 'm> {
+    /// `(sum|prod|amin|amax A)` over the whole array, accumulating sequentially in the
+    /// storage order of A's type (column-major: first index fastest; otherwise last index
+    /// fastest) from 0 (`sum`), 1 (`prod`) or the first element (`amin`/`amax`, where an
+    /// empty array is the interpreter's run-time error): bit-identical to the interpreter.
+    pub(crate) fn reduce_all(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        op: crate::vrir::ast::ReduceOp,
+        arg: &Expr,
+    ) -> VrResult<Val<'ctx>> {
+        use crate::vrir::ast::ReduceOp;
+        let (a, _) = self.array_arg(g, arg)?;
+        let t = a.ty.elem;
+        let mt = self.mem_type(t, &g.f.name)?;
+        let acc = g.alloca_builder.build_alloca(mt, "acc")?;
+        let first = g
+            .alloca_builder
+            .build_alloca(self.cx.bool_type(), "first")?;
+        let init = match op {
+            ReduceOp::Sum => Some(self.zero(g, t)?),
+            ReduceOp::Prod => Some(self.one(g, t)?),
+            ReduceOp::Min | ReduceOp::Max => None,
+        };
+        match init {
+            Some(v) => {
+                let m = self.reg_to_mem(v)?;
+                self.builder.build_store(acc, m)?;
+            }
+            None => {
+                let n = self.element_count(&a)?;
+                let ok = self
+                    .builder
+                    .build_int_compare(IntPredicate::SGT, n, self.i64c(0), "")?;
+                self.check(
+                    g,
+                    ok,
+                    ErrorCode::EmptyReduction,
+                    None,
+                    Some((self.i64c(op as i64), self.i64c(0), self.i64c(-1))),
+                )?;
+                self.builder.build_store(acc, mt.const_zero())?;
+            }
+        }
+        self.builder
+            .build_store(first, self.cx.bool_type().const_all_ones())?;
+        // Loop order: for column-major types the last dimension outermost.
+        let col = a.ty.layout == Layout::Col;
+        let order: Vec<IntValue<'ctx>> = if col {
+            a.dims.iter().rev().copied().collect()
+        } else {
+            a.dims.clone()
+        };
+        let view = a.clone();
+        self.nd_loop(g, &order, &mut |cg, g, loop_idx| {
+            let idx: Vec<IntValue<'ctx>> = if col {
+                loop_idx.iter().rev().copied().collect()
+            } else {
+                loop_idx.to_vec()
+            };
+            let x = cg.load_operand(g, &Operand::Array(view.clone()), &idx)?;
+            let raw = cg.builder.build_load(mt, acc, "")?;
+            let cur = Val {
+                v: cg.mem_to_reg(raw, t)?,
+                ty: t,
+            };
+            let next = match op {
+                ReduceOp::Sum => cg.binary(g, BinOp::Add, cur, x)?,
+                ReduceOp::Prod => cg.binary(g, BinOp::Mul, cur, x)?,
+                ReduceOp::Min | ReduceOp::Max => {
+                    let f = if op == ReduceOp::Min {
+                        LibFn::Min
+                    } else {
+                        LibFn::Max
+                    };
+                    let folded = cg.lib_apply(g, f, cur, Some(x))?;
+                    let is_first = cg
+                        .builder
+                        .build_load(cg.cx.bool_type(), first, "")?
+                        .into_int_value();
+                    Val {
+                        v: cg.builder.build_select(is_first, x.v, folded.v, "")?,
+                        ty: t,
+                    }
+                }
+            };
+            let m = cg.reg_to_mem(next)?;
+            cg.builder.build_store(acc, m)?;
+            cg.builder
+                .build_store(first, cg.cx.bool_type().const_zero())?;
+            Ok(())
+        })?;
+        let raw = self.builder.build_load(mt, acc, "")?;
+        Ok(Val {
+            v: self.mem_to_reg(raw, t)?,
+            ty: t,
+        })
+    }
+
+    fn zero(&mut self, g: &mut FnGen<'ctx, 'm>, t: ScalarType) -> VrResult<Val<'ctx>> {
+        Ok(Val {
+            v: self.reg_type(t, &g.f.name)?.const_zero(),
+            ty: t,
+        })
+    }
+}

@@ -106,6 +106,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 indices,
                 flags,
             } => self.index_read(g, array, indices, *flags),
+            Expr::Reduce {
+                op,
+                arg,
+                axis: None,
+            } => self.reduce_all(g, *op, arg),
             other => Err(unsupported(&construct_name(other), &g.f.name)),
         }
     }
