@@ -1625,3 +1625,25 @@ fn whole_array_reductions_accumulate_in_storage_order() {
     );
     assert!(one(m.call("e", vec![i64v(3)])).same(&i64v(0)));
 }
+
+#[test]
+fn axis_reductions() {
+    let src = "(module r :index-base 0
+      (function f ((x f64[2,col])) (f64[1,col] f64[1,col] f64) (locals)
+        (return (sum x :axis 0) (amax x :axis 1) (prod (index x 0) :axis 0)))
+      (function e ((n i64)) (f64[1,row]) (locals)
+        (return (amin (zeros f64[2,row] 2 n) :axis 1))))";
+    let m = compile(src);
+    let x = f64_array(vec![2, 3], Layout::Col, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let r = m.call("f", vec![Value::Array(x)]).unwrap();
+    // NumPy: a.sum(axis=0), a.max(axis=1), a[0].prod()
+    assert_eq!(as_f64s(&r[0]).2, vec![5.0, 7.0, 9.0]);
+    assert_eq!(as_f64s(&r[1]).2, vec![3.0, 6.0]);
+    assert!(r[2].same(&f64v(6.0)));
+    let e = err(m.call("e", vec![i64v(0)]));
+    assert_eq!(
+        e.message,
+        "empty reduction: amin of an array with no elements"
+    );
+    assert_eq!(as_f64s(&one(m.call("e", vec![i64v(2)]))).2, vec![0.0, 0.0]);
+}

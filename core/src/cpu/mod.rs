@@ -29,15 +29,15 @@
 //! (8 GiB by default, [`CompiledModule::set_alloc_limit`]) fails with the run-time error
 //! "compiled code allocated more than N bytes in one call" instead of exhausting memory.
 //!
-//! On top of allocation: `copy`, slices without `:view` (copies of the view), array-valued
-//! unary and binary operators with scalar broadcasting and the interpreter's
-//! shape-mismatch error, element-wise casts and element-wise library math on arrays
-//! and whole-array reductions `sum/prod/amin/amax` in storage order, bit-identical to
-//! the interpreter's (`codegen/elementwise.rs`), all visiting
-//! elements in logical order as the interpreter does.
+//! On top of allocation (`codegen/elementwise.rs`): `copy`, slices without `:view`
+//! (copies of the view), array-valued unary and binary operators with scalar
+//! broadcasting and the interpreter's shape-mismatch error, element-wise casts and
+//! library math on arrays, all visiting elements in logical order as the interpreter
+//! does; and reductions `sum/prod/amin/amax`, whole-array in the storage order of the
+//! array's type and along an axis from index 0 upwards, bit-identical to the interpreter.
 //!
 //! Still reported as `ErrorKind::Unsupported` at compile time: slice assignment,
-//! gathers, reductions along an axis, map, matmul/transpose, complex numbers, tuples as
+//! gathers, map, matmul/transpose, complex numbers, tuples as
 //! values and atomics. Run-time errors equal the interpreter's, field for field.
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location

@@ -146,7 +146,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 func: LibFn::Copy, ..
             } => true,
             Expr::Lib { args, .. } => args.iter().any(|a| self.is_array_expr(g, a)),
-            Expr::Reduce { axis, .. } => axis.is_some(),
+            Expr::Reduce { axis, arg, .. } => {
+                axis.is_some() && self.declared_array_type(g, arg).is_none_or(|t| t.ndims > 1)
+            }
             _ => false,
         }
     }
@@ -397,8 +399,72 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         op: crate::vrir::ast::ReduceOp,
         arg: &Expr,
     ) -> VrResult<Val<'ctx>> {
-        use crate::vrir::ast::ReduceOp;
         let (a, _) = self.array_arg(g, arg)?;
+        self.reduce_view(g, op, &a)
+    }
+
+    /// `(op A :axis k)`: for a vector, the fold of its elements from index 0 upwards;
+    /// otherwise a fresh array (A's extents without axis k) each of whose elements folds
+    /// A's elements along the axis from index 0 upwards, in logical order.
+    pub(crate) fn reduce_axis(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        op: crate::vrir::ast::ReduceOp,
+        arg: &Expr,
+        k: u32,
+    ) -> VrResult<Operand<'ctx>> {
+        let (a, name) = self.array_arg(g, arg)?;
+        let k = k as usize;
+        if k >= a.dims.len() {
+            return Err(self.type_err(g, format!("reduction axis {k} of `{name}`")));
+        }
+        let line_of = |a: &ArrayView<'ctx>, data| ArrayView {
+            ty: ArrayType::new(a.ty.elem, 1, Layout::Row),
+            desc: a.desc,
+            data,
+            dims: vec![a.dims[k]],
+            strides: vec![a.strides[k]],
+        };
+        if a.dims.len() == 1 {
+            let line = line_of(&a, a.data);
+            return Ok(Operand::Scalar(self.reduce_view(g, op, &line)?));
+        }
+        let mut out_dims = a.dims.clone();
+        out_dims.remove(k);
+        let ty = ArrayType::new(a.ty.elem, out_dims.len() as u32, fresh_layout(a.ty.layout));
+        let out = self.alloc_with_dims(g, ty, &out_dims)?;
+        let (src, o) = (a.clone(), out.clone());
+        let mt = self.mem_type(a.ty.elem, &g.f.name)?;
+        self.nd_loop(g, &out_dims, &mut |cg, g, idx| {
+            let mut off = cg.i64c(0);
+            let strides = src
+                .strides
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, s)| *s);
+            for (i, st) in idx.iter().zip(strides) {
+                let t = cg.builder.build_int_mul(*i, st, "")?;
+                off = cg.builder.build_int_add(off, t, "")?;
+            }
+            let data = unsafe { cg.builder.build_gep(mt, src.data, &[off], "")? };
+            let v = cg.reduce_view(g, op, &line_of(&src, data))?;
+            let m = cg.reg_to_mem(v)?;
+            cg.builder.build_store(cg.elem_addr(g, &o, idx)?, m)?;
+            Ok(())
+        })?;
+        Ok(Operand::Array(out))
+    }
+
+    /// The fold of every element of `a` in the storage order of its type.
+    fn reduce_view(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        op: crate::vrir::ast::ReduceOp,
+        a: &ArrayView<'ctx>,
+    ) -> VrResult<Val<'ctx>> {
+        use crate::vrir::ast::ReduceOp;
+        let a = a.clone();
         let t = a.ty.elem;
         let mt = self.mem_type(t, &g.f.name)?;
         let acc = g.alloca_builder.build_alloca(mt, "acc")?;

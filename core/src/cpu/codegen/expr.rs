@@ -111,6 +111,16 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 arg,
                 axis: None,
             } => self.reduce_all(g, *op, arg),
+            Expr::Reduce {
+                op,
+                arg,
+                axis: Some(k),
+            } => match self.reduce_axis(g, *op, arg, *k)? {
+                super::elementwise::Operand::Scalar(v) => Ok(v),
+                super::elementwise::Operand::Array(_) => {
+                    Err(self.type_err(g, "array-valued reduction used as a scalar".into()))
+                }
+            },
             other => Err(unsupported(&construct_name(other), &g.f.name)),
         }
     }

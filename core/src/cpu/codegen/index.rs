@@ -106,6 +106,16 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     format!("({} ...)", func.name()),
                 ))
             }
+            Expr::Reduce {
+                op,
+                arg,
+                axis: Some(k),
+            } => match self.reduce_axis(g, *op, arg, *k)? {
+                super::elementwise::Operand::Array(a) => Ok((a, format!("({} ...)", op.name()))),
+                super::elementwise::Operand::Scalar(_) => {
+                    Err(self.type_err(g, "a reduction of a vector used as an array".into()))
+                }
+            },
             Expr::Call { func, args } => {
                 let mut outs = self.call_any(g, func, args)?;
                 match (outs.len(), outs.pop()) {
