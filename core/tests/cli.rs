@@ -153,12 +153,30 @@ fn backends_that_do_not_exist_yet_fail_with_exit_1() {
 
 #[test]
 fn the_cpu_backend_names_what_it_does_not_compile_yet() {
+    // The n-body example compiles (allocation, copies, element-wise operators) and
+    // agrees with the interpreter.
     let args = r#"--args=[[0.0, 1.0], [2.0, 3.0], 0.0]"#;
-    let o = vr(&["run", NBODY, "accel", args, "--backend", "cpu"]);
+    let cpu = vr(&["run", NBODY, "accel", args, "--backend", "cpu"]);
+    let interp = vr(&["run", NBODY, "accel", args, "--backend", "interp"]);
+    assert_eq!(cpu.status.code(), Some(0), "{}", stderr(&cpu));
+    assert_eq!(stdout(&cpu), stdout(&interp));
+    let reduce = scratch(
+        "reduce.vrir",
+        "(module r :index-base 0 (function total ((a f64[2,row])) (f64) (locals) (return (index (matmul a a) 0 0))))",
+    );
+    let path = reduce.to_str().unwrap();
+    let o = vr(&[
+        "run",
+        path,
+        "total",
+        "--args=[[[1.0, 2.0], [3.0, 4.0]]]",
+        "--backend",
+        "cpu",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "error: unsupported in accel: cpu backend: array allocation in function accel is not supported yet\n"
+        "error: unsupported in total: cpu backend: `matmul` in function total is not supported yet\n"
     );
 }
 

@@ -10,7 +10,7 @@ use velociraptor::conformance::run_paths;
 /// The suite must hold at least this many cases (directives).
 const MIN_INTERP_CASES: usize = 200;
 /// Cases the cpu backend must run (not skip): raise it as the backend grows.
-const MIN_CPU_CASES: usize = 300;
+const MIN_CPU_CASES: usize = 600;
 
 #[test]
 fn every_case_passes_on_every_available_backend() {

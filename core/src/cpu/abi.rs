@@ -35,6 +35,14 @@ pub enum ErrorCode {
     NegativeExponent = 7,
     RecursionTooDeep = 8,
     ZeroStepIndex = 9,
+    /// `index`: the negative extent as evaluated.
+    NegativeDimension = 10,
+    /// The arena refused an allocation; its message is in [`Arena::failure`].
+    AllocFailed = 11,
+    /// `index` / `bound`: the two ranks; `note_values`: both shapes, one after the other.
+    ShapeMismatch = 12,
+    /// `index`: the `ReduceOp` (`amin` or `amax`).
+    EmptyReduction = 13,
 }
 
 impl ErrorCode {
@@ -50,6 +58,10 @@ impl ErrorCode {
             NegativeExponent,
             RecursionTooDeep,
             ZeroStepIndex,
+            NegativeDimension,
+            AllocFailed,
+            ShapeMismatch,
+            EmptyReduction,
         ]
         .into_iter()
         .find(|k| *k as i32 == c)
@@ -88,6 +100,9 @@ pub struct CallCtx {
     pub note_len: usize,
     /// Copied at record time: generated code keeps them in its frame, gone after return.
     pub note_values: [i64; MAX_NOTE_VALUES],
+    /// Storage of every array the call creates (never touched by generated code directly:
+    /// only through [`vr_cpu_alloc_array`]).
+    pub arena: Arena,
 }
 
 /// Values of a note kept (3 per range index: enough for 10 dimensions).
@@ -125,6 +140,7 @@ impl Default for CallCtx {
             note: std::ptr::null(),
             note_len: 0,
             note_values: [0; MAX_NOTE_VALUES],
+            arena: Arena::default(),
         }
     }
 }
@@ -201,6 +217,42 @@ impl CallCtx {
             ErrorCode::NegativeExponent => {
                 VrError::runtime(format!("negative integer exponent {} in pow", self.index))
             }
+            ErrorCode::NegativeDimension => {
+                VrError::runtime(format!("negative dimension {}", self.index))
+            }
+            ErrorCode::AllocFailed => VrError::runtime(
+                self.arena
+                    .failure
+                    .clone()
+                    .unwrap_or_else(|| "cannot allocate an array".into()),
+            ),
+            ErrorCode::ShapeMismatch => {
+                let (ra, rb) = (self.index.max(0) as usize, self.bound.max(0) as usize);
+                let vals = &self.note_values;
+                let shape = |r: std::ops::Range<usize>| -> Vec<usize> {
+                    vals.get(r)
+                        .unwrap_or(&[])
+                        .iter()
+                        .map(|d| *d as usize)
+                        .collect()
+                };
+                VrError::new(
+                    ErrorKind::ShapeMismatch,
+                    format!(
+                        "operands of shapes {:?} and {:?}",
+                        shape(0..ra),
+                        shape(ra..ra + rb)
+                    ),
+                )
+            }
+            ErrorCode::EmptyReduction => VrError::runtime(format!(
+                "empty reduction: {} of an array with no elements",
+                if self.index == crate::vrir::ast::ReduceOp::Min as i64 {
+                    "amin"
+                } else {
+                    "amax"
+                }
+            )),
             ErrorCode::RecursionTooDeep => VrError::runtime(format!(
                 "recursion too deep: calling `{note}` would exceed {MAX_CALL_DEPTH} nested calls"
             )),
@@ -273,6 +325,7 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         return;
     }
     *ctx = CallCtx {
+        arena: std::mem::take(&mut ctx.arena),
         depth: ctx.depth,
         code,
         line,
@@ -287,10 +340,168 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         note_len: note_len.max(0) as usize,
         note_values: [0; MAX_NOTE_VALUES],
     };
+    if ctx.code == ErrorCode::ShapeMismatch as i32 && !note_values.is_null() {
+        let n = (index.max(0) + bound.max(0)).min(MAX_NOTE_VALUES as i64) as usize;
+        ctx.note_values[..n].copy_from_slice(std::slice::from_raw_parts(note_values, n));
+    }
     if ctx.code == ErrorCode::OutOfBounds as i32 && !note.is_null() && !note_values.is_null() {
         let shape = std::slice::from_raw_parts(note, ctx.note_len);
         let n = note_value_count(std::str::from_utf8(shape).unwrap_or("")).min(MAX_NOTE_VALUES);
         ctx.note_values[..n].copy_from_slice(std::slice::from_raw_parts(note_values, n));
+    }
+}
+
+/// Bytes one call may allocate by default before failing with a run-time error.
+pub const DEFAULT_ALLOC_LIMIT: u64 = 8 << 30;
+
+/// Alignment of every arena block (a cache line; enough for any vector load).
+const ARENA_ALIGN: usize = 64;
+
+/// The storage of the arrays one top-level call creates: zeroed, 64-byte-aligned blocks,
+/// each a descriptor, its dims and strides, then the elements. Everything is freed when
+/// the arena is dropped, at the end of the call (not earlier: the known limit of this
+/// design, bounded by `limit`).
+#[derive(Debug)]
+pub struct Arena {
+    blocks: Vec<(std::ptr::NonNull<u8>, std::alloc::Layout)>,
+    /// Bytes allocated so far in this call.
+    pub allocated: u64,
+    /// Most bytes the call may allocate.
+    pub limit: u64,
+    /// Why the last allocation failed (read by [`CallCtx::error`]).
+    pub failure: Option<String>,
+}
+
+impl Default for Arena {
+    fn default() -> Self {
+        Arena {
+            blocks: Vec::new(),
+            allocated: 0,
+            limit: DEFAULT_ALLOC_LIMIT,
+            failure: None,
+        }
+    }
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        for (p, layout) in self.blocks.drain(..) {
+            // SAFETY: allocated by `alloc_zeroed` with exactly this layout, freed once.
+            unsafe { std::alloc::dealloc(p.as_ptr(), layout) };
+        }
+    }
+}
+
+/// Bytes from a block's start to its elements: descriptor, dims, strides, padding.
+pub fn arena_header_bytes(ndims: usize) -> usize {
+    (std::mem::size_of::<ArrayDesc>() + 16 * ndims).next_multiple_of(ARENA_ALIGN)
+}
+
+impl Arena {
+    /// A zeroed block of `bytes`, or the reason why not (over the limit, out of memory).
+    fn alloc(&mut self, bytes: usize) -> Result<*mut u8, String> {
+        let total = self.allocated.saturating_add(bytes as u64);
+        if total > self.limit {
+            return Err(format!(
+                "compiled code allocated more than {} bytes in one call",
+                self.limit
+            ));
+        }
+        let layout = std::alloc::Layout::from_size_align(bytes.max(1), ARENA_ALIGN)
+            .map_err(|_| format!("cannot allocate {bytes} bytes"))?;
+        // SAFETY: the layout has a non-zero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        let p =
+            std::ptr::NonNull::new(p).ok_or_else(|| format!("cannot allocate {bytes} bytes"))?;
+        self.blocks.push((p, layout));
+        self.allocated = total;
+        Ok(p.as_ptr())
+    }
+
+    /// The block holding address `p` and where its elements start, if any.
+    pub fn block_of(&self, p: *const u8) -> Option<(usize, *const u8, usize)> {
+        let a = p as usize;
+        self.blocks.iter().enumerate().find_map(|(k, (b, l))| {
+            let start = b.as_ptr() as usize;
+            (a >= start && a <= start + l.size()).then_some((k, b.as_ptr() as *const u8, l.size()))
+        })
+    }
+
+    /// A new contiguous array of `dims` (each checked non-negative by the caller) with
+    /// `elem_size`-byte elements, column-major when `col`, else row-major: its descriptor
+    /// (in the same block), or the reason why not.
+    fn new_array(
+        &mut self,
+        dims: &[i64],
+        elem_size: usize,
+        col: bool,
+    ) -> Result<*mut ArrayDesc, String> {
+        let udims: Vec<usize> = dims.iter().map(|d| *d as usize).collect();
+        let count = crate::interp::element_count(&udims).map_err(|e| e.message)?;
+        let header = arena_header_bytes(dims.len());
+        let bytes = count
+            .checked_mul(elem_size)
+            .and_then(|b| b.checked_add(header))
+            .ok_or_else(|| format!("array of dimensions {udims:?} is too large"))?;
+        let block = self.alloc(bytes)?;
+        let layout = if col {
+            crate::vrir::types::Layout::Col
+        } else {
+            crate::vrir::types::Layout::Row
+        };
+        let strides = crate::runtime::value::contiguous_strides(&udims, layout);
+        let n = dims.len();
+        // SAFETY: the block holds the header (descriptor, n dims, n strides) and is
+        // 64-byte aligned, so every field is aligned.
+        unsafe {
+            let desc = block as *mut ArrayDesc;
+            let dims_p = block.add(std::mem::size_of::<ArrayDesc>()) as *mut i64;
+            let strides_p = dims_p.add(n);
+            for k in 0..n {
+                *dims_p.add(k) = dims[k];
+                *strides_p.add(k) = strides[k] as i64;
+            }
+            *desc = ArrayDesc {
+                data: block.add(header),
+                dims: dims_p,
+                strides: strides_p,
+            };
+            Ok(desc)
+        }
+    }
+}
+
+/// Called by generated code to create an array: zeroed storage of `ndims` extents at
+/// `dims` (checked non-negative), `elem_size` bytes each, column-major when `col` is
+/// non-zero. Returns its descriptor, or null after noting why in the arena (the caller
+/// then records `ErrorCode::AllocFailed` with its function and line).
+///
+/// # Safety
+/// `ctx` is the call's [`CallCtx`]; `dims` points to `ndims` values.
+pub unsafe extern "C" fn vr_cpu_alloc_array(
+    ctx: *mut CallCtx,
+    ndims: i64,
+    dims: *const i64,
+    elem_size: i64,
+    col: i32,
+) -> *mut ArrayDesc {
+    let Some(ctx) = ctx.as_mut() else {
+        return std::ptr::null_mut();
+    };
+    let dims = if ndims > 0 {
+        std::slice::from_raw_parts(dims, ndims as usize)
+    } else {
+        &[]
+    };
+    match ctx
+        .arena
+        .new_array(dims, elem_size.max(1) as usize, col != 0)
+    {
+        Ok(d) => d,
+        Err(msg) => {
+            ctx.arena.failure = Some(msg);
+            std::ptr::null_mut()
+        }
     }
 }
 
@@ -321,7 +532,7 @@ mod tests {
     /// back as "failed without recording an error").
     #[test]
     fn every_error_code_decodes() {
-        for c in 1..=9 {
+        for c in 1..=13 {
             let code = ErrorCode::from_i32(c).expect("known code");
             assert_eq!(code as i32, c);
             let ctx = CallCtx {
@@ -330,6 +541,6 @@ mod tests {
             };
             assert!(ctx.error(0).is_some());
         }
-        assert_eq!(ErrorCode::from_i32(10), None);
+        assert_eq!(ErrorCode::from_i32(14), None);
     }
 }

@@ -107,6 +107,10 @@ fn runtime_symbols() -> Vec<(&'static str, usize)> {
             abi::vr_cpu_record_error as *const () as usize,
         ),
         (
+            codegen::ALLOC_ARRAY,
+            abi::vr_cpu_alloc_array as *const () as usize,
+        ),
+        (
             codegen::IPOW_I32,
             abi::vr_cpu_ipow_i32 as *const () as usize,
         ),

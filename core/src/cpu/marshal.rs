@@ -4,11 +4,14 @@
 //! pointing straight into the value's shared buffer (no copy: compiled code writes
 //! through it exactly as the interpreter would).
 
-use super::abi::ArrayDesc;
+use super::abi::{Arena, ArrayDesc};
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::{Array, Buffer, Scalar, Value};
 use crate::vrir::ast::Function;
 use crate::vrir::types::{Layout, ScalarType, Type};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 fn invalid(msg: String) -> VrError {
     VrError::new(ErrorKind::InvalidArgument, msg)
@@ -173,14 +176,21 @@ impl CallFrame {
     /// of one of the arguments (this increment allocates nothing): it comes back as a
     /// view of that argument's buffer, typed as the declared result, as the interpreter
     /// returns it.
-    pub fn results(&self) -> VrResult<Vec<Value>> {
+    pub fn results(&self, arena: &Arena) -> VrResult<Vec<Value>> {
+        // Arena blocks already copied out: results that share one share its copy.
+        let mut copies: HashMap<usize, SharedBuffer> = HashMap::new();
         self.results
             .iter()
             .map(|slot| {
                 Ok(match slot {
-                    ResultSlot::Array(desc, dims, strides, at) => {
-                        Value::Array(self.array_result(desc, dims, strides, *at)?)
-                    }
+                    ResultSlot::Array(desc, dims, strides, at) => Value::Array(self.array_result(
+                        desc,
+                        dims,
+                        strides,
+                        *at,
+                        arena,
+                        &mut copies,
+                    )?),
                     ResultSlot::Scalar(b, t) => {
                         let bits = **b;
                         Value::Scalar(match t {
@@ -204,6 +214,8 @@ impl CallFrame {
         dims: &[i64],
         strides: &[i64],
         at: crate::vrir::types::ArrayType,
+        arena: &Arena,
+        copies: &mut HashMap<usize, SharedBuffer>,
     ) -> VrResult<Array> {
         let lost = || {
             VrError::new(
@@ -236,8 +248,58 @@ impl CallFrame {
                 });
             }
         }
+        // Created by the call: copy its whole arena block out (the arena is freed when
+        // the call returns), keeping the view's offset and strides.
+        if let Some((k, start, _)) = arena.block_of(desc.data) {
+            let (buffer, elems) = match copies.get(&k) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = copy_block(start, arena.block_of(start).map_or(0, |b| b.2), at.elem);
+                    copies.insert(k, c.clone());
+                    c
+                }
+            };
+            let dims: Vec<usize> = dims
+                .iter()
+                .map(|d| usize::try_from(*d).map_err(|_| lost()))
+                .collect::<VrResult<_>>()?;
+            let strides: Vec<isize> = strides.iter().map(|s| *s as isize).collect();
+            return Ok(Array {
+                ty: at,
+                dims,
+                strides,
+                offset: (data - elems) / size,
+                data: buffer,
+            });
+        }
         Err(lost())
     }
+}
+
+/// A copied arena block: its elements and the address where they started.
+type SharedBuffer = (Rc<RefCell<Buffer>>, usize);
+
+/// The elements of the arena block at `start` (`bytes` long; it begins with the
+/// descriptor of the array it was created for), as a buffer of `elem`.
+fn copy_block(start: *const u8, bytes: usize, elem: ScalarType) -> SharedBuffer {
+    // SAFETY: every arena block starts with the descriptor written by the allocator,
+    // whose `data` lies inside the block; the elements run to the block's end.
+    let data = unsafe { (*(start as *const ArrayDesc)).data } as usize;
+    let n = (start as usize + bytes).saturating_sub(data) / elem_size(elem);
+    fn read<T: Copy>(p: usize, n: usize) -> Vec<T> {
+        // SAFETY: `n` elements of T lie at `p` (see copy_block), aligned to 64 bytes.
+        unsafe { std::slice::from_raw_parts(p as *const T, n).to_vec() }
+    }
+    let buffer = match elem {
+        ScalarType::Bool => Buffer::Bool(read::<u8>(data, n).into_iter().map(|b| b != 0).collect()),
+        ScalarType::I32 => Buffer::I32(read(data, n)),
+        ScalarType::I64 => Buffer::I64(read(data, n)),
+        ScalarType::F32 => Buffer::F32(read(data, n)),
+        ScalarType::F64 => Buffer::F64(read(data, n)),
+        // Excluded by the compiler (complex is unsupported in this increment).
+        ScalarType::C64 | ScalarType::C128 => Buffer::filled(elem, 0, Scalar::zero(elem)),
+    };
+    (Rc::new(RefCell::new(buffer)), data)
 }
 
 fn describe(v: &Value) -> String {

@@ -4,7 +4,7 @@
 //!
 //! - `abi`: the repr(C) structures shared with generated code and the run-time helpers.
 //! - `codegen`: VRIR -> LLVM IR (`i32 f(ctx, outs..., params...)` per function, plus an
-//!   entry wrapper; errors are recorded in `ctx` and propagated as a status, never by
+//!   entry wrapper; arrays it creates come from the call's arena; errors are recorded in `ctx` and propagated as a status, never by
 //!   unwinding).
 //! - `jit`: host CPU attributes, the `default<O2>` pipeline, MCJIT.
 //! - `marshal`: run-time values <-> entry-wrapper arguments and results.
@@ -14,10 +14,31 @@
 //! results), control flow, loops over literal ranges and domains (parfor runs serially),
 //! element reads and writes of arrays handed in (any layout, `:neg`, `:flat`,
 //! `:nocheck`), array locals that refer to them, `:view` slices with scalar and range
-//! indices, and array results that are views of the arguments. Everything that creates
-//! an array (allocation, copies, array operators, gathers, reductions, map), complex
-//! numbers, tuples as values and atomics are reported as `ErrorKind::Unsupported` at
-//! compile time. Run-time errors equal the interpreter's, field for field.
+//! indices, and array results that are views of the arguments.
+//!
+//! Second increment: arrays created by compiled code (`zeros/ones/empty/fill`, the
+//! `alloc` statement; any layout, strided types stored row-major as the interpreter
+//! stores them). Memory: a per-call arena ([`abi::Arena`]) owned by the [`CallCtx`].
+//! Generated code calls the Rust allocator `vr_cpu_alloc_array`, mapped into the JIT
+//! like the error recorder, which checks the element count as the interpreter does and
+//! returns one zeroed, 64-byte-aligned block holding the new array's descriptor, dims,
+//! strides and elements. Negative extents are checked by generated code. When the
+//! top-level call returns, `marshal` copies array results out of the arena into
+//! `Value`s and the arena is freed. Known limit: memory is released at the end of the
+//! call only, never earlier, so a call that allocates more than its limit in total
+//! (8 GiB by default, [`CompiledModule::set_alloc_limit`]) fails with the run-time error
+//! "compiled code allocated more than N bytes in one call" instead of exhausting memory.
+//!
+//! On top of allocation (`codegen/elementwise.rs`): `copy`, slices without `:view`
+//! (copies of the view), array-valued unary and binary operators with scalar
+//! broadcasting and the interpreter's shape-mismatch error, element-wise casts and
+//! library math on arrays, all visiting elements in logical order as the interpreter
+//! does; and reductions `sum/prod/amin/amax`, whole-array in the storage order of the
+//! array's type and along an axis from index 0 upwards, bit-identical to the interpreter.
+//!
+//! Still reported as `ErrorKind::Unsupported` at compile time: slice assignment,
+//! gathers, map, matmul/transpose, complex numbers, tuples as
+//! values and atomics. Run-time errors equal the interpreter's, field for field.
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location
 // field); boxing it only here would make the cpu backend's API differ from the others'.
@@ -41,6 +62,8 @@ pub struct CompiledModule {
     jit: jit::JitModule,
     /// Calls may nest up to the recursion limit: run on a thread with a large stack.
     recursive: bool,
+    /// Most bytes one call may allocate (see [`CompiledModule::set_alloc_limit`]).
+    alloc_limit: u64,
 }
 
 /// Stack for calls into recursive modules: room for `abi::MAX_CALL_DEPTH` frames
@@ -82,6 +105,7 @@ pub fn compile(m: &Module) -> VrResult<CompiledModule> {
         module: m.clone(),
         jit,
         recursive: callgraph::is_recursive(m),
+        alloc_limit: abi::DEFAULT_ALLOC_LIMIT,
     })
 }
 
@@ -92,6 +116,12 @@ pub fn emit_llvm_ir(m: &Module) -> VrResult<String> {
 }
 
 impl CompiledModule {
+    /// Let each call allocate at most `bytes` (8 GiB by default); a call that asks for
+    /// more fails with a run-time error instead of exhausting memory.
+    pub fn set_alloc_limit(&mut self, bytes: u64) {
+        self.alloc_limit = bytes;
+    }
+
     /// Call `func` with `args`; arrays are passed by reference (writes are visible in the
     /// caller's arrays). Errors come back as the interpreter reports them.
     pub fn call(&self, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
@@ -109,6 +139,7 @@ impl CompiledModule {
         })?;
         let frame = marshal::CallFrame::new(f, args)?;
         let mut ctx = CallCtx::default();
+        ctx.arena.limit = self.alloc_limit;
         // SAFETY: the frame's pointers match f's signature (checked by CallFrame::new) and
         // stay valid for the call; generated code does not unwind.
         let (args_p, results_p) = (frame.arg_ptrs.as_ptr(), frame.result_ptrs.as_ptr());
@@ -127,6 +158,6 @@ impl CompiledModule {
                 )
             }));
         }
-        frame.results()
+        frame.results(&ctx.arena)
     }
 }

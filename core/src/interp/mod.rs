@@ -18,6 +18,7 @@
 
 mod arith;
 mod array_ops;
+pub(crate) use array_ops::element_count;
 mod eval;
 mod exec;
 mod index;

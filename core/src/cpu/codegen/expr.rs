@@ -34,21 +34,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             Expr::Var { name } => self.load_var(g, name),
             Expr::Unary { op, arg } => {
                 let a = self.expr(g, arg)?;
-                match (op, a.ty) {
-                    (UnOp::Not, ScalarType::Bool) => Ok(Val {
-                        v: self.builder.build_not(a.int(), "")?.into(),
-                        ty: a.ty,
-                    }),
-                    (UnOp::Neg, t) if t.is_int() => Ok(Val {
-                        v: self.builder.build_int_neg(a.int(), "")?.into(),
-                        ty: t,
-                    }),
-                    (UnOp::Neg, t) if t.is_float() => Ok(Val {
-                        v: self.builder.build_float_neg(a.float(), "")?.into(),
-                        ty: t,
-                    }),
-                    _ => Err(self.type_err(g, format!("{op:?} of {}", a.ty))),
-                }
+                self.unary(g, *op, a)
             }
             Expr::Binary {
                 op: BinOp::And,
@@ -120,6 +106,21 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 indices,
                 flags,
             } => self.index_read(g, array, indices, *flags),
+            Expr::Reduce {
+                op,
+                arg,
+                axis: None,
+            } => self.reduce_all(g, *op, arg),
+            Expr::Reduce {
+                op,
+                arg,
+                axis: Some(k),
+            } => match self.reduce_axis(g, *op, arg, *k)? {
+                super::elementwise::Operand::Scalar(v) => Ok(v),
+                super::elementwise::Operand::Array(_) => {
+                    Err(self.type_err(g, "array-valued reduction used as a scalar".into()))
+                }
+            },
             other => Err(unsupported(&construct_name(other), &g.f.name)),
         }
     }
@@ -130,7 +131,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             .with_line(g.line)
     }
 
-    fn literal(&mut self, g: &FnGen<'ctx, 'm>, l: &Literal) -> VrResult<Val<'ctx>> {
+    pub(crate) fn literal(&mut self, g: &FnGen<'ctx, 'm>, l: &Literal) -> VrResult<Val<'ctx>> {
         let cx = self.cx;
         Ok(match *l {
             Literal::Bool(b) => Val {
@@ -224,7 +225,31 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         })
     }
 
-    fn binary(
+    /// A unary operator on one scalar.
+    pub(crate) fn unary(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        op: UnOp,
+        a: Val<'ctx>,
+    ) -> VrResult<Val<'ctx>> {
+        match (op, a.ty) {
+            (UnOp::Not, ScalarType::Bool) => Ok(Val {
+                v: self.builder.build_not(a.int(), "")?.into(),
+                ty: a.ty,
+            }),
+            (UnOp::Neg, t) if t.is_int() => Ok(Val {
+                v: self.builder.build_int_neg(a.int(), "")?.into(),
+                ty: t,
+            }),
+            (UnOp::Neg, t) if t.is_float() => Ok(Val {
+                v: self.builder.build_float_neg(a.float(), "")?.into(),
+                ty: t,
+            }),
+            _ => Err(self.type_err(g, format!("{op:?} of {}", a.ty))),
+        }
+    }
+
+    pub(crate) fn binary(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         op: BinOp,
@@ -460,14 +485,29 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ));
         }
         let a = self.expr(g, &args[0])?;
+        if func.arity() == 2 {
+            let b = self.expr(g, &args[1])?;
+            return self.lib_apply(g, func, a, Some(b));
+        }
+        self.lib_apply(g, func, a, None)
+    }
+
+    /// An element-wise library function of arity 1 or 2 applied to evaluated scalars.
+    pub(crate) fn lib_apply(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        func: LibFn,
+        a: Val<'ctx>,
+        b: Option<Val<'ctx>>,
+    ) -> VrResult<Val<'ctx>> {
+        use LibFn::*;
         let t = a.ty;
         if t.is_complex() {
             return Err(unsupported("complex arithmetic", &g.f.name));
         }
         let bad =
             |s: &Self, g: &FnGen<'ctx, 'm>| s.type_err(g, format!("`{}` of {t}", func.name()));
-        if func.arity() == 2 {
-            let b = self.expr(g, &args[1])?;
+        if let Some(b) = b {
             if b.ty != t {
                 return Err(bad(self, g));
             }

@@ -2,31 +2,136 @@
 //! `data + sum(p_k * stride_k)`, with index base, `:neg`, `:flat` and bounds checks that
 //! report the same fields as the interpreter (variable, index as written, extent, dim).
 
+use super::elementwise::fresh_layout;
+use super::stmt::CallOut;
 use super::{unsupported, ArrayView, CodeGen, FnGen, Slot, Val};
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::VrResult;
-use crate::vrir::ast::{Expr, IndexFlags};
+use crate::vrir::ast::{AllocInit, Expr, IndexFlags, LibFn};
 use crate::vrir::types::{Layout, ScalarType};
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
-    /// An array operand: in this increment, a variable naming an array parameter or an
-    /// array local that refers to one. Returns its view and name.
+    /// An array operand: a variable naming an array parameter or an array local, or an
+    /// array-valued expression this increment compiles (see [`Self::array_expr`]).
+    /// Returns its view and a name for messages.
     pub(crate) fn array_arg(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         e: &Expr,
     ) -> VrResult<(ArrayView<'ctx>, String)> {
-        let Expr::Var { name } = e else {
-            // Name the construct that makes the array (unsupported in this increment).
-            self.expr(g, e)?;
-            return Err(unsupported(
-                "array-valued expression (other than an array variable)",
-                &g.f.name,
-            ));
-        };
-        Ok((self.array_view(g, name)?, name.clone()))
+        match e {
+            Expr::Var { name } => Ok((self.array_view(g, name)?, name.clone())),
+            _ => self.array_expr(g, e),
+        }
+    }
+
+    /// An array-valued expression other than a variable: an allocation, a `:view` slice,
+    /// or a call with one array result. The view has a descriptor (calls pass it on).
+    pub(crate) fn array_expr(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        e: &Expr,
+    ) -> VrResult<(ArrayView<'ctx>, String)> {
+        match e {
+            Expr::Alloc { init, ty, dims } => {
+                let what = match init {
+                    AllocInit::Zeros => "zeros",
+                    AllocInit::Ones => "ones",
+                    AllocInit::Empty => "empty",
+                    AllocInit::Fill { .. } => "fill",
+                };
+                Ok((
+                    self.alloc_expr(g, init, *ty, dims)?,
+                    format!("({what} ...)"),
+                ))
+            }
+            Expr::Index {
+                array,
+                indices,
+                flags,
+            } if flags.view => {
+                let mut view = self.view_slice(g, array, indices, *flags)?;
+                view.desc =
+                    self.desc_buffer(&g.alloca_builder, &self.builder, view.ty.ndims, "view")?;
+                self.store_desc(view.desc, &view)?;
+                Ok((view, "(index ... :view)".into()))
+            }
+            // A slice without `:view` (some index a range): a copy of the view.
+            Expr::Index {
+                array,
+                indices,
+                flags,
+            } if self.is_slice(g, array, indices, *flags) => {
+                let layout = self
+                    .declared_array_type(g, array)
+                    .map_or(Layout::Row, |t| fresh_layout(t.layout));
+                let view = self.view_slice(g, array, indices, *flags)?;
+                Ok((self.copy_of(g, &view, layout)?, "(index ...)".into()))
+            }
+            Expr::Lib {
+                func: LibFn::Copy,
+                args,
+            } if args.len() == 1 => {
+                let (src, name) = self.array_arg(g, &args[0])?;
+                let layout = src.ty.layout;
+                Ok((self.copy_of(g, &src, layout)?, format!("(copy {name})")))
+            }
+            Expr::Binary { op, lhs, rhs } => Ok((
+                self.elementwise_binary(g, *op, lhs, rhs)?,
+                format!("({} ...)", op.symbol()),
+            )),
+            Expr::Unary { op, arg } => {
+                Ok((self.elementwise_unary(g, *op, arg)?, "(unary ...)".into()))
+            }
+            Expr::Cast {
+                to: crate::vrir::types::Type::Array(at),
+                arg,
+            } => Ok((self.elementwise_cast(g, *at, arg)?, "(cast ...)".into())),
+            Expr::Lib { func, args }
+                if func.arity() <= 2
+                    && !matches!(
+                        func,
+                        LibFn::Len
+                            | LibFn::Ndims
+                            | LibFn::Matmul
+                            | LibFn::Transpose
+                            | LibFn::Copy
+                            | LibFn::Complex
+                    ) =>
+            {
+                Ok((
+                    self.elementwise_lib(g, *func, args)?,
+                    format!("({} ...)", func.name()),
+                ))
+            }
+            Expr::Reduce {
+                op,
+                arg,
+                axis: Some(k),
+            } => match self.reduce_axis(g, *op, arg, *k)? {
+                super::elementwise::Operand::Array(a) => Ok((a, format!("({} ...)", op.name()))),
+                super::elementwise::Operand::Scalar(_) => {
+                    Err(self.type_err(g, "a reduction of a vector used as an array".into()))
+                }
+            },
+            Expr::Call { func, args } => {
+                let mut outs = self.call_any(g, func, args)?;
+                match (outs.len(), outs.pop()) {
+                    (1, Some(CallOut::Array(v))) => Ok((v, format!("(call {func})"))),
+                    _ => Err(self.type_err(g, format!("call of `{func}` used as an array"))),
+                }
+            }
+            _ => {
+                // Name the construct that makes the array (unsupported in this increment).
+                self.expr(g, e)?;
+                Err(unsupported(
+                    "array-valued expression (other than an array variable)",
+                    &g.f.name,
+                ))
+            }
+        }
     }
 
     /// The array a variable refers to; for an array local, loaded (and checked to be

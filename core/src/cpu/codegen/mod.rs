@@ -6,6 +6,8 @@
 //! functions; `stmt.rs` statements, loops and calls; `index.rs` array element access.
 //! Everything outside this increment's scope is reported as `ErrorKind::Unsupported`.
 
+mod alloc;
+mod elementwise;
 mod expr;
 mod index;
 mod stmt;
@@ -24,6 +26,8 @@ use std::collections::HashMap;
 
 /// Name of the Rust function that records a run-time error (see `abi`).
 pub const RECORD_ERROR: &str = "vr_cpu_record_error";
+/// Name of the Rust function that creates an array in the call's arena (see `abi`).
+pub const ALLOC_ARRAY: &str = "vr_cpu_alloc_array";
 pub const IPOW_I32: &str = "vr_cpu_ipow_i32";
 pub const IPOW_I64: &str = "vr_cpu_ipow_i64";
 
@@ -197,6 +201,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         f.add_attribute(
             inkwell::attributes::AttributeLoc::Function,
             self.enum_attr("cold"),
+        );
+        self.module.add_function(
+            ALLOC_ARRAY,
+            ptr.fn_type(
+                &[ptr.into(), i64t.into(), ptr.into(), i64t.into(), i32t.into()],
+                false,
+            ),
+            Some(Linkage::External),
         );
         self.module.add_function(
             IPOW_I32,
@@ -442,8 +454,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             .into_int_value();
         // Built before the alloca position is chosen, so that the entry block always has
         // code for later allocas to go above: a function without parameters or locals
-        // would otherwise append them after its terminator.
-        // Keep later allocas (call result slots) above the code.
+        // would otherwise append them after its terminator. Later allocas (call result
+        // slots) go above the code.
         let first_code = entry.get_first_instruction();
         let mut insert_before = first_code;
         while let Some(i) = insert_before {

@@ -180,7 +180,17 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             }
             // Hooks for reference-counting hosts: nothing observable.
             StmtKind::RefIncr { .. } | StmtKind::RefDecr { .. } => Ok(()),
-            StmtKind::Alloc { .. } => Err(unsupported("`alloc`", &g.f.name)),
+            StmtKind::Alloc { var, dims } => match g.vars.get(var) {
+                Some(Slot::ArrayVar { ty, ptr, assigned }) => {
+                    let (ty, ptr, assigned) = (*ty, *ptr, *assigned);
+                    let view = self.alloc_array(g, ty, dims)?;
+                    self.store_desc(ptr, &view)?;
+                    self.builder
+                        .build_store(assigned, self.cx.bool_type().const_all_ones())?;
+                    Ok(())
+                }
+                _ => Err(unsupported(&format!("`alloc` of `{var}`"), &g.f.name)),
+            },
             // Arrays are the host's or the caller's in this increment: freeing a local
             // only makes it unassigned.
             StmtKind::Free { var } => match g.vars.get(var) {
