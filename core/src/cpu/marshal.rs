@@ -225,6 +225,11 @@ impl CallFrame {
         };
         let size = elem_size(at.elem);
         let data = desc.data as usize;
+        let dims: Vec<usize> = dims
+            .iter()
+            .map(|d| usize::try_from(*d).map_err(|_| lost()))
+            .collect::<VrResult<_>>()?;
+        let strides: Vec<isize> = strides.iter().map(|s| *s as isize).collect();
         for a in self.arrays.iter().filter(|a| a.ty.elem == at.elem) {
             // SAFETY: only the address is read (as in `buffer_ptr`); no borrow is held.
             let buf = unsafe { &*a.data.as_ptr() };
@@ -234,11 +239,6 @@ impl CallFrame {
             }) as usize;
             let end = base + buf.len() * size;
             if data >= base && data <= end && (data - base).is_multiple_of(size) {
-                let dims: Vec<usize> = dims
-                    .iter()
-                    .map(|d| usize::try_from(*d).map_err(|_| lost()))
-                    .collect::<VrResult<_>>()?;
-                let strides: Vec<isize> = strides.iter().map(|s| *s as isize).collect();
                 return Ok(Array {
                     ty: at,
                     dims,
@@ -259,11 +259,6 @@ impl CallFrame {
                     c
                 }
             };
-            let dims: Vec<usize> = dims
-                .iter()
-                .map(|d| usize::try_from(*d).map_err(|_| lost()))
-                .collect::<VrResult<_>>()?;
-            let strides: Vec<isize> = strides.iter().map(|s| *s as isize).collect();
             return Ok(Array {
                 ty: at,
                 dims,
