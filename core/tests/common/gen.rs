@@ -422,8 +422,8 @@ impl<'a, 't> FnGen<'a, 't> {
     /// One statement (a while loop comes with its counter's initialisation).
     fn stmt(&mut self, depth: u32) -> Vec<Stmt> {
         let mut s = match self.t.below(12) {
-            0 | 1 => self.set_scalar(),
-            2 => self.set_array(),
+            0 | 1 => self.set_var(false),
+            2 => self.set_var(true),
             3 | 4 => self.set_element(),
             5 if depth > 0 => self.if_stmt(depth),
             6 if depth > 0 => self.for_class(depth),
@@ -432,7 +432,7 @@ impl<'a, 't> FnGen<'a, 't> {
             9 if depth > 0 => self.parfor(),
             10 => self.call_stmt(),
             11 => self.jump(),
-            _ => self.set_scalar(),
+            _ => self.set_var(false),
         };
         if let Some(s) = &mut s {
             if self.t.one_in(6) {
@@ -442,26 +442,12 @@ impl<'a, 't> FnGen<'a, 't> {
         s.into_iter().collect()
     }
 
-    fn set_scalar(&mut self) -> Option<Stmt> {
+    /// `(set v e)` for a writable variable that is an array (`arrays`) or a scalar.
+    fn set_var(&mut self, arrays: bool) -> Option<Stmt> {
         let targets: Vec<Var> = self
             .vars
             .iter()
-            .filter(|v| v.writable && !matches!(v.ty, GTy::Arr(_)))
-            .cloned()
-            .collect();
-        if targets.is_empty() {
-            return None;
-        }
-        let v = self.t.pick(&targets).clone();
-        let e = self.expr(v.ty, self.cfg.max_expr_depth);
-        Some(assign(&v.name, e))
-    }
-
-    fn set_array(&mut self) -> Option<Stmt> {
-        let targets: Vec<Var> = self
-            .vars
-            .iter()
-            .filter(|v| v.writable && matches!(v.ty, GTy::Arr(_)))
+            .filter(|v| v.writable && matches!(v.ty, GTy::Arr(_)) == arrays)
             .cloned()
             .collect();
         if targets.is_empty() {
