@@ -4,6 +4,7 @@
 pub mod backend;
 pub mod conformance;
 pub mod cpu;
+pub mod frontend;
 pub mod interp;
 pub mod runtime;
 pub mod vrir;
