@@ -23,6 +23,12 @@ commands:
                                       run a function; --args is a JSON array with one
                                       item per parameter; prints the results as JSON
                                       (one value, an array of several, null for none)
+  vr run FILE.R FUNCTION --args JSON [--backend B]
+                                      compile an R function for these arguments' types
+                                      and run it (a bare number is an R double, a
+                                      boolean a logical, {\"dtype\":\"i32\",\"data\":5} an
+                                      integer, {\"dtype\",\"shape\",\"data\"} an array)
+  vr dump FILE.R FUNCTION --args JSON print the VRIR compiled from an R function
   vr test [PATH...] [--backend B] [--verbose]
                                       run conformance files (default tests/vrir);
                                       --verbose lists skipped cases
@@ -194,8 +200,49 @@ fn check(args: &[String]) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// R source is recognised by its extension.
+fn is_r_source(path: &str) -> bool {
+    path.ends_with(".R") || path.ends_with(".r")
+}
+
+/// Compile an R function for the JSON arguments given with `--args`/`--args-file`.
+fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::vrir::Module, Vec<velociraptor::runtime::value::Value>), Failure> {
+    let args_text = args_text(o)?;
+    let args_json: serde_json::Value = serde_json::from_str(&args_text)
+        .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
+    let items = args_json
+        .as_array()
+        .ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
+    velociraptor::frontend::r::compile_for_json(&read_source(file)?, func, items).map_err(in_file(file))
+}
+
+fn args_text(o: &Options) -> Result<String, Failure> {
+    Ok(match (o.value("--args")?, o.value("--args-file")?) {
+        (Some(_), Some(_)) => {
+            return Err(Failure::Usage(
+                "`--args` and `--args-file` exclude each other".into(),
+            ))
+        }
+        (Some(text), None) => text.to_string(),
+        (None, Some(path)) => read_source(path)?,
+        (None, None) => "[]".to_string(),
+    })
+}
+
 fn dump(args: &[String]) -> Result<ExitCode, Failure> {
-    let o = Options::parse(args, &[], &["--json", "--text"])?;
+    let o = Options::parse(args, &["--args", "--args-file"], &["--json", "--text"])?;
+    if o.positional.first().is_some_and(|f| is_r_source(f)) {
+        let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
+            unreachable!()
+        };
+        let (m, _) = compile_r(&o, file, func)?;
+        if o.has("--json") {
+            println!("{}", json::to_json(&m));
+        } else {
+            print!("{}", text::print_module(&m));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let [file] = o.positional(&["FILE"])? else {
         unreachable!()
     };
@@ -219,16 +266,14 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
         unreachable!()
     };
     let backend = o.backend()?;
-    let args_text = match (o.value("--args")?, o.value("--args-file")?) {
-        (Some(_), Some(_)) => {
-            return Err(Failure::Usage(
-                "`--args` and `--args-file` exclude each other".into(),
-            ))
-        }
-        (Some(text), None) => text.to_string(),
-        (None, Some(path)) => read_source(path)?,
-        (None, None) => "[]".to_string(),
-    };
+    if is_r_source(file) {
+        let (m, values) = compile_r(&o, file, func)?;
+        let results = backend::execute(backend, &m, func, values)
+            .map_err(velociraptor::frontend::r::explain_error)?;
+        println!("{}", backend::results_to_json(&results));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let args_text = args_text(&o)?;
     let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
     let f = backend::lookup(&m, func)?;
     let args_json: serde_json::Value = serde_json::from_str(&args_text)

@@ -1,6 +1,10 @@
-//! Front ends: host-language source to VRIR. The engine (`hir`, `infer`, `lower`) is
-//! shared by every language; each language brings a parser and a rule table (`r/`).
-//! See DESIGN.md "Front ends" and docs/frontend-r.md.
+//! Front ends: host-language source to VRIR. The engine (`hir`, `types`, `infer`,
+//! `lower`, `rules`) is shared by every language; each language brings a parser and a
+//! rule table (`r/`). See DESIGN.md "Front ends" and docs/frontend-r.md.
 
 pub mod hir;
+pub mod infer;
+pub mod lower;
 pub mod r;
+pub mod rules;
+pub mod types;

@@ -1,0 +1,149 @@
+//! Type inference and specialization: the driver that turns "function F of this source,
+//! called with these argument types" into a VRIR module.
+//!
+//! Inference is forward propagation from the argument types, flow-insensitive per
+//! variable: every variable gets the join of the types of everything assigned to it
+//! (`types::join`), because a VRIR variable has one type for its whole life. It runs the
+//! lowering itself (`lower::Lowerer`) in a non-emitting mode until nothing changes: the
+//! types of expressions are computed in exactly one place. An expression whose type
+//! depends on something not known yet (a variable assigned later in a loop, the result
+//! of a recursive call) is `NotYet` and is skipped in that round; in the final round
+//! anything still unknown is an error naming the variable.
+//!
+//! Each (function, argument types) pair is one specialization, compiled once into the
+//! module; calls between functions of the source (including recursion) find or create
+//! their callee's specialization, so the module holds exactly what the entry reaches.
+
+use super::hir::{Expr, FunctionDef};
+use super::lower::{LErr, Lowerer};
+use super::rules::Language;
+use super::types::Ty;
+use crate::runtime::error::{ErrorKind, VrError, VrResult};
+use crate::vrir::{Function, Module};
+use std::collections::{BTreeMap, HashMap};
+
+/// Rounds of inference before giving up (the lattice is shallow; real code needs 2-4).
+const MAX_ROUNDS: usize = 64;
+
+/// What a specialization returns: `None` while unknown, `Some(None)` for no value.
+pub type RetTy = Option<Option<Ty>>;
+
+/// One compiled instance of a source function.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    /// The source function's name.
+    pub source_name: String,
+    /// The VRIR function's name.
+    pub vrir_name: String,
+    /// One entry per formal parameter: its type, or None when the call leaves it to
+    /// its default.
+    pub args: Vec<Option<Ty>>,
+    pub ret: RetTy,
+    /// Variable types found so far.
+    pub vars: BTreeMap<String, Ty>,
+}
+
+/// Every function of one source file and the specializations compiled so far.
+pub struct Program {
+    pub lang: &'static dyn Language,
+    pub defs: HashMap<String, FunctionDef>,
+    /// Top-level names bound to constants (free variables a function may read).
+    pub constants: HashMap<String, Expr>,
+    pub specs: Vec<Spec>,
+    /// Helper functions the rule table adds (error raisers), by name.
+    pub helpers: BTreeMap<String, Function>,
+}
+
+impl Program {
+    pub fn new(lang: &'static dyn Language) -> Program {
+        Program { lang, defs: HashMap::new(), constants: HashMap::new(), specs: Vec::new(), helpers: BTreeMap::new() }
+    }
+
+    /// The specialization of `name` for these argument types, created when new.
+    pub fn spec_for(&mut self, name: &str, args: Vec<Option<Ty>>) -> usize {
+        if let Some(i) = self.specs.iter().position(|s| s.source_name == name && s.args == args) {
+            return i;
+        }
+        let taken = self.specs.iter().filter(|s| s.source_name == name).count();
+        let base = self.lang.vrir_name(name);
+        let vrir_name = if taken == 0 { base } else { format!("{base}_{}", taken + 1) };
+        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new() });
+        self.specs.len() - 1
+    }
+
+    /// Compile `entry` for `args` (one type per formal parameter given; the rest take
+    /// their defaults) and every function it reaches into one module.
+    pub fn compile(&mut self, module_name: &str, entry: &str, args: Vec<Option<Ty>>) -> VrResult<Module> {
+        let Some(def) = self.defs.get(entry) else {
+            let mut names: Vec<&String> = self.defs.keys().collect();
+            names.sort();
+            return Err(VrError::new(
+                ErrorKind::InvalidArgument,
+                format!("no function `{entry}` in the source (it defines: {})", names.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
+            ));
+        };
+        if args.len() > def.params.len() {
+            return Err(VrError::new(
+                ErrorKind::InvalidArgument,
+                format!("`{entry}` takes {} argument(s), got {}", def.params.len(), args.len()),
+            ));
+        }
+        let mut args = args;
+        args.resize(def.params.len(), None);
+        for (p, a) in def.params.iter().zip(&args) {
+            if a.is_none() && p.default.is_none() {
+                return Err(VrError::new(
+                    ErrorKind::InvalidArgument,
+                    format!("argument `{}` of `{entry}` is missing, with no default", p.name),
+                ));
+            }
+        }
+        self.spec_for(entry, args);
+        let mut round = 0;
+        loop {
+            round += 1;
+            let mut changed = false;
+            let mut i = 0;
+            while i < self.specs.len() {
+                let before = (self.specs[i].ret, self.specs[i].vars.clone());
+                let mut lw = Lowerer::new(self, i, false);
+                match lw.lower_function() {
+                    Ok(_) | Err(LErr::NotYet) => {}
+                    Err(LErr::Fail(e)) => return Err(e),
+                }
+                let (ret, vars) = lw.finish_round();
+                let spec = &mut self.specs[i];
+                spec.ret = ret.or(spec.ret);
+                spec.vars = vars;
+                if (spec.ret, spec.vars.clone()) != before {
+                    changed = true;
+                }
+                i += 1;
+            }
+            if !changed {
+                break;
+            }
+            if round > MAX_ROUNDS {
+                return Err(VrError::new(ErrorKind::Internal, "type inference did not settle"));
+            }
+        }
+        let mut functions = Vec::new();
+        for i in 0..self.specs.len() {
+            let mut lw = Lowerer::new(self, i, true);
+            match lw.lower_function() {
+                Ok(f) => functions.push(f),
+                Err(LErr::Fail(e)) => return Err(e),
+                Err(LErr::NotYet) => {
+                    let s = &self.specs[i];
+                    return Err(VrError::new(
+                        ErrorKind::Type,
+                        format!("cannot infer the type of `{}`'s result: every path depends on itself (recursion without a base case?)", s.source_name),
+                    )
+                    .with_function(&s.source_name));
+                }
+            }
+        }
+        functions.extend(self.helpers.values().cloned());
+        Ok(Module { name: module_name.into(), index_base: self.lang.index_base(), functions })
+    }
+}

@@ -1,0 +1,899 @@
+//! Lowering: one specialization's HIR to a VRIR function, computing every expression's
+//! type on the way (inference runs this same code without keeping the output, see
+//! `infer`). The engine part of the rules lives here: statements, assignment with value
+//! semantics, indexing, loops, short-circuit logic, calls between source functions and
+//! how run-time errors are raised; numeric semantics and the library come from the
+//! language's rule table (`rules::Language`).
+
+use super::hir::{Arg, BinOp, Expr, ExprKind, FunctionDef, Line};
+use super::infer::{Program, RetTy};
+use super::rules::{Marker, SeqParts};
+use super::types::{join, wider, Ty};
+use crate::runtime::error::{ErrorKind, VrError};
+use crate::vrir::{self, Block, IndexFlags, LValue, Literal, Local, Param, ScalarType, Stmt, StmtKind, Type};
+use std::collections::{BTreeMap, HashSet};
+
+/// Why lowering stopped: a type not known yet (inference tries again next round) or a
+/// real diagnostic.
+#[derive(Debug)]
+pub enum LErr {
+    NotYet,
+    Fail(VrError),
+}
+
+impl From<VrError> for LErr {
+    fn from(e: VrError) -> LErr {
+        LErr::Fail(e)
+    }
+}
+
+pub type LResult<T> = Result<T, LErr>;
+
+/// A lowered expression and its type.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    pub expr: vrir::Expr,
+    pub ty: Ty,
+}
+
+impl Lowered {
+    pub fn new(expr: vrir::Expr, ty: Ty) -> Lowered {
+        Lowered { expr, ty }
+    }
+}
+
+/// The prefix of helper functions that raise run-time errors; `explain_error` turns
+/// their failures back into the message the rule table gives.
+pub const ERROR_HELPER_PREFIX: &str = "_error_";
+
+pub struct Lowerer<'p> {
+    pub prog: &'p mut Program,
+    spec: usize,
+    final_pass: bool,
+    /// The source function's name, for diagnostics.
+    pub fname: String,
+    vrir_fname: String,
+    def: FunctionDef,
+    /// Variable types visible to reads: the previous round's joins and the parameters.
+    vars: BTreeMap<String, Ty>,
+    /// Joins of this round's assignments.
+    recorded: BTreeMap<String, Ty>,
+    /// Join of this round's returns.
+    ret: RetTy,
+    /// Statements that must run before the expression being lowered.
+    pre: Vec<Stmt>,
+    temps: Vec<Local>,
+    counter: u32,
+    /// Variables written through an index somewhere in the function.
+    written: HashSet<String>,
+    /// Line of the statement being lowered.
+    pub line: Line,
+}
+
+impl<'p> Lowerer<'p> {
+    pub fn new(prog: &'p mut Program, spec: usize, final_pass: bool) -> Lowerer<'p> {
+        let s = prog.specs[spec].clone();
+        let def = prog.defs[&s.source_name].clone();
+        let mut vars = s.vars.clone();
+        for (p, a) in def.params.iter().zip(&s.args) {
+            if let Some(t) = a {
+                let t = vars.get(&p.name).and_then(|v| join(*v, *t)).unwrap_or(*t);
+                vars.insert(p.name.clone(), t);
+            }
+        }
+        let mut written = HashSet::new();
+        collect_written(&def.body, &mut written);
+        Lowerer {
+            prog,
+            spec,
+            final_pass,
+            fname: s.source_name.clone(),
+            vrir_fname: s.vrir_name.clone(),
+            def,
+            recorded: vars.clone(),
+            vars,
+            ret: None,
+            pre: Vec::new(),
+            temps: Vec::new(),
+            counter: 0,
+            written,
+            line: 0,
+        }
+    }
+
+    /// This round's findings: the return type and the variable types.
+    pub fn finish_round(self) -> (RetTy, BTreeMap<String, Ty>) {
+        (self.ret, self.recorded)
+    }
+
+    /// The pending pre-statements (a builtin that builds a loop body collects its
+    /// checks by swapping them out).
+    pub fn pre_mut(&mut self) -> &mut Vec<Stmt> {
+        &mut self.pre
+    }
+
+    pub fn final_pass(&self) -> bool {
+        self.final_pass
+    }
+
+    pub fn layout(&self) -> vrir::Layout {
+        self.prog.lang.layout()
+    }
+
+    // ----- diagnostics -----
+
+    /// An error naming the construct, the line and the reason.
+    pub fn diag(&self, kind: ErrorKind, construct: &str, line: Line, reason: &str) -> LErr {
+        LErr::Fail(
+            VrError::new(kind, format!("{construct} (line {line}): {reason}"))
+                .with_function(&self.fname)
+                .with_line(Some(line)),
+        )
+    }
+
+    pub fn unsupported(&self, construct: &str, line: Line, reason: &str) -> LErr {
+        self.diag(ErrorKind::Unsupported, construct, line, reason)
+    }
+
+    // ----- building blocks for the rule table -----
+
+    /// Append a statement to run before the current expression.
+    pub fn emit(&mut self, kind: StmtKind) {
+        self.pre.push(Stmt { kind, line: Some(self.line) });
+    }
+
+    /// A fresh temporary of type `ty`.
+    pub fn temp(&mut self, ty: &Type) -> String {
+        self.counter += 1;
+        let name = format!("_t{}", self.counter);
+        self.temps.push(Local { name: name.clone(), ty: ty.clone() });
+        name
+    }
+
+    /// The value in a temporary, unless it is already a variable or a constant (so
+    /// that it can be read twice without being computed twice).
+    pub fn hoist(&mut self, l: Lowered) -> Lowered {
+        if matches!(l.expr, vrir::Expr::Var { .. } | vrir::Expr::Const { .. }) {
+            return l;
+        }
+        let t = self.temp(&l.ty.vrir(self.layout()));
+        self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value: l.expr });
+        Lowered::new(vrir::Expr::var(t), l.ty)
+    }
+
+    /// Convert to another element type (same rank).
+    pub fn cast(&self, l: Lowered, elem: ScalarType) -> Lowered {
+        if l.ty.elem == elem {
+            return l;
+        }
+        let ty = l.ty.with_elem(elem);
+        Lowered::new(vrir::Expr::Cast { to: ty.vrir(self.layout()), arg: Box::new(l.expr) }, ty)
+    }
+
+    /// Raise the run-time error `reason` (a name the rule table's `error_message`
+    /// knows) when `cond` holds. VRIR has no error statement, so the error comes from a
+    /// helper function whose name carries the reason and the function; `explain_error`
+    /// turns it into the language's message.
+    pub fn raise_if(&mut self, cond: vrir::Expr, reason: &str) {
+        // One helper per reason, function and line: the helper's statement carries the
+        // line, which the error keeps.
+        let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.vrir_fname, self.line);
+        let line = self.line;
+        self.prog.helpers.entry(helper.clone()).or_insert_with(|| vrir::Function {
+            name: helper.clone(),
+            params: vec![],
+            results: vec![Type::I32],
+            locals: vec![],
+            // An invalid cast: the one run-time error every backend raises on demand.
+            body: vec![Stmt {
+                kind: StmtKind::Return { values: vec![vrir::Expr::Cast { to: Type::I32, arg: Box::new(vrir::Expr::f64(f64::NAN)) }] },
+                line: Some(line),
+            }],
+            line: None,
+        });
+        let call = Stmt { kind: StmtKind::Expr { expr: vrir::Expr::Call { func: helper, args: vec![] } }, line: Some(self.line) };
+        self.emit(StmtKind::If { cond, then: Block { on_gpu: false, stmts: vec![call] }, els: None });
+    }
+
+    // ----- functions -----
+
+    pub fn lower_function(&mut self) -> LResult<vrir::Function> {
+        let lang = self.prog.lang;
+        let spec = self.prog.specs[self.spec].clone();
+        let mut body = Vec::new();
+        let mut params = Vec::new();
+        self.line = self.def.body.line;
+        for (p, a) in self.def.params.clone().iter().zip(&spec.args) {
+            let Some(t) = a else { continue };
+            let var_ty = self.vars[&p.name];
+            let name = lang.vrir_name(&p.name);
+            if var_ty == *t {
+                params.push(Param { name: name.clone(), ty: t.vrir(self.layout()), restrict: false });
+                lang.entry_check(self, &name, *t);
+                if lang.arguments_by_value() && t.rank > 0 && self.written.contains(&p.name) {
+                    self.emit(StmtKind::Assign {
+                        targets: vec![LValue::Var { name: name.clone() }],
+                        value: vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&name)] },
+                    });
+                }
+            } else {
+                // The function assigns the parameter a wider type: take the argument
+                // under another name and convert it.
+                let pname = format!("_arg_{name}");
+                params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
+                lang.entry_check(self, &pname, *t);
+                let widened = self.cast(Lowered::new(vrir::Expr::var(&pname), *t), var_ty.elem);
+                let value = if t.rank > 0 && widened.ty == *t {
+                    vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![widened.expr] }
+                } else {
+                    widened.expr
+                };
+                self.emit(StmtKind::Assign { targets: vec![LValue::Var { name }], value });
+            }
+        }
+        body.append(&mut self.pre);
+        for p in self.def.params.clone().iter().zip(&spec.args).filter(|(_, a)| a.is_none()).map(|(p, _)| p) {
+            let default = p.default.clone().expect("compile() checks that missing arguments have defaults");
+            let assign = Expr::new(
+                ExprKind::Assign { target: Box::new(Expr::new(ExprKind::Var(p.name.clone()), default.line)), value: Box::new(default.clone()) },
+                default.line,
+            );
+            self.stmt_tolerant(&assign, false, &mut body)?;
+        }
+        let def_body = self.def.body.clone();
+        self.stmt_tolerant(&def_body, true, &mut body)?;
+        let results = match self.final_ret()? {
+            Some(t) => vec![t.vrir(self.layout())],
+            None => vec![],
+        };
+        let mut locals: Vec<Local> = Vec::new();
+        let param_names: HashSet<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        for (name, t) in &self.vars {
+            let n = lang.vrir_name(name);
+            if !param_names.contains(n.as_str()) {
+                locals.push(Local { name: n, ty: t.vrir(self.layout()) });
+            }
+        }
+        locals.extend(self.temps.iter().cloned());
+        Ok(vrir::Function { name: self.vrir_fname.clone(), params, results, locals, body, line: Some(self.def.body.line) })
+    }
+
+    /// The result type the function is compiled with (known in the final pass).
+    fn final_ret(&self) -> LResult<Option<Ty>> {
+        match self.prog.specs[self.spec].ret {
+            Some(r) => Ok(r),
+            None if self.final_pass => Err(LErr::NotYet),
+            None => Ok(self.ret.flatten()),
+        }
+    }
+
+    // ----- statements -----
+
+    /// Lower a statement; in inference rounds, a statement whose types are not known
+    /// yet is skipped (the next round knows more).
+    fn stmt_tolerant(&mut self, e: &Expr, tail: bool, out: &mut Vec<Stmt>) -> LResult<()> {
+        match self.stmt(e, tail, out) {
+            Err(LErr::NotYet) if !self.final_pass => {
+                self.pre.clear();
+                Ok(())
+            }
+            r => r,
+        }
+    }
+
+    fn block(&mut self, e: &Expr, tail: bool) -> LResult<Vec<Stmt>> {
+        let mut out = Vec::new();
+        self.stmt_tolerant(e, tail, &mut out)?;
+        Ok(out)
+    }
+
+    /// Push `kind` after the pending pre-statements.
+    fn push(&mut self, out: &mut Vec<Stmt>, kind: StmtKind, line: Line) {
+        out.append(&mut self.pre);
+        out.push(Stmt { kind, line: Some(line) });
+    }
+
+    fn stmt(&mut self, e: &Expr, tail: bool, out: &mut Vec<Stmt>) -> LResult<()> {
+        self.line = e.line;
+        let line = e.line;
+        match &e.kind {
+            ExprKind::Block(items) => {
+                if items.is_empty() && tail {
+                    self.record_return(None, line)?;
+                    self.push(out, StmtKind::Return { values: vec![] }, line);
+                }
+                for (k, item) in items.iter().enumerate() {
+                    self.stmt_tolerant(item, tail && k + 1 == items.len(), out)?;
+                }
+                Ok(())
+            }
+            ExprKind::Assign { target, value } => {
+                self.assign(target, value, line, out)?;
+                if tail {
+                    match &target.kind {
+                        ExprKind::Var(name) => {
+                            let v = self.read_var(name, line)?;
+                            self.return_value(Some(v), line, out)?;
+                        }
+                        _ => return Err(self.unsupported("assignment into an index as the function's value", line, "return the variable explicitly")),
+                    }
+                }
+                Ok(())
+            }
+            ExprKind::If { cond, then, els } => {
+                let c = match self.condition(cond) {
+                    Err(LErr::NotYet) if !self.final_pass => {
+                        self.pre.clear();
+                        vrir::Expr::lit(Literal::Bool(true))
+                    }
+                    r => r?,
+                };
+                out.append(&mut self.pre);
+                let then_b = self.block(then, tail)?;
+                let els_b = match els {
+                    Some(e) => Some(self.block(e, tail)?),
+                    None if tail => {
+                        // R's `if` without `else` is NULL when the condition is false.
+                        self.record_return(None, line)?;
+                        Some(vec![Stmt { kind: StmtKind::Return { values: vec![] }, line: Some(line) }])
+                    }
+                    None => None,
+                };
+                self.line = line;
+                out.push(Stmt {
+                    kind: StmtKind::If {
+                        cond: c,
+                        then: Block { on_gpu: false, stmts: then_b },
+                        els: els_b.map(|s| Block { on_gpu: false, stmts: s }),
+                    },
+                    line: Some(line),
+                });
+                Ok(())
+            }
+            ExprKind::For { var, seq, body } => {
+                self.for_loop(var, seq, body, line, out)?;
+                self.void_tail(tail, line, out)
+            }
+            ExprKind::While { cond, body } => {
+                let c = self.condition(cond)?;
+                let pre = std::mem::take(&mut self.pre);
+                let mut b = self.block(body, false)?;
+                if pre.is_empty() {
+                    self.push(out, StmtKind::While { cond: c, body: Block { on_gpu: false, stmts: b } }, line);
+                } else {
+                    // The condition needs statements: evaluate it at the top of each turn.
+                    let mut stmts = pre;
+                    stmts.push(Stmt {
+                        kind: StmtKind::If {
+                            cond: vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(c) },
+                            then: Block { on_gpu: false, stmts: vec![Stmt { kind: StmtKind::Break, line: Some(line) }] },
+                            els: None,
+                        },
+                        line: Some(line),
+                    });
+                    stmts.append(&mut b);
+                    self.push(out, StmtKind::While { cond: vrir::Expr::lit(Literal::Bool(true)), body: Block { on_gpu: false, stmts } }, line);
+                }
+                self.void_tail(tail, line, out)
+            }
+            ExprKind::Repeat(body) => {
+                let b = self.block(body, false)?;
+                self.push(out, StmtKind::While { cond: vrir::Expr::lit(Literal::Bool(true)), body: Block { on_gpu: false, stmts: b } }, line);
+                self.void_tail(tail, line, out)
+            }
+            ExprKind::Break => {
+                self.push(out, StmtKind::Break, line);
+                Ok(())
+            }
+            ExprKind::Next => {
+                self.push(out, StmtKind::Continue, line);
+                Ok(())
+            }
+            ExprKind::Call { func, args } if !self.is_user_function(func) && self.prog.lang.marker(func).is_some() => {
+                match self.prog.lang.marker(func) {
+                    Some(Marker::Return) => {
+                        let v = match args.as_slice() {
+                            [] => None,
+                            [a] if a.name.is_none() => Some(self.expr(&a.value)?),
+                            _ => return Err(self.unsupported(&format!("`{func}` with these arguments"), line, "it takes one value")),
+                        };
+                        self.return_value(v, line, out)
+                    }
+                    Some(Marker::Gpu) => {
+                        let [a] = args.as_slice() else {
+                            return Err(self.unsupported(&format!("`{func}`"), line, "it takes one block `{ ... }`"));
+                        };
+                        let stmts = self.block(&a.value, false)?;
+                        self.push(out, StmtKind::Block(Block { on_gpu: true, stmts }), line);
+                        self.void_tail(tail, line, out)
+                    }
+                    _ => {
+                        let v = self.expr(e)?;
+                        self.value_stmt(v, tail, line, out)
+                    }
+                }
+            }
+            ExprKind::Call { func, args } if self.is_user_function(func) && !tail => {
+                // A call for its effect (or its errors): a void call is fine here.
+                let (call, _) = self.user_call(func, args, line)?;
+                self.push(out, StmtKind::Expr { expr: call }, line);
+                Ok(())
+            }
+            _ => {
+                let v = self.expr(e)?;
+                self.value_stmt(v, tail, line, out)
+            }
+        }
+    }
+
+    /// An expression statement: the function's value in tail position, else evaluated
+    /// for its run-time errors only when it calls something.
+    fn value_stmt(&mut self, v: Lowered, tail: bool, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        if tail {
+            return self.return_value(Some(v), line, out);
+        }
+        out.append(&mut self.pre);
+        Ok(())
+    }
+
+    /// After a loop in tail position the function's value is NULL.
+    fn void_tail(&mut self, tail: bool, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        if tail {
+            self.return_value(None, line, out)?;
+        }
+        Ok(())
+    }
+
+    fn record_return(&mut self, t: Option<Ty>, line: Line) -> LResult<()> {
+        self.ret = match self.ret {
+            None => Some(t),
+            Some(None) if t.is_none() => Some(None),
+            Some(Some(a)) if t.is_some() => match join(a, t.unwrap()) {
+                Some(j) => Some(Some(j)),
+                None => return Err(self.diag(ErrorKind::Type, "return value", line, &format!("the function returns a {a} elsewhere and a {} here; a compiled function has one result type", t.unwrap()))),
+            },
+            Some(prev) => {
+                let show = |t: Option<Ty>| t.map_or("NULL".to_string(), |t| t.to_string());
+                return Err(self.diag(ErrorKind::Unsupported, "return value", line, &format!("the function returns {} elsewhere and {} here", show(prev), show(t))));
+            }
+        };
+        Ok(())
+    }
+
+    fn return_value(&mut self, v: Option<Lowered>, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        self.record_return(v.as_ref().map(|v| v.ty), line)?;
+        let values = match v {
+            None => vec![],
+            Some(v) => match self.final_ret()? {
+                Some(r) => vec![self.cast(v, r.elem).expr],
+                None => vec![v.expr],
+            },
+        };
+        self.push(out, StmtKind::Return { values }, line);
+        Ok(())
+    }
+
+    fn record(&mut self, name: &str, t: Ty, line: Line) -> LResult<()> {
+        let j = match self.recorded.get(name) {
+            None => t,
+            Some(prev) => match join(*prev, t) {
+                Some(j) => j,
+                None => {
+                    return Err(self.diag(
+                        ErrorKind::Type,
+                        &format!("assignment to `{name}`"),
+                        line,
+                        &format!("`{name}` is a {prev} elsewhere and a {t} here; a compiled variable keeps one type (use another name)"),
+                    ))
+                }
+            },
+        };
+        self.recorded.insert(name.to_string(), j);
+        Ok(())
+    }
+
+    /// The type a variable is compiled with (NotYet while unknown).
+    fn var_type(&self, name: &str, line: Line) -> LResult<Ty> {
+        match self.vars.get(name) {
+            Some(t) => Ok(*t),
+            None if self.final_pass => Err(self.diag(
+                ErrorKind::Type,
+                &format!("variable `{name}`"),
+                line,
+                "it is read before any assignment gives it a value (free variables must be constants of the source file)",
+            )),
+            None => Err(LErr::NotYet),
+        }
+    }
+
+    fn read_var(&mut self, name: &str, line: Line) -> LResult<Lowered> {
+        if !self.vars.contains_key(name) && !self.recorded.contains_key(name) {
+            if let Some(c) = self.prog.constants.get(name).cloned() {
+                return self.expr(&c);
+            }
+            if self.prog.defs.contains_key(name) {
+                return Err(self.unsupported(&format!("function `{name}` used as a value"), line, "only calls of functions compile"));
+            }
+        }
+        let t = self.var_type(name, line)?;
+        Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), t))
+    }
+
+    fn assign(&mut self, target: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        match &target.kind {
+            ExprKind::Var(name) => {
+                let v = self.expr(value)?;
+                self.record(name, v.ty, line)?;
+                let declared = self.var_type(name, line).unwrap_or(v.ty);
+                let needs_copy = self.prog.lang.arguments_by_value()
+                    && v.ty.rank > 0
+                    && match &v.expr {
+                        vrir::Expr::Var { name: src } => {
+                            self.written.contains(name) || self.written.iter().any(|w| self.prog.lang.vrir_name(w) == *src)
+                        }
+                        vrir::Expr::Call { .. } => self.written.contains(name),
+                        _ => false,
+                    };
+                let mut v = self.cast(v, declared.elem);
+                if needs_copy {
+                    v.expr = vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] };
+                }
+                let kind = StmtKind::Assign { targets: vec![LValue::Var { name: self.prog.lang.vrir_name(name) }], value: v.expr };
+                self.push(out, kind, line);
+                Ok(())
+            }
+            ExprKind::Index { target: arr, indices, double } => {
+                let ExprKind::Var(name) = &arr.kind else {
+                    return Err(self.unsupported("assignment into an index of an expression", line, "only `x[i] <- v` with a variable `x` compiles"));
+                };
+                let v = self.expr(value)?;
+                let at = self.var_type(name, line)?;
+                if at.rank == 0 {
+                    return Err(self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}; growing a value by assignment does not compile")));
+                }
+                // Storing a wider element widens the whole array (R's coercion).
+                self.record(name, at.with_elem(wider(at.elem, v.ty.elem)), line)?;
+                let (idx, _, flatten) = self.indices(at, indices, *double, line)?;
+                let v = self.cast(v, at.elem);
+                let kind = StmtKind::Assign {
+                    targets: vec![LValue::Index { array: self.prog.lang.vrir_name(name), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } }],
+                    value: v.expr,
+                };
+                self.push(out, kind, line);
+                Ok(())
+            }
+            ExprKind::Call { func, .. } => Err(self.unsupported(&format!("replacement function `{func}<-`"), line, "only assignment to a variable or an index compiles")),
+            ExprKind::Unsupported(what) => Err(self.unsupported(what, line, "not compilable")),
+            _ => Err(self.unsupported("assignment target", line, "only a variable or an index can be assigned")),
+        }
+    }
+
+    fn for_loop(&mut self, var: &str, seq: &Expr, body: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        let lang = self.prog.lang;
+        let mut parallel = false;
+        let mut seq_expr = seq;
+        if let ExprKind::Call { func, args } = &seq.kind {
+            if !self.is_user_function(func) && lang.marker(func) == Some(Marker::ParallelRange) {
+                parallel = true;
+                let [a] = args.as_slice() else {
+                    return Err(self.unsupported(&format!("`{func}`"), line, "it takes one count"));
+                };
+                seq_expr = &a.value;
+            }
+        }
+        self.counter += 1;
+        let counter = format!("_i{}", self.counter);
+        self.temps.push(Local { name: counter.clone(), ty: Type::I64 });
+        let (domain, mut prologue_value, elem_ty) = if parallel {
+            let n = self.expr(seq_expr)?;
+            if n.ty.rank != 0 {
+                return Err(self.unsupported("parallel loop", line, "`prange(n)` takes a count"));
+            }
+            let n = lang.index_value(self, n, line)?;
+            let d = vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(n)), step: None };
+            (d, vrir::Expr::var(&counter), Ty::scalar(ScalarType::I32))
+        } else if let Some(parts) = lang.seq(self, seq_expr) {
+            let p = parts?;
+            let d = vrir::Expr::Range { start: Some(Box::new(p.start)), stop: Some(Box::new(p.stop)), step: Some(Box::new(p.step)) };
+            (d, vrir::Expr::var(&counter), Ty::scalar(p.elem))
+        } else {
+            // A loop over a vector's elements: evaluate it once, then index it.
+            let v = self.expr(seq_expr)?;
+            if v.ty.rank == 0 {
+                let d = vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(vrir::Expr::i64(1))), step: None };
+                let h = self.hoist(v);
+                (d, h.expr, Ty::scalar(h.ty.elem))
+            } else {
+                let t = self.temp(&v.ty.vrir(self.layout()));
+                let value = if matches!(v.expr, vrir::Expr::Var { .. }) { vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] } } else { v.expr };
+                self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value });
+                let d = vrir::Expr::Range {
+                    start: Some(Box::new(vrir::Expr::i64(1))),
+                    stop: Some(Box::new(vrir::Expr::Lib { func: vrir::LibFn::Len, args: vec![vrir::Expr::var(&t)] })),
+                    step: None,
+                };
+                let elem = vrir::Expr::Index {
+                    array: Box::new(vrir::Expr::var(&t)),
+                    indices: vec![vrir::Expr::var(&counter)],
+                    flags: IndexFlags { flatten: v.ty.rank > 1, ..IndexFlags::default() },
+                };
+                (d, elem, Ty::scalar(v.ty.elem))
+            }
+        };
+        self.record(var, elem_ty, line)?;
+        let declared = self.var_type(var, line).unwrap_or(elem_ty);
+        if matches!(prologue_value, vrir::Expr::Var { ref name } if *name == counter) {
+            prologue_value = self.cast(Lowered::new(prologue_value, Ty::scalar(ScalarType::I64)), declared.elem).expr;
+        } else {
+            prologue_value = self.cast(Lowered::new(prologue_value, elem_ty), declared.elem).expr;
+        }
+        out.append(&mut self.pre);
+        let mut stmts = vec![Stmt {
+            kind: StmtKind::Assign { targets: vec![LValue::Var { name: lang.vrir_name(var) }], value: prologue_value },
+            line: Some(line),
+        }];
+        stmts.extend(self.block(body, false)?);
+        let body = Block { on_gpu: false, stmts };
+        let kind = if parallel {
+            StmtKind::Parfor { vars: vec![counter], domain, body }
+        } else {
+            StmtKind::For { vars: vec![counter], domain, body }
+        };
+        self.line = line;
+        self.push(out, kind, line);
+        Ok(())
+    }
+
+    // ----- expressions -----
+
+    pub fn expr(&mut self, e: &Expr) -> LResult<Lowered> {
+        let line = e.line;
+        let lang = self.prog.lang;
+        match &e.kind {
+            ExprKind::Double(_) | ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Imaginary(_) | ExprKind::Missing(_) => lang.literal(self, e),
+            ExprKind::Null => Err(self.unsupported("NULL", line, "NULL is only allowed as a function's value")),
+            ExprKind::Str(_) => Err(self.unsupported("string", line, "strings do not compile")),
+            ExprKind::Var(name) => self.read_var(name, line),
+            ExprKind::Unary(op, a) => {
+                let a = self.expr(a)?;
+                lang.unary(self, *op, a, line)
+            }
+            ExprKind::Binary(op @ (BinOp::AndAnd | BinOp::OrOr), a, b) => self.short_circuit(*op, a, b, line),
+            ExprKind::Binary(BinOp::Colon, ..) => {
+                let parts = lang.seq(self, e).expect("the rule table recognizes `:`")?;
+                self.materialize(parts)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let a = self.expr(a)?;
+                let b = self.expr(b)?;
+                lang.binary(self, *op, a, b, line)
+            }
+            ExprKind::Call { func, args } => self.call(func, args, line),
+            ExprKind::CallExpr { .. } => Err(self.unsupported("call of a computed function", line, "only functions called by name compile")),
+            ExprKind::Index { target, indices, double } => {
+                let t = self.expr(target)?;
+                if t.ty.rank == 0 {
+                    return Err(self.unsupported("indexing a scalar", line, "the value is a single element already"));
+                }
+                let (idx, rank, flatten) = self.indices(t.ty, indices, *double, line)?;
+                Ok(Lowered::new(
+                    vrir::Expr::Index { array: Box::new(t.expr), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } },
+                    Ty { elem: t.ty.elem, rank },
+                ))
+            }
+            ExprKind::Function(_) => Err(self.unsupported("function definition inside a function", line, "closures do not compile; define the function at top level")),
+            ExprKind::Block(items) if items.len() == 1 => self.expr(&items[0]),
+            ExprKind::Block(_) => Err(self.unsupported("block `{ }` used as a value", line, "use it as a statement")),
+            ExprKind::If { .. } => Err(self.unsupported("`if` used as a value", line, "assign in each branch instead (an `if` may be the function's last expression)")),
+            ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Repeat(_) => Err(self.unsupported("loop used as a value", line, "a loop's value is NULL")),
+            ExprKind::Break | ExprKind::Next => Err(self.unsupported("`break`/`next` used as a value", line, "use it as a statement")),
+            ExprKind::Assign { .. } => Err(self.unsupported("assignment used as a value", line, "assign in a statement of its own")),
+            ExprKind::Unsupported(what) => Err(self.unsupported(what, line, "not compilable")),
+        }
+    }
+
+    /// A VRIR bool scalar for `e` used as a condition.
+    pub fn condition(&mut self, e: &Expr) -> LResult<vrir::Expr> {
+        if let ExprKind::Binary(op @ (BinOp::AndAnd | BinOp::OrOr), a, b) = &e.kind {
+            return Ok(self.short_circuit(*op, a, b, e.line)?.expr);
+        }
+        let v = self.expr(e)?;
+        self.prog.lang.condition(self, v, e.line)
+    }
+
+    /// `a && b`, `a || b`: `b`'s statements (and errors) only when its value matters.
+    fn short_circuit(&mut self, op: BinOp, a: &Expr, b: &Expr, line: Line) -> LResult<Lowered> {
+        let ca = self.condition(a)?;
+        let outer = std::mem::take(&mut self.pre);
+        let cb = self.condition(b);
+        let inner = std::mem::replace(&mut self.pre, outer);
+        let cb = cb?;
+        let bool_ty = Ty::scalar(ScalarType::Bool);
+        let vop = if op == BinOp::AndAnd { vrir::BinOp::And } else { vrir::BinOp::Or };
+        if inner.is_empty() {
+            return Ok(Lowered::new(vrir::Expr::binary(vop, ca, cb), bool_ty));
+        }
+        let t = self.temp(&Type::BOOL);
+        self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value: ca });
+        let mut then = inner;
+        then.push(Stmt { kind: StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value: cb }, line: Some(line) });
+        let guard = if op == BinOp::AndAnd { vrir::Expr::var(&t) } else { vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(vrir::Expr::var(&t)) } };
+        self.emit(StmtKind::If { cond: guard, then: Block { on_gpu: false, stmts: then }, els: None });
+        Ok(Lowered::new(vrir::Expr::var(t), bool_ty))
+    }
+
+    /// A sequence as a vector: allocated and filled by a loop.
+    pub fn materialize(&mut self, p: SeqParts) -> LResult<Lowered> {
+        let ty = Ty::array(p.elem, 1);
+        let start = self.hoist(Lowered::new(p.start, Ty::scalar(ScalarType::I64)));
+        let step = self.hoist(Lowered::new(p.step, Ty::scalar(ScalarType::I64)));
+        let r = self.temp(&Type::Range);
+        self.emit(StmtKind::Assign {
+            targets: vec![LValue::Var { name: r.clone() }],
+            value: vrir::Expr::Range { start: Some(Box::new(start.expr.clone())), stop: Some(Box::new(p.stop.clone())), step: Some(Box::new(step.expr.clone())) },
+        });
+        // Length: (stop - start) / step + 1, at least 0.
+        let span = vrir::Expr::binary(vrir::BinOp::Add, vrir::Expr::binary(vrir::BinOp::Div, vrir::Expr::binary(vrir::BinOp::Sub, p.stop, start.expr.clone()), step.expr.clone()), vrir::Expr::i64(1));
+        let n = self.hoist(Lowered::new(vrir::Expr::Lib { func: vrir::LibFn::Max, args: vec![span, vrir::Expr::i64(0)] }, Ty::scalar(ScalarType::I64)));
+        let out = self.temp(&ty.vrir(self.layout()));
+        self.emit(StmtKind::Alloc { var: out.clone(), dims: vec![n.expr.clone()] });
+        self.counter += 1;
+        let k = format!("_i{}", self.counter);
+        self.temps.push(Local { name: k.clone(), ty: Type::I64 });
+        let value = vrir::Expr::binary(vrir::BinOp::Add, start.expr, vrir::Expr::binary(vrir::BinOp::Mul, vrir::Expr::binary(vrir::BinOp::Sub, vrir::Expr::var(&k), vrir::Expr::i64(1)), step.expr));
+        let value = self.cast(Lowered::new(value, Ty::scalar(ScalarType::I64)), p.elem).expr;
+        let body = Stmt { kind: StmtKind::Assign { targets: vec![LValue::Index { array: out.clone(), indices: vec![vrir::Expr::var(&k)], flags: IndexFlags::default() }], value }, line: Some(self.line) };
+        self.emit(StmtKind::For {
+            vars: vec![k],
+            domain: vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(n.expr)), step: None },
+            body: Block { on_gpu: false, stmts: vec![body] },
+        });
+        Ok(Lowered::new(vrir::Expr::var(out), ty))
+    }
+
+    /// Lower the indices of `x[...]` for an array of type `at`: the VRIR indices, the
+    /// rank of the result and whether the access is flat (one index into a matrix).
+    fn indices(&mut self, at: Ty, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<(Vec<vrir::Expr>, u32, bool)> {
+        let lang = self.prog.lang;
+        if indices.len() != 1 && indices.len() as u32 != at.rank {
+            return Err(self.unsupported("indexing", line, &format!("{} subscripts for a {at}", indices.len())));
+        }
+        let flatten = indices.len() == 1 && at.rank > 1;
+        let mut out = Vec::new();
+        let mut rank = 0;
+        for ix in indices {
+            match ix {
+                None => {
+                    out.push(vrir::Expr::Range { start: None, stop: None, step: None });
+                    rank += 1;
+                }
+                Some(e) => {
+                    if let Some(p) = lang.seq(self, e) {
+                        let p = p?;
+                        out.push(vrir::Expr::Range { start: Some(Box::new(p.start)), stop: Some(Box::new(p.stop)), step: Some(Box::new(p.step)) });
+                        rank += 1;
+                        continue;
+                    }
+                    let v = self.expr(e)?;
+                    if v.ty.rank == 0 {
+                        out.push(lang.index_value(self, v, line)?);
+                    } else if v.ty.rank == 1 {
+                        out.push(lang.index_array(self, v, line)?);
+                        rank += 1;
+                    } else {
+                        return Err(self.unsupported("indexing by a matrix", line, "index with vectors or scalars"));
+                    }
+                }
+            }
+        }
+        if double && rank > 0 {
+            return Err(self.unsupported("`[[` with a range", line, "`[[` selects one element"));
+        }
+        Ok((out, rank, flatten))
+    }
+
+    // ----- calls -----
+
+    pub fn is_user_function(&self, name: &str) -> bool {
+        self.prog.defs.contains_key(name) && !self.vars.contains_key(name)
+    }
+
+    fn call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+        if self.vars.contains_key(func) {
+            return Err(self.unsupported(&format!("call of variable `{func}`"), line, "only functions of the source file and builtins can be called"));
+        }
+        if self.prog.defs.contains_key(func) {
+            let (expr, ret) = self.user_call(func, args, line)?;
+            return match ret {
+                Some(t) => Ok(Lowered::new(expr, t)),
+                None => Err(self.unsupported(&format!("value of `{func}(...)`"), line, "the function returns NULL")),
+            };
+        }
+        if let Some(m) = self.prog.lang.marker(func) {
+            return Err(self.unsupported(&format!("`{func}(...)` used as a value"), line, match m {
+                Marker::Return => "use `return` as a statement",
+                Marker::Gpu => "use it as a statement around a block",
+                Marker::ParallelRange => "use it only as a `for` loop's sequence",
+            }));
+        }
+        let lang = self.prog.lang;
+        match lang.builtin(self, func, args, line) {
+            Some(r) => r,
+            None => Err(self.unsupported(
+                &format!("call to `{func}`"),
+                line,
+                &format!("`{func}` is neither a function of this source nor a {} function the compiler knows", lang.name()),
+            )),
+        }
+    }
+
+    /// A call of a function of the source: its specialization for these argument
+    /// types, created when new; the call expression and its result type.
+    fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Option<Ty>)> {
+        let def = self.prog.defs[func].clone();
+        let mut slots: Vec<Option<&Expr>> = vec![None; def.params.len()];
+        let mut positional = Vec::new();
+        for a in args {
+            match &a.name {
+                Some(n) => match def.params.iter().position(|p| &p.name == n) {
+                    Some(i) if slots[i].is_none() => slots[i] = Some(&a.value),
+                    _ => return Err(self.unsupported(&format!("argument `{n} =` of `{func}`"), line, "no such parameter (or given twice)")),
+                },
+                None => positional.push(&a.value),
+            }
+        }
+        let mut pos = positional.into_iter();
+        for s in slots.iter_mut().filter(|s| s.is_none()) {
+            match pos.next() {
+                Some(v) => *s = Some(v),
+                None => break,
+            }
+        }
+        if pos.next().is_some() {
+            return Err(self.unsupported(&format!("call to `{func}`"), line, &format!("too many arguments (it takes {})", def.params.len())));
+        }
+        let mut types = Vec::new();
+        let mut values = Vec::new();
+        for (s, p) in slots.iter().zip(&def.params) {
+            match s {
+                Some(e) => {
+                    let v = self.expr(e)?;
+                    types.push(Some(v.ty));
+                    values.push(v.expr);
+                }
+                None if p.default.is_some() => types.push(None),
+                None => return Err(self.unsupported(&format!("call to `{func}`"), line, &format!("argument `{}` is missing, with no default", p.name))),
+            }
+        }
+        let idx = self.prog.spec_for(func, types);
+        let name = self.prog.specs[idx].vrir_name.clone();
+        match self.prog.specs[idx].ret {
+            None => Err(LErr::NotYet),
+            Some(r) => Ok((vrir::Expr::Call { func: name, args: values }, r)),
+        }
+    }
+}
+
+/// Variables written through an index (`x[i] <- v`) anywhere in `e`.
+fn collect_written(e: &Expr, out: &mut HashSet<String>) {
+    match &e.kind {
+        ExprKind::Assign { target, value } => {
+            if let ExprKind::Index { target: t, .. } = &target.kind {
+                if let ExprKind::Var(n) = &t.kind {
+                    out.insert(n.clone());
+                }
+            }
+            collect_written(value, out);
+        }
+        ExprKind::Block(items) => items.iter().for_each(|i| collect_written(i, out)),
+        ExprKind::If { then, els, .. } => {
+            collect_written(then, out);
+            if let Some(e) = els {
+                collect_written(e, out);
+            }
+        }
+        ExprKind::For { body, .. } | ExprKind::While { body, .. } | ExprKind::Repeat(body) => collect_written(body, out),
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| collect_written(&a.value, out)),
+        _ => {}
+    }
+}

@@ -1,0 +1,725 @@
+//! R's library, mapped onto VRIR: vector constructors, sizes, reductions, math,
+//! matrix products and sequences. Each entry follows R's result types (checked against
+//! Rscript: `floor(1L)` is double, `abs(1L)` integer, `prod` always double, integer
+//! `sum`/`cumsum` overflow is NA). Anything else called by name is a diagnostic naming it.
+
+use super::rules::{any_nan, bin, check_int_range, i64c, lib, to_i64, to_logical, COMPLEX, DOUBLE, INTEGER, LOGICAL};
+use crate::frontend::hir::{Arg, Expr, ExprKind, Line};
+use crate::frontend::lower::{LResult, Lowered, Lowerer};
+use crate::frontend::rules::SeqParts;
+use crate::frontend::types::{wider, Ty};
+use crate::vrir::{self, AllocInit, ArrayType, Block, IndexFlags, LValue, LibFn, Literal, ReduceOp, ScalarType, Stmt, StmtKind, Type};
+
+/// Match arguments to R formals: exact names first, then positions in order.
+fn bind<'a>(lw: &Lowerer, func: &str, args: &'a [Arg], formals: &[&str], line: Line) -> LResult<Vec<Option<&'a Expr>>> {
+    let mut out: Vec<Option<&Expr>> = vec![None; formals.len()];
+    let mut positional = Vec::new();
+    for a in args {
+        match &a.name {
+            Some(n) => match formals.iter().position(|f| f == n) {
+                Some(i) => out[i] = Some(&a.value),
+                None => return Err(lw.unsupported(&format!("argument `{n} =` of `{func}`"), line, &format!("`{func}` compiles with arguments {}", formals.join(", ")))),
+            },
+            None => positional.push(&a.value),
+        }
+    }
+    let mut pos = positional.into_iter();
+    for s in out.iter_mut().filter(|s| s.is_none()) {
+        match pos.next() {
+            Some(v) => *s = Some(v),
+            None => break,
+        }
+    }
+    if pos.next().is_some() {
+        return Err(lw.unsupported(&format!("call to `{func}`"), line, &format!("too many arguments (compiled `{func}` takes {})", formals.join(", "))));
+    }
+    Ok(out)
+}
+
+fn required<'a>(lw: &Lowerer, func: &str, v: Option<&'a Expr>, name: &str, line: Line) -> LResult<&'a Expr> {
+    v.ok_or_else(|| lw.unsupported(&format!("call to `{func}`"), line, &format!("argument `{name}` is missing")))
+}
+
+fn arr_ty(lw: &Lowerer, t: Ty) -> Type {
+    t.vrir(lw.layout())
+}
+
+fn array_type(elem: ScalarType, rank: u32) -> ArrayType {
+    ArrayType::new(elem, rank, vrir::Layout::Col)
+}
+
+fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) -> vrir::Expr {
+    let rank = dims.len() as u32;
+    vrir::Expr::Alloc { init, ty: array_type(elem, rank), dims }
+}
+
+/// Names R users reach for that compiled code does not offer, with the reason.
+fn known_unsupported(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "lapply" | "sapply" | "vapply" | "apply" | "mapply" | "tapply" | "Map" | "Reduce" | "Filter" | "outer" | "Vectorize" => {
+            "the apply family does not compile; write the loop"
+        }
+        "list" | "data.frame" | "names" | "unlist" | "setNames" => "lists and data frames do not compile",
+        "environment" | "new.env" | "assign" | "get" | "exists" | "local" | "eval" | "parse" | "quote" | "substitute" | "sys.function" => {
+            "environments and evaluation do not compile"
+        }
+        "UseMethod" | "NextMethod" | "setClass" | "new" | "setGeneric" | "setMethod" | "structure" | "class" | "inherits" => {
+            "S3/S4 dispatch and classes do not compile"
+        }
+        "paste" | "paste0" | "sprintf" | "cat" | "print" | "message" | "warning" | "format" | "nchar" | "character" => {
+            "strings and printing do not compile"
+        }
+        "is.nan" => "compiled doubles do not distinguish NA from NaN; use is.na",
+        _ => return None,
+    })
+}
+
+pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
+    if let Some(reason) = known_unsupported(name) {
+        return Some(Err(lw.unsupported(&format!("call to `{name}`"), line, reason)));
+    }
+    let r = match name {
+        "length" | "nrow" | "ncol" | "NROW" | "NCOL" => sizes(lw, name, args, line),
+        "dim" => dim(lw, args, line),
+        "numeric" | "double" | "integer" | "logical" => vector_ctor(lw, name, args, line),
+        "matrix" => matrix(lw, args, line),
+        "array" => array(lw, args, line),
+        "rep" => rep(lw, args, line),
+        "c" => concat(lw, args, line),
+        "sum" | "prod" | "mean" => total(lw, name, args, line),
+        "min" | "max" => extreme(lw, name, args, line),
+        "cumsum" => cumsum(lw, args, line),
+        "abs" | "sqrt" | "exp" | "log" | "log10" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh"
+        | "floor" | "ceiling" | "round" | "trunc" | "Re" | "Im" | "Mod" | "Conj" | "is.na" => math1(lw, name, args, line),
+        "atan2" => atan2(lw, args, line),
+        "t" => transpose(lw, args, line),
+        "crossprod" => crossprod(lw, args, line),
+        "as.integer" | "as.double" | "as.numeric" | "as.logical" | "as.complex" => convert(lw, name, args, line),
+        "invisible" | "identity" => one_arg(lw, name, args, line).and_then(|e| lw.expr(e)),
+        "complex" => complex_ctor(lw, args, line),
+        "seq_len" | "seq_along" | "seq" => seq_call(lw, name, args, line).and_then(|p| lw.materialize(p)),
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn one_arg<'a>(lw: &Lowerer, name: &str, args: &'a [Arg], line: Line) -> LResult<&'a Expr> {
+    match args {
+        [a] if a.name.is_none() || a.name.as_deref() == Some("x") => Ok(&a.value),
+        _ => Err(lw.unsupported(&format!("call to `{name}`"), line, "compiled with exactly one argument")),
+    }
+}
+
+fn sizes(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, name, args, line)?;
+    let v = lw.expr(x)?;
+    let int = Ty::scalar(INTEGER);
+    let n = match (name, v.ty.rank) {
+        (_, 0) => return Ok(Lowered::new(vrir::Expr::lit(Literal::I32(1)), int)),
+        ("length", _) => lib(LibFn::Len, vec![v.expr]),
+        ("NROW", 1) => lib(LibFn::Len, vec![v.expr]),
+        ("NCOL", 1) => i64c(1),
+        ("nrow" | "NROW", _) => vrir::Expr::Dim { arg: Box::new(v.expr), axis: 0 },
+        ("ncol" | "NCOL", r) if r >= 2 => vrir::Expr::Dim { arg: Box::new(v.expr), axis: 1 },
+        _ => return Err(lw.unsupported(&format!("`{name}` of a {}", v.ty), line, "R gives NULL for a vector")),
+    };
+    Ok(lw.cast(Lowered::new(n, Ty::scalar(ScalarType::I64)), INTEGER))
+}
+
+fn dim(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, "dim", args, line)?;
+    let v = lw.expr(x)?;
+    if v.ty.rank < 2 {
+        return Err(lw.unsupported(&format!("`dim` of a {}", v.ty), line, "R gives NULL for a vector"));
+    }
+    let v = lw.hoist(v);
+    let ty = Ty::array(INTEGER, 1);
+    let t = lw.temp(&arr_ty(lw, ty));
+    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value: alloc(AllocInit::Zeros, INTEGER, vec![i64c(v.ty.rank as i64)]) });
+    for k in 0..v.ty.rank {
+        let d = lw.cast(Lowered::new(vrir::Expr::Dim { arg: Box::new(v.expr.clone()), axis: k }, Ty::scalar(ScalarType::I64)), INTEGER);
+        lw.emit(StmtKind::Assign {
+            targets: vec![LValue::Index { array: t.clone(), indices: vec![i64c(k as i64 + 1)], flags: IndexFlags::default() }],
+            value: d.expr,
+        });
+    }
+    Ok(Lowered::new(vrir::Expr::var(t), ty))
+}
+
+fn vector_ctor(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let b = bind(lw, name, args, &["length"], line)?;
+    let n = match b[0] {
+        Some(e) => {
+            let v = lw.expr(e)?;
+            to_i64(lw, v, &format!("`{name}` length"), line)?
+        }
+        None => i64c(0),
+    };
+    let elem = match name {
+        "integer" => INTEGER,
+        "logical" => LOGICAL,
+        _ => DOUBLE,
+    };
+    Ok(Lowered::new(alloc(AllocInit::Zeros, elem, vec![n]), Ty::array(elem, 1)))
+}
+
+/// An array of `elem` with these dims holding `data` (a scalar: filled; a vector of
+/// the right length: its elements in column-major order).
+fn shaped(lw: &mut Lowerer, data: Lowered, dims: Vec<vrir::Expr>, line: Line) -> LResult<Lowered> {
+    let rank = dims.len() as u32;
+    if data.ty.rank == 0 {
+        let elem = data.ty.elem;
+        return Ok(Lowered::new(alloc(AllocInit::Fill { value: Box::new(data.expr) }, elem, dims), Ty::array(elem, rank)));
+    }
+    if data.ty.rank != 1 {
+        return Err(lw.unsupported("reshaping an array", line, "`matrix`/`array` compile from a scalar or a vector"));
+    }
+    let ty = Ty::array(data.ty.elem, rank);
+    let t = lw.temp(&arr_ty(lw, ty));
+    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value: alloc(AllocInit::Empty, data.ty.elem, dims) });
+    lw.emit(StmtKind::Assign {
+        targets: vec![LValue::Index {
+            array: t.clone(),
+            indices: vec![vrir::Expr::Range { start: None, stop: None, step: None }],
+            flags: IndexFlags { flatten: true, ..IndexFlags::default() },
+        }],
+        value: data.expr,
+    });
+    Ok(Lowered::new(vrir::Expr::var(t), ty))
+}
+
+fn count_arg(lw: &mut Lowerer, e: &Expr, what: &str, line: Line) -> LResult<vrir::Expr> {
+    let v = lw.expr(e)?;
+    let n = to_i64(lw, v, what, line)?;
+    Ok(lw.hoist(Lowered::new(n, Ty::scalar(ScalarType::I64))).expr)
+}
+
+fn matrix(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let b = bind(lw, "matrix", args, &["data", "nrow", "ncol"], line)?;
+    let data = match b[0] {
+        Some(e) => lw.expr(e)?,
+        None => return Err(lw.unsupported("`matrix` without data", line, "R fills it with logical NA")),
+    };
+    let data = lw.hoist(data);
+    let len = if data.ty.rank == 0 { i64c(1) } else { lib(LibFn::Len, vec![data.expr.clone()]) };
+    let (nrow, ncol) = match (b[1], b[2]) {
+        (Some(r), Some(c)) => (count_arg(lw, r, "`nrow`", line)?, count_arg(lw, c, "`ncol`", line)?),
+        (Some(r), None) => {
+            let r = count_arg(lw, r, "`nrow`", line)?;
+            (r.clone(), bin(vrir::BinOp::Div, len, r))
+        }
+        (None, Some(c)) => {
+            let c = count_arg(lw, c, "`ncol`", line)?;
+            (bin(vrir::BinOp::Div, len, c.clone()), c)
+        }
+        (None, None) => (len, i64c(1)),
+    };
+    shaped(lw, data, vec![nrow, ncol], line)
+}
+
+fn array(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let b = bind(lw, "array", args, &["data", "dim"], line)?;
+    let data = match b[0] {
+        Some(e) => lw.expr(e)?,
+        None => return Err(lw.unsupported("`array` without data", line, "R fills it with logical NA")),
+    };
+    let dims_e = required(lw, "array", b[1], "dim", line)?;
+    let parts: Vec<&Expr> = match &dims_e.kind {
+        ExprKind::Call { func, args } if func == "c" && args.iter().all(|a| a.name.is_none()) => args.iter().map(|a| &a.value).collect(),
+        _ => vec![dims_e],
+    };
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(lw.unsupported("`array` dims", line, "`dim = c(...)` with one to three extents"));
+    }
+    let mut dims = Vec::new();
+    for p in parts {
+        dims.push(count_arg(lw, p, "`array` extent", line)?);
+    }
+    let data = lw.hoist(data);
+    shaped(lw, data, dims, line)
+}
+
+fn rep(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let b = bind(lw, "rep", args, &["x", "times"], line)?;
+    let x = lw.expr(required(lw, "rep", b[0], "x", line)?)?;
+    let times = match b[1] {
+        Some(e) => count_arg(lw, e, "`times`", line)?,
+        None => i64c(1),
+    };
+    if x.ty.rank == 0 {
+        let elem = x.ty.elem;
+        return Ok(Lowered::new(alloc(AllocInit::Fill { value: Box::new(x.expr) }, elem, vec![times]), Ty::array(elem, 1)));
+    }
+    if x.ty.rank != 1 {
+        return Err(lw.unsupported("`rep` of an array", line, "compiled `rep` repeats scalars and vectors"));
+    }
+    // out[((k-1)*n+1):(k*n)] <- x for k in 1..times.
+    let x = lw.hoist(x);
+    let n = lw.hoist(Lowered::new(lib(LibFn::Len, vec![x.expr.clone()]), Ty::scalar(ScalarType::I64)));
+    let ty = x.ty;
+    let out = lw.temp(&arr_ty(lw, ty));
+    lw.emit(StmtKind::Assign {
+        targets: vec![LValue::Var { name: out.clone() }],
+        value: alloc(AllocInit::Empty, ty.elem, vec![bin(vrir::BinOp::Mul, n.expr.clone(), times.clone())]),
+    });
+    let k = lw.temp(&Type::I64);
+    let lo = bin(vrir::BinOp::Add, bin(vrir::BinOp::Mul, bin(vrir::BinOp::Sub, vrir::Expr::var(&k), i64c(1)), n.expr.clone()), i64c(1));
+    let hi = bin(vrir::BinOp::Mul, vrir::Expr::var(&k), n.expr.clone());
+    let body = Stmt {
+        kind: StmtKind::Assign {
+            targets: vec![LValue::Index {
+                array: out.clone(),
+                indices: vec![vrir::Expr::Range { start: Some(Box::new(lo)), stop: Some(Box::new(hi)), step: None }],
+                flags: IndexFlags::default(),
+            }],
+            value: x.expr,
+        },
+        line: Some(line),
+    };
+    lw.emit(StmtKind::For {
+        vars: vec![k],
+        domain: vrir::Expr::Range { start: Some(Box::new(i64c(1))), stop: Some(Box::new(times)), step: None },
+        body: Block { on_gpu: false, stmts: vec![body] },
+    });
+    Ok(Lowered::new(vrir::Expr::var(out), ty))
+}
+
+/// `c(...)` of scalars and vectors: a new vector of the widest element type.
+fn concat(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    if args.is_empty() {
+        return Err(lw.unsupported("`c()`", line, "an empty `c()` is NULL"));
+    }
+    let mut parts = Vec::new();
+    let mut elem = LOGICAL;
+    for a in args {
+        if a.name.is_some() {
+            return Err(lw.unsupported("named element of `c(...)`", line, "names do not compile"));
+        }
+        let v = lw.expr(&a.value)?;
+        if v.ty.rank > 1 {
+            return Err(lw.unsupported("`c(...)` of a matrix", line, "compiled `c` joins scalars and vectors"));
+        }
+        elem = wider(elem, v.ty.elem);
+        parts.push(lw.hoist(v));
+    }
+    let mut len = i64c(0);
+    let mut lens = Vec::new();
+    for p in &parts {
+        let l = if p.ty.rank == 0 { i64c(1) } else { lib(LibFn::Len, vec![p.expr.clone()]) };
+        lens.push(l.clone());
+        len = if matches!(len, vrir::Expr::Const { value: Literal::I64(0) }) { l } else { bin(vrir::BinOp::Add, len, l) };
+    }
+    let ty = Ty::array(elem, 1);
+    let out = lw.temp(&arr_ty(lw, ty));
+    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: out.clone() }], value: alloc(AllocInit::Empty, elem, vec![len]) });
+    let pos = lw.temp(&Type::I64);
+    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: pos.clone() }], value: i64c(0) });
+    for (p, l) in parts.into_iter().zip(lens) {
+        let scalar = p.ty.rank == 0;
+        let v = lw.cast(p, elem);
+        let index = if scalar {
+            bin(vrir::BinOp::Add, vrir::Expr::var(&pos), i64c(1))
+        } else {
+            vrir::Expr::Range {
+                start: Some(Box::new(bin(vrir::BinOp::Add, vrir::Expr::var(&pos), i64c(1)))),
+                stop: Some(Box::new(bin(vrir::BinOp::Add, vrir::Expr::var(&pos), l.clone()))),
+                step: None,
+            }
+        };
+        lw.emit(StmtKind::Assign { targets: vec![LValue::Index { array: out.clone(), indices: vec![index], flags: IndexFlags::default() }], value: v.expr });
+        lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: pos.clone() }], value: bin(vrir::BinOp::Add, vrir::Expr::var(&pos), l) });
+    }
+    Ok(Lowered::new(vrir::Expr::var(out), ty))
+}
+
+fn total(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, name, args, line)?;
+    let v = lw.expr(x)?;
+    let scalar = |e, t| Lowered::new(e, Ty::scalar(t));
+    match name {
+        "sum" => match v.ty.elem {
+            LOGICAL | INTEGER => {
+                let wide = lw.cast(v, ScalarType::I64);
+                let s = if wide.ty.rank == 0 { wide.expr } else { vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(wide.expr), axis: None } };
+                let s = lw.hoist(scalar(s, ScalarType::I64));
+                check_int_range(lw, &s);
+                Ok(lw.cast(s, INTEGER))
+            }
+            e if v.ty.rank == 0 => Ok(scalar(v.expr, e)),
+            e => Ok(scalar(vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr), axis: None }, e)),
+        },
+        "prod" => {
+            let e = wider(DOUBLE, v.ty.elem);
+            let v = lw.cast(v, e);
+            if v.ty.rank == 0 {
+                return Ok(scalar(v.expr, e));
+            }
+            Ok(scalar(vrir::Expr::Reduce { op: ReduceOp::Prod, arg: Box::new(v.expr), axis: None }, e))
+        }
+        _ => {
+            // mean: R divides the sum by n, then adds the mean of the residuals.
+            let e = wider(DOUBLE, v.ty.elem);
+            let v = lw.cast(v, e);
+            if v.ty.rank == 0 {
+                return Ok(scalar(v.expr, e));
+            }
+            let v = lw.hoist(v);
+            let n = lw.cast(scalar(lib(LibFn::Len, vec![v.expr.clone()]), ScalarType::I64), e);
+            let n = lw.hoist(n);
+            let m = lw.hoist(scalar(bin(vrir::BinOp::Div, vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr.clone()), axis: None }, n.expr.clone()), e));
+            let resid = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(bin(vrir::BinOp::Sub, v.expr, m.expr.clone())), axis: None };
+            let fixed = bin(vrir::BinOp::Add, m.expr.clone(), bin(vrir::BinOp::Div, resid, n.expr));
+            if e == COMPLEX {
+                return Ok(m);
+            }
+            // When m is not finite the residuals are NaN; R keeps m then.
+            let t = lw.temp(&Type::scalar(e));
+            lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value: m.expr.clone() });
+            let finite = vrir::Expr::Unary {
+                op: vrir::UnOp::Not,
+                arg: Box::new(bin(vrir::BinOp::Or, lib(LibFn::IsNan, vec![m.expr.clone()]), lib(LibFn::IsInf, vec![m.expr]))),
+            };
+            lw.emit(StmtKind::If {
+                cond: finite,
+                then: Block { on_gpu: false, stmts: vec![Stmt { kind: StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value: fixed }, line: Some(line) }] },
+                els: None,
+            });
+            Ok(scalar(vrir::Expr::var(t), e))
+        }
+    }
+}
+
+fn extreme(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+    if args.iter().any(|a| a.name.is_some()) {
+        return Err(lw.unsupported(&format!("named argument of `{name}`"), line, "`na.rm` does not compile"));
+    }
+    let mut vals = Vec::new();
+    for a in args {
+        vals.push(lw.expr(&a.value)?);
+    }
+    if vals.is_empty() {
+        return Err(lw.unsupported(&format!("`{name}()`"), line, "no arguments"));
+    }
+    if vals.iter().any(|v| v.ty.elem == COMPLEX) {
+        return Err(lw.unsupported(&format!("`{name}` of complex numbers"), line, "R does not order complex numbers"));
+    }
+    let elem = vals.iter().fold(INTEGER, |e, v| wider(e, v.ty.elem));
+    let rop = if name == "min" { ReduceOp::Min } else { ReduceOp::Max };
+    let fop = if name == "min" { LibFn::Min } else { LibFn::Max };
+    let mut acc: Option<vrir::Expr> = None;
+    for v in vals {
+        let v = lw.cast(v, elem);
+        let s = if v.ty.rank == 0 { v.expr } else { vrir::Expr::Reduce { op: rop, arg: Box::new(v.expr), axis: None } };
+        acc = Some(match acc {
+            None => s,
+            Some(a) => lib(fop, vec![a, s]),
+        });
+    }
+    Ok(Lowered::new(acc.expect("at least one argument"), Ty::scalar(elem)))
+}
+
+fn cumsum(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, "cumsum", args, line)?;
+    let v = lw.expr(x)?;
+    if v.ty.rank > 1 {
+        return Err(lw.unsupported("`cumsum` of a matrix", line, "compiled `cumsum` takes a vector"));
+    }
+    if v.ty.elem == COMPLEX {
+        return Err(lw.unsupported("`cumsum` of complex numbers", line, "not compiled yet"));
+    }
+    let elem = wider(INTEGER, v.ty.elem);
+    let acc_elem = if elem == INTEGER { ScalarType::I64 } else { elem };
+    let v = lw.cast(v, acc_elem);
+    let v = lw.hoist(v);
+    let (src, n) = if v.ty.rank == 0 {
+        return Ok(lw.cast(v, elem).with_rank_one(lw));
+    } else {
+        (v.expr.clone(), lib(LibFn::Len, vec![v.expr.clone()]))
+    };
+    let ty = Ty::array(elem, 1);
+    let out = lw.temp(&arr_ty(lw, ty));
+    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: out.clone() }], value: alloc(AllocInit::Empty, elem, vec![n.clone()]) });
+    let acc = lw.temp(&Type::scalar(acc_elem));
+    let zero = if acc_elem == ScalarType::I64 { i64c(0) } else { vrir::Expr::f64(0.0) };
+    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: acc.clone() }], value: zero });
+    let k = lw.temp(&Type::I64);
+    let mut body = vec![Stmt {
+        kind: StmtKind::Assign {
+            targets: vec![LValue::Var { name: acc.clone() }],
+            value: bin(vrir::BinOp::Add, vrir::Expr::var(&acc), vrir::Expr::Index { array: Box::new(src), indices: vec![vrir::Expr::var(&k)], flags: IndexFlags::default() }),
+        },
+        line: Some(line),
+    }];
+    // An integer running sum that leaves R's range is NA from there on: raise.
+    let saved = std::mem::take(lw.pre_mut());
+    if elem == INTEGER {
+        check_int_range(lw, &Lowered::new(vrir::Expr::var(&acc), Ty::scalar(ScalarType::I64)));
+    }
+    body.append(lw.pre_mut());
+    *lw.pre_mut() = saved;
+    let stored = lw.cast(Lowered::new(vrir::Expr::var(&acc), Ty::scalar(acc_elem)), elem);
+    body.push(Stmt {
+        kind: StmtKind::Assign { targets: vec![LValue::Index { array: out.clone(), indices: vec![vrir::Expr::var(&k)], flags: IndexFlags::default() }], value: stored.expr },
+        line: Some(line),
+    });
+    lw.emit(StmtKind::For {
+        vars: vec![k],
+        domain: vrir::Expr::Range { start: Some(Box::new(i64c(1))), stop: Some(Box::new(n)), step: None },
+        body: Block { on_gpu: false, stmts: body },
+    });
+    Ok(Lowered::new(vrir::Expr::var(out), ty))
+}
+
+impl Lowered {
+    /// A scalar as a vector of length one (R's values are all vectors).
+    fn with_rank_one(self, lw: &Lowerer) -> Lowered {
+        if self.ty.rank > 0 {
+            return self;
+        }
+        let elem = self.ty.elem;
+        let _ = lw;
+        Lowered::new(alloc(AllocInit::Fill { value: Box::new(self.expr) }, elem, vec![i64c(1)]), Ty::array(elem, 1))
+    }
+}
+
+fn math1(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, name, args, line)?;
+    let v = lw.expr(x)?;
+    let e = v.ty.elem;
+    let same = |f: LibFn, v: Lowered| {
+        let ty = v.ty;
+        Lowered::new(lib(f, vec![v.expr]), ty)
+    };
+    Ok(match name {
+        "abs" => match e {
+            LOGICAL | INTEGER => same(LibFn::Abs, lw.cast(v, INTEGER)),
+            COMPLEX => Lowered::new(lib(LibFn::Abs, vec![v.expr]), v.ty.with_elem(DOUBLE)),
+            _ => same(LibFn::Abs, v),
+        },
+        "Mod" => {
+            let v = if e == COMPLEX { v } else { lw.cast(v, DOUBLE) };
+            let ty = v.ty.with_elem(DOUBLE);
+            Lowered::new(lib(LibFn::Abs, vec![v.expr]), ty)
+        }
+        "Re" | "Im" => {
+            let v = if e == COMPLEX { v } else { lw.cast(v, DOUBLE) };
+            let ty = v.ty.with_elem(DOUBLE);
+            Lowered::new(lib(if name == "Re" { LibFn::Real } else { LibFn::Imag }, vec![v.expr]), ty)
+        }
+        "Conj" => {
+            let v = if e == COMPLEX { v } else { lw.cast(v, DOUBLE) };
+            same(LibFn::Conj, v)
+        }
+        "is.na" => match e {
+            DOUBLE | COMPLEX => Lowered::new(lib(LibFn::IsNan, vec![v.expr]), v.ty.with_elem(LOGICAL)),
+            // Compiled integers and logicals are never NA (arguments are checked).
+            _ => Lowered::new(lib(LibFn::IsNan, vec![lw.cast(v.clone(), DOUBLE).expr]), v.ty.with_elem(LOGICAL)),
+        },
+        "floor" | "ceiling" | "round" | "trunc" => {
+            if e == COMPLEX && name != "round" {
+                return Err(lw.unsupported(&format!("`{name}` of a complex number"), line, "R does not define it"));
+            }
+            if e == COMPLEX {
+                return Err(lw.unsupported("`round` of a complex number", line, "not compiled yet"));
+            }
+            let f = match name {
+                "floor" => LibFn::Floor,
+                "ceiling" => LibFn::Ceil,
+                "round" => LibFn::Round,
+                _ => LibFn::Trunc,
+            };
+            same(f, lw.cast(v, DOUBLE))
+        }
+        _ => {
+            let f = LibFn::from_name(name).expect("the dispatcher passes library names");
+            let v = if e == COMPLEX { v } else { lw.cast(v, DOUBLE) };
+            same(f, v)
+        }
+    })
+}
+
+fn atan2(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let b = bind(lw, "atan2", args, &["y", "x"], line)?;
+    let y = lw.expr(required(lw, "atan2", b[0], "y", line)?)?;
+    let x = lw.expr(required(lw, "atan2", b[1], "x", line)?)?;
+    if y.ty.elem == COMPLEX || x.ty.elem == COMPLEX {
+        return Err(lw.unsupported("`atan2` of complex numbers", line, "not compiled"));
+    }
+    let rank = super::rules::elementwise_rank(lw, "`atan2`", y.ty, x.ty, line)?;
+    let (y, x) = (lw.cast(y, DOUBLE), lw.cast(x, DOUBLE));
+    Ok(Lowered::new(lib(LibFn::Atan2, vec![y.expr, x.expr]), Ty::array(DOUBLE, rank)))
+}
+
+/// A 1-D value as a matrix with these extents (column-major).
+fn as_matrix(lw: &mut Lowerer, v: Lowered, rows: vrir::Expr, cols: vrir::Expr, line: Line) -> LResult<Lowered> {
+    let v = lw.hoist(v);
+    shaped(lw, v, vec![rows, cols], line)
+}
+
+fn transpose(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, "t", args, line)?;
+    let v = lw.expr(x)?;
+    match v.ty.rank {
+        2 => {
+            let ty = v.ty;
+            Ok(Lowered::new(lib(LibFn::Transpose, vec![v.expr]), ty))
+        }
+        1 => {
+            let v = lw.hoist(v);
+            let n = lib(LibFn::Len, vec![v.expr.clone()]);
+            as_matrix(lw, v, i64c(1), n, line)
+        }
+        _ => Err(lw.unsupported(&format!("`t` of a {}", v.ty), line, "compiled `t` takes a vector or a matrix")),
+    }
+}
+
+/// R's `%*%`: always a matrix; a vector is a column, or a row where that conforms.
+pub fn matmul(lw: &mut Lowerer, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered> {
+    if a.ty.rank == 0 || b.ty.rank == 0 || a.ty.rank > 2 || b.ty.rank > 2 {
+        return Err(lw.unsupported("`%*%`", line, &format!("of a {} and a {}: compiled for vectors and matrices", a.ty, b.ty)));
+    }
+    let e = wider(DOUBLE, wider(a.ty.elem, b.ty.elem));
+    let (a, b) = (lw.cast(a, e), lw.cast(b, e));
+    let (a, b) = (lw.hoist(a), lw.hoist(b));
+    let product = lib(LibFn::Matmul, vec![a.expr.clone(), b.expr.clone()]);
+    match (a.ty.rank, b.ty.rank) {
+        (2, 2) => Ok(Lowered::new(product, Ty::array(e, 2))),
+        (2, 1) => {
+            let rows = vrir::Expr::Dim { arg: Box::new(a.expr), axis: 0 };
+            as_matrix(lw, Lowered::new(product, Ty::array(e, 1)), rows, i64c(1), line)
+        }
+        (1, 2) => {
+            let cols = vrir::Expr::Dim { arg: Box::new(b.expr), axis: 1 };
+            as_matrix(lw, Lowered::new(product, Ty::array(e, 1)), i64c(1), cols, line)
+        }
+        _ => Ok(Lowered::new(alloc(AllocInit::Fill { value: Box::new(product) }, e, vec![i64c(1), i64c(1)]), Ty::array(e, 2))),
+    }
+}
+
+fn crossprod(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let b = bind(lw, "crossprod", args, &["x", "y"], line)?;
+    let x = lw.expr(required(lw, "crossprod", b[0], "x", line)?)?;
+    let x = lw.hoist(x);
+    let y = match b[1] {
+        Some(e) => lw.expr(e)?,
+        None => x.clone(),
+    };
+    let tx = match x.ty.rank {
+        2 => {
+            let ty = x.ty;
+            Lowered::new(lib(LibFn::Transpose, vec![x.expr]), ty)
+        }
+        1 => {
+            let n = lib(LibFn::Len, vec![x.expr.clone()]);
+            as_matrix(lw, x, i64c(1), n, line)?
+        }
+        _ => return Err(lw.unsupported("`crossprod` of a scalar", line, "compiled for vectors and matrices")),
+    };
+    let y = if y.ty.rank == 1 {
+        let y = lw.hoist(y);
+        let n = lib(LibFn::Len, vec![y.expr.clone()]);
+        as_matrix(lw, y, n, i64c(1), line)?
+    } else {
+        y
+    };
+    matmul(lw, tx, y, line)
+}
+
+fn convert(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, name, args, line)?;
+    let v = lw.expr(x)?;
+    match name {
+        "as.logical" => to_logical(lw, v, line),
+        "as.integer" => {
+            if v.ty.elem == COMPLEX {
+                return Err(lw.unsupported("`as.integer` of a complex number", line, "use Re()"));
+            }
+            // A NaN or out-of-range double is an `invalid cast` error (R: NA).
+            Ok(lw.cast(v, INTEGER))
+        }
+        "as.complex" => Ok(lw.cast(v, COMPLEX)),
+        _ => {
+            if v.ty.elem == COMPLEX {
+                return Err(lw.unsupported(&format!("`{name}` of a complex number"), line, "use Re()"));
+            }
+            Ok(lw.cast(v, DOUBLE))
+        }
+    }
+}
+
+fn complex_ctor(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let b = bind(lw, "complex", args, &["length.out", "real", "imaginary"], line)?;
+    if b[0].is_some() {
+        return Err(lw.unsupported("`complex(length.out = )`", line, "use complex(real = , imaginary = )"));
+    }
+    let zero = Lowered::new(vrir::Expr::f64(0.0), Ty::scalar(DOUBLE));
+    let re = match b[1] {
+        Some(e) => lw.expr(e)?,
+        None => zero.clone(),
+    };
+    let im = match b[2] {
+        Some(e) => lw.expr(e)?,
+        None => zero,
+    };
+    let rank = super::rules::elementwise_rank(lw, "`complex`", re.ty, im.ty, line)?;
+    let (re, im) = (lw.cast(re, DOUBLE), lw.cast(im, DOUBLE));
+    Ok(Lowered::new(lib(LibFn::Complex, vec![re.expr, im.expr]), Ty::array(COMPLEX, rank)))
+}
+
+/// `seq_len(n)`, `seq_along(x)`, `seq(from, to)` and `seq(from, to, by)` as sequences.
+pub fn seq_call(lw: &mut Lowerer, func: &str, args: &[Arg], line: Line) -> LResult<SeqParts> {
+    match func {
+        "seq_len" => {
+            let b = bind(lw, func, args, &["length.out"], line)?;
+            let n = count_arg(lw, required(lw, func, b[0], "length.out", line)?, "`seq_len`", line)?;
+            lw.raise_if(bin(vrir::BinOp::Lt, n.clone(), i64c(0)), "negative_length");
+            Ok(SeqParts { start: i64c(1), stop: n, step: i64c(1), elem: INTEGER })
+        }
+        "seq_along" => {
+            let b = bind(lw, func, args, &["along.with"], line)?;
+            let v = lw.expr(required(lw, func, b[0], "along.with", line)?)?;
+            let n = if v.ty.rank == 0 { i64c(1) } else { lib(LibFn::Len, vec![v.expr]) };
+            Ok(SeqParts { start: i64c(1), stop: n, step: i64c(1), elem: INTEGER })
+        }
+        _ => {
+            let b = bind(lw, func, args, &["from", "to", "by"], line)?;
+            let from = required(lw, func, b[0], "from", line)?;
+            let to = required(lw, func, b[1], "to", line)?;
+            let Some(by) = b[2] else {
+                let colon = Expr::new(ExprKind::Binary(crate::frontend::hir::BinOp::Colon, Box::new(from.clone()), Box::new(to.clone())), line);
+                return lw.prog.lang.seq(lw, &colon).expect("`:` is a sequence");
+            };
+            let vf = lw.expr(from)?;
+            let vt = lw.expr(to)?;
+            let vb = lw.expr(by)?;
+            if [vf.ty, vt.ty, vb.ty].iter().any(|t| t.rank != 0 || t.elem == COMPLEX) {
+                return Err(lw.unsupported("`seq(from, to, by)`", line, "compiled with single real numbers"));
+            }
+            let all_int = [vf.ty, vt.ty, vb.ty].iter().all(|t| t.elem == INTEGER);
+            let whole = |lw: &mut Lowerer, v: Lowered| -> vrir::Expr {
+                if v.ty.elem != DOUBLE {
+                    return lw.cast(v, ScalarType::I64).expr;
+                }
+                let v = lw.hoist(v);
+                let s = lw.hoist(lw.cast(v.clone(), ScalarType::I64));
+                let back = lw.cast(s.clone(), DOUBLE);
+                lw.raise_if(bin(vrir::BinOp::Ne, back.expr, v.expr), "non_integer_start");
+                s.expr
+            };
+            let start = whole(lw, vf);
+            let step = whole(lw, vb);
+            let start = lw.hoist(Lowered::new(start, Ty::scalar(ScalarType::I64))).expr;
+            let step = lw.hoist(Lowered::new(step, Ty::scalar(ScalarType::I64))).expr;
+            // n = trunc((to - from) / by); R rejects a negative n ("wrong sign in 'by'").
+            let fromf = lw.cast(Lowered::new(start.clone(), Ty::scalar(ScalarType::I64)), DOUBLE).expr;
+            let stepf = lw.cast(Lowered::new(step.clone(), Ty::scalar(ScalarType::I64)), DOUBLE).expr;
+            let tof = lw.cast(vt, DOUBLE).expr;
+            let q = lw.hoist(Lowered::new(bin(vrir::BinOp::Div, bin(vrir::BinOp::Sub, tof, fromf), stepf), Ty::scalar(DOUBLE)));
+            lw.raise_if(bin(vrir::BinOp::Lt, q.expr.clone(), vrir::Expr::f64(0.0)), "seq_wrong_sign");
+            let n = lw.cast(q, ScalarType::I64).expr;
+            let stop = bin(vrir::BinOp::Add, start.clone(), bin(vrir::BinOp::Mul, n, step.clone()));
+            let _ = any_nan;
+            Ok(SeqParts { start, stop, step, elem: if all_int { INTEGER } else { DOUBLE } })
+        }
+    }
+}

@@ -1,0 +1,406 @@
+//! R's rule table for the shared engine: R's types (logical = bool, integer = i32,
+//! double = f64, complex = c128), its operators and numeric semantics, conditions,
+//! sequences and entry checks. What R does that VRIR does not (NA on integer overflow,
+//! logical NA from comparisons with NaN) becomes a run-time check that raises an error,
+//! never a different answer. docs/frontend-r.md lists every decision.
+
+use super::builtins;
+use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line, MissingKind, UnOp};
+use crate::frontend::lower::{LResult, Lowered, Lowerer};
+use crate::frontend::rules::{Language, Marker, SeqParts};
+use crate::frontend::types::{wider, Ty};
+use crate::runtime::error::ErrorKind;
+use crate::vrir::{self, Layout, LibFn, Literal, ReduceOp, ScalarType};
+
+pub struct R;
+
+pub static RULES: R = R;
+
+/// R's largest integer; -INT_MAX - 1 is NA_integer_.
+pub const INT_MAX: i64 = i32::MAX as i64;
+
+pub const LOGICAL: ScalarType = ScalarType::Bool;
+pub const INTEGER: ScalarType = ScalarType::I32;
+pub const DOUBLE: ScalarType = ScalarType::F64;
+pub const COMPLEX: ScalarType = ScalarType::C128;
+
+pub fn i64c(v: i64) -> vrir::Expr {
+    vrir::Expr::i64(v)
+}
+
+pub fn bin(op: vrir::BinOp, a: vrir::Expr, b: vrir::Expr) -> vrir::Expr {
+    vrir::Expr::binary(op, a, b)
+}
+
+pub fn lib(func: LibFn, args: Vec<vrir::Expr>) -> vrir::Expr {
+    vrir::Expr::Lib { func, args }
+}
+
+fn reduce(op: ReduceOp, a: vrir::Expr) -> vrir::Expr {
+    vrir::Expr::Reduce { op, arg: Box::new(a), axis: None }
+}
+
+/// A bool that is true when any element of `v` (hoisted) is NaN; None when `v` is a
+/// constant that is not.
+pub fn maybe_nan(lw: &mut Lowerer, v: &Lowered) -> Option<vrir::Expr> {
+    match v.expr {
+        vrir::Expr::Const { value: Literal::F64(x) } if !x.is_nan() => None,
+        vrir::Expr::Const { value: Literal::C128([a, b]) } if !a.is_nan() && !b.is_nan() => None,
+        _ => Some(any_nan(lw, v)),
+    }
+}
+
+/// A bool that is true when any element of `v` (hoisted) is NaN.
+pub fn any_nan(lw: &mut Lowerer, v: &Lowered) -> vrir::Expr {
+    let isnan = lib(LibFn::IsNan, vec![v.expr.clone()]);
+    if v.ty.rank == 0 {
+        isnan
+    } else {
+        let counts = lw.cast(Lowered::new(isnan, v.ty.with_elem(LOGICAL)), ScalarType::I64).expr;
+        bin(vrir::BinOp::Gt, reduce(ReduceOp::Sum, counts), i64c(0))
+    }
+}
+
+/// R's `as.logical` of a value: NaN/NA would be logical NA, which compiled code cannot
+/// hold, so it raises an error.
+pub fn to_logical(lw: &mut Lowerer, v: Lowered, line: Line) -> LResult<Lowered> {
+    let zero = match v.ty.elem {
+        LOGICAL => return Ok(v),
+        INTEGER => vrir::Expr::lit(Literal::I32(0)),
+        DOUBLE => {
+            let v = lw.hoist(v);
+            if let Some(c) = maybe_nan(lw, &v) {
+                lw.raise_if(c, "na_logical");
+            }
+            return Ok(Lowered::new(bin(vrir::BinOp::Ne, v.expr, vrir::Expr::f64(0.0)), v.ty.with_elem(LOGICAL)));
+        }
+        _ => return Err(lw.unsupported("complex value used as a logical", line, "R does not allow it either")),
+    };
+    Ok(Lowered::new(bin(vrir::BinOp::Ne, v.expr, zero), v.ty.with_elem(LOGICAL)))
+}
+
+/// Integer `+ - *` with R's overflow rule: computed in i64; a result outside
+/// -INT_MAX..INT_MAX (R's NA) raises an error.
+fn checked_int(lw: &mut Lowerer, op: vrir::BinOp, a: Lowered, b: Lowered, rank: u32) -> Lowered {
+    let a = lw.cast(a, ScalarType::I64);
+    let b = lw.cast(b, ScalarType::I64);
+    let wide = lw.hoist(Lowered::new(bin(op, a.expr, b.expr), Ty::array(ScalarType::I64, rank)));
+    check_int_range(lw, &wide);
+    lw.cast(wide, INTEGER)
+}
+
+/// Raise `integer_overflow` when an i64 value (hoisted) is outside R's integers.
+pub fn check_int_range(lw: &mut Lowerer, wide: &Lowered) {
+    let (hi, lo) = if wide.ty.rank == 0 {
+        (wide.expr.clone(), wide.expr.clone())
+    } else {
+        (reduce(ReduceOp::Max, wide.expr.clone()), reduce(ReduceOp::Min, wide.expr.clone()))
+    };
+    let out = bin(vrir::BinOp::Or, bin(vrir::BinOp::Gt, hi, i64c(INT_MAX)), bin(vrir::BinOp::Lt, lo, i64c(-INT_MAX)));
+    let cond = if wide.ty.rank == 0 {
+        out
+    } else {
+        bin(vrir::BinOp::And, bin(vrir::BinOp::Gt, lib(LibFn::Len, vec![wide.expr.clone()]), i64c(0)), out)
+    };
+    lw.raise_if(cond, "integer_overflow");
+}
+
+/// The rank of an element-wise result, or a diagnostic for operands R would match by
+/// length but VRIR cannot (a vector and a matrix).
+pub fn elementwise_rank(lw: &Lowerer, what: &str, a: Ty, b: Ty, line: Line) -> LResult<u32> {
+    if a.rank > 0 && b.rank > 0 && a.rank != b.rank {
+        return Err(lw.unsupported(what, line, &format!("between a {a} and a {b}: compiled code combines arrays of one rank (and equal length)")));
+    }
+    Ok(a.rank.max(b.rank))
+}
+
+/// The scalar i64 value of an R number used as a count or an index.
+pub fn to_i64(lw: &mut Lowerer, v: Lowered, what: &str, line: Line) -> LResult<vrir::Expr> {
+    if v.ty.rank != 0 {
+        return Err(lw.unsupported(what, line, &format!("expected a single number, got a {}", v.ty)));
+    }
+    match v.ty.elem {
+        INTEGER | DOUBLE | ScalarType::I64 => Ok(lw.cast(v, ScalarType::I64).expr),
+        LOGICAL => Ok(lw.cast(v, ScalarType::I64).expr),
+        _ => Err(lw.unsupported(what, line, "a complex number is not a count")),
+    }
+}
+
+impl Language for R {
+    fn name(&self) -> &'static str {
+        "R"
+    }
+    fn index_base(&self) -> u8 {
+        1
+    }
+    fn layout(&self) -> Layout {
+        Layout::Col
+    }
+    fn vrir_name(&self, name: &str) -> String {
+        if vrir::text::is_plain_name(name) && !name.starts_with('_') {
+            name.to_string()
+        } else {
+            let cleaned: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' }).collect();
+            format!("r_{cleaned}")
+        }
+    }
+    fn arguments_by_value(&self) -> bool {
+        true
+    }
+    fn marker(&self, name: &str) -> Option<Marker> {
+        match name {
+            "return" => Some(Marker::Return),
+            "gpu" => Some(Marker::Gpu),
+            "prange" => Some(Marker::ParallelRange),
+            _ => None,
+        }
+    }
+
+    fn literal(&self, lw: &mut Lowerer, e: &Expr) -> LResult<Lowered> {
+        let s = |v: Literal, t: ScalarType| Ok(Lowered::new(vrir::Expr::lit(v), Ty::scalar(t)));
+        match &e.kind {
+            ExprKind::Double(v) => s(Literal::F64(*v), DOUBLE),
+            ExprKind::Int(v) => s(Literal::I32(*v), INTEGER),
+            ExprKind::Bool(v) => s(Literal::Bool(*v), LOGICAL),
+            ExprKind::Imaginary(v) => s(Literal::C128([0.0, *v]), COMPLEX),
+            ExprKind::Missing(MissingKind::Real) => s(Literal::F64(f64::NAN), DOUBLE),
+            ExprKind::Missing(MissingKind::Complex) => s(Literal::C128([f64::NAN, f64::NAN]), COMPLEX),
+            ExprKind::Missing(MissingKind::Logical) => Err(lw.unsupported("`NA`", e.line, "compiled logicals have no NA; use NA_real_ for a missing double")),
+            ExprKind::Missing(MissingKind::Integer) => Err(lw.unsupported("`NA_integer_`", e.line, "compiled integers have no NA")),
+            _ => unreachable!("the engine passes only literals"),
+        }
+    }
+
+    fn unary(&self, lw: &mut Lowerer, op: UnOp, a: Lowered, line: Line) -> LResult<Lowered> {
+        match op {
+            UnOp::Plus | UnOp::Neg => {
+                let a = if a.ty.elem == LOGICAL { lw.cast(a, INTEGER) } else { a };
+                if op == UnOp::Plus {
+                    return Ok(a);
+                }
+                // -x of an integer never overflows: x is never NA_integer_ (INT_MIN).
+                let ty = a.ty;
+                Ok(Lowered::new(vrir::Expr::Unary { op: vrir::UnOp::Neg, arg: Box::new(a.expr) }, ty))
+            }
+            UnOp::Not => {
+                let l = to_logical(lw, a, line)?;
+                let ty = l.ty;
+                Ok(Lowered::new(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(l.expr) }, ty))
+            }
+        }
+    }
+
+    fn binary(&self, lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered> {
+        let what = format!("`{}`", op.spelling());
+        if op == BinOp::MatMul {
+            return builtins::matmul(lw, a, b, line);
+        }
+        let rank = elementwise_rank(lw, &what, a.ty, b.ty, line)?;
+        let both = wider(a.ty.elem, b.ty.elem);
+        let ty = |e: ScalarType| Ty::array(e, rank);
+        match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul => {
+                let e = wider(INTEGER, both);
+                let vop = match op {
+                    BinOp::Add => vrir::BinOp::Add,
+                    BinOp::Sub => vrir::BinOp::Sub,
+                    _ => vrir::BinOp::Mul,
+                };
+                if e == INTEGER {
+                    return Ok(checked_int(lw, vop, a, b, rank));
+                }
+                let (a, b) = (lw.cast(a, e), lw.cast(b, e));
+                Ok(Lowered::new(bin(vop, a.expr, b.expr), ty(e)))
+            }
+            BinOp::Div => {
+                let e = wider(DOUBLE, both);
+                let (a, b) = (lw.cast(a, e), lw.cast(b, e));
+                Ok(Lowered::new(bin(vrir::BinOp::Div, a.expr, b.expr), ty(e)))
+            }
+            BinOp::Pow => {
+                let e = wider(DOUBLE, both);
+                let (a, b) = (lw.cast(a, e), lw.cast(b, e));
+                Ok(Lowered::new(lib(LibFn::Pow, vec![a.expr, b.expr]), ty(e)))
+            }
+            BinOp::Mod | BinOp::IDiv => {
+                let e = wider(INTEGER, both);
+                if e == COMPLEX {
+                    return Err(lw.unsupported(&what, line, "R does not define it for complex numbers"));
+                }
+                let (a, b) = (lw.cast(a, e), lw.cast(b, e));
+                let vop = if op == BinOp::Mod { vrir::BinOp::Mod } else { vrir::BinOp::IDiv };
+                Ok(Lowered::new(bin(vop, a.expr, b.expr), ty(e)))
+            }
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+                let ordered = !matches!(op, BinOp::Eq | BinOp::Ne);
+                let mut e = both;
+                if e == COMPLEX && ordered {
+                    return Err(lw.unsupported(&what, line, "complex numbers are not ordered"));
+                }
+                if e == LOGICAL && ordered {
+                    e = INTEGER;
+                }
+                let (a, b) = (lw.cast(a, e), lw.cast(b, e));
+                let (a, b) = if matches!(e, DOUBLE | COMPLEX) {
+                    // A comparison with NaN/NA is NA in R: raise instead of answering.
+                    let (a, b) = (lw.hoist(a), lw.hoist(b));
+                    let cond = match (maybe_nan(lw, &a), maybe_nan(lw, &b)) {
+                        (Some(x), Some(y)) => Some(bin(vrir::BinOp::Or, x, y)),
+                        (x, y) => x.or(y),
+                    };
+                    if let Some(c) = cond {
+                        lw.raise_if(c, "na_comparison");
+                    }
+                    (a, b)
+                } else {
+                    (a, b)
+                };
+                let vop = match op {
+                    BinOp::Lt => vrir::BinOp::Lt,
+                    BinOp::Le => vrir::BinOp::Le,
+                    BinOp::Gt => vrir::BinOp::Gt,
+                    BinOp::Ge => vrir::BinOp::Ge,
+                    BinOp::Eq => vrir::BinOp::Eq,
+                    _ => vrir::BinOp::Ne,
+                };
+                Ok(Lowered::new(bin(vop, a.expr, b.expr), ty(LOGICAL)))
+            }
+            BinOp::And | BinOp::Or => {
+                let a = to_logical(lw, a, line)?;
+                let b = to_logical(lw, b, line)?;
+                let vop = if op == BinOp::And { vrir::BinOp::And } else { vrir::BinOp::Or };
+                Ok(Lowered::new(bin(vop, a.expr, b.expr), ty(LOGICAL)))
+            }
+            BinOp::AndAnd | BinOp::OrOr | BinOp::Colon | BinOp::MatMul => unreachable!("handled by the engine"),
+        }
+    }
+
+    fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
+        builtins::call(lw, name, args, line)
+    }
+
+    fn seq(&self, lw: &mut Lowerer, e: &Expr) -> Option<LResult<SeqParts>> {
+        match &e.kind {
+            ExprKind::Binary(BinOp::Colon, a, b) => Some(colon(lw, a, b, e.line)),
+            ExprKind::Call { func, args } if !lw.is_user_function(func) => match func.as_str() {
+                "seq_len" | "seq_along" | "seq" => Some(builtins::seq_call(lw, func, args, e.line)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn condition(&self, lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Expr> {
+        if a.ty.rank != 0 {
+            return Err(lw.unsupported("condition", line, &format!("a {} is not provably a single value (R requires length 1)", a.ty)));
+        }
+        Ok(to_logical(lw, a, line)?.expr)
+    }
+
+    fn index_value(&self, lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Expr> {
+        match a.ty.elem {
+            INTEGER => Ok(a.expr),
+            DOUBLE => Ok(lw.cast(a, ScalarType::I64).expr),
+            ScalarType::I64 => Ok(a.expr),
+            LOGICAL => Err(lw.unsupported("logical scalar index", line, "R recycles it over the whole extent; index with a logical vector of full length")),
+            _ => Err(lw.unsupported("complex index", line, "an index is a number")),
+        }
+    }
+
+    fn index_array(&self, lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Expr> {
+        match a.ty.elem {
+            INTEGER | LOGICAL => Ok(a.expr),
+            DOUBLE => Ok(lw.cast(a, INTEGER).expr),
+            _ => Err(lw.unsupported("complex index", line, "an index is a number")),
+        }
+    }
+
+    fn entry_check(&self, lw: &mut Lowerer, var: &str, ty: Ty) {
+        if ty.elem != INTEGER {
+            return;
+        }
+        let na = vrir::Expr::lit(Literal::I32(i32::MIN));
+        let cond = if ty.rank == 0 {
+            bin(vrir::BinOp::Eq, vrir::Expr::var(var), na)
+        } else {
+            bin(
+                vrir::BinOp::And,
+                bin(vrir::BinOp::Gt, lib(LibFn::Len, vec![vrir::Expr::var(var)]), i64c(0)),
+                bin(vrir::BinOp::Eq, reduce(ReduceOp::Min, vrir::Expr::var(var)), na),
+            )
+        };
+        lw.raise_if(cond, "integer_na_argument");
+    }
+
+    fn error_message(&self, reason: &str) -> String {
+        match reason {
+            "integer_overflow" => "integer overflow: R's result is NA (with a warning); compiled code raises this error instead".into(),
+            "integer_na_argument" => "an integer argument holds NA, which compiled code does not handle (run the function in R)".into(),
+            "na_comparison" => "comparison with NA or NaN: R's result is a logical NA, which compiled code does not hold".into(),
+            "na_logical" => "NA or NaN used as a logical value (R: missing value where TRUE/FALSE needed, or a logical NA)".into(),
+            "non_integer_start" => "a sequence `a:b` whose start is not a whole number: R makes a double sequence, which compiled code does not".into(),
+            "negative_length" => "a negative length or count (R: invalid argument)".into(),
+            "seq_wrong_sign" => "wrong sign in 'by' argument of seq()".into(),
+            "recycling" => "lengths differ and neither is 1: compiled code recycles only equal lengths or length 1".into(),
+            other => format!("run-time check `{other}` failed"),
+        }
+    }
+}
+
+/// `a:b`: integer when `a` is an integer or a whole number (R's rule), counting up or
+/// down; the stop is the last value not passing `b`.
+fn colon(lw: &mut Lowerer, a: &Expr, b: &Expr, line: Line) -> LResult<SeqParts> {
+    let va = lw.expr(a)?;
+    let vb = lw.expr(b)?;
+    if va.ty.rank != 0 || vb.ty.rank != 0 {
+        return Err(lw.unsupported("`:`", line, "its operands must be single numbers"));
+    }
+    if va.ty.elem == COMPLEX || vb.ty.elem == COMPLEX {
+        return Err(lw.unsupported("`:`", line, "complex operands"));
+    }
+    let start_const = match a.kind {
+        ExprKind::Double(v) if v.fract() == 0.0 && v.abs() <= INT_MAX as f64 => Some(v as i64),
+        ExprKind::Int(v) => Some(v as i64),
+        _ => None,
+    };
+    let start = if let Some(s) = start_const {
+        Lowered::new(i64c(s), Ty::scalar(ScalarType::I64))
+    } else if va.ty.elem == DOUBLE {
+        let va = lw.hoist(va);
+        let s = lw.hoist(lw.cast(va.clone(), ScalarType::I64));
+        let back = lw.cast(s.clone(), DOUBLE);
+        lw.raise_if(bin(vrir::BinOp::Ne, back.expr, va.expr), "non_integer_start");
+        s
+    } else {
+        lw.hoist(lw.cast(va, ScalarType::I64))
+    };
+    let stop_const = match b.kind {
+        ExprKind::Double(v) if v.fract() == 0.0 && v.abs() <= INT_MAX as f64 => Some(v as i64),
+        ExprKind::Int(v) => Some(v as i64),
+        _ => None,
+    };
+    let stop = if let Some(s) = stop_const {
+        Lowered::new(i64c(s), Ty::scalar(ScalarType::I64))
+    } else if vb.ty.elem == DOUBLE {
+        // start + trunc(b - start): the last value not passing b, in either direction.
+        let startf = lw.cast(start.clone(), DOUBLE);
+        let dist = lw.cast(Lowered::new(bin(vrir::BinOp::Sub, vb.expr, startf.expr), Ty::scalar(DOUBLE)), ScalarType::I64);
+        lw.hoist(Lowered::new(bin(vrir::BinOp::Add, start.expr.clone(), dist.expr), Ty::scalar(ScalarType::I64)))
+    } else {
+        lw.hoist(lw.cast(vb, ScalarType::I64))
+    };
+    let step = match (start_const, stop_const) {
+        (Some(s), Some(t)) => i64c(if s <= t { 1 } else { -1 }),
+        _ => {
+            // 1 when counting up, -1 when down: 2 * (start <= stop) - 1.
+            let up = lw.cast(Lowered::new(bin(vrir::BinOp::Le, start.expr.clone(), stop.expr.clone()), Ty::scalar(LOGICAL)), ScalarType::I64);
+            bin(vrir::BinOp::Sub, bin(vrir::BinOp::Mul, i64c(2), up.expr), i64c(1))
+        }
+    };
+    Ok(SeqParts { start: start.expr, stop: stop.expr, step, elem: INTEGER })
+}
+
+/// Whether a lowering failure is the "not an R-level error" kind (for tests).
+pub fn is_unsupported(k: ErrorKind) -> bool {
+    k == ErrorKind::Unsupported
+}

@@ -1,0 +1,68 @@
+//! The per-language rule table: everything the shared engine (`infer`, `lower`) asks a
+//! language. The engine knows blocks, loops, assignment, indexing, calls between
+//! source functions and specialization; the language decides literals, operators and
+//! their numeric semantics, conditions, sequences, builtins and entry checks. R's table
+//! is `r::rules::R`.
+
+use super::hir::{Arg, BinOp, Expr, Line, UnOp};
+use super::lower::{LResult, Lowered, Lowerer};
+use super::types::Ty;
+use crate::vrir;
+use crate::vrir::Layout;
+
+/// A sequence the engine can loop over or index with without materializing it:
+/// `start, start + step, ...` not passing `stop` (inclusive), all `i64`.
+pub struct SeqParts {
+    pub start: vrir::Expr,
+    pub stop: vrir::Expr,
+    pub step: vrir::Expr,
+    /// The element type the language gives the sequence's values.
+    pub elem: vrir::ScalarType,
+}
+
+/// Calls the engine itself handles, whatever the language spells them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    /// Leave the function with a value (R `return(x)`).
+    Return,
+    /// Its one argument is a statement list to place on the GPU (R `gpu({ ... })`).
+    Gpu,
+    /// Its argument is a loop count; a `for` over it is a parfor (R `prange(n)`).
+    ParallelRange,
+}
+
+pub trait Language: Sync {
+    /// The language's name in messages.
+    fn name(&self) -> &'static str;
+    fn index_base(&self) -> u8;
+    /// The layout of every array (R, MATLAB, Julia: column-major).
+    fn layout(&self) -> Layout;
+    /// The VRIR name of a source variable or function.
+    fn vrir_name(&self, name: &str) -> String;
+    /// Arguments are values (R, MATLAB): an array argument written in the callee is
+    /// copied first; a variable assigned from an array variable gets its own copy when
+    /// either is written.
+    fn arguments_by_value(&self) -> bool;
+    fn marker(&self, name: &str) -> Option<Marker>;
+    /// Constants (numbers, logicals, missing values).
+    fn literal(&self, lw: &mut Lowerer, e: &Expr) -> LResult<Lowered>;
+    fn unary(&self, lw: &mut Lowerer, op: UnOp, a: Lowered, line: Line) -> LResult<Lowered>;
+    /// Every binary operator except the short-circuit ones and sequences, which the
+    /// engine handles through `condition` and `seq`.
+    fn binary(&self, lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered>;
+    /// A call of a library function; None when `name` is not one.
+    fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>>;
+    /// Recognize a sequence expression (`a:b`, `seq_len(n)`, ...).
+    fn seq(&self, lw: &mut Lowerer, e: &Expr) -> Option<LResult<SeqParts>>;
+    /// A value used as an `if`/`while` condition or a short-circuit operand: a VRIR
+    /// bool scalar, with the run-time checks the language needs.
+    fn condition(&self, lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Expr>;
+    /// A scalar used as an index: a VRIR integer scalar.
+    fn index_value(&self, lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Expr>;
+    /// An array used as an index: an integer array (gather) or logical (mask).
+    fn index_array(&self, lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Expr>;
+    /// Checks on a parameter at function entry (R: no integer NA).
+    fn entry_check(&self, lw: &mut Lowerer, var: &str, ty: Ty);
+    /// The message of a run-time error raised by `Lowerer::raise(reason)`.
+    fn error_message(&self, reason: &str) -> String;
+}
