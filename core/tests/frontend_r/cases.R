@@ -1,0 +1,262 @@
+# R functions compiled by the R front end's tests. Every function here also runs in R
+# itself (core/tests/frontend_r_semantics.rs runs Rscript on this file), so this file
+# must stay plain R. `prange` and `gpu` are the marker functions of the R package:
+#   prange <- function(n) seq_len(n); gpu <- function(expr) invisible(expr)
+
+sumsq <- function(x) {
+  s <- 0
+  for (i in seq_along(x)) {
+    s <- s + x[i]^2
+  }
+  s
+}
+
+fib <- function(n) {
+  if (n < 2) return(n)
+  fib(n - 1) + fib(n - 2)
+}
+
+fib_int <- function(n) {
+  if (n < 2L) return(n)
+  fib_int(n - 1L) + fib_int(n - 2L)
+}
+
+iadd <- function(a, b) a + b
+
+imul <- function(a, b) a * b
+
+isub_vec <- function(x, y) x - y
+
+dmods <- function(a, b) c(a %% b, a %/% b)
+
+imods <- function(a, b) c(a %% b, a %/% b)
+
+idiv <- function(a, b) a / b
+
+ipow <- function(a, b) a^b
+
+recycle <- function(x, y) {
+  z <- x + y
+  w <- 2 * x - 1
+  z * w
+}
+
+nan_prop <- function(x) c(sum(x), max(x), x[1] + 1, mean(x))
+
+positive_first <- function(x) {
+  if (x[1] > 0) 1 else -1
+}
+
+colmajor <- function(m) m[2, 1] + 10 * m[1, 2] + 100 * m[3]
+
+row_of <- function(m, i) m[i, ]
+
+col_of <- function(m, j) m[, j]
+
+slice <- function(x, a, b) x[a:b]
+
+sub_block <- function(m) m[2:3, 1:2]
+
+modify_arg <- function(x) {
+  x[1] <- 100
+  x
+}
+
+caller_keeps <- function(x) {
+  y <- modify_arg(x)
+  c(x[1], y[1])
+}
+
+alias_copy <- function(x) {
+  y <- x
+  y[2] <- 0
+  c(x[2], y[2])
+}
+
+cplx <- function(a, b) {
+  z <- complex(real = a, imaginary = b)
+  w <- z * z + 2i
+  c(Re(w), Im(w), Mod(z))
+}
+
+cmul <- function(z, w) z * w - Conj(z) / w
+
+mm <- function(a, b) a %*% b
+
+mv <- function(a, v) a %*% v
+
+vdot <- function(u, v) u %*% v
+
+tr <- function(a) t(a)
+
+cp <- function(a) crossprod(a)
+
+stats <- function(x) c(sum(x), prod(x), min(x), max(x), mean(x))
+
+cums <- function(x) cumsum(x)
+
+icums <- function(x) cumsum(x)
+
+maths <- function(x) {
+  c(sqrt(x[1]), exp(x[2]), log(x[3]), sin(x[1]), cos(x[2]), tan(x[3]),
+    atan2(x[1], x[2]), floor(x[4]), ceiling(x[4]), round(x[4]), trunc(x[4]), abs(x[5]))
+}
+
+round_half <- function(x) round(x)
+
+count_up <- function(n) {
+  s <- 0L
+  for (i in 1:n) s <- s + i
+  s
+}
+
+count_seq <- function(n) {
+  s <- 0
+  for (i in seq_len(n)) s <- s + i
+  for (j in seq(1, n, by = 2)) s <- s + 100 * j
+  s
+}
+
+collatz <- function(n) {
+  steps <- 0L
+  while (n != 1L) {
+    if (n %% 2L == 0L) n <- n %/% 2L else n <- 3L * n + 1L
+    steps <- steps + 1L
+  }
+  steps
+}
+
+first_over <- function(x, limit) {
+  i <- 0L
+  repeat {
+    i <- i + 1L
+    if (i > length(x)) return(-1L)
+    if (x[i] > limit) break
+  }
+  i
+}
+
+skip_odd <- function(n) {
+  s <- 0
+  for (i in 1:n) {
+    if (i %% 2 == 1) next
+    s <- s + i
+  }
+  s
+}
+
+logic <- function(x, y) {
+  a <- (x > 1) & (y < 5)
+  b <- (x > 2) | !(y > 1)
+  sum(a) + 10L * sum(b)
+}
+
+short_circuit <- function(x, i) {
+  if (i <= length(x) && x[i] > 0) TRUE else FALSE
+}
+
+fill_matrix <- function(n, m) {
+  a <- matrix(0, n, m)
+  for (i in 1:n) {
+    for (j in 1:m) {
+      a[i, j] <- i * 10 + j
+    }
+  }
+  a
+}
+
+cube <- function(n) {
+  a <- array(0, dim = c(2, 3, n))
+  for (k in 1:n) a[2, 3, k] <- k
+  a[1, 1, 1] <- 0.5
+  c(sum(a), a[2, 3, n], length(a))
+}
+
+builders <- function(n) {
+  a <- numeric(n)
+  b <- integer(n)
+  l <- logical(n)
+  r <- rep(1.5, n)
+  a[1] <- 2
+  b[n] <- 3L
+  sum(a) + sum(b) + sum(l) + sum(r)
+}
+
+sizes <- function(m) c(length(m), nrow(m), ncol(m), dim(m))
+
+with_default <- function(x, k = 2) x * k
+
+call_named <- function(x) with_default(k = 3, x = x) + with_default(x)
+
+sign_of <- function(x) {
+  if (x > 0) {
+    1
+  } else if (x < 0) {
+    -1
+  } else {
+    0
+  }
+}
+
+is_even <- function(n) if (n == 0) TRUE else is_odd(n - 1)
+is_odd <- function(n) if (n == 0) FALSE else is_even(n - 1)
+
+par_square <- function(x) {
+  out <- numeric(length(x))
+  for (i in prange(length(x))) {
+    out[i] <- x[i]^2
+  }
+  out
+}
+
+gpu_scale <- function(x, a) {
+  y <- numeric(length(x))
+  gpu({
+    for (i in seq_along(x)) y[i] <- a * x[i]
+  })
+  y
+}
+
+gather <- function(x) x[c(1, 3)]
+
+mask <- function(x) sum(x[x > 0])
+
+to_int <- function(x) as.integer(x) + 1L
+
+count_true <- function(x) sum(x > 2)
+
+concat <- function(x, a) c(a, x, a * 2)
+
+imean <- function(x) mean(x)
+
+ivec_sum <- function(x) sum(x)
+
+count_down <- function(n) {
+  v <- 0
+  for (i in n:1) v <- v * 10 + i
+  v
+}
+
+empty_loop <- function(n) {
+  s <- 0
+  for (i in 1:n) s <- s + i
+  s
+}
+
+nested_calls <- function(x) sumsq(x) + sumsq(2 * x)
+
+mat_sum <- function(a, b) a + b * 2
+
+widen <- function(n) {
+  x <- 1L
+  if (n > 0) x <- 2.5
+  x
+}
+
+lgl_arg <- function(b) if (b) 1L else 0L
+
+reverse <- function(x) x[length(x):1]
+
+free_const <- function(x) x * SCALE
+
+SCALE <- 3

@@ -1,0 +1,414 @@
+//! The R front end against R itself: every function of tests/frontend_r/cases.R runs in
+//! R (Rscript, during this test) and, compiled by the front end, on every backend this
+//! build has; the results must be equal (floats bit for bit unless a case states a
+//! tolerance, because R accumulates some reductions in long double or calls BLAS).
+//! Where R answers with NA or a warning, compiled code must raise an error instead;
+//! where a case is a documented deviation (R recycles or takes an NA argument), an
+//! error is the only acceptable outcome. A backend that reports `Unsupported` for a
+//! construct skips the case (counted, never passed).
+
+use serde_json::{json, Value as Json};
+use std::collections::HashMap;
+use std::process::Command;
+use velociraptor::backend::{self, Backend};
+use velociraptor::frontend::r;
+use velociraptor::runtime::value::{Scalar, Value};
+use velociraptor::ErrorKind;
+
+const SOURCE: &str = include_str!("frontend_r/cases.R");
+
+#[derive(Clone, Copy, PartialEq)]
+enum Expect {
+    /// Equal to R's result (exact for floats).
+    Same,
+    /// Equal within this relative tolerance.
+    Near(f64),
+    /// R answers (NA, recycling, ...) but compiled code must raise an error.
+    Error,
+}
+use Expect::*;
+
+struct Case {
+    func: &'static str,
+    args: Json,
+    expect: Expect,
+}
+
+fn i32s(v: i32) -> Json {
+    json!({"dtype": "i32", "data": v})
+}
+
+fn cases() -> Vec<Case> {
+    let c = |func, args: Json, expect| Case { func, args, expect };
+    let mat = json!({"dtype": "f64", "shape": [3, 2], "data": [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]});
+    let sq = json!({"dtype": "f64", "shape": [2, 2], "data": [[1.5, -2.0], [0.25, 4.0]]});
+    vec![
+        c("sumsq", json!([[1.0, 2.0, 3.5]]), Same),
+        c("sumsq", json!([{"dtype": "f64", "shape": [0], "data": []}]), Same),
+        c("fib", json!([15]), Same),
+        c("fib", json!(["nan"]), Error),
+        c("fib_int", json!([i32s(20)]), Same),
+        c("iadd", json!([i32s(2_100_000_000), i32s(100_000_000)]), Error),
+        c("iadd", json!([i32s(2_000_000_000), i32s(100_000_000)]), Same),
+        c("iadd", json!([i32s(-7), i32s(3)]), Same),
+        c("iadd", json!([i32s(i32::MIN), i32s(1)]), Error),
+        c("iadd", json!([2.5, true]), Same),
+        c("imul", json!([i32s(65536), i32s(32768)]), Error),
+        c("imul", json!([i32s(-46341), i32s(46340)]), Same),
+        c("isub_vec", json!([{"dtype": "i32", "shape": [3], "data": [1, -2147483647, 5]}, {"dtype": "i32", "shape": [3], "data": [4, 1, -6]}]), Error),
+        c("isub_vec", json!([{"dtype": "i32", "shape": [3], "data": [1, -2147483646, 5]}, {"dtype": "i32", "shape": [3], "data": [4, 1, -6]}]), Same),
+        c("dmods", json!([-7.5, 2.0]), Same),
+        c("dmods", json!([7.0, -3.0]), Same),
+        c("dmods", json!([5.0, 0.3]), Same),
+        c("dmods", json!([-5.0, 0.0]), Same),
+        c("imods", json!([i32s(-7), i32s(2)]), Same),
+        c("imods", json!([i32s(7), i32s(-3)]), Same),
+        c("imods", json!([i32s(-7), i32s(-3)]), Same),
+        c("imods", json!([i32s(7), i32s(0)]), Error),
+        c("idiv", json!([i32s(7), i32s(2)]), Same),
+        c("idiv", json!([i32s(7), i32s(0)]), Same),
+        c("ipow", json!([i32s(2), i32s(10)]), Same),
+        c("ipow", json!([i32s(2), i32s(-2)]), Same),
+        c("recycle", json!([[1.0, 2.0, 3.0], [0.5, 0.25, 2.0]]), Same),
+        c("recycle", json!([[1.0, 2.0, 3.0, 4.0], [0.5, 0.25]]), Error),
+        c("recycle", json!([[1.0, 2.0], 10.0]), Same),
+        c("nan_prop", json!([[1.0, "nan", 3.0]]), Same),
+        c("nan_prop", json!([[1.0, "inf", 3.0]]), Same),
+        c("positive_first", json!([[2.0, 1.0]]), Same),
+        c("positive_first", json!([["nan", 1.0]]), Error),
+        c("colmajor", json!([mat.clone()]), Same),
+        c("row_of", json!([mat.clone(), i32s(2)]), Same),
+        c("col_of", json!([mat.clone(), 2.0]), Same),
+        c("slice", json!([[10.0, 20.0, 30.0, 40.0], i32s(2), i32s(3)]), Same),
+        c("slice", json!([[10.0, 20.0, 30.0, 40.0], 4.0, 2.0]), Same),
+        c("slice", json!([[10.0, 20.0, 30.0, 40.0], 2.0, 5.0]), Error),
+        c("sub_block", json!([{"dtype": "f64", "shape": [3, 3], "data": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]}]), Same),
+        c("modify_arg", json!([[1.0, 2.0]]), Same),
+        c("caller_keeps", json!([[1.0, 2.0]]), Same),
+        c("alias_copy", json!([[1.0, 2.0, 3.0]]), Same),
+        c("cplx", json!([1.5, -2.0]), Same),
+        c("cmul", json!([{"re": 1.0, "im": 2.0}, {"re": -0.5, "im": 4.0}]), Near(1e-15)),
+        c("mm", json!([sq.clone(), sq.clone()]), Near(1e-15)),
+        c("mm", json!([mat.clone(), sq.clone()]), Near(1e-15)),
+        c("mm", json!([sq.clone(), mat.clone()]), Error),
+        c("mv", json!([mat.clone(), [1.0, -1.0]]), Near(1e-15)),
+        c("vdot", json!([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), Near(1e-15)),
+        c("tr", json!([mat.clone()]), Same),
+        c("tr", json!([[1.0, 2.0]]), Same),
+        c("cp", json!([mat.clone()]), Near(1e-15)),
+        c("stats", json!([[1.5, 2.5, -3.0, 4.25]]), Near(1e-15)),
+        c("cums", json!([[0.1, 0.2, 0.3, 0.4]]), Near(1e-15)),
+        c("icums", json!([{"dtype": "i32", "shape": [3], "data": [1, 2, 3]}]), Same),
+        c("icums", json!([{"dtype": "i32", "shape": [3], "data": [2147483000, 600, 100]}]), Error),
+        c("maths", json!([[0.5, 1.25, 2.0, -2.5, -7.0]]), Near(1e-15)),
+        c("round_half", json!([[0.5, 1.5, 2.5, -0.5, -1.5, 2.675]]), Same),
+        c("count_up", json!([i32s(100)]), Same),
+        c("count_up", json!([i32s(0)]), Same),
+        c("count_up", json!([100000.0]), Error),
+        c("count_seq", json!([7.0]), Same),
+        c("collatz", json!([i32s(27)]), Same),
+        c("first_over", json!([[1.0, 5.0, 9.0], 4.0]), Same),
+        c("first_over", json!([[1.0, 5.0, 9.0], 10.0]), Same),
+        c("skip_odd", json!([10.0]), Same),
+        c("logic", json!([[1.0, 2.0, 3.0, 4.0], [0.0, 2.0, 6.0, 1.0]]), Same),
+        c("short_circuit", json!([[1.0, -1.0], i32s(3)]), Same),
+        c("short_circuit", json!([[1.0, -1.0], i32s(1)]), Same),
+        c("fill_matrix", json!([i32s(3), i32s(4)]), Same),
+        c("cube", json!([i32s(4)]), Same),
+        c("builders", json!([i32s(3)]), Same),
+        c("sizes", json!([mat.clone()]), Same),
+        c("with_default", json!([[1.0, 2.0]]), Same),
+        c("call_named", json!([[1.0, 2.0]]), Same),
+        c("sign_of", json!([-3.0]), Same),
+        c("sign_of", json!([0.0]), Same),
+        c("is_even", json!([10.0]), Same),
+        c("par_square", json!([[1.0, 2.0, 3.0]]), Same),
+        c("gpu_scale", json!([[1.0, 2.0, 3.0], 0.5]), Same),
+        c("gather", json!([[5.0, 6.0, 7.0]]), Same),
+        c("mask", json!([[5.0, -6.0, 7.0]]), Same),
+        c("to_int", json!([[2.7, -2.7]]), Same),
+        c("to_int", json!([["nan"]]), Error),
+        c("count_true", json!([[1.0, 2.0, 3.0, 4.0]]), Same),
+        c("concat", json!([[1.0, 2.0], 3.0]), Same),
+        c("imean", json!([{"dtype": "i32", "shape": [4], "data": [1, 2, 3, 5]}]), Same),
+        c("ivec_sum", json!([{"dtype": "i32", "shape": [2], "data": [2147483647, 1]}]), Error),
+        c("ivec_sum", json!([{"dtype": "bool", "shape": [3], "data": [true, false, true]}]), Same),
+        c("count_down", json!([i32s(4)]), Same),
+        c("empty_loop", json!([0.0]), Same),
+        c("nested_calls", json!([[1.0, 2.0]]), Same),
+        c("mat_sum", json!([mat.clone(), mat.clone()]), Same),
+        c("widen", json!([1.0]), Same),
+        c("lgl_arg", json!([true]), Same),
+        c("reverse", json!([[1.0, 2.0, 3.0]]), Same),
+        c("free_const", json!([2.0]), Same),
+    ]
+}
+
+/// An R expression for a JSON argument (arrays: column-major data with `dim`).
+fn r_literal(j: &Json) -> String {
+    fn num(v: &Json, dtype: &str) -> String {
+        match (v, dtype) {
+            (Json::Bool(b), _) => if *b { "TRUE" } else { "FALSE" }.into(),
+            (Json::String(s), _) => match s.as_str() {
+                "nan" => "NaN".into(),
+                "inf" => "Inf".into(),
+                _ => "-Inf".into(),
+            },
+            (Json::Object(o), _) => format!("complex(real = {}, imaginary = {})", num(&o["re"], "f64"), num(&o["im"], "f64")),
+            (Json::Number(n), "i32") => {
+                let v = n.as_i64().unwrap();
+                if v == i32::MIN as i64 {
+                    "NA_integer_".into()
+                } else {
+                    format!("{v}L")
+                }
+            }
+            (Json::Number(n), _) => format!("{:?}", n.as_f64().unwrap()),
+            other => panic!("no R literal for {other:?}"),
+        }
+    }
+    fn flatten(j: &Json, out: &mut Vec<Json>, dims: &mut Vec<usize>, depth: usize) {
+        match j {
+            Json::Array(items) => {
+                if dims.len() <= depth {
+                    dims.push(items.len());
+                }
+                for i in items {
+                    flatten(i, out, dims, depth + 1);
+                }
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    let (data, dtype, shape) = match j {
+        Json::Object(o) if o.contains_key("data") => (&o["data"], o["dtype"].as_str().unwrap_or("f64"), o.get("shape")),
+        Json::Array(_) => (j, "f64", None),
+        other => return num(other, "f64"),
+    };
+    if !data.is_array() {
+        return num(data, dtype);
+    }
+    let mut flat = Vec::new();
+    let mut dims = Vec::new();
+    flatten(data, &mut flat, &mut dims, 0);
+    if let Some(Json::Array(s)) = shape {
+        dims = s.iter().map(|d| d.as_u64().unwrap() as usize).collect();
+    }
+    if flat.is_empty() {
+        return match dtype {
+            "i32" => "integer(0)".into(),
+            "bool" => "logical(0)".into(),
+            _ => "numeric(0)".into(),
+        };
+    }
+    // Row-major (first index outermost) to column-major.
+    let n = flat.len();
+    let mut col = Vec::with_capacity(n);
+    for k in 0..n {
+        let mut rem = k;
+        let mut idx = vec![0; dims.len()];
+        for (d, e) in dims.iter().enumerate() {
+            idx[d] = rem % e;
+            rem /= e;
+        }
+        let mut pos = 0;
+        for (d, e) in dims.iter().enumerate() {
+            pos = pos * e + idx[d];
+        }
+        col.push(num(&flat[pos], dtype));
+    }
+    let items = col.join(", ");
+    if dims.len() == 1 {
+        format!("c({items})")
+    } else {
+        format!("array(c({items}), dim = c({}))", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
+    }
+}
+
+/// A result as R's tests print it: type, dims, column-major values.
+#[derive(Debug, Clone, PartialEq)]
+enum Outcome {
+    Value { ty: String, dims: Vec<usize>, values: Vec<(f64, f64)> },
+    Null,
+    Error(String),
+}
+
+fn run_r(cases: &[Case]) -> Vec<Outcome> {
+    let mut script = String::from("prange <- function(n) seq_len(n)\ngpu <- function(expr) invisible(expr)\noptions(warn = 2)\n");
+    script.push_str(SOURCE);
+    script.push_str(
+        r#"
+emit <- function(id, r) {
+  if (is.null(r)) { cat("CASE", id, "NULL\n"); return(invisible()) }
+  d <- if (is.null(dim(r))) length(r) else dim(r)
+  v <- as.vector(r)
+  g <- function(x) ifelse(is.na(x) & !is.nan(x), "NaN", sprintf("%.17g", x))
+  vals <- if (is.complex(v)) paste(g(Re(v)), g(Im(v)), sep = ",")
+          else if (is.logical(v)) ifelse(v, "1", "0") else g(as.double(v))
+  cat("CASE", id, "OK", typeof(r), length(d), d, vals, "\n")
+}
+run <- function(id, thunk) {
+  r <- tryCatch(thunk(), error = function(e) structure(list(conditionMessage(e)), class = "r_err"))
+  if (inherits(r, "r_err")) cat("CASE", id, "ERROR", gsub("\n", " ", r[[1]]), "\n") else emit(id, r)
+}
+"#,
+    );
+    for (id, c) in cases.iter().enumerate() {
+        let args: Vec<String> = c.args.as_array().unwrap().iter().map(r_literal).collect();
+        script.push_str(&format!("run({id}, function() {}({}))\n", c.func, args.join(", ")));
+    }
+    let path = std::env::temp_dir().join(format!("vr_frontend_r_{}.R", std::process::id()));
+    std::fs::write(&path, &script).unwrap();
+    let out = Command::new("Rscript").arg("--vanilla").arg(&path).output().expect("Rscript runs (R is part of the test setup)");
+    let _ = std::fs::remove_file(&path);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "Rscript failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+    let mut results: HashMap<usize, Outcome> = HashMap::new();
+    for line in stdout.lines() {
+        let mut w = line.split_whitespace();
+        if w.next() != Some("CASE") {
+            continue;
+        }
+        let id: usize = w.next().unwrap().parse().unwrap();
+        let outcome = match w.next().unwrap() {
+            "NULL" => Outcome::Null,
+            "ERROR" => Outcome::Error(w.collect::<Vec<_>>().join(" ")),
+            _ => {
+                let ty = w.next().unwrap().to_string();
+                let nd: usize = w.next().unwrap().parse().unwrap();
+                let dims: Vec<usize> = (0..nd).map(|_| w.next().unwrap().parse().unwrap()).collect();
+                let parse = |s: &str| -> f64 {
+                    match s {
+                        "NaN" | "NA" => f64::NAN,
+                        "Inf" => f64::INFINITY,
+                        "-Inf" => f64::NEG_INFINITY,
+                        s => s.parse().unwrap(),
+                    }
+                };
+                let values = w
+                    .map(|s| match s.split_once(',') {
+                        Some((a, b)) => (parse(a), parse(b)),
+                        None => (parse(s), 0.0),
+                    })
+                    .collect();
+                Outcome::Value { ty, dims, values }
+            }
+        };
+        results.insert(id, outcome);
+    }
+    (0..cases.len()).map(|i| results.remove(&i).unwrap_or_else(|| panic!("R printed no result for case {i}:\n{stdout}"))).collect()
+}
+
+fn scalar_pair(s: &Scalar) -> (f64, f64) {
+    match s {
+        Scalar::C128(c) => (c.re, c.im),
+        Scalar::C64(c) => (c.re as f64, c.im as f64),
+        other => (other.as_f64().unwrap(), 0.0),
+    }
+}
+
+fn type_name(s: velociraptor::vrir::ScalarType) -> &'static str {
+    use velociraptor::vrir::ScalarType::*;
+    match s {
+        Bool => "logical",
+        I32 | I64 => "integer",
+        F32 | F64 => "double",
+        C64 | C128 => "complex",
+    }
+}
+
+fn ours(results: &[Value]) -> Outcome {
+    match results {
+        [] => Outcome::Null,
+        [Value::Scalar(s)] => Outcome::Value { ty: type_name(s.ty()).into(), dims: vec![1], values: vec![scalar_pair(s)] },
+        [Value::Array(a)] => {
+            let n = a.len();
+            let mut values = Vec::with_capacity(n);
+            for k in 0..n {
+                let mut rem = k;
+                let idx: Vec<usize> = a
+                    .dims
+                    .iter()
+                    .map(|e| {
+                        let i = rem % e;
+                        rem /= e;
+                        i
+                    })
+                    .collect();
+                values.push(scalar_pair(&a.get(&idx)));
+            }
+            Outcome::Value { ty: type_name(a.ty.elem).into(), dims: a.dims.clone(), values }
+        }
+        other => panic!("unexpected results {other:?}"),
+    }
+}
+
+fn same_float(a: f64, b: f64, tol: Option<f64>) -> bool {
+    if a.is_nan() || b.is_nan() {
+        return a.is_nan() && b.is_nan();
+    }
+    match tol {
+        None => a.to_bits() == b.to_bits() || (a == 0.0 && b == 0.0),
+        Some(t) => a == b || (a - b).abs() <= t * a.abs().max(b.abs()),
+    }
+}
+
+fn agree(r: &Outcome, us: &Outcome, tol: Option<f64>) -> bool {
+    match (r, us) {
+        (Outcome::Null, Outcome::Null) => true,
+        (Outcome::Value { ty: t1, dims: d1, values: v1 }, Outcome::Value { ty: t2, dims: d2, values: v2 }) => {
+            t1 == t2 && d1 == d2 && v1.iter().zip(v2).all(|(a, b)| same_float(a.0, b.0, tol) && same_float(a.1, b.1, tol))
+        }
+        _ => false,
+    }
+}
+
+#[test]
+fn compiled_r_functions_agree_with_r() {
+    let cases = cases();
+    let expected = run_r(&cases);
+    let mut failures = Vec::new();
+    let mut passed: HashMap<Backend, usize> = HashMap::new();
+    let mut skipped: HashMap<Backend, Vec<String>> = HashMap::new();
+    for (id, (c, r_out)) in cases.iter().zip(&expected).enumerate() {
+        let label = format!("case {id}: {}({})", c.func, c.args.as_array().unwrap().iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", "));
+        let (module, values) = match r::compile_for_json(SOURCE, c.func, c.args.as_array().unwrap()) {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(format!("{label}: does not compile: {e}"));
+                continue;
+            }
+        };
+        for b in Backend::available() {
+            let got = backend::execute(b, &module, c.func, values.clone()).map_err(r::explain_error);
+            let got = match got {
+                Err(e) if e.kind == ErrorKind::Unsupported => {
+                    skipped.entry(b).or_default().push(format!("{label}: {e}"));
+                    continue;
+                }
+                Err(e) => Outcome::Error(e.to_string()),
+                Ok(v) => ours(&v),
+            };
+            let ok = match (c.expect, r_out) {
+                (Error, _) => matches!(got, Outcome::Error(_)),
+                (_, Outcome::Error(_)) => matches!(got, Outcome::Error(_)),
+                (Same, _) => agree(r_out, &got, None),
+                (Near(t), _) => agree(r_out, &got, Some(t)),
+            };
+            if ok {
+                *passed.entry(b).or_default() += 1;
+            } else {
+                failures.push(format!("{label} on {b}: R gave {r_out:?}, compiled code gave {got:?}"));
+            }
+        }
+    }
+    for b in Backend::available() {
+        let s = skipped.get(&b).map_or(0, |v| v.len());
+        eprintln!("{b}: {} passed, {s} skipped (unsupported by the backend)", passed.get(&b).copied().unwrap_or(0));
+        for line in skipped.get(&b).into_iter().flatten() {
+            eprintln!("  SKIP {line}");
+        }
+    }
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
+    assert_eq!(passed.get(&Backend::Interp).copied().unwrap_or(0), cases.len(), "every case runs on the interpreter");
+}
