@@ -1,0 +1,90 @@
+//! What the R front end refuses: each unsupported construct gives a diagnostic naming
+//! the construct, the function and the line (ErrorKind::Unsupported, or Type for a
+//! variable whose type cannot be unified), never a module that computes something else.
+
+use velociraptor::frontend::r;
+use velociraptor::frontend::types::Ty;
+use velociraptor::vrir::ScalarType;
+use velociraptor::ErrorKind;
+
+fn diag(src: &str) -> velociraptor::VrError {
+    let double = Ty::scalar(ScalarType::F64);
+    r::compile(src, "f", vec![double]).expect_err("must not compile")
+}
+
+#[track_caller]
+fn check(src: &str, kind: ErrorKind, construct: &str, line: u32) {
+    let e = diag(src);
+    assert_eq!(e.kind, kind, "{e}");
+    assert!(e.message.contains(construct), "`{construct}` not named in: {e}");
+    assert!(e.message.contains(&format!("line {line}")), "line {line} not named in: {e}");
+    assert_eq!(e.line, Some(line), "{e}");
+    assert_eq!(e.function.as_deref(), Some("f"), "{e}");
+}
+
+#[test]
+fn unsupported_constructs_are_named_with_their_line() {
+    use ErrorKind::Unsupported as U;
+    check("f <- function(x) {\n  l <- list(a = x)\n  x\n}", U, "`list`", 2);
+    check("f <- function(x) {\n  s <- \"text\"\n  x\n}", U, "string", 2);
+    check("f <- function(x) {\n  y <<- x\n  x\n}", U, "<<-", 2);
+    check("f <- function(x) {\n\n  sapply(x, sqrt)\n}", U, "apply family", 3);
+    check("f <- function(x) UseMethod(\"f\")", U, "S3/S4", 1);
+    check("f <- function(x) {\n  e <- new.env()\n  x\n}", U, "environments", 2);
+    check("f <- function(x) x$a", U, "`$`", 1);
+    check("f <- function(x) data.frame(x)", U, "data frames", 1);
+    check("f <- function(x) paste(x)", U, "strings", 1);
+    check("f <- function(x) mystery(x)", U, "`mystery`", 1);
+    check("f <- function(x) {\n  g <- function(y) y\n  x\n}", U, "function definition", 2);
+    check("f <- function(x) x + NA", U, "`NA`", 1);
+}
+
+#[test]
+fn free_variables_must_be_constants() {
+    let e = diag("f <- function(x) x * unknown_global");
+    assert_eq!(e.kind, ErrorKind::Type, "{e}");
+    assert!(e.message.contains("`unknown_global`") && e.message.contains("line 1"), "{e}");
+    // A top-level constant is fine.
+    assert!(r::compile("K <- 2\nf <- function(x) x * K", "f", vec![Ty::scalar(ScalarType::F64)]).is_ok());
+}
+
+#[test]
+fn a_variable_that_cannot_be_unified_is_an_error() {
+    let src = "f <- function(x) {\n  y <- 1\n  if (x > 0) y <- c(1, 2)\n  y\n}";
+    let e = diag(src);
+    assert_eq!(e.kind, ErrorKind::Type, "{e}");
+    assert!(e.message.contains("`y`") && e.message.contains("line 3"), "{e}");
+    assert!(e.message.contains("double scalar") && e.message.contains("double vector"), "{e}");
+}
+
+#[test]
+fn vectors_and_matrices_do_not_mix_silently() {
+    let mat = Ty::array(ScalarType::F64, 2);
+    let vec = Ty::array(ScalarType::F64, 1);
+    let e = r::compile("f <- function(m, v) m + v", "f", vec![mat, vec]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains("`+`") && e.message.contains("line 1"), "{e}");
+}
+
+#[test]
+fn recursion_without_a_base_case_cannot_be_typed() {
+    let e = diag("f <- function(x) f(x - 1)");
+    assert_eq!(e.kind, ErrorKind::Type, "{e}");
+    assert!(e.message.contains("`f`"), "{e}");
+}
+
+#[test]
+fn parse_errors_name_the_line() {
+    let e = diag("f <- function(x) {\n  x +\n}\n");
+    assert_eq!(e.kind, ErrorKind::Parse);
+    assert!(e.message.contains("line 3"), "{e}");
+}
+
+#[test]
+fn missing_functions_and_arguments_are_reported() {
+    let e = r::compile("g <- function(x) x", "f", vec![]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidArgument);
+    assert!(e.message.contains("`f`") && e.message.contains("g"), "{e}");
+    let e = r::compile("f <- function(x, y) x", "f", vec![Ty::scalar(ScalarType::F64)]).unwrap_err();
+    assert!(e.message.contains("`y`"), "{e}");
+}
