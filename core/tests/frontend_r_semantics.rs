@@ -141,6 +141,9 @@ fn cases() -> Vec<Case> {
         c("lgl_arg", json!([true]), Same),
         c("reverse", json!([[1.0, 2.0, 3.0]]), Same),
         c("free_const", json!([2.0]), Same),
+        c("if_value", json!([3.0]), Same),
+        c("if_value", json!([7.0]), Same),
+        c("if_value", json!([0.0]), Same),
     ]
 }
 

@@ -80,6 +80,7 @@ fn r_functions_lower_to_the_expected_vrir() {
         ("widen", "widen", json!([1.0])),
         ("reverse", "reverse", json!([vec])),
         ("free_const", "free_const", json!([1.0])),
+        ("if_value", "if_value", json!([1.0])),
     ];
     assert!(cases.len() >= 40);
     for (snapshot, func, args) in cases {

@@ -167,6 +167,25 @@ impl<'p> Lowerer<'p> {
             return l;
         }
         let ty = l.ty.with_elem(elem);
+        // Fold conversions of constants that are exact (`1.0` as an index is `1`).
+        if let vrir::Expr::Const { value } = l.expr {
+            let folded = match (value, elem) {
+                (Literal::F64(v), ScalarType::I64) if v.fract() == 0.0 && v.abs() < 9.0e15 => Some(Literal::I64(v as i64)),
+                (Literal::F64(v), ScalarType::I32) if v.fract() == 0.0 && v.abs() <= i32::MAX as f64 => Some(Literal::I32(v as i32)),
+                (Literal::I32(v), ScalarType::I64) => Some(Literal::I64(v as i64)),
+                (Literal::I32(v), ScalarType::F64) => Some(Literal::F64(v as f64)),
+                (Literal::I64(v), ScalarType::F64) if v.abs() < (1 << 53) => Some(Literal::F64(v as f64)),
+                (Literal::Bool(b), ScalarType::I32) => Some(Literal::I32(b as i32)),
+                (Literal::Bool(b), ScalarType::I64) => Some(Literal::I64(b as i64)),
+                (Literal::Bool(b), ScalarType::F64) => Some(Literal::F64(b as i32 as f64)),
+                (Literal::F64(v), ScalarType::C128) => Some(Literal::C128([v, 0.0])),
+                (Literal::I32(v), ScalarType::C128) => Some(Literal::C128([v as f64, 0.0])),
+                _ => None,
+            };
+            if let Some(v) = folded {
+                return Lowered::new(vrir::Expr::lit(v), ty);
+            }
+        }
         Lowered::new(vrir::Expr::Cast { to: ty.vrir(self.layout()), arg: Box::new(l.expr) }, ty)
     }
 
@@ -682,9 +701,40 @@ impl<'p> Lowerer<'p> {
                 ))
             }
             ExprKind::Function(_) => Err(self.unsupported("function definition inside a function", line, "closures do not compile; define the function at top level")),
-            ExprKind::Block(items) if items.len() == 1 => self.expr(&items[0]),
-            ExprKind::Block(_) => Err(self.unsupported("block `{ }` used as a value", line, "use it as a statement")),
-            ExprKind::If { .. } => Err(self.unsupported("`if` used as a value", line, "assign in each branch instead (an `if` may be the function's last expression)")),
+            ExprKind::Block(items) => {
+                // `{ s1; s2; v }` as a value: the statements run first.
+                let Some((last, init)) = items.split_last() else {
+                    return Err(self.unsupported("empty block `{}` used as a value", line, "its value is NULL"));
+                };
+                let mut buf = Vec::new();
+                for item in init {
+                    self.stmt(item, false, &mut buf)?;
+                }
+                self.pre.append(&mut buf);
+                self.expr(last)
+            }
+            ExprKind::If { cond, then, els } => {
+                let Some(els) = els else {
+                    return Err(self.unsupported("`if` without `else` used as a value", line, "its value is NULL when the condition is false"));
+                };
+                let c = self.condition(cond)?;
+                let outer = std::mem::take(&mut self.pre);
+                let a = self.expr(then);
+                let mut pa = std::mem::take(&mut self.pre);
+                let b = self.expr(els);
+                let mut pb = std::mem::replace(&mut self.pre, outer);
+                let (a, b) = (a?, b?);
+                let Some(ty) = join(a.ty, b.ty) else {
+                    return Err(self.diag(ErrorKind::Type, "`if` used as a value", line, &format!("one branch is a {} and the other a {}", a.ty, b.ty)));
+                };
+                let t = self.temp(&ty.vrir(self.layout()));
+                let set = |name: &str, v: vrir::Expr| Stmt { kind: StmtKind::Assign { targets: vec![LValue::Var { name: name.to_string() }], value: v }, line: Some(line) };
+                pa.push(set(&t, self.cast(a, ty.elem).expr));
+                pb.push(set(&t, self.cast(b, ty.elem).expr));
+                self.line = line;
+                self.emit(StmtKind::If { cond: c, then: Block { on_gpu: false, stmts: pa }, els: Some(Block { on_gpu: false, stmts: pb }) });
+                Ok(Lowered::new(vrir::Expr::var(t), ty))
+            }
             ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Repeat(_) => Err(self.unsupported("loop used as a value", line, "a loop's value is NULL")),
             ExprKind::Break | ExprKind::Next => Err(self.unsupported("`break`/`next` used as a value", line, "use it as a statement")),
             ExprKind::Assign { .. } => Err(self.unsupported("assignment used as a value", line, "assign in a statement of its own")),
