@@ -144,6 +144,14 @@ fn cases() -> Vec<Case> {
         c("if_value", json!([3.0]), Same),
         c("if_value", json!([7.0]), Same),
         c("if_value", json!([0.0]), Same),
+        c("for_each", json!([[1.0, 2.0, 3.0]]), Same),
+        c("right_assign", json!([[1.0, 2.0, 3.0, 4.0]]), Same),
+        c("right_assign", json!([[1.0, 2.0, 3.0]]), Error),
+        c("truthy", json!([[1.0, -2.0, 3.0]]), Same),
+        c("truthy", json!([[1.0, -2.0]]), Same),
+        c("int_matrix", json!([{"dtype": "i32", "shape": [2, 2], "data": [[1, 2], [3, 4]]}]), Same),
+        c("int_matrix", json!([{"dtype": "i32", "shape": [1, 2], "data": [[1, 1073741824]]}]), Error),
+        c("plane", json!([{"dtype": "f64", "shape": [2, 2, 2], "data": [[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]}, i32s(2)]), Same),
     ]
 }
 
@@ -236,9 +244,25 @@ enum Outcome {
     Error(String),
 }
 
-fn run_r(cases: &[Case]) -> Vec<Outcome> {
+/// R's results for every case, and the source as R's `deparse()` prints it back.
+fn run_r(cases: &[Case]) -> (Vec<Outcome>, String) {
+    let dep_path = std::env::temp_dir().join(format!("vr_frontend_r_{}_deparsed.R", std::process::id()));
     let mut script = String::from("prange <- function(n) seq_len(n)\ngpu <- function(expr) invisible(expr)\noptions(warn = 2)\n");
     script.push_str(SOURCE);
+    script.push_str(&format!(
+        r#"
+local({{
+  dep <- file("{}", "w")
+  for (nm in ls(globalenv())) {{
+    v <- get(nm, envir = globalenv())
+    if (is.function(v) && !(nm %in% c("prange", "gpu"))) writeLines(c(paste(nm, "<-"), deparse(v)), dep)
+    else if (is.numeric(v) && is.null(attributes(v))) writeLines(paste(nm, "<-", deparse(v)), dep)
+  }}
+  close(dep)
+}})
+"#,
+        dep_path.display()
+    ));
     script.push_str(
         r#"
 emit <- function(id, r) {
@@ -299,7 +323,10 @@ run <- function(id, thunk) {
         };
         results.insert(id, outcome);
     }
-    (0..cases.len()).map(|i| results.remove(&i).unwrap_or_else(|| panic!("R printed no result for case {i}:\n{stdout}"))).collect()
+    let deparsed = std::fs::read_to_string(&dep_path).expect("R wrote the deparsed functions");
+    let _ = std::fs::remove_file(&dep_path);
+    let outcomes = (0..cases.len()).map(|i| results.remove(&i).unwrap_or_else(|| panic!("R printed no result for case {i}:\n{stdout}"))).collect();
+    (outcomes, deparsed)
 }
 
 fn scalar_pair(s: &Scalar) -> (f64, f64) {
@@ -369,7 +396,7 @@ fn agree(r: &Outcome, us: &Outcome, tol: Option<f64>) -> bool {
 #[test]
 fn compiled_r_functions_agree_with_r() {
     let cases = cases();
-    let expected = run_r(&cases);
+    let (expected, deparsed) = run_r(&cases);
     let mut failures = Vec::new();
     let mut passed: HashMap<Backend, usize> = HashMap::new();
     let mut skipped: HashMap<Backend, Vec<String>> = HashMap::new();
@@ -398,6 +425,23 @@ fn compiled_r_functions_agree_with_r() {
                 (Same, _) => agree(r_out, &got, None),
                 (Near(t), _) => agree(r_out, &got, Some(t)),
             };
+            if ok && b == Backend::Interp {
+                // The same function as R's deparse() prints it compiles to the same result.
+                let again = r::compile_for_json(&deparsed, c.func, c.args.as_array().unwrap())
+                    .and_then(|(m, v)| backend::execute(b, &m, c.func, v))
+                    .map_err(r::explain_error);
+                let again = match again {
+                    Ok(v) => ours(&v),
+                    Err(e) => Outcome::Error(e.to_string()),
+                };
+                let same = match (&got, &again) {
+                    (Outcome::Error(_), Outcome::Error(_)) => true,
+                    (a, b) => agree(a, b, None),
+                };
+                if !same {
+                    failures.push(format!("{label}: the deparsed function gives {again:?}, the original {got:?}"));
+                }
+            }
             if ok {
                 *passed.entry(b).or_default() += 1;
             } else {

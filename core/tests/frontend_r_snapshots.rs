@@ -81,6 +81,10 @@ fn r_functions_lower_to_the_expected_vrir() {
         ("reverse", "reverse", json!([vec])),
         ("free_const", "free_const", json!([1.0])),
         ("if_value", "if_value", json!([1.0])),
+        ("for_each", "for_each", json!([vec])),
+        ("right_assign", "right_assign", json!([vec])),
+        ("truthy", "truthy", json!([vec])),
+        ("int_matrix", "int_matrix", json!([{"dtype": "i32", "shape": [1, 2], "data": [[1, 2]]}])),
     ];
     assert!(cases.len() >= 40);
     for (snapshot, func, args) in cases {

@@ -269,3 +269,29 @@ if_value <- function(x) {
   } else x
   y + z
 }
+
+for_each <- function(x) {
+  s <- 0
+  for (v in x) {
+    x[1] <- 1000
+    s <- s * 2 + v
+  }
+  s
+}
+
+right_assign <- function(x) {
+  x * 2 -> y
+  m <- matrix(y, nrow = 2, ncol = length(x) / 2)
+  m[[2, 1]] <- pi
+  m
+}
+
+truthy <- function(x) {
+  n <- 0L
+  for (i in seq_along(x)) if ((x[i] > 0) == T) n <- n + 1L
+  if (n > 1L || F) n else -n
+}
+
+int_matrix <- function(m) m * 2L + 1L
+
+plane <- function(a, k) a[, , k]

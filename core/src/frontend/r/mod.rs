@@ -21,6 +21,10 @@ use serde_json::Value as Json;
 /// definitions (and `name = function`), and names bound to constants.
 pub fn program(src: &str) -> VrResult<Program> {
     let mut p = Program::new(&rules::RULES);
+    // Base R's constants (a file may rebind them).
+    for (name, value) in [("T", ExprKind::Bool(true)), ("F", ExprKind::Bool(false)), ("pi", ExprKind::Double(std::f64::consts::PI))] {
+        p.constants.insert(name.into(), Expr::new(value, 0));
+    }
     for e in parser::parse_program(src)? {
         let ExprKind::Assign { target, value } = &e.kind else {
             // A bare deparsed function (`function (x) ...`) is the function `f`.

@@ -136,12 +136,19 @@ impl Parser {
 
     fn expr_inner(&mut self, min_bp: u8) -> VrResult<Expr> {
         let mut lhs = self.prefix()?;
+        let mut compared = false;
         loop {
             let tok = self.peek().clone();
             let Some((lbp, rbp)) = infix(&tok) else { break };
             if lbp < min_bp {
                 break;
             }
+            // R's comparisons do not associate: `a < b < c` is a syntax error.
+            let comparison = lbp == 9;
+            if comparison && compared {
+                return Err(self.error(&format!("unexpected {}: comparisons do not chain in R", describe(&tok))));
+            }
+            compared = comparison;
             let line = self.line();
             self.next();
             self.skip_newlines();
@@ -578,6 +585,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
+        assert!(parse_program("a < b == c").unwrap_err().message.contains("do not chain"));
         let e = parse_program("f <- function(x) {\n  x +\n}\n").unwrap_err();
         assert!(e.message.contains("line 3"), "{e}");
         assert!(parse_program("f(").is_err());
