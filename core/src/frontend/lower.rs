@@ -515,8 +515,9 @@ impl<'p> Lowerer<'p> {
     fn var_type(&self, name: &str, line: Line) -> LResult<Ty> {
         match self.vars.get(name) {
             Some(t) => Ok(*t),
+            // Unsupported (not a type error): the host may know a global of this name.
             None if self.final_pass => Err(self.diag(
-                ErrorKind::Type,
+                ErrorKind::Unsupported,
                 &format!("variable `{name}`"),
                 line,
                 "it is read before any assignment gives it a value (free variables must be constants of the source file)",
