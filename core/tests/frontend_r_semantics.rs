@@ -146,6 +146,8 @@ fn cases() -> Vec<Case> {
         c("if_value", json!([3.0]), Same),
         c("if_value", json!([7.0]), Same),
         c("if_value", json!([0.0]), Same),
+        c("rows_between", json!([mat.clone(), 1.0, 2.0]), Same),
+        c("rows_between", json!([mat.clone(), 2.0, 2.0]), Error),
         c("for_each", json!([[1.0, 2.0, 3.0]]), Same),
         c("right_assign", json!([[1.0, 2.0, 3.0, 4.0]]), Same),
         c("right_assign", json!([[1.0, 2.0, 3.0]]), Error),

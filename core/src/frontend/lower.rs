@@ -696,10 +696,24 @@ impl<'p> Lowerer<'p> {
                     return Err(self.unsupported("indexing a scalar", line, "the value is a single element already"));
                 }
                 let (idx, rank, flatten) = self.indices(t.ty, indices, *double, line)?;
-                Ok(Lowered::new(
+                let read = Lowered::new(
                     vrir::Expr::Index { array: Box::new(t.expr), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } },
                     Ty { elem: t.ty.elem, rank },
-                ))
+                );
+                if rank >= 2 && self.prog.lang.drops_unit_dims() {
+                    let read = self.hoist(read);
+                    let mut any_unit: Option<vrir::Expr> = None;
+                    for k in 0..rank {
+                        let unit = vrir::Expr::binary(vrir::BinOp::Eq, vrir::Expr::Dim { arg: Box::new(read.expr.clone()), axis: k }, vrir::Expr::i64(1));
+                        any_unit = Some(match any_unit {
+                            None => unit,
+                            Some(a) => vrir::Expr::binary(vrir::BinOp::Or, a, unit),
+                        });
+                    }
+                    self.raise_if(any_unit.expect("rank >= 2"), "dimension_dropped");
+                    return Ok(read);
+                }
+                Ok(read)
             }
             ExprKind::Function(_) => Err(self.unsupported("function definition inside a function", line, "closures do not compile; define the function at top level")),
             ExprKind::Block(items) => {

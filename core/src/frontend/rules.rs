@@ -44,6 +44,10 @@ pub trait Language: Sync {
     /// either is written.
     fn arguments_by_value(&self) -> bool;
     fn marker(&self, name: &str) -> Option<Marker>;
+    /// Does a slice read drop dimensions of extent 1 (R's `drop = TRUE`)? Ranks are
+    /// static, so the engine raises `dimension_dropped` when such a read would keep a
+    /// dimension the language drops.
+    fn drops_unit_dims(&self) -> bool;
     /// Constants (numbers, logicals, missing values).
     fn literal(&self, lw: &mut Lowerer, e: &Expr) -> LResult<Lowered>;
     fn unary(&self, lw: &mut Lowerer, op: UnOp, a: Lowered, line: Line) -> LResult<Lowered>;

@@ -295,3 +295,5 @@ truthy <- function(x) {
 int_matrix <- function(m) m * 2L + 1L
 
 plane <- function(a, k) a[, , k]
+
+rows_between <- function(m, a, b) m[a:b, ]

@@ -147,6 +147,9 @@ impl Language for R {
     fn arguments_by_value(&self) -> bool {
         true
     }
+    fn drops_unit_dims(&self) -> bool {
+        true
+    }
     fn marker(&self, name: &str) -> Option<Marker> {
         match name {
             "return" => Some(Marker::Return),
@@ -340,6 +343,7 @@ impl Language for R {
             "na_logical" => "NA or NaN used as a logical value (R: missing value where TRUE/FALSE needed, or a logical NA)".into(),
             "non_integer_start" => "a sequence `a:b` whose start is not a whole number: R makes a double sequence, which compiled code does not".into(),
             "negative_length" => "a negative length or count (R: invalid argument)".into(),
+            "dimension_dropped" => "a slice with a dimension of length 1 and another dimension: R drops it (drop = TRUE), which compiled code with static ranks cannot".into(),
             "seq_wrong_sign" => "wrong sign in 'by' argument of seq()".into(),
             "recycling" => "lengths differ and neither is 1: compiled code recycles only equal lengths or length 1".into(),
             other => format!("run-time check `{other}` failed"),
