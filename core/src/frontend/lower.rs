@@ -226,15 +226,20 @@ impl<'p> Lowerer<'p> {
             let Some(t) = a else { continue };
             let var_ty = self.vars[&p.name];
             let name = lang.vrir_name(&p.name);
-            if var_ty == *t {
+            let copied = lang.arguments_by_value() && t.rank > 0 && self.written.contains(&p.name);
+            if var_ty == *t && !copied {
                 params.push(Param { name: name.clone(), ty: t.vrir(self.layout()), restrict: false });
                 lang.entry_check(self, &name, *t);
-                if lang.arguments_by_value() && t.rank > 0 && self.written.contains(&p.name) {
-                    self.emit(StmtKind::Assign {
-                        targets: vec![LValue::Var { name: name.clone() }],
-                        value: vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&name)] },
-                    });
-                }
+            } else if var_ty == *t {
+                // Written in the function: the caller's array is copied first (into a
+                // local, so that parameters are never assigned).
+                let pname = format!("_arg_{name}");
+                params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
+                lang.entry_check(self, &pname, *t);
+                self.emit(StmtKind::Assign {
+                    targets: vec![LValue::Var { name: name.clone() }],
+                    value: vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&pname)] },
+                });
             } else {
                 // The function assigns the parameter a wider type: take the argument
                 // under another name and convert it.

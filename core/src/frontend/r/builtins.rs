@@ -302,32 +302,43 @@ fn concat(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
         elem = wider(elem, v.ty.elem);
         parts.push(lw.hoist(v));
     }
-    let mut len = i64c(0);
-    let mut lens = Vec::new();
-    for p in &parts {
-        let l = if p.ty.rank == 0 { i64c(1) } else { lib(LibFn::Len, vec![p.expr.clone()]) };
-        lens.push(l.clone());
-        len = if matches!(len, vrir::Expr::Const { value: Literal::I64(0) }) { l } else { bin(vrir::BinOp::Add, len, l) };
+    // Positions are constants while every part so far is a scalar.
+    let mut len = i64c(parts.iter().filter(|p| p.ty.rank == 0).count() as i64);
+    for p in parts.iter().filter(|p| p.ty.rank > 0) {
+        len = bin(vrir::BinOp::Add, len, lib(LibFn::Len, vec![p.expr.clone()]));
     }
     let ty = Ty::array(elem, 1);
     let out = lw.temp(&arr_ty(lw, ty));
     lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: out.clone() }], value: alloc(AllocInit::Empty, elem, vec![len]) });
-    let pos = lw.temp(&Type::I64);
-    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: pos.clone() }], value: i64c(0) });
-    for (p, l) in parts.into_iter().zip(lens) {
+    let mut pos: Option<String> = None;
+    for (k, p) in parts.into_iter().enumerate() {
         let scalar = p.ty.rank == 0;
+        let n = if scalar { i64c(1) } else { lib(LibFn::Len, vec![p.expr.clone()]) };
         let v = lw.cast(p, elem);
+        if pos.is_none() && scalar {
+            lw.emit(StmtKind::Assign { targets: vec![LValue::Index { array: out.clone(), indices: vec![i64c(k as i64 + 1)], flags: IndexFlags::default() }], value: v.expr });
+            continue;
+        }
+        let at = match &pos {
+            Some(name) => name.clone(),
+            None => {
+                let name = lw.temp(&Type::I64);
+                lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: name.clone() }], value: i64c(k as i64) });
+                pos = Some(name.clone());
+                name
+            }
+        };
         let index = if scalar {
-            bin(vrir::BinOp::Add, vrir::Expr::var(&pos), i64c(1))
+            bin(vrir::BinOp::Add, vrir::Expr::var(&at), i64c(1))
         } else {
             vrir::Expr::Range {
-                start: Some(Box::new(bin(vrir::BinOp::Add, vrir::Expr::var(&pos), i64c(1)))),
-                stop: Some(Box::new(bin(vrir::BinOp::Add, vrir::Expr::var(&pos), l.clone()))),
+                start: Some(Box::new(bin(vrir::BinOp::Add, vrir::Expr::var(&at), i64c(1)))),
+                stop: Some(Box::new(bin(vrir::BinOp::Add, vrir::Expr::var(&at), n.clone()))),
                 step: None,
             }
         };
         lw.emit(StmtKind::Assign { targets: vec![LValue::Index { array: out.clone(), indices: vec![index], flags: IndexFlags::default() }], value: v.expr });
-        lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: pos.clone() }], value: bin(vrir::BinOp::Add, vrir::Expr::var(&pos), l) });
+        lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: at.clone() }], value: bin(vrir::BinOp::Add, vrir::Expr::var(&at), n) });
     }
     Ok(Lowered::new(vrir::Expr::var(out), ty))
 }
