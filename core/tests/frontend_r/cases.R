@@ -297,3 +297,20 @@ int_matrix <- function(m) m * 2L + 1L
 plane <- function(a, k) a[, , k]
 
 rows_between <- function(m, a, b) m[a:b, ]
+
+misc <- function(x, n) {
+  y = -x
+  z <- rep(x, 2)
+  s <- 0L
+  for (k in seq(1L, n, 2L)) s <- s + k
+  c(y[[2]], sum(z), s, sum(!x), length(z))
+}
+
+cvec <- function(z) {
+  w <- z * 2 - 1i
+  c(sum(w), prod(z), mean(z), w[2] / z[1])
+}
+
+int_ops <- function(a, b) {
+  c(a %/% b, a %% b, a / b, -a, abs(a - b), max(a, b), min(a, b))
+}
