@@ -123,3 +123,11 @@ mod no_panics {
         }
     }
 }
+
+#[test]
+fn a_vector_stored_into_one_element_is_refused() {
+    let v = Ty::array(ScalarType::F64, 1);
+    let e = r::compile("f <- function(x) {\n  x[1] <- x\n  x\n}", "f", vec![v]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains("line 2") && e.message.contains("`x[...]`"), "{e}");
+}

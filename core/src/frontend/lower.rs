@@ -46,6 +46,18 @@ impl Lowered {
 /// their failures back into the message the rule table gives.
 pub const ERROR_HELPER_PREFIX: &str = "_error_";
 
+/// Turn a run-time error raised through `Lowerer::raise_if` into the language's
+/// message, naming the source function and line; other errors pass through.
+pub fn explain_error(lang: &dyn super::rules::Language, e: VrError) -> VrError {
+    let Some(f) = e.function.as_deref() else { return e };
+    let Some(rest) = f.strip_prefix(ERROR_HELPER_PREFIX) else { return e };
+    let Some((reason, func_line)) = rest.split_once("__") else { return e };
+    let func = func_line.rsplit_once("__").map_or(func_line, |(f, _)| f);
+    let mut out = VrError::new(ErrorKind::Runtime, lang.error_message(reason)).with_function(func);
+    out.line = e.line;
+    out
+}
+
 pub struct Lowerer<'p> {
     pub prog: &'p mut Program,
     spec: usize,
@@ -578,7 +590,14 @@ impl<'p> Lowerer<'p> {
                 }
                 // Storing a wider element widens the whole array (R's coercion).
                 self.record(name, at.with_elem(wider(at.elem, v.ty.elem)), line)?;
-                let (idx, _, flatten) = self.indices(at, indices, *double, line)?;
+                let (idx, sel_rank, flatten) = self.indices(at, indices, *double, line)?;
+                if v.ty.rank > 0 && v.ty.rank != sel_rank {
+                    return Err(self.unsupported(
+                        &format!("assignment into `{name}[...]`"),
+                        line,
+                        &format!("a {} into a selection of rank {sel_rank}: the value must be a scalar or have the selection's shape", v.ty),
+                    ));
+                }
                 let v = self.cast(v, at.elem);
                 let kind = StmtKind::Assign {
                     targets: vec![LValue::Index { array: self.prog.lang.vrir_name(name), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } }],

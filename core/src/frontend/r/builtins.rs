@@ -3,7 +3,7 @@
 //! Rscript: `floor(1L)` is double, `abs(1L)` integer, `prod` always double, integer
 //! `sum`/`cumsum` overflow is NA). Anything else called by name is a diagnostic naming it.
 
-use super::rules::{any_nan, bin, check_int_range, i64c, lib, to_i64, to_logical, COMPLEX, DOUBLE, INTEGER, LOGICAL};
+use super::rules::{bin, check_int_range, i64c, lib, to_i64, to_logical, COMPLEX, DOUBLE, INTEGER, LOGICAL};
 use crate::frontend::hir::{Arg, Expr, ExprKind, Line};
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
 use crate::frontend::rules::SeqParts;
@@ -443,7 +443,7 @@ fn cumsum(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     let v = lw.cast(v, acc_elem);
     let v = lw.hoist(v);
     let (src, n) = if v.ty.rank == 0 {
-        return Ok(lw.cast(v, elem).with_rank_one(lw));
+        return Ok(vector_of_one(lw.cast(v, elem)));
     } else {
         (v.expr.clone(), lib(LibFn::Len, vec![v.expr.clone()]))
     };
@@ -481,16 +481,13 @@ fn cumsum(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     Ok(Lowered::new(vrir::Expr::var(out), ty))
 }
 
-impl Lowered {
-    /// A scalar as a vector of length one (R's values are all vectors).
-    fn with_rank_one(self, lw: &Lowerer) -> Lowered {
-        if self.ty.rank > 0 {
-            return self;
-        }
-        let elem = self.ty.elem;
-        let _ = lw;
-        Lowered::new(alloc(AllocInit::Fill { value: Box::new(self.expr) }, elem, vec![i64c(1)]), Ty::array(elem, 1))
+/// A scalar as a vector of length one (R's values are all vectors).
+fn vector_of_one(v: Lowered) -> Lowered {
+    if v.ty.rank > 0 {
+        return v;
     }
+    let elem = v.ty.elem;
+    Lowered::new(alloc(AllocInit::Fill { value: Box::new(v.expr) }, elem, vec![i64c(1)]), Ty::array(elem, 1))
 }
 
 fn math1(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
@@ -729,7 +726,6 @@ pub fn seq_call(lw: &mut Lowerer, func: &str, args: &[Arg], line: Line) -> LResu
             lw.raise_if(bin(vrir::BinOp::Lt, q.expr.clone(), vrir::Expr::f64(0.0)), "seq_wrong_sign");
             let n = lw.cast(q, ScalarType::I64).expr;
             let stop = bin(vrir::BinOp::Add, start.clone(), bin(vrir::BinOp::Mul, n, step.clone()));
-            let _ = any_nan;
             Ok(SeqParts { start, stop, step, elem: if all_int { INTEGER } else { DOUBLE } })
         }
     }

@@ -9,7 +9,6 @@ pub mod rules;
 
 use super::hir::{Expr, ExprKind, UnOp};
 use super::infer::Program;
-use super::lower::ERROR_HELPER_PREFIX;
 use super::rules::Language;
 use super::types::Ty;
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
@@ -139,19 +138,8 @@ pub fn compile_for_json(src: &str, entry: &str, args: &[Json]) -> VrResult<(Modu
     Ok((m, values))
 }
 
-/// Turn a run-time error raised by an R check helper into R's message, naming the R
-/// function; other errors pass through.
+/// Turn a run-time error raised by an R check into R's message, naming the R function
+/// and line; other errors pass through.
 pub fn explain_error(e: VrError) -> VrError {
-    let Some(f) = e.function.as_deref() else { return e };
-    let Some(rest) = f.strip_prefix(ERROR_HELPER_PREFIX) else { return e };
-    let Some((reason, func_line)) = rest.split_once("__") else { return e };
-    let func = func_line.rsplit_once("__").map_or(func_line, |(f, _)| f);
-    let mut out = VrError::new(ErrorKind::Runtime, rules::RULES.error_message(reason)).with_function(func);
-    out.line = e.line;
-    out
-}
-
-/// Is `e` a call of the R function `name`? (Used by tests and the CLI.)
-pub fn is_call(e: &Expr, name: &str) -> bool {
-    matches!(&e.kind, ExprKind::Call { func, .. } if func == name)
+    super::lower::explain_error(&rules::RULES, e)
 }

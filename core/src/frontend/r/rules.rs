@@ -9,7 +9,6 @@ use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line, MissingKind, UnOp};
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
 use crate::frontend::rules::{Language, Marker, SeqParts};
 use crate::frontend::types::{wider, Ty};
-use crate::runtime::error::ErrorKind;
 use crate::vrir::{self, Layout, LibFn, Literal, ReduceOp, ScalarType};
 
 pub struct R;
@@ -402,9 +401,4 @@ fn colon(lw: &mut Lowerer, a: &Expr, b: &Expr, line: Line) -> LResult<SeqParts> 
         }
     };
     Ok(SeqParts { start: start.expr, stop: stop.expr, step, elem: INTEGER })
-}
-
-/// Whether a lowering failure is the "not an R-level error" kind (for tests).
-pub fn is_unsupported(k: ErrorKind) -> bool {
-    k == ErrorKind::Unsupported
 }
