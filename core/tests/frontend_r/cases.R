@@ -314,3 +314,7 @@ cvec <- function(z) {
 int_ops <- function(a, b) {
   c(a %/% b, a %% b, a / b, -a, abs(a - b), max(a, b), min(a, b))
 }
+
+more_builtins <- function(m, x) {
+  c(any(x > 2), all(x > 0), rev(x), is.finite(x), colSums(m), rowSums(m), colMeans(m), rowMeans(m))
+}

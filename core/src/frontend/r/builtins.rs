@@ -89,6 +89,10 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         "sum" | "prod" | "mean" => total(lw, name, args, line),
         "min" | "max" => extreme(lw, name, args, line),
         "cumsum" => cumsum(lw, args, line),
+        "any" | "all" => any_all(lw, name, args, line),
+        "rev" => rev(lw, args, line),
+        "is.finite" => is_finite(lw, args, line),
+        "colSums" | "rowSums" | "colMeans" | "rowMeans" => margins(lw, name, args, line),
         "abs" | "sqrt" | "exp" | "log" | "log10" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh"
         | "floor" | "ceiling" | "round" | "trunc" | "Re" | "Im" | "Mod" | "Conj" | "is.na" => math1(lw, name, args, line),
         "atan2" => atan2(lw, args, line),
@@ -427,6 +431,65 @@ fn extreme(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
         });
     }
     Ok(Lowered::new(acc.expect("at least one argument"), Ty::scalar(elem)))
+}
+
+/// `any(x)`, `all(x)`: logical values (NaN raises, as a logical NA would need).
+fn any_all(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, name, args, line)?;
+    let v = lw.expr(x)?;
+    let v = to_logical(lw, v, line)?;
+    if v.ty.rank == 0 {
+        return Ok(v);
+    }
+    let v = lw.hoist(v);
+    let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(v.clone(), ScalarType::I64).expr), axis: None };
+    let e = if name == "any" {
+        bin(vrir::BinOp::Gt, count, i64c(0))
+    } else {
+        bin(vrir::BinOp::Eq, count, lib(LibFn::Len, vec![v.expr]))
+    };
+    Ok(Lowered::new(e, Ty::scalar(LOGICAL)))
+}
+
+fn rev(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, "rev", args, line)?;
+    let v = lw.expr(x)?;
+    if v.ty.rank != 1 {
+        return Err(lw.unsupported(&format!("`rev` of a {}", v.ty), line, "compiled `rev` takes a vector"));
+    }
+    let v = lw.hoist(v);
+    let range = vrir::Expr::Range { start: Some(Box::new(lib(LibFn::Len, vec![v.expr.clone()]))), stop: Some(Box::new(i64c(1))), step: Some(Box::new(i64c(-1))) };
+    let ty = v.ty;
+    Ok(Lowered::new(vrir::Expr::Index { array: Box::new(v.expr), indices: vec![range], flags: IndexFlags::default() }, ty))
+}
+
+fn is_finite(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, "is.finite", args, line)?;
+    let v = lw.expr(x)?;
+    let ty = v.ty.with_elem(LOGICAL);
+    // Compiled integers and logicals are never NA: as doubles they are finite.
+    let v = if matches!(v.ty.elem, DOUBLE | COMPLEX) { v } else { lw.cast(v, DOUBLE) };
+    let v = lw.hoist(v);
+    let bad = bin(vrir::BinOp::Or, lib(LibFn::IsNan, vec![v.expr.clone()]), lib(LibFn::IsInf, vec![v.expr]));
+    Ok(Lowered::new(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(bad) }, ty))
+}
+
+/// `colSums` and friends of a matrix: a reduction along one axis (R returns double).
+fn margins(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, name, args, line)?;
+    let v = lw.expr(x)?;
+    if v.ty.rank != 2 || v.ty.elem == COMPLEX {
+        return Err(lw.unsupported(&format!("`{name}` of a {}", v.ty), line, "compiled for real matrices"));
+    }
+    let v = lw.hoist(lw.cast(v, DOUBLE));
+    let axis = if name.starts_with("col") { 0 } else { 1 };
+    let sums = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr.clone()), axis: Some(axis) };
+    let ty = Ty::array(DOUBLE, 1);
+    if name.ends_with("Sums") {
+        return Ok(Lowered::new(sums, ty));
+    }
+    let n = lw.cast(Lowered::new(vrir::Expr::Dim { arg: Box::new(v.expr), axis }, Ty::scalar(ScalarType::I64)), DOUBLE);
+    Ok(Lowered::new(bin(vrir::BinOp::Div, sums, n.expr), ty))
 }
 
 fn cumsum(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
