@@ -53,7 +53,8 @@ pub fn explain_error(lang: &dyn super::rules::Language, e: VrError) -> VrError {
     let Some(rest) = f.strip_prefix(ERROR_HELPER_PREFIX) else { return e };
     let Some((reason, func_line)) = rest.split_once("__") else { return e };
     let func = func_line.rsplit_once("__").map_or(func_line, |(f, _)| f);
-    let mut out = VrError::new(ErrorKind::Runtime, lang.error_message(reason)).with_function(func);
+    let kind = if lang.host_has_answer(reason) { ErrorKind::Unsupported } else { ErrorKind::Runtime };
+    let mut out = VrError::new(kind, lang.error_message(reason)).with_function(func);
     out.line = e.line;
     out
 }

@@ -67,6 +67,11 @@ pub trait Language: Sync {
     fn index_array(&self, lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Expr>;
     /// Checks on a parameter at function entry (R: no integer NA).
     fn entry_check(&self, lw: &mut Lowerer, var: &str, ty: Ty);
-    /// The message of a run-time error raised by `Lowerer::raise(reason)`.
+    /// The message of a run-time error raised by `Lowerer::raise_if(reason)`.
     fn error_message(&self, reason: &str) -> String;
+    /// Whether the host language defines an answer where this check fires (R: NA for
+    /// an integer overflow). Such errors are `Unsupported` at run time, which tells the
+    /// host adapter to run the original function in the host instead; the others are
+    /// errors in the host too (`Runtime`).
+    fn host_has_answer(&self, reason: &str) -> bool;
 }

@@ -334,6 +334,12 @@ impl Language for R {
         lw.raise_if(cond, "integer_na_argument");
     }
 
+    fn host_has_answer(&self, reason: &str) -> bool {
+        // R errors too for a wrong-signed `by` or a negative length; everything else
+        // has an R answer (NA, a dropped dimension, a double sequence).
+        !matches!(reason, "seq_wrong_sign" | "negative_length")
+    }
+
     fn error_message(&self, reason: &str) -> String {
         match reason {
             "integer_overflow" => "integer overflow: R's result is NA (with a warning); compiled code raises this error instead".into(),
