@@ -146,6 +146,8 @@ fn cases() -> Vec<Case> {
         c("if_value", json!([3.0]), Same),
         c("if_value", json!([7.0]), Same),
         c("if_value", json!([0.0]), Same),
+        c("seq_values", json!([i32s(4)]), Same),
+        c("seq_values", json!([3.0]), Same),
         c("more_builtins", json!([mat.clone(), [1.0, "inf", 3.0]]), Near(1e-15)),
         c("more_builtins", json!([mat.clone(), [1.0, "nan"]]), Error),
         c("misc", json!([[0.0, 2.5, -1.0], i32s(7)]), Same),

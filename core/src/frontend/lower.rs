@@ -817,11 +817,6 @@ impl<'p> Lowerer<'p> {
         let ty = Ty::array(p.elem, 1);
         let start = self.hoist(Lowered::new(p.start, Ty::scalar(ScalarType::I64)));
         let step = self.hoist(Lowered::new(p.step, Ty::scalar(ScalarType::I64)));
-        let r = self.temp(&Type::Range);
-        self.emit(StmtKind::Assign {
-            targets: vec![LValue::Var { name: r.clone() }],
-            value: vrir::Expr::Range { start: Some(Box::new(start.expr.clone())), stop: Some(Box::new(p.stop.clone())), step: Some(Box::new(step.expr.clone())) },
-        });
         // Length: (stop - start) / step + 1, at least 0.
         let span = vrir::Expr::binary(vrir::BinOp::Add, vrir::Expr::binary(vrir::BinOp::Div, vrir::Expr::binary(vrir::BinOp::Sub, p.stop, start.expr.clone()), step.expr.clone()), vrir::Expr::i64(1));
         let n = self.hoist(Lowered::new(vrir::Expr::Lib { func: vrir::LibFn::Max, args: vec![span, vrir::Expr::i64(0)] }, Ty::scalar(ScalarType::I64)));

@@ -318,3 +318,10 @@ int_ops <- function(a, b) {
 more_builtins <- function(m, x) {
   c(any(x > 2), all(x > 0), rev(x), is.finite(x), colSums(m), rowSums(m), colMeans(m), rowMeans(m))
 }
+
+seq_values <- function(n) {
+  v <- 1:n
+  w <- seq_len(n) * 2L
+  u <- n:1
+  v + w - u
+}
