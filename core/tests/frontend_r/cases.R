@@ -325,3 +325,5 @@ seq_values <- function(n) {
   u <- n:1
   v + w - u
 }
+
+head_sum <- function(x, n = length(x) - 1L) sum(x[seq_len(n)])
