@@ -146,6 +146,7 @@ fn cases() -> Vec<Case> {
         c("if_value", json!([3.0]), Same),
         c("if_value", json!([7.0]), Same),
         c("if_value", json!([0.0]), Same),
+        c("two_specs", json!([[1.5, 2.0], i32s(3)]), Same),
         c("head_sum", json!([[1.0, 2.0, 4.0]]), Same),
         c("head_sum", json!([[1.0, 2.0, 4.0], i32s(1)]), Same),
         c("seq_values", json!([i32s(4)]), Same),

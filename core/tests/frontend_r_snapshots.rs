@@ -81,6 +81,7 @@ fn r_functions_lower_to_the_expected_vrir() {
         ("reverse", "reverse", json!([vec])),
         ("free_const", "free_const", json!([1.0])),
         ("if_value", "if_value", json!([1.0])),
+        ("two_specs", "two_specs", json!([vec, int(3)])),
         ("more_builtins", "more_builtins", json!([mat, vec])),
         ("for_each", "for_each", json!([vec])),
         ("right_assign", "right_assign", json!([vec])),

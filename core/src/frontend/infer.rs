@@ -33,7 +33,8 @@ pub type RetTy = Option<Option<Ty>>;
 pub struct Spec {
     /// The source function's name.
     pub source_name: String,
-    /// The VRIR function's name.
+    /// The VRIR function's name: the source name for the first specialization,
+    /// `name__2`, `name__3`, ... for further ones.
     pub vrir_name: String,
     /// One entry per formal parameter: its type, or None when the call leaves it to
     /// its default.
@@ -66,7 +67,7 @@ impl Program {
         }
         let taken = self.specs.iter().filter(|s| s.source_name == name).count();
         let base = self.lang.vrir_name(name);
-        let vrir_name = if taken == 0 { base } else { format!("{base}_{}", taken + 1) };
+        let vrir_name = if taken == 0 { base } else { format!("{base}__{}", taken + 1) };
         self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new() });
         self.specs.len() - 1
     }

@@ -327,3 +327,6 @@ seq_values <- function(n) {
 }
 
 head_sum <- function(x, n = length(x) - 1L) sum(x[seq_len(n)])
+
+twice <- function(v) v * 2L
+two_specs <- function(x, k) c(twice(x), twice(k))
