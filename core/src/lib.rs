@@ -6,6 +6,7 @@ pub mod backend;
 pub mod conformance;
 pub mod cpu;
 pub mod interp;
+pub mod opt;
 pub mod runtime;
 pub mod vrir;
 
