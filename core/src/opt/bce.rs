@@ -422,6 +422,8 @@ struct NestWalk<'a, 'v> {
     v: &'a Versioner<'v>,
     assigned: BTreeSet<String>,
     guarded: Vec<Guarded>,
+    /// Preorder number of the nest's outermost loop (where TEST runs).
+    root: usize,
     /// Set when some loop bound could not be computed safely: give the nest up.
     failed: bool,
 }
@@ -444,6 +446,20 @@ impl NestWalk<'_, '_> {
             let Some(form) = affine::exact(i, &cx).filter(small) else { return };
             let (Some(lo), Some(hi)) = (extreme(&form, env, false), extreme(&form, env, true)) else { return };
             ranges.push((lo, hi));
+        }
+        // TEST may read only what is certainly assigned before the nest; and an access
+        // whose least subscript is a constant below the base would make it always fail
+        // (a `:neg` read of a[i-1] from i = 0): such accesses keep their checks.
+        let reach = &self.v.reach;
+        let readable = reach.certainly_assigned(self.root, array)
+            && ranges.iter().all(|(lo, hi)| {
+                lo.terms.keys().chain(hi.terms.keys()).all(|a| match a {
+                    Atom::Var(v) | Atom::Dim(v, _) => reach.certainly_assigned(self.root, v),
+                })
+            });
+        let hopeless = ranges.iter().any(|(lo, _)| lo.terms.is_empty() && lo.constant < self.v.index_base);
+        if !readable || hopeless {
+            return;
         }
         flags.check = false;
         self.guarded.push(Guarded { array: array.to_string(), ranges, flat: flags.flatten });
@@ -644,7 +660,13 @@ impl Versioner<'_> {
     /// Version the loop `s` (preorder number `id`) if it has accesses to guard.
     fn try_version(&mut self, s: &mut Stmt, id: usize) -> bool {
         let mut fast = s.clone();
-        let mut walk = NestWalk { v: self, assigned: assigned_vars(std::slice::from_ref(s)), guarded: Vec::new(), failed: false };
+        let mut walk = NestWalk {
+            v: self,
+            assigned: assigned_vars(std::slice::from_ref(s)),
+            guarded: Vec::new(),
+            root: id,
+            failed: false,
+        };
         walk.stmt(&mut fast, &mut Vec::new());
         if walk.failed || walk.guarded.is_empty() {
             return false;
