@@ -110,3 +110,41 @@ fn a_window_nest_with_min_max_bounds_fails_on_its_output() {
     );
     assert_eq!((e.variable.as_deref(), e.index, e.bound, e.line), (Some("out"), Some(2), Some(2), Some(9)));
 }
+
+fn vr(args: &[&str], passes: Option<&str>) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vr"));
+    cmd.args(args).current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    match passes {
+        Some(p) => cmd.env("VR_PASSES", p),
+        None => cmd.env_remove("VR_PASSES"),
+    };
+    cmd.output().unwrap()
+}
+
+#[test]
+fn vr_explain_shows_the_optimized_function_and_the_counts() {
+    let out = vr(&["explain", "bench/kernels/stencil5.vrir", "stencil5"], None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches(":nocheck").count(), 6, "{text}");
+    assert!(text.contains("; bce-version on stencil5: checks_removed=6 inner_checks_removed=6 loops_versioned=1"), "{text}");
+    assert!(text.contains("; inner-loop bounds checks: 6 as written, 6 removed on the check-free path (100%)"), "{text}");
+    // The output is a module the text parser reads back (comments and all).
+    parse_module(&text).unwrap();
+
+    let off = vr(&["explain", "bench/kernels/stencil5.vrir", "stencil5", "--passes", "-bce"], None);
+    let text = String::from_utf8(off.stdout).unwrap();
+    assert_eq!(text.matches(":nocheck").count(), 0, "{text}");
+    assert!(text.contains("; passes on: none"), "{text}");
+    let env_off = vr(&["explain", "bench/kernels/stencil5.vrir", "stencil5"], Some("-bce-version"));
+    let text = String::from_utf8(env_off.stdout).unwrap();
+    assert!(text.contains("; passes on: bce-redundant\n"), "{text}");
+}
+
+#[test]
+fn an_unknown_pass_in_vr_passes_is_an_error_naming_the_passes() {
+    let out = vr(&["run", "bench/kernels/stencil5.vrir", "stencil5", "--backend", "cpu", "--args", "[[[1.0]], [[1.0]]]"], Some("-fusion"));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("VR_PASSES: unknown optimizer pass `fusion`"), "{err}");
+}

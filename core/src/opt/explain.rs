@@ -33,9 +33,22 @@ pub fn explain(m: &Module, func: &str, opts: &OptOptions) -> VrResult<String> {
     for r in stats.for_function(func) {
         let _ = writeln!(out, "; {r}");
     }
+    let share = |part: u64, whole: u64| {
+        if whole == 0 { "-".to_string() } else { format!("{:.0}%", 100.0 * part as f64 / whole as f64) }
+    };
+    let (all_before, _) = bce::count_checks(&crate::backend::lookup(m, func)?.body);
+    let all_removed: u64 = stats.for_function(func).filter_map(|r| r.counters.get("checks_removed")).sum();
+    let _ = writeln!(
+        out,
+        "; bounds checks: {all_before} as written, {all_removed} removed on the check-free path ({})",
+        share(all_removed, all_before)
+    );
     let (before, removed) = inner_loop_checks(m, func, opts)?;
-    let share = if before == 0 { "-".to_string() } else { format!("{:.0}%", 100.0 * removed as f64 / before as f64) };
-    let _ = writeln!(out, "; inner-loop bounds checks: {before} as written, {removed} removed on the check-free path ({share})");
+    let _ = writeln!(
+        out,
+        "; inner-loop bounds checks: {before} as written, {removed} removed on the check-free path ({})",
+        share(removed, before)
+    );
     let alias = AliasSets::compute(f, opts.params_never_alias);
     let classes: Vec<String> = alias.classes.iter().map(|c| format!("{{{}}}", c.join(", "))).collect();
     let _ = writeln!(out, "; alias classes: {}", if classes.is_empty() { "(no arrays)".to_string() } else { classes.join(" ") });
