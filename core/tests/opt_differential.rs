@@ -27,10 +27,17 @@ use velociraptor::{ErrorKind, VrError};
 
 /// Push a range's stop one step further.
 fn extend(range: &mut Expr) {
-    if let Expr::Range { stop: Some(stop), step, .. } = range {
+    if let Expr::Range {
+        stop: Some(stop),
+        step,
+        ..
+    } = range
+    {
         let further = match step.as_deref() {
             None => 1,
-            Some(Expr::Const { value: Literal::I64(k) }) => k.signum(),
+            Some(Expr::Const {
+                value: Literal::I64(k),
+            }) => k.signum(),
             _ => 0,
         };
         let old = std::mem::replace(&mut **stop, Expr::i64(0));
@@ -57,7 +64,9 @@ fn overrun(stmts: &mut [Stmt], seen: &mut usize, target: usize) {
                 }
                 overrun(&mut body.stmts, seen, target);
             }
-            StmtKind::Parfor { body, .. } | StmtKind::While { body, .. } => overrun(&mut body.stmts, seen, target),
+            StmtKind::Parfor { body, .. } | StmtKind::While { body, .. } => {
+                overrun(&mut body.stmts, seen, target)
+            }
             StmtKind::Block(b) => overrun(&mut b.stmts, seen, target),
             StmtKind::If { then, els, .. } => {
                 overrun(&mut then.stmts, seen, target);
@@ -117,7 +126,13 @@ fn overrun_one_loop(m: &Module, pick: u32) -> Module {
 
 type Outcome = (Result<Vec<Value>, VrError>, Vec<Value>);
 
-fn run(backend: Backend, m: &Module, func: &str, args: Vec<Value>, opts: Option<OptOptions>) -> Outcome {
+fn run(
+    backend: Backend,
+    m: &Module,
+    func: &str,
+    args: Vec<Value>,
+    opts: Option<OptOptions>,
+) -> Outcome {
     let after = args.clone();
     let call = || execute(backend, m, func, args);
     let result = match opts {
@@ -128,7 +143,8 @@ fn run(backend: Backend, m: &Module, func: &str, args: Vec<Value>, opts: Option<
 }
 
 fn same(a: &Outcome, b: &Outcome) -> bool {
-    let values = |x: &[Value], y: &[Value]| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.same(q));
+    let values =
+        |x: &[Value], y: &[Value]| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.same(q));
     let results = match (&a.0, &b.0) {
         (Ok(x), Ok(y)) => values(x, y),
         (Err(x), Err(y)) => x == y,
@@ -138,7 +154,12 @@ fn same(a: &Outcome, b: &Outcome) -> bool {
 }
 
 fn show(o: &Outcome) -> String {
-    let vals = |v: &[Value]| v.iter().map(|x| x.to_json().to_string()).collect::<Vec<_>>().join(", ");
+    let vals = |v: &[Value]| {
+        v.iter()
+            .map(|x| x.to_json().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let r = match &o.0 {
         Ok(v) => vals(v),
         Err(e) => format!("error {e:?}"),

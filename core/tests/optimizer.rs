@@ -15,7 +15,13 @@ fn value(json: &str, ty: &str) -> Value {
 }
 
 /// Run `func` on fresh arguments; the error and the arguments as the call left them.
-fn fails(backend: Backend, src: &str, func: &str, args: &[(&str, &str)], opts: Option<OptOptions>) -> (VrError, Vec<String>) {
+fn fails(
+    backend: Backend,
+    src: &str,
+    func: &str,
+    args: &[(&str, &str)],
+    opts: Option<OptOptions>,
+) -> (VrError, Vec<String>) {
     let m = load(src).unwrap();
     let values: Vec<Value> = args.iter().map(|(j, t)| value(j, t)).collect();
     let after = values.clone();
@@ -33,10 +39,14 @@ fn fails(backend: Backend, src: &str, func: &str, args: &[(&str, &str)], opts: O
 fn same_error_everywhere(src: &str, func: &str, args: &[(&str, &str)]) -> VrError {
     let m = parse_module(src).unwrap();
     let (_, stats) = optimize(&m, &OptOptions::all()).unwrap();
-    assert!(stats.total("bce-version", "loops_versioned") >= 1, "nothing was versioned:\n{stats}");
+    assert!(
+        stats.total("bce-version", "loops_versioned") >= 1,
+        "nothing was versioned:\n{stats}"
+    );
     let (oracle, oracle_after) = fails(Backend::Interp, src, func, args, None);
     assert_eq!(oracle.kind, ErrorKind::OutOfBounds, "{oracle}");
-    let (opt_interp, opt_interp_after) = fails(Backend::Interp, src, func, args, Some(OptOptions::all()));
+    let (opt_interp, opt_interp_after) =
+        fails(Backend::Interp, src, func, args, Some(OptOptions::all()));
     assert_eq!(opt_interp, oracle);
     assert_eq!(opt_interp_after, oracle_after);
     let (cpu, cpu_after) = fails(Backend::Cpu, src, func, args, Some(OptOptions::all()));
@@ -56,10 +66,17 @@ fn a_loop_running_past_the_end_fails_where_the_interpreter_does() {
     let e = same_error_everywhere(
         src,
         "double",
-        &[("[1.0, 2.0, 3.0, 4.0]", "f64[1,row]"), ("[0.0, 0.0, 0.0]", "f64[1,row]"), ("3", "i64")],
+        &[
+            ("[1.0, 2.0, 3.0, 4.0]", "f64[1,row]"),
+            ("[0.0, 0.0, 0.0]", "f64[1,row]"),
+            ("3", "i64"),
+        ],
     );
     // out has 3 elements: out[3] fails after out[0..2] were written.
-    assert_eq!((e.function.as_deref(), e.line, e.variable.as_deref()), (Some("double"), Some(7), Some("out")));
+    assert_eq!(
+        (e.function.as_deref(), e.line, e.variable.as_deref()),
+        (Some("double"), Some(7), Some("out"))
+    );
     assert_eq!((e.index, e.bound), (Some(3), Some(3)));
 }
 
@@ -75,9 +92,16 @@ fn a_one_based_column_major_nest_fails_in_its_inner_loop() {
     let e = same_error_everywhere(
         src,
         "fill",
-        &[("[[0, 0, 0], [0, 0, 0]]", "i64[2,col]"), ("2", "i64"), ("4", "i64")],
+        &[
+            ("[[0, 0, 0], [0, 0, 0]]", "i64[2,col]"),
+            ("2", "i64"),
+            ("4", "i64"),
+        ],
     );
-    assert_eq!((e.variable.as_deref(), e.index, e.bound, e.line), (Some("a"), Some(4), Some(3), Some(3)));
+    assert_eq!(
+        (e.variable.as_deref(), e.index, e.bound, e.line),
+        (Some("a"), Some(4), Some(3), Some(3))
+    );
 }
 
 #[test]
@@ -87,8 +111,19 @@ fn a_negative_step_fails_at_its_first_iteration() {
         (locals (i i64))
         (for (i) (range n 0 -1)
           (block (set (index out (- n i)) (index a i) :line 2)))))";
-    let e = same_error_everywhere(src, "rev", &[("[1, 2, 3]", "i64[1,row]"), ("[0, 0, 0, 0]", "i64[1,row]"), ("3", "i64")]);
-    assert_eq!((e.variable.as_deref(), e.index, e.bound), (Some("a"), Some(3), Some(3)));
+    let e = same_error_everywhere(
+        src,
+        "rev",
+        &[
+            ("[1, 2, 3]", "i64[1,row]"),
+            ("[0, 0, 0, 0]", "i64[1,row]"),
+            ("3", "i64"),
+        ],
+    );
+    assert_eq!(
+        (e.variable.as_deref(), e.index, e.bound),
+        (Some("a"), Some(3), Some(3))
+    );
 }
 
 #[test]
@@ -106,14 +141,22 @@ fn a_window_nest_with_min_max_bounds_fails_on_its_output() {
     let e = same_error_everywhere(
         src,
         "window",
-        &[("[1.0, 2.0, 3.0, 4.0]", "f64[1,row]"), ("[0.0, 0.0]", "f64[1,row]"), ("1", "i64")],
+        &[
+            ("[1.0, 2.0, 3.0, 4.0]", "f64[1,row]"),
+            ("[0.0, 0.0]", "f64[1,row]"),
+            ("1", "i64"),
+        ],
     );
-    assert_eq!((e.variable.as_deref(), e.index, e.bound, e.line), (Some("out"), Some(2), Some(2), Some(9)));
+    assert_eq!(
+        (e.variable.as_deref(), e.index, e.bound, e.line),
+        (Some("out"), Some(2), Some(2), Some(9))
+    );
 }
 
 fn vr(args: &[&str], passes: Option<&str>) -> std::process::Output {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vr"));
-    cmd.args(args).current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    cmd.args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     match passes {
         Some(p) => cmd.env("VR_PASSES", p),
         None => cmd.env_remove("VR_PASSES"),
@@ -123,28 +166,71 @@ fn vr(args: &[&str], passes: Option<&str>) -> std::process::Output {
 
 #[test]
 fn vr_explain_shows_the_optimized_function_and_the_counts() {
-    let out = vr(&["explain", "bench/kernels/stencil5.vrir", "stencil5"], None);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = vr(
+        &["explain", "bench/kernels/stencil5.vrir", "stencil5"],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.matches(":nocheck").count(), 6, "{text}");
-    assert!(text.contains("; bce-version on stencil5: checks_removed=6 inner_checks_removed=6 loops_versioned=1"), "{text}");
-    assert!(text.contains("; inner-loop bounds checks: 6 as written, 6 removed on the check-free path (100%)"), "{text}");
+    assert!(
+        text.contains(
+            "; bce-version on stencil5: checks_removed=6 inner_checks_removed=6 loops_versioned=1"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "; inner-loop bounds checks: 6 as written, 6 removed on the check-free path (100%)"
+        ),
+        "{text}"
+    );
     // The output is a module the text parser reads back (comments and all).
     parse_module(&text).unwrap();
 
-    let off = vr(&["explain", "bench/kernels/stencil5.vrir", "stencil5", "--passes", "-bce"], None);
+    let off = vr(
+        &[
+            "explain",
+            "bench/kernels/stencil5.vrir",
+            "stencil5",
+            "--passes",
+            "-bce",
+        ],
+        None,
+    );
     let text = String::from_utf8(off.stdout).unwrap();
     assert_eq!(text.matches(":nocheck").count(), 0, "{text}");
     assert!(text.contains("; passes on: none"), "{text}");
-    let env_off = vr(&["explain", "bench/kernels/stencil5.vrir", "stencil5"], Some("-bce-version"));
+    let env_off = vr(
+        &["explain", "bench/kernels/stencil5.vrir", "stencil5"],
+        Some("-bce-version"),
+    );
     let text = String::from_utf8(env_off.stdout).unwrap();
     assert!(text.contains("; passes on: bce-redundant\n"), "{text}");
 }
 
 #[test]
 fn an_unknown_pass_in_vr_passes_is_an_error_naming_the_passes() {
-    let out = vr(&["run", "bench/kernels/stencil5.vrir", "stencil5", "--backend", "cpu", "--args", "[[[1.0]], [[1.0]]]"], Some("-fusion"));
+    let out = vr(
+        &[
+            "run",
+            "bench/kernels/stencil5.vrir",
+            "stencil5",
+            "--backend",
+            "cpu",
+            "--args",
+            "[[[1.0]], [[1.0]]]",
+        ],
+        Some("-fusion"),
+    );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("VR_PASSES: unknown optimizer pass `fusion`"), "{err}");
+    assert!(
+        err.contains("VR_PASSES: unknown optimizer pass `fusion`"),
+        "{err}"
+    );
 }

@@ -49,10 +49,16 @@ pub struct Affine {
 
 impl Affine {
     pub fn constant(c: i64) -> Affine {
-        Affine { constant: c, terms: BTreeMap::new() }
+        Affine {
+            constant: c,
+            terms: BTreeMap::new(),
+        }
     }
     pub fn atom(a: Atom) -> Affine {
-        Affine { constant: 0, terms: BTreeMap::from([(a, 1)]) }
+        Affine {
+            constant: 0,
+            terms: BTreeMap::from([(a, 1)]),
+        }
     }
     pub fn add(&self, other: &Affine) -> Option<Affine> {
         let mut r = self.clone();
@@ -70,7 +76,10 @@ impl Affine {
         if k == 0 {
             return Some(Affine::default());
         }
-        let mut r = Affine { constant: self.constant.checked_mul(k)?, terms: BTreeMap::new() };
+        let mut r = Affine {
+            constant: self.constant.checked_mul(k)?,
+            terms: BTreeMap::new(),
+        };
         for (a, c) in &self.terms {
             r.terms.insert(a.clone(), c.checked_mul(k)?);
         }
@@ -95,7 +104,9 @@ impl Affine {
     }
     /// Sum of the absolute values of the coefficients (the constant excluded).
     pub fn coeff_magnitude(&self) -> Option<i64> {
-        self.terms.values().try_fold(0i64, |acc, c| acc.checked_add(c.checked_abs()?))
+        self.terms
+            .values()
+            .try_fold(0i64, |acc, c| acc.checked_add(c.checked_abs()?))
     }
 
     /// The form as a VRIR `i64` expression: constant first, then `c * atom` terms.
@@ -104,11 +115,22 @@ impl Affine {
         for (a, c) in &self.terms {
             let atom = match a {
                 Atom::Var(v) => Expr::var(v.clone()),
-                Atom::Dim(arr, k) => Expr::Dim { arg: Box::new(Expr::var(arr.clone())), axis: *k },
+                Atom::Dim(arr, k) => Expr::Dim {
+                    arg: Box::new(Expr::var(arr.clone())),
+                    axis: *k,
+                },
             };
-            let (op, mag) = if *c < 0 && e.is_some() { (BinOp::Sub, c.unsigned_abs()) } else { (BinOp::Add, 0) };
+            let (op, mag) = if *c < 0 && e.is_some() {
+                (BinOp::Sub, c.unsigned_abs())
+            } else {
+                (BinOp::Add, 0)
+            };
             let term = if op == BinOp::Sub {
-                if mag == 1 { atom } else { Expr::binary(BinOp::Mul, Expr::i64(mag as i64), atom) }
+                if mag == 1 {
+                    atom
+                } else {
+                    Expr::binary(BinOp::Mul, Expr::i64(mag as i64), atom)
+                }
             } else if *c == 1 {
                 atom
             } else {
@@ -122,7 +144,9 @@ impl Affine {
         match e {
             None => Expr::i64(self.constant),
             Some(e) if self.constant == 0 => e,
-            Some(e) if self.constant < 0 => Expr::binary(BinOp::Sub, e, Expr::i64(self.constant.wrapping_neg())),
+            Some(e) if self.constant < 0 => {
+                Expr::binary(BinOp::Sub, e, Expr::i64(self.constant.wrapping_neg()))
+            }
             Some(e) => Expr::binary(BinOp::Add, e, Expr::i64(self.constant)),
         }
     }
@@ -137,13 +161,17 @@ impl fmt::Display for Affine {
 /// The exact affine form of `e`, if it has one in this context.
 pub fn exact(e: &Expr, cx: &dyn AffineContext) -> Option<Affine> {
     match e {
-        Expr::Const { value: Literal::I64(v) } => Some(Affine::constant(*v)),
+        Expr::Const {
+            value: Literal::I64(v),
+        } => Some(Affine::constant(*v)),
         Expr::Var { name } => match cx.role(name) {
             VarRole::Index | VarRole::Invariant => Some(Affine::atom(Atom::Var(name.clone()))),
             VarRole::Other => None,
         },
         Expr::Dim { arg, axis } => match &**arg {
-            Expr::Var { name } if cx.dims_invariant(name) => Some(Affine::atom(Atom::Dim(name.clone(), *axis))),
+            Expr::Var { name } if cx.dims_invariant(name) => {
+                Some(Affine::atom(Atom::Dim(name.clone(), *axis)))
+            }
             _ => None,
         },
         Expr::Unary { op: UnOp::Neg, arg } => exact(arg, cx)?.scale(-1),
@@ -168,12 +196,19 @@ pub fn exact(e: &Expr, cx: &dyn AffineContext) -> Option<Affine> {
 
 /// How many loop-index atoms a form mentions (fewer makes a better bound).
 fn index_terms(a: &Affine, cx: &dyn AffineContext) -> usize {
-    a.terms.keys().filter(|t| matches!(t, Atom::Var(v) if cx.role(v) == VarRole::Index)).count()
+    a.terms
+        .keys()
+        .filter(|t| matches!(t, Atom::Var(v) if cx.role(v) == VarRole::Index))
+        .count()
 }
 
 fn better(a: Option<Affine>, b: Option<Affine>, cx: &dyn AffineContext) -> Option<Affine> {
     match (a, b) {
-        (Some(a), Some(b)) => Some(if index_terms(&b, cx) < index_terms(&a, cx) { b } else { a }),
+        (Some(a), Some(b)) => Some(if index_terms(&b, cx) < index_terms(&a, cx) {
+            b
+        } else {
+            a
+        }),
         (a, b) => a.or(b),
     }
 }
@@ -194,9 +229,21 @@ fn bound(e: &Expr, cx: &dyn AffineContext, upper: bool) -> Option<Affine> {
     }
     match e {
         Expr::Unary { op: UnOp::Neg, arg } => bound(arg, cx, !upper)?.scale(-1),
-        Expr::Binary { op: BinOp::Add, lhs, rhs } => bound(lhs, cx, upper)?.add(&bound(rhs, cx, upper)?),
-        Expr::Binary { op: BinOp::Sub, lhs, rhs } => bound(lhs, cx, upper)?.sub(&bound(rhs, cx, !upper)?),
-        Expr::Binary { op: BinOp::Mul, lhs, rhs } => {
+        Expr::Binary {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } => bound(lhs, cx, upper)?.add(&bound(rhs, cx, upper)?),
+        Expr::Binary {
+            op: BinOp::Sub,
+            lhs,
+            rhs,
+        } => bound(lhs, cx, upper)?.sub(&bound(rhs, cx, !upper)?),
+        Expr::Binary {
+            op: BinOp::Mul,
+            lhs,
+            rhs,
+        } => {
             let (k, other) = match (exact(lhs, cx), exact(rhs, cx)) {
                 (Some(k), _) if k.terms.is_empty() => (k.constant, rhs),
                 (_, Some(k)) if k.terms.is_empty() => (k.constant, lhs),
@@ -205,10 +252,16 @@ fn bound(e: &Expr, cx: &dyn AffineContext, upper: bool) -> Option<Affine> {
             bound(other, cx, if k >= 0 { upper } else { !upper })?.scale(k)
         }
         // max(a, b) >= a and >= b: either is a lower bound; likewise min for upper.
-        Expr::Lib { func: LibFn::Max, args } if !upper && args.len() == 2 => {
+        Expr::Lib {
+            func: LibFn::Max,
+            args,
+        } if !upper && args.len() == 2 => {
             better(bound(&args[0], cx, false), bound(&args[1], cx, false), cx)
         }
-        Expr::Lib { func: LibFn::Min, args } if upper && args.len() == 2 => {
+        Expr::Lib {
+            func: LibFn::Min,
+            args,
+        } if upper && args.len() == 2 => {
             better(bound(&args[0], cx, true), bound(&args[1], cx, true), cx)
         }
         _ => None,
@@ -252,9 +305,18 @@ mod tests {
         assert_eq!(a.coeff(&Atom::Var("i".into())), 2);
         assert_eq!(a.coeff(&Atom::Dim("a".into(), 1)), 1);
         assert_eq!(a.to_string(), "(+ (+ (* 2 i) (dim a 1)) 2)");
-        assert!(exact(&expr("(* i j)"), &Cx).is_none(), "a product of two indices is not affine");
-        assert!(exact(&expr("(+ i k)"), &Cx).is_none(), "k may change inside the nest");
-        assert!(exact(&expr("(dim b 0)"), &Cx).is_none(), "b may be reassigned");
+        assert!(
+            exact(&expr("(* i j)"), &Cx).is_none(),
+            "a product of two indices is not affine"
+        );
+        assert!(
+            exact(&expr("(+ i k)"), &Cx).is_none(),
+            "k may change inside the nest"
+        );
+        assert!(
+            exact(&expr("(dim b 0)"), &Cx).is_none(),
+            "b may be reassigned"
+        );
     }
 
     #[test]

@@ -25,7 +25,11 @@ pub struct AliasSets {
 
 impl AliasSets {
     pub fn compute(f: &Function, params_never_alias: bool) -> AliasSets {
-        let mut b = Builder { f, parent: Vec::new(), node_of: BTreeMap::new() };
+        let mut b = Builder {
+            f,
+            parent: Vec::new(),
+            node_of: BTreeMap::new(),
+        };
         let caller = b.new_node();
         for p in &f.params {
             if matches!(p.ty, Type::Array(_)) {
@@ -73,7 +77,9 @@ impl AliasSets {
 
     /// Whether no other array variable may share `a`'s storage.
     pub fn is_unaliased(&self, a: &str) -> bool {
-        self.class_of.get(a).is_some_and(|&c| self.classes[c].len() == 1)
+        self.class_of
+            .get(a)
+            .is_some_and(|&c| self.classes[c].len() == 1)
     }
 }
 
@@ -137,7 +143,8 @@ impl Builder<'_> {
             other => {
                 let mut vars = std::collections::BTreeSet::new();
                 super::expr_vars(other, &mut vars);
-                let arrays: Vec<String> = vars.into_iter().filter(|v| self.is_array_var(v)).collect();
+                let arrays: Vec<String> =
+                    vars.into_iter().filter(|v| self.is_array_var(v)).collect();
                 arrays.iter().map(|v| self.var(v)).collect()
             }
         }
@@ -217,13 +224,22 @@ mod tests {
     #[test]
     fn assignments_and_views_join_classes_and_fresh_arrays_do_not() {
         let s = sets(SRC, false);
-        assert!(s.may_alias("a", "b"), "unrestricted parameters may alias each other");
-        assert!(!s.may_alias("a", "r"), "a :restrict parameter aliases no other parameter");
+        assert!(
+            s.may_alias("a", "b"),
+            "unrestricted parameters may alias each other"
+        );
+        assert!(
+            !s.may_alias("a", "r"),
+            "a :restrict parameter aliases no other parameter"
+        );
         assert!(s.may_alias("c", "d"));
         assert!(!s.may_alias("c", "a"), "c = a + b is a new array");
         assert!(s.may_alias("e", "r"), "a view shares its source's storage");
         assert!(s.is_unaliased("g"));
-        assert_eq!(s.classes, vec![vec!["a", "b"], vec!["c", "d"], vec!["e", "r"], vec!["g"]]);
+        assert_eq!(
+            s.classes,
+            vec![vec!["a", "b"], vec!["c", "d"], vec!["e", "r"], vec!["g"]]
+        );
     }
 
     #[test]

@@ -21,7 +21,10 @@ pub struct LiveVars {
 impl LiveVars {
     pub fn compute(f: &Function) -> LiveVars {
         let n: usize = f.body.iter().map(stmt_count).sum();
-        let mut w = Walker { live_in: vec![Set::new(); n], loops: Vec::new() };
+        let mut w = Walker {
+            live_in: vec![Set::new(); n],
+            loops: Vec::new(),
+        };
         w.stmts(&f.body, 0, Set::new());
         LiveVars { live_in: w.live_in }
     }
@@ -87,7 +90,11 @@ impl Walker {
             }
             StmtKind::Return { .. } => uses,
             StmtKind::Break => self.loops.last().map(|l| l.brk.clone()).unwrap_or_default(),
-            StmtKind::Continue => self.loops.last().map(|l| l.cont.clone()).unwrap_or_default(),
+            StmtKind::Continue => self
+                .loops
+                .last()
+                .map(|l| l.cont.clone())
+                .unwrap_or_default(),
             StmtKind::Block(b) => self.block(b, id + 1, out),
             StmtKind::If { then, els, .. } => {
                 let blocks = child_blocks(s);
@@ -107,7 +114,10 @@ impl Walker {
                 // leaving; loop variables are set afresh at each iteration's start.
                 let mut decision = out.clone();
                 loop {
-                    self.loops.push(LoopExits { brk: out.clone(), cont: decision.clone() });
+                    self.loops.push(LoopExits {
+                        brk: out.clone(),
+                        cont: decision.clone(),
+                    });
                     let body_in = self.block(body, id + 1, decision.clone());
                     self.loops.pop();
                     let mut next = out.clone();
@@ -126,7 +136,10 @@ impl Walker {
                 let mut head = out.clone();
                 head.extend(uses.iter().cloned());
                 loop {
-                    self.loops.push(LoopExits { brk: out.clone(), cont: head.clone() });
+                    self.loops.push(LoopExits {
+                        brk: out.clone(),
+                        cont: head.clone(),
+                    });
                     let body_in = self.block(body, id + 1, head.clone());
                     self.loops.pop();
                     let mut next = out.clone();
@@ -152,7 +165,11 @@ mod tests {
 
     fn live(src: &str) -> Vec<Vec<String>> {
         let m = parse_module(src).unwrap();
-        LiveVars::compute(&m.functions[0]).live_in.into_iter().map(|s| s.into_iter().collect()).collect()
+        LiveVars::compute(&m.functions[0])
+            .live_in
+            .into_iter()
+            .map(|s| s.into_iter().collect())
+            .collect()
     }
 
     #[test]

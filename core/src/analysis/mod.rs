@@ -38,7 +38,10 @@ pub fn preorder(body: &[Stmt]) -> Vec<&Stmt> {
 
 /// How many statements `s` counts in preorder numbering: itself and all nested ones.
 pub fn stmt_count(s: &Stmt) -> usize {
-    1 + child_blocks(s).iter().map(|b| b.stmts.iter().map(stmt_count).sum::<usize>()).sum::<usize>()
+    1 + child_blocks(s)
+        .iter()
+        .map(|b| b.stmts.iter().map(stmt_count).sum::<usize>())
+        .sum::<usize>()
 }
 
 /// The blocks nested directly in a statement, in preorder order (then before else).
@@ -52,7 +55,9 @@ pub fn child_blocks(s: &Stmt) -> Vec<&Block> {
             }
             v
         }
-        StmtKind::For { body, .. } | StmtKind::Parfor { body, .. } | StmtKind::While { body, .. } => {
+        StmtKind::For { body, .. }
+        | StmtKind::Parfor { body, .. }
+        | StmtKind::While { body, .. } => {
             vec![body]
         }
         _ => vec![],
@@ -97,7 +102,9 @@ pub fn sub_exprs(e: &Expr) -> Vec<&Expr> {
         | Expr::Dim { arg, .. }
         | Expr::TupleGet { arg, .. } => vec![arg],
         Expr::Binary { lhs, rhs, .. } => vec![lhs, rhs],
-        Expr::Call { args, .. } | Expr::Lib { args, .. } | Expr::Map { args, .. } => args.iter().collect(),
+        Expr::Call { args, .. } | Expr::Lib { args, .. } | Expr::Map { args, .. } => {
+            args.iter().collect()
+        }
         Expr::Alloc { init, dims, .. } => {
             let mut v: Vec<&Expr> = Vec::new();
             if let AllocInit::Fill { value } = init {
@@ -106,7 +113,11 @@ pub fn sub_exprs(e: &Expr) -> Vec<&Expr> {
             v.extend(dims.iter());
             v
         }
-        Expr::Range { start, stop, step } => [start, stop, step].into_iter().flatten().map(|b| &**b).collect(),
+        Expr::Range { start, stop, step } => [start, stop, step]
+            .into_iter()
+            .flatten()
+            .map(|b| &**b)
+            .collect(),
         Expr::Domain { ranges } => ranges.iter().collect(),
         Expr::Tuple { items } => items.iter().collect(),
         Expr::Index { array, indices, .. } => {
@@ -119,7 +130,12 @@ pub fn sub_exprs(e: &Expr) -> Vec<&Expr> {
             v.push(value);
             v
         }
-        Expr::AtomicCas { indices, expected, new, .. } => {
+        Expr::AtomicCas {
+            indices,
+            expected,
+            new,
+            ..
+        } => {
             let mut v: Vec<&Expr> = indices.iter().collect();
             v.push(expected);
             v.push(new);
@@ -160,7 +176,9 @@ pub fn stmt_uses(s: &Stmt) -> BTreeSet<String> {
             }
         }
         StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => expr_vars(cond, &mut out),
-        StmtKind::For { domain, .. } | StmtKind::Parfor { domain, .. } => expr_vars(domain, &mut out),
+        StmtKind::For { domain, .. } | StmtKind::Parfor { domain, .. } => {
+            expr_vars(domain, &mut out)
+        }
         StmtKind::Return { values } => values.iter().for_each(|v| expr_vars(v, &mut out)),
         StmtKind::Expr { expr } => expr_vars(expr, &mut out),
         StmtKind::Alloc { dims, .. } => dims.iter().for_each(|d| expr_vars(d, &mut out)),
@@ -190,5 +208,9 @@ pub fn stmt_defs(s: &Stmt) -> Vec<String> {
 
 /// All variables a function declares: parameters then locals.
 pub fn declared_vars(f: &Function) -> Vec<String> {
-    f.params.iter().map(|p| p.name.clone()).chain(f.locals.iter().map(|l| l.name.clone())).collect()
+    f.params
+        .iter()
+        .map(|p| p.name.clone())
+        .chain(f.locals.iter().map(|l| l.name.clone()))
+        .collect()
 }

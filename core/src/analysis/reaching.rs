@@ -48,14 +48,25 @@ impl ReachingDefs {
         let n: usize = f.body.iter().map(stmt_count).sum();
         let mut entry = Set::new();
         for p in &f.params {
-            entry.insert(Def { var: p.name.clone(), site: Site::Param });
+            entry.insert(Def {
+                var: p.name.clone(),
+                site: Site::Param,
+            });
         }
         for l in &f.locals {
-            entry.insert(Def { var: l.name.clone(), site: Site::Unassigned });
+            entry.insert(Def {
+                var: l.name.clone(),
+                site: Site::Unassigned,
+            });
         }
-        let mut w = Walker { reach_in: vec![None; n], loops: Vec::new() };
+        let mut w = Walker {
+            reach_in: vec![None; n],
+            loops: Vec::new(),
+        };
         w.stmts(&f.body, 0, Some(entry));
-        ReachingDefs { reach_in: w.reach_in }
+        ReachingDefs {
+            reach_in: w.reach_in,
+        }
     }
 
     /// The definitions of `var` that reach statement `id`.
@@ -128,16 +139,24 @@ impl Walker {
             StmtKind::Assign { .. } | StmtKind::Alloc { .. } => {
                 for v in stmt_defs(s) {
                     kill(&mut set, &v);
-                    set.insert(Def { var: v, site: Site::Stmt(id) });
+                    set.insert(Def {
+                        var: v,
+                        site: Site::Stmt(id),
+                    });
                 }
                 Some(set)
             }
             StmtKind::Free { var } => {
                 kill(&mut set, var);
-                set.insert(Def { var: var.clone(), site: Site::Freed(id) });
+                set.insert(Def {
+                    var: var.clone(),
+                    site: Site::Freed(id),
+                });
                 Some(set)
             }
-            StmtKind::Expr { .. } | StmtKind::RefIncr { .. } | StmtKind::RefDecr { .. } => Some(set),
+            StmtKind::Expr { .. } | StmtKind::RefIncr { .. } | StmtKind::RefDecr { .. } => {
+                Some(set)
+            }
             StmtKind::Return { .. } => None,
             StmtKind::Break => {
                 if let Some(l) = self.loops.last_mut() {
@@ -170,7 +189,10 @@ impl Walker {
                     let mut body_in = head.clone();
                     for v in vars {
                         kill(&mut body_in, v);
-                        body_in.insert(Def { var: v.clone(), site: Site::Loop(id) });
+                        body_in.insert(Def {
+                            var: v.clone(),
+                            site: Site::Loop(id),
+                        });
                     }
                     self.loops.push(LoopFlows::default());
                     let out = self.block(body, id + 1, Some(body_in));
@@ -219,7 +241,11 @@ mod tests {
                (if c (block (set x 1)) (block (set x 2)))
                (return x)))",
         );
-        let sites: Vec<Site> = r.defs_of(3, "x").into_iter().map(|d| d.site.clone()).collect();
+        let sites: Vec<Site> = r
+            .defs_of(3, "x")
+            .into_iter()
+            .map(|d| d.site.clone())
+            .collect();
         assert_eq!(sites, vec![Site::Stmt(1), Site::Stmt(2)]);
         assert!(r.certainly_assigned(3, "x"));
         assert!(!r.certainly_assigned(1, "x"));
@@ -250,7 +276,11 @@ mod tests {
                (free a)
                (return k)))",
         );
-        let sites: Vec<Site> = r.defs_of(2, "k").into_iter().map(|d| d.site.clone()).collect();
+        let sites: Vec<Site> = r
+            .defs_of(2, "k")
+            .into_iter()
+            .map(|d| d.site.clone())
+            .collect();
         // Before the increment: the initial 0 and the increment itself (previous iteration).
         assert_eq!(sites, vec![Site::Stmt(0), Site::Stmt(2)]);
         assert!(r.certainly_assigned(3, "a"));

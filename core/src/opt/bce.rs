@@ -34,7 +34,9 @@ use crate::analysis::affine::{self, Affine, AffineContext, Atom, VarRole};
 use crate::analysis::reaching::ReachingDefs;
 use crate::analysis::{assigned_vars, stmt_count};
 use crate::runtime::error::VrResult;
-use crate::vrir::ast::{BinOp, Block, Expr, Function, IndexFlags, LValue, Literal, Module, Stmt, StmtKind};
+use crate::vrir::ast::{
+    BinOp, Block, Expr, Function, IndexFlags, LValue, Literal, Module, Stmt, StmtKind,
+};
 use crate::vrir::types::{ScalarType, Type};
 use crate::vrir::verify::expr_type;
 use std::collections::{BTreeMap, BTreeSet};
@@ -76,22 +78,34 @@ fn array_rank(f: &Function, name: &str) -> Option<u32> {
 
 /// Whether `(index A indices)` with these flags reads or writes one element: one
 /// scalar integer subscript per dimension (or fewer with `:flat`).
-fn is_element_access(m: &Module, f: &Function, array: &str, indices: &[Expr], flags: &IndexFlags) -> bool {
-    let Some(rank) = array_rank(f, array) else { return false };
-    let count_ok = indices.len() == rank as usize || (flags.flatten && !indices.is_empty() && indices.len() < rank as usize);
+fn is_element_access(
+    m: &Module,
+    f: &Function,
+    array: &str,
+    indices: &[Expr],
+    flags: &IndexFlags,
+) -> bool {
+    let Some(rank) = array_rank(f, array) else {
+        return false;
+    };
+    let count_ok = indices.len() == rank as usize
+        || (flags.flatten && !indices.is_empty() && indices.len() < rank as usize);
     count_ok
-        && indices.iter().all(|i| {
-            matches!(expr_type(m, f, i), Ok(Type::Scalar { elem }) if elem.is_int())
-        })
+        && indices
+            .iter()
+            .all(|i| matches!(expr_type(m, f, i), Ok(Type::Scalar { elem }) if elem.is_int()))
 }
 
 /// Checked accesses in `stmts`: (all, those whose nearest enclosing loop has no loop
 /// inside it).
 pub fn count_checks(stmts: &[Stmt]) -> (u64, u64) {
     fn has_loop(stmts: &[Stmt]) -> bool {
-        crate::analysis::preorder(stmts)
-            .iter()
-            .any(|s| matches!(s.kind, StmtKind::For { .. } | StmtKind::Parfor { .. } | StmtKind::While { .. }))
+        crate::analysis::preorder(stmts).iter().any(|s| {
+            matches!(
+                s.kind,
+                StmtKind::For { .. } | StmtKind::Parfor { .. } | StmtKind::While { .. }
+            )
+        })
     }
     fn in_expr(e: &Expr, inner: bool, n: &mut (u64, u64)) {
         if let Expr::Index { flags, .. } = e {
@@ -126,8 +140,12 @@ pub fn count_checks(stmts: &[Stmt]) -> (u64, u64) {
                         walk(&e.stmts, inner, n);
                     }
                 }
-                StmtKind::For { domain: c, body, .. }
-                | StmtKind::Parfor { domain: c, body, .. }
+                StmtKind::For {
+                    domain: c, body, ..
+                }
+                | StmtKind::Parfor {
+                    domain: c, body, ..
+                }
                 | StmtKind::While { cond: c, body } => {
                     in_expr(c, inner, n);
                     walk(&body.stmts, !has_loop(&body.stmts), n);
@@ -179,16 +197,29 @@ struct Redundant<'a> {
 
 impl Redundant<'_> {
     /// The key of an access whose check can be shared, with the variables it reads.
-    fn key(&self, array: &str, indices: &[Expr], flags: &IndexFlags) -> Option<(String, BTreeSet<String>)> {
-        if !indices.iter().all(is_pure_subscript) || !is_element_access(self.m, self.f, array, indices, flags) {
+    fn key(
+        &self,
+        array: &str,
+        indices: &[Expr],
+        flags: &IndexFlags,
+    ) -> Option<(String, BTreeSet<String>)> {
+        if !indices.iter().all(is_pure_subscript)
+            || !is_element_access(self.m, self.f, array, indices, flags)
+        {
             return None;
         }
         let mut vars = BTreeSet::from([array.to_string()]);
-        indices.iter().for_each(|i| crate::analysis::expr_vars(i, &mut vars));
+        indices
+            .iter()
+            .for_each(|i| crate::analysis::expr_vars(i, &mut vars));
         let norm = Expr::Index {
             array: Box::new(Expr::var(array)),
             indices: indices.to_vec(),
-            flags: IndexFlags { check: true, view: false, ..*flags },
+            flags: IndexFlags {
+                check: true,
+                view: false,
+                ..*flags
+            },
         };
         Some((crate::vrir::text::print_expr(&norm), vars))
     }
@@ -200,24 +231,35 @@ impl Redundant<'_> {
             return;
         }
         if let Some((key, vars)) = self.key(array, indices, flags) {
-            if avail.contains_key(&key) {
-                flags.check = false;
-                self.removed += 1;
-            } else {
-                avail.insert(key, vars);
+            match avail.entry(key) {
+                std::collections::btree_map::Entry::Occupied(_) => {
+                    flags.check = false;
+                    self.removed += 1;
+                }
+                std::collections::btree_map::Entry::Vacant(slot) => {
+                    slot.insert(vars);
+                }
             }
         }
     }
 
     fn expr(&mut self, e: &mut Expr, avail: &mut Avail) {
         match e {
-            Expr::Binary { op: BinOp::And | BinOp::Or, lhs, rhs } => {
+            Expr::Binary {
+                op: BinOp::And | BinOp::Or,
+                lhs,
+                rhs,
+            } => {
                 self.expr(lhs, avail);
                 // The right side may not run: what it checks is not available after.
                 let mut inner = avail.clone();
                 self.expr(rhs, &mut inner);
             }
-            Expr::Index { array, indices, flags } => {
+            Expr::Index {
+                array,
+                indices,
+                flags,
+            } => {
                 self.expr(array, avail);
                 for i in indices.iter_mut() {
                     self.expr(i, avail);
@@ -257,7 +299,11 @@ impl Redundant<'_> {
                 self.expr(value, &mut avail);
                 for t in targets.iter_mut() {
                     match t {
-                        LValue::Index { array, indices, flags } => {
+                        LValue::Index {
+                            array,
+                            indices,
+                            flags,
+                        } => {
                             for i in indices.iter_mut() {
                                 self.expr(i, &mut avail);
                             }
@@ -334,7 +380,11 @@ impl Redundant<'_> {
 fn redundant(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<()> {
     let before = f.clone();
     let (_, inner_before) = count_checks(&f.body);
-    let mut r = Redundant { m: cx.module, f: &before, removed: 0 };
+    let mut r = Redundant {
+        m: cx.module,
+        f: &before,
+        removed: 0,
+    };
     let _ = r.stmts(&mut f.body, Avail::new());
     let (_, inner_after) = count_checks(&f.body);
     *counters.entry("checks_removed").or_default() += r.removed;
@@ -366,7 +416,12 @@ impl AffineContext for NestCx<'_> {
         if self.env.iter().any(|l| l.var == var) {
             VarRole::Index
         } else if !self.assigned.contains(var)
-            && matches!(self.f.var_type(var), Some(Type::Scalar { elem: ScalarType::I64 }))
+            && matches!(
+                self.f.var_type(var),
+                Some(Type::Scalar {
+                    elem: ScalarType::I64
+                })
+            )
         {
             VarRole::Invariant
         } else {
@@ -380,7 +435,9 @@ impl AffineContext for NestCx<'_> {
 
 /// A form small enough that evaluating it cannot wrap (see the module comment).
 fn small(a: &Affine) -> bool {
-    a.terms.len() <= MAX_TERMS && a.constant.abs() <= MAX_CONST && a.terms.values().all(|c| c.abs() <= MAX_COEFF)
+    a.terms.len() <= MAX_TERMS
+        && a.constant.abs() <= MAX_CONST
+        && a.terms.values().all(|c| c.abs() <= MAX_COEFF)
 }
 
 /// The least (or greatest) value of `form` over the loops of `env`: substitute each
@@ -398,6 +455,9 @@ fn extreme(form: &Affine, env: &[LoopIndex], max: bool) -> Option<Affine> {
     }
     (g.coeff_magnitude()? <= MAX_SUBSTITUTED && g.constant.abs() <= MAX_CONST).then_some(g)
 }
+
+/// An upper end's array, the dimensions its extent spans, and its terms.
+type UpperKey = (String, Vec<u32>, BTreeMap<Atom, i64>);
 
 /// One access of the nest made check-free, with what TEST must establish for it.
 struct Guarded {
@@ -430,7 +490,11 @@ struct NestWalk<'a, 'v> {
 
 impl NestWalk<'_, '_> {
     fn cx<'e>(&'e self, env: &'e [LoopIndex]) -> NestCx<'e> {
-        NestCx { f: self.v.f, assigned: &self.assigned, env }
+        NestCx {
+            f: self.v.f,
+            assigned: &self.assigned,
+            env,
+        }
     }
 
     fn access(&mut self, array: &str, indices: &[Expr], flags: &mut IndexFlags, env: &[LoopIndex]) {
@@ -443,8 +507,13 @@ impl NestWalk<'_, '_> {
         }
         let mut ranges = Vec::new();
         for i in indices {
-            let Some(form) = affine::exact(i, &cx).filter(small) else { return };
-            let (Some(lo), Some(hi)) = (extreme(&form, env, false), extreme(&form, env, true)) else { return };
+            let Some(form) = affine::exact(i, &cx).filter(small) else {
+                return;
+            };
+            let (Some(lo), Some(hi)) = (extreme(&form, env, false), extreme(&form, env, true))
+            else {
+                return;
+            };
             ranges.push((lo, hi));
         }
         // TEST may read only what is certainly assigned before the nest; and an access
@@ -457,19 +526,30 @@ impl NestWalk<'_, '_> {
                     Atom::Var(v) | Atom::Dim(v, _) => reach.certainly_assigned(self.root, v),
                 })
             });
-        let hopeless = ranges.iter().any(|(lo, _)| lo.terms.is_empty() && lo.constant < self.v.index_base);
+        let hopeless = ranges
+            .iter()
+            .any(|(lo, _)| lo.terms.is_empty() && lo.constant < self.v.index_base);
         if !readable || hopeless {
             return;
         }
         flags.check = false;
-        self.guarded.push(Guarded { array: array.to_string(), ranges, flat: flags.flatten });
+        self.guarded.push(Guarded {
+            array: array.to_string(),
+            ranges,
+            flat: flags.flatten,
+        });
     }
 
     fn expr(&mut self, e: &mut Expr, env: &[LoopIndex]) {
         for c in sub_exprs_mut(e) {
             self.expr(c, env);
         }
-        if let Expr::Index { array, indices, flags } = e {
+        if let Expr::Index {
+            array,
+            indices,
+            flags,
+        } = e
+        {
             if let Expr::Var { name } = &**array {
                 let name = name.clone();
                 self.access(&name, indices, flags, env);
@@ -479,7 +559,13 @@ impl NestWalk<'_, '_> {
 
     /// The index ranges of a loop, when its domain is a range (or a domain of ranges)
     /// with constant steps and affine bounds, and its body never assigns its variables.
-    fn loop_indices(&self, vars: &[String], domain: &Expr, body: &Block, env: &[LoopIndex]) -> Option<Vec<LoopIndex>> {
+    fn loop_indices(
+        &self,
+        vars: &[String],
+        domain: &Expr,
+        body: &Block,
+        env: &[LoopIndex],
+    ) -> Option<Vec<LoopIndex>> {
         if env.len() + vars.len() > MAX_DEPTH {
             return None;
         }
@@ -497,26 +583,52 @@ impl NestWalk<'_, '_> {
         let mut out = Vec::new();
         for (var, r) in vars.iter().zip(ranges) {
             if body_assigned.contains(var)
-                || !matches!(self.v.f.var_type(var), Some(Type::Scalar { elem: ScalarType::I64 }))
+                || !matches!(
+                    self.v.f.var_type(var),
+                    Some(Type::Scalar {
+                        elem: ScalarType::I64
+                    })
+                )
             {
                 return None;
             }
-            let Expr::Range { start: Some(start), stop: Some(stop), step } = r else { return None };
+            let Expr::Range {
+                start: Some(start),
+                stop: Some(stop),
+                step,
+            } = r
+            else {
+                return None;
+            };
             let step = match step.as_deref() {
                 None => 1,
-                Some(Expr::Const { value: Literal::I64(k) }) => *k,
-                Some(Expr::Const { value: Literal::I32(k) }) => *k as i64,
+                Some(Expr::Const {
+                    value: Literal::I64(k),
+                }) => *k,
+                Some(Expr::Const {
+                    value: Literal::I32(k),
+                }) => *k as i64,
                 Some(_) => return None,
             };
             let (lo, hi) = match step {
                 0 => return None,
-                s if s > 0 => (affine::lower_bound(start, &cx)?, affine::upper_bound(stop, &cx)?),
-                _ => (affine::lower_bound(stop, &cx)?, affine::upper_bound(start, &cx)?),
+                s if s > 0 => (
+                    affine::lower_bound(start, &cx)?,
+                    affine::upper_bound(stop, &cx)?,
+                ),
+                _ => (
+                    affine::lower_bound(stop, &cx)?,
+                    affine::upper_bound(start, &cx)?,
+                ),
             };
             if !small(&lo) || !small(&hi) {
                 return None;
             }
-            out.push(LoopIndex { var: var.clone(), lo, hi });
+            out.push(LoopIndex {
+                var: var.clone(),
+                lo,
+                hi,
+            });
         }
         // The indices' own extremes must be small too, so their values cannot wrap.
         for l in &out {
@@ -537,7 +649,12 @@ impl NestWalk<'_, '_> {
             StmtKind::Assign { targets, value } => {
                 self.expr(value, env);
                 for t in targets.iter_mut() {
-                    if let LValue::Index { array, indices, flags } = t {
+                    if let LValue::Index {
+                        array,
+                        indices,
+                        flags,
+                    } = t
+                    {
                         for i in indices.iter_mut() {
                             self.expr(i, env);
                         }
@@ -570,7 +687,11 @@ impl NestWalk<'_, '_> {
             StmtKind::Return { values } => values.iter_mut().for_each(|v| self.expr(v, env)),
             StmtKind::Expr { expr } => self.expr(expr, env),
             StmtKind::Alloc { dims, .. } => dims.iter_mut().for_each(|d| self.expr(d, env)),
-            StmtKind::Break | StmtKind::Continue | StmtKind::Free { .. } | StmtKind::RefIncr { .. } | StmtKind::RefDecr { .. } => {}
+            StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Free { .. }
+            | StmtKind::RefIncr { .. }
+            | StmtKind::RefDecr { .. } => {}
         }
     }
 }
@@ -588,7 +709,7 @@ impl Versioner<'_> {
         // Forms with the same terms differ only by their constant: the least lower end
         // and the greatest upper end (per array extent) decide, so keep just those.
         let mut lowers: BTreeMap<BTreeMap<Atom, i64>, i64> = BTreeMap::new();
-        let mut uppers: BTreeMap<(String, Vec<u32>, BTreeMap<Atom, i64>), i64> = BTreeMap::new();
+        let mut uppers: BTreeMap<UpperKey, i64> = BTreeMap::new();
         for g in guarded {
             let rank = array_rank(self.f, &g.array)? as usize;
             for (d, (lo, hi)) in g.ranges.iter().enumerate() {
@@ -603,7 +724,9 @@ impl Versioner<'_> {
                 };
                 let low = lowers.entry(lo.terms.clone()).or_insert(lo.constant);
                 *low = (*low).min(lo.constant);
-                let high = uppers.entry((g.array.clone(), dims, hi.terms.clone())).or_insert(hi.constant);
+                let high = uppers
+                    .entry((g.array.clone(), dims, hi.terms.clone()))
+                    .or_insert(hi.constant);
                 *high = (*high).max(hi.constant);
             }
         }
@@ -622,23 +745,38 @@ impl Versioner<'_> {
             conds.push(Expr::binary(BinOp::Ge, lo.to_expr(), Expr::i64(base)));
         }
         for ((array, dims, terms), constant) in uppers {
-            let top = Affine { constant: constant.checked_sub(base)?, terms };
+            let top = Affine {
+                constant: constant.checked_sub(base)?,
+                terms,
+            };
             let extent = dims
                 .into_iter()
-                .map(|k| Expr::Dim { arg: Box::new(Expr::var(array.clone())), axis: k })
+                .map(|k| Expr::Dim {
+                    arg: Box::new(Expr::var(array.clone())),
+                    axis: k,
+                })
                 .reduce(|a, b| Expr::binary(BinOp::Mul, a, b))?;
             conds.push(Expr::binary(BinOp::Lt, top.to_expr(), extent));
         }
         // Extents are compared as they are (no arithmetic on them needs a guard), but
         // reading them needs the array assigned.
-        if !guarded.iter().all(|g| self.reach.certainly_assigned(id, &g.array)) {
+        if !guarded
+            .iter()
+            .all(|g| self.reach.certainly_assigned(id, &g.array))
+        {
             return None;
         }
         let mut guards = Vec::new();
         for a in &atoms {
             let (name, e) = match a {
                 Atom::Var(v) => (v, Expr::var(v.clone())),
-                Atom::Dim(arr, k) => (arr, Expr::Dim { arg: Box::new(Expr::var(arr.clone())), axis: *k }),
+                Atom::Dim(arr, k) => (
+                    arr,
+                    Expr::Dim {
+                        arg: Box::new(Expr::var(arr.clone())),
+                        axis: *k,
+                    },
+                ),
             };
             if !self.reach.certainly_assigned(id, name) {
                 return None;
@@ -672,7 +810,9 @@ impl Versioner<'_> {
             return false;
         }
         let guarded = std::mem::take(&mut walk.guarded);
-        let Some(test) = self.test(id, &guarded) else { return false };
+        let Some(test) = self.test(id, &guarded) else {
+            return false;
+        };
         let (_, inner_before) = count_checks(std::slice::from_ref(s));
         let (_, inner_after) = count_checks(std::slice::from_ref(&fast));
         self.versioned += 1;
@@ -683,8 +823,14 @@ impl Versioner<'_> {
         *s = Stmt {
             kind: StmtKind::If {
                 cond: test,
-                then: Block { on_gpu: false, stmts: vec![fast] },
-                els: Some(Block { on_gpu: false, stmts: vec![checked] }),
+                then: Block {
+                    on_gpu: false,
+                    stmts: vec![fast],
+                },
+                els: Some(Block {
+                    on_gpu: false,
+                    stmts: vec![checked],
+                }),
             },
             line,
         };
@@ -708,9 +854,9 @@ impl Versioner<'_> {
                             self.stmts(&mut e.stmts, else_first);
                         }
                     }
-                    StmtKind::For { body, .. } | StmtKind::Parfor { body, .. } | StmtKind::While { body, .. } => {
-                        self.stmts(&mut body.stmts, id + 1)
-                    }
+                    StmtKind::For { body, .. }
+                    | StmtKind::Parfor { body, .. }
+                    | StmtKind::While { body, .. } => self.stmts(&mut body.stmts, id + 1),
                     _ => {}
                 }
             }
@@ -735,4 +881,68 @@ fn version(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrRes
     *counters.entry("checks_removed").or_default() += v.removed;
     *counters.entry("inner_checks_removed").or_default() += v.inner_removed;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opt::{optimize, OptOptions};
+    use crate::vrir::text::parse_module;
+
+    fn versioned(src: &str) -> u64 {
+        let m = parse_module(src).unwrap();
+        crate::vrir::verify::verify_module(&m).unwrap();
+        let (_, stats) = optimize(&m, &OptOptions::parse("none,+bce-version").unwrap()).unwrap();
+        stats.total("bce-version", "loops_versioned")
+    }
+
+    #[test]
+    fn inner_loop_checks_are_those_of_loops_without_loops() {
+        let m = parse_module(
+            "(module m :index-base 0 (function f ((a f64[1,row]) (n i64)) () (locals (i i64) (j i64))
+               (set (index a 0) 1.0)
+               (for (i) (range 0 n) (block
+                 (set (index a i) 2.0)
+                 (for (j) (range 0 n) (block (set (index a j) (index a i))))))))",
+        )
+        .unwrap();
+        assert_eq!(count_checks(&m.functions[0].body), (4, 2));
+    }
+
+    #[test]
+    fn large_coefficients_and_non_affine_subscripts_are_not_versioned() {
+        let nest = |subscript: &str| {
+            format!(
+                "(module m :index-base 0 (function f ((a f64[1,row]) (n i64)) (f64) (locals (i i64) (s f64))
+                   (set s 0.0)
+                   (for (i) (range 0 n) (block (set s (+ s (index a {subscript})))))
+                   (return s)))"
+            )
+        };
+        assert_eq!(versioned(&nest("(* 256 i)")), 1);
+        assert_eq!(versioned(&nest("(* 257 i)")), 0, "beyond MAX_COEFF the test could wrap");
+        assert_eq!(versioned(&nest("(* i i)")), 0);
+        assert_eq!(versioned(&nest("(index (copy (cast i64[1,row] a)) 0)")), 0);
+    }
+
+    #[test]
+    fn loops_deeper_than_the_limit_keep_their_checks() {
+        let vars = ["i1", "i2", "i3", "i4", "i5", "i6"];
+        let mut body = format!("(set s (+ s (index a {})))", vars.join(" "));
+        for v in vars.iter().rev() {
+            body = format!("(for ({v}) (range 0 1) (block {body}))");
+        }
+        let locals: String = vars.iter().map(|v| format!("({v} i64) ")).collect();
+        let src = format!(
+            "(module m :index-base 0 (function f ((a f64[6,row])) (f64) (locals {locals}(s f64))
+               (set s 0.0) {body} (return s)))"
+        );
+        // Six levels: the sixth index is not followed, so the access is not guarded
+        // from the outermost loop; from the second loop down it is (five levels).
+        let m = parse_module(&src).unwrap();
+        let (out, stats) = optimize(&m, &OptOptions::parse("none,+bce-version").unwrap()).unwrap();
+        assert_eq!(stats.total("bce-version", "loops_versioned"), 1);
+        let text = crate::vrir::text::print_module(&out);
+        assert!(text.contains("(for (i1) (range 0 1)\n      (block\n        (if"), "{text}");
+    }
 }

@@ -64,7 +64,10 @@ impl OptOptions {
 
     /// Every pass off.
     pub fn none() -> OptOptions {
-        OptOptions { disabled: PASSES.iter().map(|p| p.name).collect(), params_never_alias: false }
+        OptOptions {
+            disabled: PASSES.iter().map(|p| p.name).collect(),
+            params_never_alias: false,
+        }
     }
 
     pub fn is_enabled(&self, pass: &str) -> bool {
@@ -78,11 +81,17 @@ impl OptOptions {
             None => match GROUPS.iter().find(|(g, _)| *g == name) {
                 Some((_, members)) => members.to_vec(),
                 None => {
-                    let known: Vec<&str> =
-                        PASSES.iter().map(|p| p.name).chain(GROUPS.iter().map(|(g, _)| *g)).collect();
+                    let known: Vec<&str> = PASSES
+                        .iter()
+                        .map(|p| p.name)
+                        .chain(GROUPS.iter().map(|(g, _)| *g))
+                        .collect();
                     return Err(VrError::new(
                         ErrorKind::InvalidArgument,
-                        format!("unknown optimizer pass `{name}` (passes: {}; also all, none)", known.join(", ")),
+                        format!(
+                            "unknown optimizer pass `{name}` (passes: {}; also all, none)",
+                            known.join(", ")
+                        ),
                     ));
                 }
             },
@@ -118,7 +127,8 @@ impl OptOptions {
     /// The options `VR_PASSES` gives (every pass on when it is unset).
     pub fn from_env() -> VrResult<OptOptions> {
         match std::env::var(PASSES_ENV) {
-            Ok(spec) => OptOptions::parse(&spec).map_err(|e| VrError::new(e.kind, format!("{PASSES_ENV}: {}", e.message))),
+            Ok(spec) => OptOptions::parse(&spec)
+                .map_err(|e| VrError::new(e.kind, format!("{PASSES_ENV}: {}", e.message))),
             Err(_) => Ok(OptOptions::all()),
         }
     }
@@ -176,10 +186,17 @@ pub struct OptStats {
 impl OptStats {
     /// A counter summed over functions (0 when no report has it).
     pub fn total(&self, pass: &str, counter: &str) -> u64 {
-        self.reports.iter().filter(|r| r.pass == pass).filter_map(|r| r.counters.get(counter)).sum()
+        self.reports
+            .iter()
+            .filter(|r| r.pass == pass)
+            .filter_map(|r| r.counters.get(counter))
+            .sum()
     }
     /// The reports about one function.
-    pub fn for_function<'s>(&'s self, function: &'s str) -> impl Iterator<Item = &'s PassReport> + 's {
+    pub fn for_function<'s>(
+        &'s self,
+        function: &'s str,
+    ) -> impl Iterator<Item = &'s PassReport> + 's {
         self.reports.iter().filter(move |r| r.function == function)
     }
 }
@@ -216,17 +233,27 @@ pub fn optimize(m: &Module, options: &OptOptions) -> VrResult<(Module, OptStats)
             let mut f = out.functions[i].clone();
             let mut counters = Counters::new();
             {
-                let cx = PassContext { module: &out, options };
+                let cx = PassContext {
+                    module: &out,
+                    options,
+                };
                 (pass.run)(&mut f, &cx, &mut counters)?;
             }
             counters.retain(|_, v| *v != 0);
-            stats.reports.push(PassReport { pass: pass.name, function: f.name.clone(), counters });
+            stats.reports.push(PassReport {
+                pass: pass.name,
+                function: f.name.clone(),
+                counters,
+            });
             out.functions[i] = f;
         }
         verify_module(&out).map_err(|e| {
             VrError::new(
                 ErrorKind::Internal,
-                format!("optimizer pass `{}` produced a module that does not verify: {}", pass.name, e.message),
+                format!(
+                    "optimizer pass `{}` produced a module that does not verify: {}",
+                    pass.name, e.message
+                ),
             )
         })?;
     }
@@ -245,7 +272,9 @@ pub fn sub_exprs_mut(e: &mut Expr) -> Vec<&mut Expr> {
         | Expr::Dim { arg, .. }
         | Expr::TupleGet { arg, .. } => vec![&mut **arg],
         Expr::Binary { lhs, rhs, .. } => vec![&mut **lhs, &mut **rhs],
-        Expr::Call { args, .. } | Expr::Lib { args, .. } | Expr::Map { args, .. } => args.iter_mut().collect(),
+        Expr::Call { args, .. } | Expr::Lib { args, .. } | Expr::Map { args, .. } => {
+            args.iter_mut().collect()
+        }
         Expr::Alloc { init, dims, .. } => {
             let mut v: Vec<&mut Expr> = Vec::new();
             if let AllocInit::Fill { value } = init {
@@ -254,9 +283,11 @@ pub fn sub_exprs_mut(e: &mut Expr) -> Vec<&mut Expr> {
             v.extend(dims.iter_mut());
             v
         }
-        Expr::Range { start, stop, step } => {
-            [start, stop, step].into_iter().flatten().map(|b| &mut **b).collect()
-        }
+        Expr::Range { start, stop, step } => [start, stop, step]
+            .into_iter()
+            .flatten()
+            .map(|b| &mut **b)
+            .collect(),
         Expr::Domain { ranges } => ranges.iter_mut().collect(),
         Expr::Tuple { items } => items.iter_mut().collect(),
         Expr::Index { array, indices, .. } => {
@@ -269,7 +300,12 @@ pub fn sub_exprs_mut(e: &mut Expr) -> Vec<&mut Expr> {
             v.push(&mut **value);
             v
         }
-        Expr::AtomicCas { indices, expected, new, .. } => {
+        Expr::AtomicCas {
+            indices,
+            expected,
+            new,
+            ..
+        } => {
             let mut v: Vec<&mut Expr> = indices.iter_mut().collect();
             v.push(&mut **expected);
             v.push(&mut **new);
@@ -295,8 +331,16 @@ mod tests {
         assert_eq!(o, OptOptions::all());
         let e = OptOptions::parse("-fusion").unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidArgument);
-        assert!(e.message.contains("unknown optimizer pass `fusion`"), "{}", e.message);
-        assert!(e.message.contains("bce-redundant, bce-version, bce"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown optimizer pass `fusion`"),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message.contains("bce-redundant, bce-version, bce"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
