@@ -104,3 +104,24 @@ fn versioning_keeps_checks_it_cannot_prove() {
             (return s)))"
     ));
 }
+
+#[test]
+fn allocating_subexpressions_become_temporaries() {
+    insta::assert_snapshot!(only(
+        "simplify",
+        "(module m :index-base 0
+          (function f ((a f64[1,row]) (b f64[1,row]) (c bool) (n i64)) (f64[1,row])
+            (locals (d f64[1,row]) (s f64) (i i64) (u f64[1,row]))
+            (set d (+ (* a 2.0) (sqrt b)))
+            (set s (sum (- d (index a (range 0 1)))))
+            ; the right side of `and` may not run: nothing leaves it
+            (if (and c (> (sum (* a a)) 0.0)) (block (set s 1.0)))
+            ; a[0] may fail before (* a 3.0) runs: the product stays
+            (set d (+ (index a 0) (* a 3.0)))
+            ; u may be unassigned: reading it first may fail, so (* b 2.0) stays
+            (if c (block (set u a)))
+            (set d (+ u (* b 2.0)))
+            (parfor (i) (range 0 n) (block (set (index d i) (sum (* a a)))))
+            (return (+ d (* b s)))))"
+    ));
+}

@@ -920,7 +920,11 @@ mod tests {
             )
         };
         assert_eq!(versioned(&nest("(* 256 i)")), 1);
-        assert_eq!(versioned(&nest("(* 257 i)")), 0, "beyond MAX_COEFF the test could wrap");
+        assert_eq!(
+            versioned(&nest("(* 257 i)")),
+            0,
+            "beyond MAX_COEFF the test could wrap"
+        );
         assert_eq!(versioned(&nest("(* i i)")), 0);
         assert_eq!(versioned(&nest("(index (copy (cast i64[1,row] a)) 0)")), 0);
     }
@@ -943,6 +947,9 @@ mod tests {
         let (out, stats) = optimize(&m, &OptOptions::parse("none,+bce-version").unwrap()).unwrap();
         assert_eq!(stats.total("bce-version", "loops_versioned"), 1);
         let text = crate::vrir::text::print_module(&out);
-        assert!(text.contains("(for (i1) (range 0 1)\n      (block\n        (if"), "{text}");
+        assert!(
+            text.contains("(for (i1) (range 0 1)\n      (block\n        (if"),
+            "{text}"
+        );
     }
 }

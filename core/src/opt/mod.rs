@@ -13,6 +13,7 @@
 
 pub mod bce;
 pub mod explain;
+pub mod simplify;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::vrir::ast::{Expr, Function, Module};
@@ -38,8 +39,10 @@ pub struct Pass {
     pub run: fn(&mut Function, &PassContext, &mut Counters) -> VrResult<()>,
 }
 
-/// Every pass, in the order they run.
-pub const PASSES: &[Pass] = &[bce::REDUNDANT, bce::VERSION];
+/// Every pass, in the order they run: simplification first (later passes see explicit
+/// allocations), then redundant checks, then versioning (which copies nests whose
+/// redundant checks are already gone).
+pub const PASSES: &[Pass] = &[simplify::SIMPLIFY, bce::REDUNDANT, bce::VERSION];
 
 /// Names that switch several passes at once.
 const GROUPS: &[(&str, &[&str])] = &[("bce", &["bce-redundant", "bce-version"])];
@@ -326,7 +329,11 @@ mod tests {
         let o = OptOptions::parse("none, +bce-redundant").unwrap();
         assert!(o.is_enabled("bce-redundant") && !o.is_enabled("bce-version"));
         let o = OptOptions::parse("-bce").unwrap();
-        assert_eq!(o, OptOptions::none());
+        assert!(
+            o.is_enabled("simplify")
+                && !o.is_enabled("bce-redundant")
+                && !o.is_enabled("bce-version")
+        );
         let o = OptOptions::parse("-bce,all").unwrap();
         assert_eq!(o, OptOptions::all());
         let e = OptOptions::parse("-fusion").unwrap_err();
