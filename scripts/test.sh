@@ -18,3 +18,5 @@ fi
 # the benchmark kernels are conformance files too
 target/debug/vr test bench/kernels --backend interp
 target/debug/vr test bench/kernels --backend cpu
+# the optimizer switched off through the environment (cargo test covers each pass off)
+VR_PASSES=none target/debug/vr test tests/vrir/opt bench/kernels --backend cpu

@@ -1,5 +1,5 @@
 //! `vr-bench`: times each benchmark kernel on the interpreter, the cpu backend (bounds
-//! checks as emitted, and off) and its C reference, after checking that compiled and C
+//! checks as emitted, after the optimizer, and off) and its C reference, after checking that compiled and C
 //! results agree, and prints one table. Never used for timed assertions.
 //!
 //! Usage: vr-bench [--quick] [--kernel NAME]
@@ -15,6 +15,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 use velociraptor::cpu::{self, CompiledModule};
 use velociraptor::interp;
+use velociraptor::opt::explain::inner_loop_checks;
+use velociraptor::opt::{optimize, OptOptions};
 use velociraptor::runtime::value::Value;
 use velociraptor::vrir::ast::Module;
 use velociraptor::vrir::text::parse_module;
@@ -132,6 +134,11 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
     let unchecked_module = nocheck::without_checks(&module).map_err(|e| e.to_string())?;
     verify_module(&unchecked_module).map_err(|e| e.to_string())?;
     let unchecked = cpu::compile(&unchecked_module).map_err(|e| e.to_string())?;
+    let all_passes = OptOptions::all();
+    let (optimized_module, _) = optimize(&module, &all_passes).map_err(|e| e.to_string())?;
+    let optimized = cpu::compile(&optimized_module).map_err(|e| e.to_string())?;
+    let inner_checks =
+        inner_loop_checks(&module, k.name, &all_passes).map_err(|e| e.to_string())?;
     let lib = c_ref::build_and_load(dir, k.name, k.c_source)?;
     let call_c = |args: Vec<Value>| (k.call_c)(&lib, &args).map(|_| ());
     let call_cpu = |m: &CompiledModule, args: Vec<Value>| {
@@ -145,6 +152,7 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
     let expected = observed(&c_args, &c_results);
     for (label, m) in [
         ("cpu (checks on)", &checked),
+        ("cpu (optimized)", &optimized),
         ("cpu (checks off)", &unchecked),
     ] {
         let args = fresh_copy(&inputs);
@@ -158,6 +166,8 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
     let reps = opts.reps();
     let c = timing::median_time(reps, || fresh_copy(&inputs), call_c)?;
     let cpu_checked = timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&checked, a))?;
+    let cpu_optimized =
+        timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&optimized, a))?;
     let cpu_unchecked =
         timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&unchecked, a))?;
 
@@ -185,7 +195,9 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
         interp_size,
         size,
         cpu_checked,
+        cpu_optimized,
         cpu_unchecked,
+        inner_checks,
         c,
         compile_ms: timing::median(&mut compile_ms),
     })

@@ -10,7 +10,11 @@ pub struct Row {
     pub interp_size: usize,
     pub size: usize,
     pub cpu_checked: Duration,
+    /// Checks as emitted, then the optimizer (bounds-check elimination) with all passes.
+    pub cpu_optimized: Duration,
     pub cpu_unchecked: Duration,
+    /// Inner-loop bounds checks as written, and how many the optimizer removed.
+    pub inner_checks: (u64, u64),
     pub c: Duration,
     pub compile_ms: f64,
 }
@@ -18,6 +22,9 @@ pub struct Row {
 impl Row {
     pub fn ratio_checked(&self) -> f64 {
         secs(self.cpu_checked) / secs(self.c)
+    }
+    pub fn ratio_optimized(&self) -> f64 {
+        secs(self.cpu_optimized) / secs(self.c)
     }
     pub fn ratio_unchecked(&self) -> f64 {
         secs(self.cpu_unchecked) / secs(self.c)
@@ -33,20 +40,24 @@ fn ms(d: Duration) -> String {
 }
 
 pub fn print(rows: &[Row]) {
-    println!("| kernel | size | interp ms (scaled from size) | cpu ms (checks on) | cpu ms (checks off) | C ms | cpu/C (on) | cpu/C (off) | compile ms |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| kernel | size | interp ms (scaled from size) | cpu ms (checks on) | cpu ms (optimized) | cpu ms (checks off) | C ms | cpu/C (on) | cpu/C (opt) | cpu/C (off) | inner-loop checks removed | compile ms |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for r in rows {
         println!(
-            "| {} | {} | {} (from {}) | {} | {} | {} | {:.2} | {:.2} | {:.1} |",
+            "| {} | {} | {} (from {}) | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {}/{} | {:.1} |",
             r.kernel,
             r.size,
             ms(r.interp),
             r.interp_size,
             ms(r.cpu_checked),
+            ms(r.cpu_optimized),
             ms(r.cpu_unchecked),
             ms(r.c),
             r.ratio_checked(),
+            r.ratio_optimized(),
             r.ratio_unchecked(),
+            r.inner_checks.1,
+            r.inner_checks.0,
             r.compile_ms
         );
     }
@@ -55,9 +66,10 @@ pub fn print(rows: &[Row]) {
             |f: fn(&Row) -> f64| crate::timing::median(&mut rows.iter().map(f).collect::<Vec<_>>());
         println!();
         println!(
-            "median cpu/C over {} kernels: {:.2} (checks on), {:.2} (checks off)",
+            "median cpu/C over {} kernels: {:.2} (checks on), {:.2} (optimized), {:.2} (checks off)",
             rows.len(),
             med(Row::ratio_checked),
+            med(Row::ratio_optimized),
             med(Row::ratio_unchecked)
         );
         println!(

@@ -123,8 +123,16 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
     verify::verify_module(m)?;
     lookup(m, func)?;
     match backend {
-        Backend::Interp | Backend::Auto => crate::interp::run(m, func, args),
-        Backend::Cpu => crate::cpu::compile(m)?.call(func, args),
+        // The interpreter is the oracle and runs modules as given, except inside
+        // `opt::with_options` (tests of the optimizer).
+        Backend::Interp | Backend::Auto => match crate::opt::scoped() {
+            Some(opts) => crate::interp::run(&crate::opt::optimize(m, &opts)?.0, func, args),
+            None => crate::interp::run(m, func, args),
+        },
+        Backend::Cpu => {
+            let (optimized, _) = crate::opt::optimize(m, &crate::opt::OptOptions::current()?)?;
+            crate::cpu::compile(&optimized)?.call(func, args)
+        }
         Backend::CpuPar | Backend::Gpu => Err(backend.missing()),
     }
 }

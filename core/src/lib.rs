@@ -1,11 +1,13 @@
 //! Velociraptor: a compiler and runtime for numerical array code shared by R, Julia,
 //! Octave and any C host. See docs/architecture.md for the map of this crate.
 
+pub mod analysis;
 pub mod backend;
 pub mod conformance;
 pub mod cpu;
 pub mod frontend;
 pub mod interp;
+pub mod opt;
 pub mod runtime;
 pub mod vrir;
 

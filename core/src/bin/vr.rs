@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use velociraptor::backend::{self, Backend};
 use velociraptor::conformance;
+use velociraptor::opt::OptOptions;
 use velociraptor::vrir::{json, text};
 use velociraptor::VrError;
 
@@ -29,6 +30,10 @@ commands:
                                       boolean a logical, {\"dtype\":\"i32\",\"data\":5} an
                                       integer, {\"dtype\",\"shape\",\"data\"} an array)
   vr dump FILE.R FUNCTION --args JSON print the VRIR compiled from an R function
+  vr explain FILE FUNCTION [--passes SPEC] [--params-never-alias]
+                                      print FUNCTION after the optimizer, with what
+                                      each pass did (SPEC as VR_PASSES: -bce-version,
+                                      none,+bce-redundant; default VR_PASSES or all)
   vr test [PATH...] [--backend B] [--verbose]
                                       run conformance files (default tests/vrir);
                                       --verbose lists skipped cases
@@ -92,6 +97,7 @@ fn run(args: &[String]) -> Result<ExitCode, Failure> {
         "dump" => dump(rest),
         "run" => run_function(rest),
         "test" => test(rest),
+        "explain" => explain(rest),
         other => Err(Failure::Usage(format!("unknown command `{other}`"))),
     }
 }
@@ -281,6 +287,21 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
     let values = backend::args_from_json(f, &args_json)?;
     let results = backend::execute(backend, &m, func, values)?;
     println!("{}", backend::results_to_json(&results));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn explain(args: &[String]) -> Result<ExitCode, Failure> {
+    let o = Options::parse(args, &["--passes"], &["--params-never-alias"])?;
+    let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
+        unreachable!()
+    };
+    let mut opts = match o.value("--passes")? {
+        Some(spec) => OptOptions::parse(spec).map_err(|e| Failure::Usage(e.message))?,
+        None => OptOptions::from_env()?,
+    };
+    opts.params_never_alias = o.has("--params-never-alias");
+    let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
+    print!("{}", velociraptor::opt::explain::explain(&m, func, &opts)?);
     Ok(ExitCode::SUCCESS)
 }
 

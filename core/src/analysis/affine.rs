@@ -1,0 +1,340 @@
+//! Affine forms of integer expressions: `c0 + c1*a1 + ... + cn*an` where each atom is
+//! an `i64` variable or the extent `(dim A k)` of an array variable. Loop versioning
+//! reads subscripts and loop bounds in this form and computes their extremes over a
+//! loop nest before it runs.
+//!
+//! Besides exact forms, [`lower_bound`] and [`upper_bound`] find an affine form that is
+//! never above (below) an expression: `(max a b)` is at least `a` and at least `b`, so
+//! either is a lower bound, and the one with fewer loop indices is taken (for
+//! `(max (- j r) 0)`, the constant 0). All arithmetic here is checked: a form whose
+//! coefficients overflow is no form.
+
+use crate::vrir::ast::{BinOp, Expr, LibFn, Literal, UnOp};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What an atom of an affine form stands for.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Atom {
+    /// An `i64` variable (a loop index, or a variable the loop nest never changes).
+    Var(String),
+    /// `(dim A k)`.
+    Dim(String, u32),
+}
+
+/// How the caller's context sees a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarRole {
+    /// The index of an enclosing loop of the nest.
+    Index,
+    /// An `i64` variable whose value is the same throughout the nest.
+    Invariant,
+    /// Anything else: the expression has no affine form.
+    Other,
+}
+
+/// The questions affine conversion asks about names.
+pub trait AffineContext {
+    fn role(&self, var: &str) -> VarRole;
+    /// Whether `(dim A k)` is the same throughout the nest (A never reassigned in it).
+    fn dims_invariant(&self, array: &str) -> bool;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Affine {
+    pub constant: i64,
+    /// Non-zero coefficients only.
+    pub terms: BTreeMap<Atom, i64>,
+}
+
+impl Affine {
+    pub fn constant(c: i64) -> Affine {
+        Affine {
+            constant: c,
+            terms: BTreeMap::new(),
+        }
+    }
+    pub fn atom(a: Atom) -> Affine {
+        Affine {
+            constant: 0,
+            terms: BTreeMap::from([(a, 1)]),
+        }
+    }
+    pub fn add(&self, other: &Affine) -> Option<Affine> {
+        let mut r = self.clone();
+        r.constant = r.constant.checked_add(other.constant)?;
+        for (a, c) in &other.terms {
+            let e = r.terms.entry(a.clone()).or_insert(0);
+            *e = e.checked_add(*c)?;
+            if *e == 0 {
+                r.terms.remove(a);
+            }
+        }
+        Some(r)
+    }
+    pub fn scale(&self, k: i64) -> Option<Affine> {
+        if k == 0 {
+            return Some(Affine::default());
+        }
+        let mut r = Affine {
+            constant: self.constant.checked_mul(k)?,
+            terms: BTreeMap::new(),
+        };
+        for (a, c) in &self.terms {
+            r.terms.insert(a.clone(), c.checked_mul(k)?);
+        }
+        Some(r)
+    }
+    pub fn sub(&self, other: &Affine) -> Option<Affine> {
+        self.add(&other.scale(-1)?)
+    }
+    /// The coefficient of `a` (0 when absent).
+    pub fn coeff(&self, a: &Atom) -> i64 {
+        self.terms.get(a).copied().unwrap_or(0)
+    }
+    /// Replace atom `a` by the form `by`.
+    pub fn substitute(&self, a: &Atom, by: &Affine) -> Option<Affine> {
+        let c = self.coeff(a);
+        if c == 0 {
+            return Some(self.clone());
+        }
+        let mut rest = self.clone();
+        rest.terms.remove(a);
+        rest.add(&by.scale(c)?)
+    }
+    /// Sum of the absolute values of the coefficients (the constant excluded).
+    pub fn coeff_magnitude(&self) -> Option<i64> {
+        self.terms
+            .values()
+            .try_fold(0i64, |acc, c| acc.checked_add(c.checked_abs()?))
+    }
+
+    /// The form as a VRIR `i64` expression: constant first, then `c * atom` terms.
+    pub fn to_expr(&self) -> Expr {
+        let mut e: Option<Expr> = None;
+        for (a, c) in &self.terms {
+            let atom = match a {
+                Atom::Var(v) => Expr::var(v.clone()),
+                Atom::Dim(arr, k) => Expr::Dim {
+                    arg: Box::new(Expr::var(arr.clone())),
+                    axis: *k,
+                },
+            };
+            let (op, mag) = if *c < 0 && e.is_some() {
+                (BinOp::Sub, c.unsigned_abs())
+            } else {
+                (BinOp::Add, 0)
+            };
+            let term = if op == BinOp::Sub {
+                if mag == 1 {
+                    atom
+                } else {
+                    Expr::binary(BinOp::Mul, Expr::i64(mag as i64), atom)
+                }
+            } else if *c == 1 {
+                atom
+            } else {
+                Expr::binary(BinOp::Mul, Expr::i64(*c), atom)
+            };
+            e = Some(match e {
+                None => term,
+                Some(prev) => Expr::binary(op, prev, term),
+            });
+        }
+        match e {
+            None => Expr::i64(self.constant),
+            Some(e) if self.constant == 0 => e,
+            Some(e) if self.constant < 0 => {
+                Expr::binary(BinOp::Sub, e, Expr::i64(self.constant.wrapping_neg()))
+            }
+            Some(e) => Expr::binary(BinOp::Add, e, Expr::i64(self.constant)),
+        }
+    }
+}
+
+impl fmt::Display for Affine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::vrir::text::print_expr(&self.to_expr()))
+    }
+}
+
+/// The exact affine form of `e`, if it has one in this context.
+pub fn exact(e: &Expr, cx: &dyn AffineContext) -> Option<Affine> {
+    match e {
+        Expr::Const {
+            value: Literal::I64(v),
+        } => Some(Affine::constant(*v)),
+        Expr::Var { name } => match cx.role(name) {
+            VarRole::Index | VarRole::Invariant => Some(Affine::atom(Atom::Var(name.clone()))),
+            VarRole::Other => None,
+        },
+        Expr::Dim { arg, axis } => match &**arg {
+            Expr::Var { name } if cx.dims_invariant(name) => {
+                Some(Affine::atom(Atom::Dim(name.clone(), *axis)))
+            }
+            _ => None,
+        },
+        Expr::Unary { op: UnOp::Neg, arg } => exact(arg, cx)?.scale(-1),
+        Expr::Binary { op, lhs, rhs } => match op {
+            BinOp::Add => exact(lhs, cx)?.add(&exact(rhs, cx)?),
+            BinOp::Sub => exact(lhs, cx)?.sub(&exact(rhs, cx)?),
+            BinOp::Mul => {
+                let (l, r) = (exact(lhs, cx)?, exact(rhs, cx)?);
+                if l.terms.is_empty() {
+                    r.scale(l.constant)
+                } else if r.terms.is_empty() {
+                    l.scale(r.constant)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// How many loop-index atoms a form mentions (fewer makes a better bound).
+fn index_terms(a: &Affine, cx: &dyn AffineContext) -> usize {
+    a.terms
+        .keys()
+        .filter(|t| matches!(t, Atom::Var(v) if cx.role(v) == VarRole::Index))
+        .count()
+}
+
+fn better(a: Option<Affine>, b: Option<Affine>, cx: &dyn AffineContext) -> Option<Affine> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if index_terms(&b, cx) < index_terms(&a, cx) {
+            b
+        } else {
+            a
+        }),
+        (a, b) => a.or(b),
+    }
+}
+
+/// An affine form never above `e` (wherever `e` is evaluated in the context).
+pub fn lower_bound(e: &Expr, cx: &dyn AffineContext) -> Option<Affine> {
+    bound(e, cx, false)
+}
+
+/// An affine form never below `e`.
+pub fn upper_bound(e: &Expr, cx: &dyn AffineContext) -> Option<Affine> {
+    bound(e, cx, true)
+}
+
+fn bound(e: &Expr, cx: &dyn AffineContext, upper: bool) -> Option<Affine> {
+    if let Some(a) = exact(e, cx) {
+        return Some(a);
+    }
+    match e {
+        Expr::Unary { op: UnOp::Neg, arg } => bound(arg, cx, !upper)?.scale(-1),
+        Expr::Binary {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } => bound(lhs, cx, upper)?.add(&bound(rhs, cx, upper)?),
+        Expr::Binary {
+            op: BinOp::Sub,
+            lhs,
+            rhs,
+        } => bound(lhs, cx, upper)?.sub(&bound(rhs, cx, !upper)?),
+        Expr::Binary {
+            op: BinOp::Mul,
+            lhs,
+            rhs,
+        } => {
+            let (k, other) = match (exact(lhs, cx), exact(rhs, cx)) {
+                (Some(k), _) if k.terms.is_empty() => (k.constant, rhs),
+                (_, Some(k)) if k.terms.is_empty() => (k.constant, lhs),
+                _ => return None,
+            };
+            bound(other, cx, if k >= 0 { upper } else { !upper })?.scale(k)
+        }
+        // max(a, b) >= a and >= b: either is a lower bound; likewise min for upper.
+        Expr::Lib {
+            func: LibFn::Max,
+            args,
+        } if !upper && args.len() == 2 => {
+            better(bound(&args[0], cx, false), bound(&args[1], cx, false), cx)
+        }
+        Expr::Lib {
+            func: LibFn::Min,
+            args,
+        } if upper && args.len() == 2 => {
+            better(bound(&args[0], cx, true), bound(&args[1], cx, true), cx)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vrir::text::parse_module;
+
+    struct Cx;
+    impl AffineContext for Cx {
+        fn role(&self, v: &str) -> VarRole {
+            match v {
+                "i" | "j" => VarRole::Index,
+                "n" | "r" => VarRole::Invariant,
+                _ => VarRole::Other,
+            }
+        }
+        fn dims_invariant(&self, a: &str) -> bool {
+            a == "a"
+        }
+    }
+
+    fn expr(src: &str) -> Expr {
+        let m = parse_module(&format!(
+            "(module m :index-base 0 (function f () () (locals) (expr {src})))"
+        ))
+        .unwrap();
+        match &m.functions[0].body[0].kind {
+            crate::vrir::ast::StmtKind::Expr { expr } => expr.clone(),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn sums_differences_and_constant_multiples_are_affine() {
+        let a = exact(&expr("(- (* 2 (+ i 1)) (neg (dim a 1)))"), &Cx).unwrap();
+        assert_eq!(a.constant, 2);
+        assert_eq!(a.coeff(&Atom::Var("i".into())), 2);
+        assert_eq!(a.coeff(&Atom::Dim("a".into(), 1)), 1);
+        assert_eq!(a.to_string(), "(+ (+ (* 2 i) (dim a 1)) 2)");
+        assert!(
+            exact(&expr("(* i j)"), &Cx).is_none(),
+            "a product of two indices is not affine"
+        );
+        assert!(
+            exact(&expr("(+ i k)"), &Cx).is_none(),
+            "k may change inside the nest"
+        );
+        assert!(
+            exact(&expr("(dim b 0)"), &Cx).is_none(),
+            "b may be reassigned"
+        );
+    }
+
+    #[test]
+    fn min_and_max_give_the_bound_with_fewer_loop_indices() {
+        let lo = lower_bound(&expr("(max (- j r) 0)"), &Cx).unwrap();
+        assert_eq!(lo, Affine::constant(0));
+        let hi = upper_bound(&expr("(- (min (+ (+ j r) 1) n) 1)"), &Cx).unwrap();
+        assert_eq!(hi.to_string(), "(- n 1)");
+        assert!(upper_bound(&expr("(max i n)"), &Cx).is_none());
+        assert!(lower_bound(&expr("(min i n)"), &Cx).is_none());
+    }
+
+    #[test]
+    fn substitution_replaces_an_atom_by_a_form() {
+        let f = exact(&expr("(+ (* 3 i) j)"), &Cx).unwrap();
+        let by = exact(&expr("(- n 1)"), &Cx).unwrap();
+        let g = f.substitute(&Atom::Var("i".into()), &by).unwrap();
+        assert_eq!(g.to_string(), "(- (+ j (* 3 n)) 3)");
+        assert_eq!(g.coeff_magnitude(), Some(4));
+    }
+}

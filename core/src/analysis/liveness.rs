@@ -1,0 +1,216 @@
+//! Live variables: before each statement, the variables whose current value some later
+//! statement may read. A backward analysis over the structured AST: loops iterate to a
+//! fixed point, `break` continues with what is live after its loop, `continue` with what
+//! is live at its loop's next iteration, `return` with what its values read.
+//!
+//! Memory reuse needs it (a dead array's buffer may be written); the optimizer's `vr
+//! explain` shows it.
+
+use super::{child_blocks, stmt_count, stmt_defs, stmt_uses};
+use crate::vrir::ast::{Block, Function, Stmt, StmtKind};
+use std::collections::BTreeSet;
+
+type Set = BTreeSet<String>;
+
+/// Live variables before every statement, by preorder number (see [`super::preorder`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveVars {
+    pub live_in: Vec<Set>,
+}
+
+impl LiveVars {
+    pub fn compute(f: &Function) -> LiveVars {
+        let n: usize = f.body.iter().map(stmt_count).sum();
+        let mut w = Walker {
+            live_in: vec![Set::new(); n],
+            loops: Vec::new(),
+        };
+        w.stmts(&f.body, 0, Set::new());
+        LiveVars { live_in: w.live_in }
+    }
+
+    /// Whether `var` is live before statement `id`.
+    pub fn is_live(&self, id: usize, var: &str) -> bool {
+        self.live_in.get(id).is_some_and(|s| s.contains(var))
+    }
+}
+
+/// What is live where a `break` and a `continue` of the innermost loop go.
+struct LoopExits {
+    brk: Set,
+    cont: Set,
+}
+
+struct Walker {
+    live_in: Vec<Set>,
+    loops: Vec<LoopExits>,
+}
+
+impl Walker {
+    /// Live before the list `stmts`, whose first statement has preorder number `first`,
+    /// given what is live after it.
+    fn stmts(&mut self, stmts: &[Stmt], first: usize, out: Set) -> Set {
+        let mut ids = Vec::with_capacity(stmts.len());
+        let mut id = first;
+        for s in stmts {
+            ids.push(id);
+            id += stmt_count(s);
+        }
+        let mut live = out;
+        for (s, id) in stmts.iter().zip(ids).rev() {
+            live = self.stmt(s, id, live);
+        }
+        live
+    }
+
+    fn block(&mut self, b: &Block, first: usize, out: Set) -> Set {
+        self.stmts(&b.stmts, first, out)
+    }
+
+    fn stmt(&mut self, s: &Stmt, id: usize, out: Set) -> Set {
+        let uses = stmt_uses(s);
+        let live = match &s.kind {
+            StmtKind::Assign { .. } | StmtKind::Alloc { .. } => {
+                let mut l = out;
+                for d in stmt_defs(s) {
+                    l.remove(&d);
+                }
+                l.extend(uses);
+                l
+            }
+            StmtKind::Free { var } => {
+                let mut l = out;
+                l.remove(var);
+                l
+            }
+            StmtKind::Expr { .. } | StmtKind::RefIncr { .. } | StmtKind::RefDecr { .. } => {
+                let mut l = out;
+                l.extend(uses);
+                l
+            }
+            StmtKind::Return { .. } => uses,
+            StmtKind::Break => self.loops.last().map(|l| l.brk.clone()).unwrap_or_default(),
+            StmtKind::Continue => self
+                .loops
+                .last()
+                .map(|l| l.cont.clone())
+                .unwrap_or_default(),
+            StmtKind::Block(b) => self.block(b, id + 1, out),
+            StmtKind::If { then, els, .. } => {
+                let blocks = child_blocks(s);
+                let mut l = self.block(then, id + 1, out.clone());
+                match els {
+                    Some(e) => {
+                        let first = id + 1 + blocks[0].stmts.iter().map(stmt_count).sum::<usize>();
+                        l.extend(self.block(e, first, out));
+                    }
+                    None => l.extend(out),
+                }
+                l.extend(uses);
+                l
+            }
+            StmtKind::For { vars, body, .. } | StmtKind::Parfor { vars, body, .. } => {
+                // `decision`: live where the loop decides between another iteration and
+                // leaving; loop variables are set afresh at each iteration's start.
+                let mut decision = out.clone();
+                loop {
+                    self.loops.push(LoopExits {
+                        brk: out.clone(),
+                        cont: decision.clone(),
+                    });
+                    let body_in = self.block(body, id + 1, decision.clone());
+                    self.loops.pop();
+                    let mut next = out.clone();
+                    next.extend(body_in.into_iter().filter(|v| !vars.contains(v)));
+                    if next == decision {
+                        break;
+                    }
+                    decision = next;
+                }
+                let mut l = decision;
+                l.extend(uses);
+                l
+            }
+            StmtKind::While { body, .. } => {
+                // `head`: live before the condition, evaluated before every iteration.
+                let mut head = out.clone();
+                head.extend(uses.iter().cloned());
+                loop {
+                    self.loops.push(LoopExits {
+                        brk: out.clone(),
+                        cont: head.clone(),
+                    });
+                    let body_in = self.block(body, id + 1, head.clone());
+                    self.loops.pop();
+                    let mut next = out.clone();
+                    next.extend(uses.iter().cloned());
+                    next.extend(body_in);
+                    if next == head {
+                        break;
+                    }
+                    head = next;
+                }
+                head
+            }
+        };
+        self.live_in[id] = live.clone();
+        live
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vrir::text::parse_module;
+
+    fn live(src: &str) -> Vec<Vec<String>> {
+        let m = parse_module(src).unwrap();
+        LiveVars::compute(&m.functions[0])
+            .live_in
+            .into_iter()
+            .map(|s| s.into_iter().collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_value_is_live_from_its_definition_to_its_last_use() {
+        let l = live(
+            "(module m :index-base 0 (function f ((a i64)) (i64) (locals (b i64) (c i64))
+               (set b (+ a 1)) (set c 2) (set b (* b c)) (return b)))",
+        );
+        assert_eq!(l[0], vec!["a"]);
+        assert_eq!(l[1], vec!["b"]);
+        assert_eq!(l[2], vec!["b", "c"]);
+        assert_eq!(l[3], vec!["b"]);
+    }
+
+    #[test]
+    fn loops_carry_values_around_the_back_edge() {
+        // s is read in the body and so live before the loop; i (the loop variable) is
+        // set by the loop and not live before it; n is read by the domain.
+        let l = live(
+            "(module m :index-base 0 (function f ((n i64)) (i64) (locals (i i64) (s i64) (t i64))
+               (set s 0)
+               (for (i) (range 0 n) (block (set t i) (set s (+ s t))))
+               (return s)))",
+        );
+        assert_eq!(l[1], vec!["n", "s"]);
+        assert_eq!(l[2], vec!["i", "s"]);
+        assert_eq!(l[3], vec!["s", "t"]);
+        assert_eq!(l[4], vec!["s"]);
+    }
+
+    #[test]
+    fn break_sees_what_follows_the_loop_and_while_rereads_its_condition() {
+        let l = live(
+            "(module m :index-base 0 (function f ((n i64)) (i64) (locals (k i64) (r i64))
+               (set k 0) (set r 7)
+               (while (< k n) (block (if (> k 3) (block (break))) (set k (+ k 1))))
+               (return r)))",
+        );
+        // Before the while: k, n (condition) and r (read after the loop).
+        assert_eq!(l[2], vec!["k", "n", "r"]);
+        // Before `break`: only what is read after the loop.
+        assert_eq!(l[4], vec!["r"]);
+    }
+}

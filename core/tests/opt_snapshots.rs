@@ -1,0 +1,127 @@
+//! Snapshots of what each optimizer pass does to small functions (the transformed VRIR
+//! in the text form, then the pass's counters). Review a changed snapshot like code:
+//! `cargo insta review`, or INSTA_UPDATE=always and read the diff.
+
+use velociraptor::backend::load;
+use velociraptor::opt::{optimize, OptOptions};
+use velociraptor::vrir::text::print_module;
+
+/// Run only `pass` on `src` and show the result with its counters.
+fn only(pass: &str, src: &str) -> String {
+    let m = load(src).unwrap();
+    let opts = OptOptions::parse(&format!("none,+{pass}")).unwrap();
+    let (out, stats) = optimize(&m, &opts).unwrap();
+    format!("{}{stats}", print_module(&out))
+}
+
+#[test]
+fn redundant_checks_of_a_repeated_access() {
+    insta::assert_snapshot!(only(
+        "bce-redundant",
+        "(module m :index-base 0
+          (function f ((a f64[1,row]) (k i64) (c bool)) (f64)
+            (locals (s f64) (i i64))
+            (set i k)
+            ; the second a[i] is redundant; the write a[i] too
+            (set s (* (index a i) (index a i)))
+            (set (index a i) s)
+            ; checked in one branch only: not available after the if
+            (if c (block (set s (+ s (index a (+ i 1))))))
+            (set s (+ s (index a (+ i 1))))
+            ; the right side of `and` may not run
+            (if (and c (> (index a 0) 0.0)) (block (set s (+ s 1.0))))
+            (set s (+ s (index a 0)))
+            ; i changes: a[i] must be checked again
+            (set i (+ i 1))
+            (set s (+ s (index a i)))
+            (return s)))"
+    ));
+}
+
+#[test]
+fn redundant_checks_inside_a_loop_body() {
+    insta::assert_snapshot!(only(
+        "bce-redundant",
+        "(module m :index-base 0
+          (function f ((x f64[1,row]) (y f64[1,row]) (n i64)) ()
+            (locals (i i64) (t f64))
+            (for (i) (range 0 n)
+              (block
+                (set t (index x i))
+                (set (index y i) (* t (index x i)))
+                (set (index y i) (+ (index y i) 1.0))))))"
+    ));
+}
+
+#[test]
+fn versioning_a_one_based_loop() {
+    insta::assert_snapshot!(only(
+        "bce-version",
+        "(module m :index-base 1
+          (function f ((a f64[1,col]) (n i64)) (f64)
+            (locals (i i64) (s f64))
+            (set s 0.0)
+            (for (i) (range 2 n)
+              (block (set s (+ s (* (index a (- i 1)) (index a i))))))
+            (return s)))"
+    ));
+}
+
+#[test]
+fn versioning_a_triangular_nest_with_a_negative_step() {
+    insta::assert_snapshot!(only(
+        "bce-version",
+        "(module m :index-base 0
+          (function f ((m f64[2,row]) (n i64)) (f64)
+            (locals (i i64) (j i64) (s f64))
+            (set s 0.0)
+            (for (i) (range (- n 1) 0 -1)
+              (block
+                (for (j) (range 0 i)
+                  (block (set s (+ s (index m i (- i j))))))))
+            (return s)))"
+    ));
+}
+
+#[test]
+fn versioning_keeps_checks_it_cannot_prove() {
+    // b is reassigned in the loop, c[k] has a subscript the loop changes, d is never
+    // assigned before the loop: only a[i] is guarded.
+    insta::assert_snapshot!(only(
+        "bce-version",
+        "(module m :index-base 0
+          (function f ((a i64[1,row]) (c i64[1,row]) (n i64)) (i64)
+            (locals (i i64) (k i64) (s i64) (b i64[1,row]) (d i64[1,row]))
+            (set s 0)
+            (set k 0)
+            (for (i) (range 0 n)
+              (block
+                (set b (zeros i64[1,row] (+ i 1)))
+                (set s (+ s (+ (index a i) (index b i))))
+                (set k (+ k 2))
+                (set s (+ s (index c k)))
+                (if (< s 0) (block (set s (index d i))))))
+            (return s)))"
+    ));
+}
+
+#[test]
+fn allocating_subexpressions_become_temporaries() {
+    insta::assert_snapshot!(only(
+        "simplify",
+        "(module m :index-base 0
+          (function f ((a f64[1,row]) (b f64[1,row]) (c bool) (n i64)) (f64[1,row])
+            (locals (d f64[1,row]) (s f64) (i i64) (u f64[1,row]))
+            (set d (+ (* a 2.0) (sqrt b)))
+            (set s (sum (- d (index a (range 0 1)))))
+            ; the right side of `and` may not run: nothing leaves it
+            (if (and c (> (sum (* a a)) 0.0)) (block (set s 1.0)))
+            ; a[0] may fail before (* a 3.0) runs: the product stays
+            (set d (+ (index a 0) (* a 3.0)))
+            ; u may be unassigned: reading it first may fail, so (* b 2.0) stays
+            (if c (block (set u a)))
+            (set d (+ u (* b 2.0)))
+            (parfor (i) (range 0 n) (block (set (index d i) (sum (* a a)))))
+            (return (+ d (* b s)))))"
+    ));
+}

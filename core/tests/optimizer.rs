@@ -1,0 +1,236 @@
+//! The optimizer never changes what a program does, errors included: when loop
+//! versioning's test fails, the checked copy of the nest runs and raises exactly the
+//! error the interpreter raises on the unoptimized module (kind, function, line,
+//! variable, index, extent, dimension), after the same writes into the arguments.
+
+use velociraptor::backend::{execute, load, Backend};
+use velociraptor::opt::{optimize, with_options, OptOptions};
+use velociraptor::runtime::value::Value;
+use velociraptor::vrir::text::parse_module;
+use velociraptor::{ErrorKind, VrError};
+
+fn value(json: &str, ty: &str) -> Value {
+    let ty = velociraptor::vrir::text::parse_type(ty).unwrap();
+    Value::from_json(&serde_json::from_str(json).unwrap(), &ty).unwrap()
+}
+
+/// Run `func` on fresh arguments; the error and the arguments as the call left them.
+fn fails(
+    backend: Backend,
+    src: &str,
+    func: &str,
+    args: &[(&str, &str)],
+    opts: Option<OptOptions>,
+) -> (VrError, Vec<String>) {
+    let m = load(src).unwrap();
+    let values: Vec<Value> = args.iter().map(|(j, t)| value(j, t)).collect();
+    let after = values.clone();
+    let run = || execute(backend, &m, func, values);
+    let result = match opts {
+        Some(o) => with_options(o, run),
+        None => run(),
+    };
+    let err = result.expect_err("the call must fail");
+    (err, after.iter().map(|v| v.to_json().to_string()).collect())
+}
+
+/// The error and the writes before it agree on the unoptimized interpreter, the
+/// optimized interpreter and the optimized cpu backend; the module really is versioned.
+fn same_error_everywhere(src: &str, func: &str, args: &[(&str, &str)]) -> VrError {
+    let m = parse_module(src).unwrap();
+    let (_, stats) = optimize(&m, &OptOptions::all()).unwrap();
+    assert!(
+        stats.total("bce-version", "loops_versioned") >= 1,
+        "nothing was versioned:\n{stats}"
+    );
+    let (oracle, oracle_after) = fails(Backend::Interp, src, func, args, None);
+    assert_eq!(oracle.kind, ErrorKind::OutOfBounds, "{oracle}");
+    let (opt_interp, opt_interp_after) =
+        fails(Backend::Interp, src, func, args, Some(OptOptions::all()));
+    assert_eq!(opt_interp, oracle);
+    assert_eq!(opt_interp_after, oracle_after);
+    let (cpu, cpu_after) = fails(Backend::Cpu, src, func, args, Some(OptOptions::all()));
+    assert_eq!(cpu, oracle, "cpu: {cpu}\ninterp: {oracle}");
+    assert_eq!(cpu_after, oracle_after);
+    oracle
+}
+
+#[test]
+fn a_loop_running_past_the_end_fails_where_the_interpreter_does() {
+    let src = "(module m :index-base 0
+      (function double ((a f64[1,row]) (out f64[1,row]) (n i64)) ()
+        (locals (i i64))
+        (for (i) (range 0 n)
+          (block
+            (set (index out i) (* 2.0 (index a i)) :line 7)))))";
+    let e = same_error_everywhere(
+        src,
+        "double",
+        &[
+            ("[1.0, 2.0, 3.0, 4.0]", "f64[1,row]"),
+            ("[0.0, 0.0, 0.0]", "f64[1,row]"),
+            ("3", "i64"),
+        ],
+    );
+    // out has 3 elements: out[3] fails after out[0..2] were written.
+    assert_eq!(
+        (e.function.as_deref(), e.line, e.variable.as_deref()),
+        (Some("double"), Some(7), Some("out"))
+    );
+    assert_eq!((e.index, e.bound), (Some(3), Some(3)));
+}
+
+#[test]
+fn a_one_based_column_major_nest_fails_in_its_inner_loop() {
+    let src = "(module m :index-base 1
+      (function fill ((a i64[2,col]) (rows i64) (cols i64)) ()
+        (locals (i i64) (j i64))
+        (for (j) (range 1 cols)
+          (block
+            (for (i) (range 1 rows)
+              (block (set (index a i j) (+ (* 10 i) j) :line 3)))))))";
+    let e = same_error_everywhere(
+        src,
+        "fill",
+        &[
+            ("[[0, 0, 0], [0, 0, 0]]", "i64[2,col]"),
+            ("2", "i64"),
+            ("4", "i64"),
+        ],
+    );
+    assert_eq!(
+        (e.variable.as_deref(), e.index, e.bound, e.line),
+        (Some("a"), Some(4), Some(3), Some(3))
+    );
+}
+
+#[test]
+fn a_negative_step_fails_at_its_first_iteration() {
+    let src = "(module m :index-base 0
+      (function rev ((a i64[1,row]) (out i64[1,row]) (n i64)) ()
+        (locals (i i64))
+        (for (i) (range n 0 -1)
+          (block (set (index out (- n i)) (index a i) :line 2)))))";
+    let e = same_error_everywhere(
+        src,
+        "rev",
+        &[
+            ("[1, 2, 3]", "i64[1,row]"),
+            ("[0, 0, 0, 0]", "i64[1,row]"),
+            ("3", "i64"),
+        ],
+    );
+    assert_eq!(
+        (e.variable.as_deref(), e.index, e.bound),
+        (Some("a"), Some(3), Some(3))
+    );
+}
+
+#[test]
+fn a_window_nest_with_min_max_bounds_fails_on_its_output() {
+    let src = "(module m :index-base 0
+      (function window ((a f64[1,row]) (out f64[1,row]) (r i64)) ()
+        (locals (i i64) (j i64) (n i64) (s f64))
+        (set n (dim a 0))
+        (for (i) (range 0 (- n 1))
+          (block
+            (set s 0.0)
+            (for (j) (range (max (- i r) 0) (- (min (+ (+ i r) 1) n) 1))
+              (block (set s (+ s (index a j)))))
+            (set (index out i) s :line 9)))))";
+    let e = same_error_everywhere(
+        src,
+        "window",
+        &[
+            ("[1.0, 2.0, 3.0, 4.0]", "f64[1,row]"),
+            ("[0.0, 0.0]", "f64[1,row]"),
+            ("1", "i64"),
+        ],
+    );
+    assert_eq!(
+        (e.variable.as_deref(), e.index, e.bound, e.line),
+        (Some("out"), Some(2), Some(2), Some(9))
+    );
+}
+
+fn vr(args: &[&str], passes: Option<&str>) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_vr"));
+    cmd.args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    match passes {
+        Some(p) => cmd.env("VR_PASSES", p),
+        None => cmd.env_remove("VR_PASSES"),
+    };
+    cmd.output().unwrap()
+}
+
+#[test]
+fn vr_explain_shows_the_optimized_function_and_the_counts() {
+    let out = vr(
+        &["explain", "bench/kernels/stencil5.vrir", "stencil5"],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches(":nocheck").count(), 6, "{text}");
+    assert!(
+        text.contains(
+            "; bce-version on stencil5: checks_removed=6 inner_checks_removed=6 loops_versioned=1"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "; inner-loop bounds checks: 6 as written, 6 removed on the check-free path (100%)"
+        ),
+        "{text}"
+    );
+    // The output is a module the text parser reads back (comments and all).
+    parse_module(&text).unwrap();
+
+    let off = vr(
+        &[
+            "explain",
+            "bench/kernels/stencil5.vrir",
+            "stencil5",
+            "--passes",
+            "-bce",
+        ],
+        None,
+    );
+    let text = String::from_utf8(off.stdout).unwrap();
+    assert_eq!(text.matches(":nocheck").count(), 0, "{text}");
+    assert!(text.contains("; passes on: simplify\n"), "{text}");
+    let env_off = vr(
+        &["explain", "bench/kernels/stencil5.vrir", "stencil5"],
+        Some("-bce-version"),
+    );
+    let text = String::from_utf8(env_off.stdout).unwrap();
+    assert!(text.contains("; passes on: simplify, bce-redundant\n"), "{text}");
+}
+
+#[test]
+fn an_unknown_pass_in_vr_passes_is_an_error_naming_the_passes() {
+    let out = vr(
+        &[
+            "run",
+            "bench/kernels/stencil5.vrir",
+            "stencil5",
+            "--backend",
+            "cpu",
+            "--args",
+            "[[[1.0]], [[1.0]]]",
+        ],
+        Some("-fusion"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("VR_PASSES: unknown optimizer pass `fusion`"),
+        "{err}"
+    );
+}
