@@ -116,6 +116,8 @@ fn allocating_subexpressions_become_temporaries() {
             (set s (sum (- d (index a (range 0 1)))))
             ; the right side of `and` may not run: nothing leaves it
             (if (and c (> (sum (* a a)) 0.0)) (block (set s 1.0)))
+            ; what a condition hoists goes before the `if`, never into a branch
+            (if (> (sum (* b b)) 0.0) (block (set s 2.0)) (block (set s 3.0)))
             ; a[0] may fail before (* a 3.0) runs: the product stays
             (set d (+ (index a 0) (* a 3.0)))
             ; u may be unassigned: reading it first may fail, so (* b 2.0) stays

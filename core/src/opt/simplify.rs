@@ -150,11 +150,15 @@ impl Simplifier<'_> {
                     if !in_parfor {
                         self.expr(cond, true, true, &mut clean);
                     }
+                    // What the condition hoisted goes before the `if`, not into the
+                    // branches simplified next.
+                    let from_cond = std::mem::take(&mut self.hoisted);
                     let else_first = id + 1 + then.stmts.iter().map(stmt_count).sum::<usize>();
                     then.stmts = self.stmts(std::mem::take(&mut then.stmts), id + 1, in_parfor);
                     if let Some(e) = els {
                         e.stmts = self.stmts(std::mem::take(&mut e.stmts), else_first, in_parfor);
                     }
+                    self.hoisted = from_cond;
                 }
                 StmtKind::Block(b) => {
                     b.stmts = self.stmts(std::mem::take(&mut b.stmts), id + 1, in_parfor)
