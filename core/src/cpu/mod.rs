@@ -47,6 +47,7 @@
 pub mod abi;
 mod callgraph;
 mod codegen;
+mod complex_rt;
 mod jit;
 mod libm;
 mod marshal;

@@ -339,10 +339,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             [Operand::Array(x)] | [Operand::Array(x), _] | [_, Operand::Array(x)] => x.clone(),
             _ => return Err(self.type_err(g, format!("`{}` of scalars", func.name()))),
         };
-        let out_elem = match func {
-            LibFn::IsNan | LibFn::IsInf => ScalarType::Bool,
-            _ => t,
-        };
+        let out_elem = super::complex::lib_result_type(func, t);
         let ty = ArrayType::new(out_elem, shape.ty.ndims, fresh_layout(shape.ty.layout));
         self.map_into(g, ty, &shape, ops, &mut |cg, g, xs| {
             cg.lib_apply(g, func, xs[0], xs.get(1).copied())

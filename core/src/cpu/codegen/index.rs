@@ -98,7 +98,6 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                             | LibFn::Matmul
                             | LibFn::Transpose
                             | LibFn::Copy
-                            | LibFn::Complex
                     ) =>
             {
                 Ok((

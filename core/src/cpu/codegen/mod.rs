@@ -7,6 +7,7 @@
 //! Everything outside this increment's scope is reported as `ErrorKind::Unsupported`.
 
 mod alloc;
+mod complex;
 mod elementwise;
 mod expr;
 mod index;
@@ -240,7 +241,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ScalarType::F32 => self.cx.f32_type().into(),
             ScalarType::F64 => self.cx.f64_type().into(),
             ScalarType::C64 | ScalarType::C128 => {
-                return Err(unsupported(&format!("complex type `{t}`"), func))
+                let _ = func;
+                self.complex_type(t).into()
             }
         })
     }
