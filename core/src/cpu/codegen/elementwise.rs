@@ -127,7 +127,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     pub(crate) fn is_array_expr(&self, g: &FnGen<'ctx, 'm>, e: &Expr) -> bool {
         match e {
             Expr::Var { .. } => self.declared_array_type(g, e).is_some(),
-            Expr::Alloc { .. } => true,
+            Expr::Alloc { .. } | Expr::Map { .. } => true,
             Expr::Index {
                 array,
                 indices,
@@ -201,7 +201,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     /// Fail with the interpreter's shape-mismatch error unless `a` and `b` have equal
     /// extents (and ranks).
-    fn check_same_shape(
+    pub(crate) fn check_same_shape(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         a: &ArrayView<'ctx>,
@@ -235,7 +235,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     /// A fresh array of `ty` with `shape`'s extents, element k being `f` of the
     /// operands' elements k (scalars broadcast), in logical order.
-    fn map_into(
+    pub(crate) fn map_into(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         ty: ArrayType,

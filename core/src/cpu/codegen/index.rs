@@ -115,6 +115,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     Err(self.type_err(g, "a reduction of a vector used as an array".into()))
                 }
             },
+            Expr::Map { func, args } => {
+                Ok((self.map_expr(g, func, args)?, format!("(map {func} ...)")))
+            }
             Expr::Call { func, args } => {
                 let mut outs = self.call_any(g, func, args)?;
                 match (outs.len(), outs.pop()) {

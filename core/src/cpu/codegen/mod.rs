@@ -11,6 +11,7 @@ mod complex;
 mod elementwise;
 mod expr;
 mod index;
+mod map;
 mod stmt;
 
 use crate::cpu::abi::ErrorCode;
