@@ -25,6 +25,8 @@ fn invalid(msg: String) -> VrError {
 pub struct CallFrame {
     scalars: Vec<Box<ScalarSlot>>,
     descs: Vec<Box<ArrayDesc>>,
+    /// Ranges, domains and tuples passed by pointer (`marshal_value`'s layout).
+    values: Vec<Vec<u64>>,
     shapes: Vec<(Vec<i64>, Vec<i64>)>,
     /// Keeps the arrays (and so their buffers) alive during the call.
     arrays: Vec<Array>,
@@ -36,6 +38,8 @@ pub struct CallFrame {
 /// Where generated code writes one result.
 enum ResultSlot {
     Scalar(Box<ScalarSlot>, ScalarType),
+    /// A range, domain or tuple in `marshal_value`'s layout.
+    Value(Vec<u64>, Type),
     /// A descriptor whose dims/strides point into the two vectors (written by the callee).
     Array(
         Box<ArrayDesc>,
@@ -84,7 +88,7 @@ pub(crate) fn scalar_of_bits(bits: ScalarSlot, t: ScalarType) -> Scalar {
     }
 }
 
-fn elem_size(t: ScalarType) -> usize {
+pub(crate) fn elem_size(t: ScalarType) -> usize {
     match t {
         ScalarType::Bool => 1,
         ScalarType::I32 | ScalarType::F32 => 4,
@@ -133,6 +137,7 @@ impl CallFrame {
         let mut fr = CallFrame {
             scalars: Vec::new(),
             descs: Vec::new(),
+            values: Vec::new(),
             shapes: Vec::new(),
             arrays: Vec::new(),
             arg_ptrs: Vec::new(),
@@ -164,6 +169,30 @@ impl CallFrame {
                     fr.descs.push(desc);
                     fr.arrays.push(arr);
                 }
+                (t, v) if super::codegen::is_compound(t) => {
+                    let mut buf = super::marshal_value::buffer_for(t)?;
+                    let mut kept = Vec::new();
+                    // SAFETY: buf holds layout(t) bytes; check_argument checked v's type.
+                    unsafe {
+                        super::marshal_value::write_value(
+                            buf.as_mut_ptr() as *mut u8,
+                            t,
+                            &v,
+                            &mut |a: &Array| {
+                                kept.push(a.clone());
+                                (
+                                    buffer_ptr(a),
+                                    a.dims.iter().map(|d| *d as i64).collect(),
+                                    a.strides.iter().map(|s| *s as i64).collect(),
+                                )
+                            },
+                        )?;
+                    }
+                    fr.arg_ptrs.push(buf.as_mut_ptr() as *mut u8);
+                    // Moving the Vec does not move its heap storage.
+                    fr.values.push(buf);
+                    fr.arrays.extend(kept);
+                }
                 (t, v) => {
                     return Err(invalid(format!(
                         "argument `{}`: expected a value of type {t}, got {}",
@@ -187,6 +216,11 @@ impl CallFrame {
                     });
                     fr.result_ptrs.push(&mut *desc as *mut ArrayDesc as *mut u8);
                     fr.results.push(ResultSlot::Array(desc, dims, strides, *at));
+                }
+                t if super::codegen::is_compound(t) => {
+                    let mut buf = super::marshal_value::buffer_for(t)?;
+                    fr.result_ptrs.push(buf.as_mut_ptr() as *mut u8);
+                    fr.results.push(ResultSlot::Value(buf, t.clone()));
                 }
                 other => {
                     let t = other
@@ -221,6 +255,21 @@ impl CallFrame {
                         &mut copies,
                     )?),
                     ResultSlot::Scalar(b, t) => Value::Scalar(scalar_of_bits(**b, *t)),
+                    // SAFETY: generated code wrote a value of type t into buf.
+                    ResultSlot::Value(buf, t) => unsafe {
+                        super::marshal_value::read_value(
+                            buf.as_ptr() as *const u8,
+                            t,
+                            &mut |data, dims, strides, at| {
+                                let desc = ArrayDesc {
+                                    data,
+                                    dims: dims.as_ptr(),
+                                    strides: strides.as_ptr(),
+                                };
+                                self.array_result(&desc, &dims, &strides, at, arena, &mut copies)
+                            },
+                        )?
+                    },
                 })
             })
             .collect()

@@ -51,6 +51,7 @@ mod complex_rt;
 mod jit;
 mod libm;
 mod marshal;
+mod marshal_value;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;

@@ -128,6 +128,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         match e {
             Expr::Var { .. } => self.declared_array_type(g, e).is_some(),
             Expr::Alloc { .. } | Expr::Map { .. } => true,
+            Expr::TupleGet { .. } => matches!(self.static_type(g, e), Some(Type::Array(_))),
             Expr::Index {
                 array,
                 indices,

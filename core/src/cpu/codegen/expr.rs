@@ -85,7 +85,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         }
                         vals
                     }
-                    _ => return Err(unsupported("tuple value", &g.f.name)),
+                    _ => return self.tuple_get_scalar(g, e),
                 };
                 vals.get(*index as usize).copied().ok_or_else(|| {
                     self.type_err(g, format!("tget {index} of {} values", vals.len()))

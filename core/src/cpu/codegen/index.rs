@@ -115,6 +115,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     Err(self.type_err(g, "a reduction of a vector used as an array".into()))
                 }
             },
+            Expr::TupleGet { .. } => self.tuple_get_array(g, e),
             Expr::Map { func, args } => {
                 Ok((self.map_expr(g, func, args)?, format!("(map {func} ...)")))
             }
@@ -153,8 +154,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 self.check(g, ok, ErrorCode::Unassigned, Some(name), None)?;
                 self.load_desc(ptr, ty, name)
             }
-            Some(Slot::Scalar { .. }) => {
-                Err(self.type_err(g, format!("array operation on scalar `{name}`")))
+            Some(Slot::Scalar { .. } | Slot::Value { .. }) => {
+                Err(self.type_err(g, format!("array operation on non-array `{name}`")))
             }
             Some(Slot::Unsupported) => Err(unsupported(
                 &format!("local variable `{name}` of its type"),

@@ -13,6 +13,9 @@ mod expr;
 mod index;
 mod map;
 mod stmt;
+mod tuple;
+
+pub(crate) use tuple::is_compound;
 
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
@@ -98,7 +101,14 @@ pub(crate) enum Slot<'ctx> {
         ptr: PointerValue<'ctx>,
         assigned: PointerValue<'ctx>,
     },
-    /// A local of a type this increment does not handle (range, domain, tuple).
+    /// A range, domain or tuple (`tuple.rs`): its memory and, for locals, its
+    /// "assigned" flag.
+    Value {
+        ty: Type,
+        ptr: PointerValue<'ctx>,
+        assigned: Option<PointerValue<'ctx>>,
+    },
+    /// A local of a type generated code does not handle (void, function).
     Unsupported,
 }
 
@@ -284,6 +294,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     self.reg_type(a.elem, &f.name)?;
                     params.push(ptr.into());
                 }
+                // A range, domain or tuple: the out slot is memory of its type.
+                t if tuple::is_compound(t) => {
+                    self.value_mem_type(t, &f.name)?;
+                    params.push(ptr.into());
+                }
                 other => return Err(unsupported(&format!("result of type `{other}`"), &f.name)),
             }
         }
@@ -292,6 +307,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 Type::Scalar { elem } => params.push(self.reg_type(*elem, &f.name)?.into()),
                 Type::Array(a) => {
                     self.reg_type(a.elem, &f.name)?;
+                    params.push(ptr.into());
+                }
+                t if tuple::is_compound(t) => {
+                    self.value_mem_type(t, &f.name)?;
                     params.push(ptr.into());
                 }
                 other => {
@@ -380,7 +399,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
                 // Its descriptor is loaded below, after all allocas.
                 Type::Array(_) => inits.push((p.name.clone(), v)),
-                _ => unreachable!("checked by declare_function"),
+                t => {
+                    let slot = self.compound_param(t, &p.name, &f.name)?;
+                    g.vars.insert(p.name.clone(), slot);
+                    inits.push((p.name.clone(), v));
+                }
             }
         }
         for l in &f.locals {
@@ -416,9 +439,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         },
                     );
                 }
-                // Only an error when used: ranges, domains, tuples as locals.
-                _ => {
-                    g.vars.insert(l.name.clone(), Slot::Unsupported);
+                t => {
+                    let slot = self.compound_local(t, &l.name, &f.name)?;
+                    g.vars.insert(l.name.clone(), slot);
                 }
             }
         }
@@ -433,7 +456,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     let view = self.load_desc(v.into_pointer_value(), *a, &name)?;
                     g.vars.insert(name, Slot::Array(view));
                 }
-                _ => {}
+                _ => {
+                    if let Some(slot) = g.vars.get(&name) {
+                        self.init_compound_param(slot, v, &f.name)?;
+                    }
+                }
             }
         }
         for l in &f.locals {
@@ -442,7 +469,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     assigned: Some(flag),
                     ..
                 }
-                | Slot::ArrayVar { assigned: flag, .. },
+                | Slot::ArrayVar { assigned: flag, .. }
+                | Slot::Value {
+                    assigned: Some(flag),
+                    ..
+                },
             ) = g.vars.get(&l.name)
             {
                 self.builder
