@@ -166,7 +166,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let fewer = self
             .declared_array_type(g, array)
             .is_some_and(|t| indices.len() < t.ndims as usize);
-        !flags.flatten && (fewer || indices.iter().any(|i| matches!(i, Expr::Range { .. })))
+        !flags.flatten && (fewer || indices.iter().any(|i| self.is_range_index(g, i)))
     }
 
     /// Evaluate an element-wise operand.

@@ -406,6 +406,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     };
                     written.push(W::Range(a, b, s));
                 }
+                // A range value (a variable, a tuple item): its start, stop and step.
+                other if self.is_range_index(g, other) => {
+                    let r = self.range_values(g, other)?[0];
+                    written.push(W::Range(Some(r.start), Some(r.stop), r.step));
+                }
                 other => written.push(W::One(int(self, g, other)?)),
             }
         }

@@ -454,6 +454,17 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         crate::vrir::verify::expr_type(self.vm, g.f, e).ok()
     }
 
+    /// Is index `e` a range: written as one, or a range-valued variable or item?
+    pub(crate) fn is_range_index(&self, g: &FnGen<'ctx, 'm>, e: &Expr) -> bool {
+        match e {
+            Expr::Range { .. } => true,
+            Expr::Var { .. } | Expr::TupleGet { .. } | Expr::Call { .. } => {
+                matches!(self.static_type(g, e), Some(Type::Range))
+            }
+            _ => false,
+        }
+    }
+
     /// `(set v e)` for a local or parameter `v` of compound type.
     pub(crate) fn assign_compound(
         &mut self,
