@@ -74,23 +74,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 Ok(vals.remove(0))
             }
             Expr::Lib { func, args } => self.lib(g, *func, args),
-            // A tuple item without a tuple value: the call's (or tuple's) values, one kept.
-            Expr::TupleGet { arg, index } => {
-                let vals = match &**arg {
-                    Expr::Call { func, args } => self.call(g, func, args)?,
-                    Expr::Tuple { items } => {
-                        let mut vals = Vec::new();
-                        for i in items {
-                            vals.push(self.expr(g, i)?);
-                        }
-                        vals
-                    }
-                    _ => return self.tuple_get_scalar(g, e),
-                };
-                vals.get(*index as usize).copied().ok_or_else(|| {
-                    self.type_err(g, format!("tget {index} of {} values", vals.len()))
-                })
-            }
+            // Any tuple: a variable, a call's results, a literal tuple, an item (tuple.rs).
+            Expr::TupleGet { .. } => self.tuple_get_scalar(g, e),
             Expr::Dim { arg, axis } => {
                 let (view, name) = self.array_arg(g, arg)?;
                 match view.dims.get(*axis as usize) {

@@ -247,7 +247,20 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             vec![CallOut::Scalar(self.expr(g, value)?)]
         } else {
             match value {
-                Expr::Call { func, args } => self.call_any(g, func, args)?,
+                Expr::Call { func, args } => {
+                    let mut outs = self.call_any(g, func, args)?;
+                    // One tuple-typed result: its items.
+                    if let [CallOut::Value(AnyVal::Tuple(_))] = outs.as_slice() {
+                        match outs.pop() {
+                            Some(CallOut::Value(AnyVal::Tuple(items))) => {
+                                items.into_iter().map(CallOut::from).collect()
+                            }
+                            _ => outs,
+                        }
+                    } else {
+                        outs
+                    }
+                }
                 Expr::Tuple { items } => {
                     let mut v = Vec::new();
                     for i in items {
