@@ -146,6 +146,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             Expr::Lib {
                 func: LibFn::Copy, ..
             } => true,
+            // Scalars computed from an array.
+            Expr::Lib {
+                func: LibFn::Len | LibFn::Ndims,
+                ..
+            } => false,
             Expr::Lib { args, .. } => args.iter().any(|a| self.is_array_expr(g, a)),
             Expr::Reduce { axis, arg, .. } => {
                 axis.is_some() && self.declared_array_type(g, arg).is_none_or(|t| t.ndims > 1)
