@@ -433,6 +433,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     ) -> VrResult<Val<'ctx>> {
         match self.any_value(g, e)? {
             AnyVal::Scalar(v) => Ok(v),
+            // Where the caller names an array operand it cannot take (indexing an
+            // array-valued expression).
+            AnyVal::Array(_) => Err(super::unsupported(
+                "array-valued `tget` in this position",
+                &g.f.name,
+            )),
             other => Err(self.type_err(g, format!("{} tuple item used as a scalar", other.kind()))),
         }
     }
