@@ -112,11 +112,29 @@ mod tests {
     fn helpers_compute_num_complex_results() {
         let mut out = [0.0f64; 2];
         // sqrt(-4) = 2i (hand)
-        unsafe { vr_cpu_c128_math(code_of(crate::vrir::ast::LibFn::Sqrt).unwrap(), -4.0, 0.0, 0.0, 0.0, out.as_mut_ptr()) };
+        unsafe {
+            vr_cpu_c128_math(
+                code_of(crate::vrir::ast::LibFn::Sqrt).unwrap(),
+                -4.0,
+                0.0,
+                0.0,
+                0.0,
+                out.as_mut_ptr(),
+            )
+        };
         assert_eq!(out, [0.0, 2.0]);
         // (1+i)^2 = 2i, up to rounding of powc's polar form
         let mut o32 = [0.0f32; 2];
-        unsafe { vr_cpu_c64_math(code_of(crate::vrir::ast::LibFn::Pow).unwrap(), 1.0, 1.0, 2.0, 0.0, o32.as_mut_ptr()) };
+        unsafe {
+            vr_cpu_c64_math(
+                code_of(crate::vrir::ast::LibFn::Pow).unwrap(),
+                1.0,
+                1.0,
+                2.0,
+                0.0,
+                o32.as_mut_ptr(),
+            )
+        };
         assert!(o32[0].abs() < 1e-6 && (o32[1] - 2.0).abs() < 1e-6);
     }
 }

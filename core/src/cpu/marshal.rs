@@ -61,10 +61,7 @@ pub(crate) fn scalar_bits(s: Scalar) -> ScalarSlot {
         Scalar::I64(v) => [v as u64, 0],
         Scalar::F32(v) => [v.to_bits() as u64, 0],
         Scalar::F64(v) => [v.to_bits(), 0],
-        Scalar::C64(c) => [
-            c.re.to_bits() as u64 | ((c.im.to_bits() as u64) << 32),
-            0,
-        ],
+        Scalar::C64(c) => [c.re.to_bits() as u64 | ((c.im.to_bits() as u64) << 32), 0],
         Scalar::C128(c) => [c.re.to_bits(), c.im.to_bits()],
     }
 }

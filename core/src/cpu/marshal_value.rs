@@ -37,7 +37,11 @@ pub fn layout(t: &Type) -> VrResult<(usize, usize)> {
             }
             (off.next_multiple_of(align), align)
         }
-        other => return Err(internal(format!("no memory layout for a value of type {other}"))),
+        other => {
+            return Err(internal(format!(
+                "no memory layout for a value of type {other}"
+            )))
+        }
     })
 }
 
@@ -67,7 +71,11 @@ pub type ReadArray<'a> = dyn FnMut(*mut u8, Vec<i64>, Vec<i64>, ArrayType) -> Vr
 ///
 /// # Safety
 /// `p` points to `layout(t).0` readable bytes laid out as the module doc says.
-pub unsafe fn read_value(p: *const u8, t: &Type, read_array: &mut ReadArray<'_>) -> VrResult<Value> {
+pub unsafe fn read_value(
+    p: *const u8,
+    t: &Type,
+    read_array: &mut ReadArray<'_>,
+) -> VrResult<Value> {
     let i64_at = |q: *const u8, k: usize| -> i64 { (q.add(8 * k) as *const i64).read_unaligned() };
     Ok(match t {
         Type::Scalar { elem } => {
@@ -83,9 +91,11 @@ pub unsafe fn read_value(p: *const u8, t: &Type, read_array: &mut ReadArray<'_>)
             Value::Array(read_array(data, dims, strides, *at)?)
         }
         Type::Range => Value::Range(read_range(p)),
-        Type::Domain { ndims } => {
-            Value::Domain((0..*ndims as usize).map(|k| read_range(p.add(24 * k))).collect())
-        }
+        Type::Domain { ndims } => Value::Domain(
+            (0..*ndims as usize)
+                .map(|k| read_range(p.add(24 * k)))
+                .collect(),
+        ),
         Type::Tuple { items } => {
             let offs = item_offsets(items)?;
             let mut vs = Vec::with_capacity(items.len());
@@ -176,10 +186,14 @@ mod tests {
             ],
         };
         assert_eq!(layout(&t).unwrap(), (72, 8));
-        let Type::Tuple { items } = &t else { unreachable!() };
+        let Type::Tuple { items } = &t else {
+            unreachable!()
+        };
         assert_eq!(item_offsets(items).unwrap(), vec![0, 8, 24, 32]);
         // (c64 bool): 8 + 1, padded to align 4
-        let u = Type::Tuple { items: vec![Type::C64, Type::BOOL] };
+        let u = Type::Tuple {
+            items: vec![Type::C64, Type::BOOL],
+        };
         assert_eq!(layout(&u).unwrap(), (12, 4));
     }
 }

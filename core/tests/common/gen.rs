@@ -1100,7 +1100,9 @@ impl<'a, 't> FnGen<'a, 't> {
         match self.t.below(10) {
             0 | 1 => leaf(self),
             2 | 3 => {
-                let op = *self.t.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div]);
+                let op = *self
+                    .t
+                    .pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div]);
                 Expr::binary(op, self.complex_expr(d), self.complex_expr(d))
             }
             4 => {
@@ -1465,7 +1467,9 @@ impl<'a, 't> FnGen<'a, 't> {
                         LibFn::Tanh,
                     ])
                 } else if a.elem == ScalarType::C128 {
-                    *self.t.pick(&[LibFn::Sqrt, LibFn::Exp, LibFn::Sin, LibFn::Conj, LibFn::Log])
+                    *self
+                        .t
+                        .pick(&[LibFn::Sqrt, LibFn::Exp, LibFn::Sin, LibFn::Conj, LibFn::Log])
                 } else {
                     LibFn::Abs
                 };

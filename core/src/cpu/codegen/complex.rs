@@ -148,7 +148,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// `|a|` = hypot(re, im), num-complex's `norm`.
     pub(crate) fn complex_abs(&self, a: Val<'ctx>) -> VrResult<Val<'ctx>> {
         let (re, im) = self.complex_parts(a)?;
-        let name = if a.ty == ScalarType::C64 { "hypotf" } else { "hypot" };
+        let name = if a.ty == ScalarType::C64 {
+            "hypotf"
+        } else {
+            "hypot"
+        };
         let r = self.call_float_fn(name, &[re, im])?;
         Ok(Val {
             v: r.into(),
@@ -241,7 +245,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         b: Option<Val<'ctx>>,
     ) -> VrResult<Val<'ctx>> {
         let t = a.ty;
-        let bad = |s: &Self, g: &FnGen<'ctx, 'm>| s.type_err(g, format!("`{}` of {t}", func.name()));
+        let bad =
+            |s: &Self, g: &FnGen<'ctx, 'm>| s.type_err(g, format!("`{}` of {t}", func.name()));
         if let Some(b) = b {
             if b.ty != t {
                 return Err(bad(self, g));
@@ -334,9 +339,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     ],
                     false,
                 );
-                let f = self
-                    .module
-                    .add_function(name, fty, Some(inkwell::module::Linkage::External));
+                let f =
+                    self.module
+                        .add_function(name, fty, Some(inkwell::module::Linkage::External));
                 f.add_attribute(
                     inkwell::attributes::AttributeLoc::Function,
                     self.enum_attr("nounwind"),
@@ -370,11 +375,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// Call a C function `name` of float arguments returning the same float type.
-    fn call_float_fn(
-        &self,
-        name: &str,
-        args: &[FloatValue<'ctx>],
-    ) -> VrResult<FloatValue<'ctx>> {
+    fn call_float_fn(&self, name: &str, args: &[FloatValue<'ctx>]) -> VrResult<FloatValue<'ctx>> {
         let ft = args[0].get_type();
         let f = match self.module.get_function(name) {
             Some(f) => f,

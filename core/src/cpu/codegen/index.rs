@@ -93,11 +93,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 if func.arity() <= 2
                     && !matches!(
                         func,
-                        LibFn::Len
-                            | LibFn::Ndims
-                            | LibFn::Matmul
-                            | LibFn::Transpose
-                            | LibFn::Copy
+                        LibFn::Len | LibFn::Ndims | LibFn::Matmul | LibFn::Transpose | LibFn::Copy
                     ) =>
             {
                 Ok((

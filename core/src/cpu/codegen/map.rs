@@ -26,7 +26,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             .function(func)
             .ok_or_else(|| self.type_err(g, format!("map of unknown function `{func}`")))?;
         let [Type::Scalar { elem: out_elem }] = callee.results.as_slice() else {
-            return Err(self.type_err(g, format!("map of `{func}`, which does not return one scalar")));
+            return Err(self.type_err(
+                g,
+                format!("map of `{func}`, which does not return one scalar"),
+            ));
         };
         let out_elem = *out_elem;
         if callee.params.len() != args.len() {
@@ -42,7 +45,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             if p.ty != Type::scalar(elem) {
                 return Err(self.type_err(
                     g,
-                    format!("map argument of {elem} for parameter `{}` ({})", p.name, p.ty),
+                    format!(
+                        "map argument of {elem} for parameter `{}` ({})",
+                        p.name, p.ty
+                    ),
                 ));
             }
             ops.push(op);
@@ -99,7 +105,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             self.i64c(crate::cpu::abi::MAX_CALL_DEPTH),
             "",
         )?;
-        self.check_noted(g, ok, ErrorCode::RecursionTooDeep, None, None, Some((func, &[])))?;
+        self.check_noted(
+            g,
+            ok,
+            ErrorCode::RecursionTooDeep,
+            None,
+            None,
+            Some((func, &[])),
+        )?;
         let llcallee = self
             .module
             .get_function(&internal_name(func))

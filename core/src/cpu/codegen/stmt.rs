@@ -271,9 +271,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 // A tuple held elsewhere (a variable, a tuple item).
                 other => match self.any_value(g, other)? {
                     AnyVal::Tuple(items) => items.into_iter().map(CallOut::from).collect(),
-                    _ => {
-                        return Err(self.type_err(g, "multiple assignment of a non-tuple".into()))
-                    }
+                    _ => return Err(self.type_err(g, "multiple assignment of a non-tuple".into())),
                 },
             }
         };

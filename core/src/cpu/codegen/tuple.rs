@@ -143,7 +143,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             (Type::Array(at), AnyVal::Array(a))
                 if a.ty.elem == at.elem && a.ty.ndims == at.ndims =>
             {
-                self.builder.build_store(self.field_ptr(mt, p, 0)?, a.data)?;
+                self.builder
+                    .build_store(self.field_ptr(mt, p, 0)?, a.data)?;
                 let i64t = self.cx.i64_type();
                 let vt = i64t.array_type(at.ndims);
                 for (f, vals) in [(1u32, &a.dims), (2u32, &a.strides)] {
@@ -182,7 +183,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         r: &RangeParts<'ctx>,
     ) -> VrResult<()> {
         for (k, x) in [r.start, r.stop, r.step].into_iter().enumerate() {
-            self.builder.build_store(self.field_ptr(mt, p, k as u32)?, x)?;
+            self.builder
+                .build_store(self.field_ptr(mt, p, k as u32)?, x)?;
         }
         Ok(())
     }
@@ -240,8 +242,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         out.push(self.builder.build_load(i64t, q, "")?.into_int_value());
                     }
                 }
-                let desc =
-                    self.desc_buffer(&g.alloca_builder, &self.builder, at.ndims, "item")?;
+                let desc = self.desc_buffer(&g.alloca_builder, &self.builder, at.ndims, "item")?;
                 let view = ArrayView {
                     ty: *at,
                     desc,
@@ -418,9 +419,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let v = self.expr(g, e)?;
         match v.ty {
             ScalarType::I64 => Ok(v.int()),
-            ScalarType::I32 => Ok(self
-                .builder
-                .build_int_s_extend(v.int(), self.cx.i64_type(), "")?),
+            ScalarType::I32 => {
+                Ok(self
+                    .builder
+                    .build_int_s_extend(v.int(), self.cx.i64_type(), "")?)
+            }
             t => Err(self.type_err(g, format!("range endpoint of type {t}"))),
         }
     }
