@@ -20,6 +20,7 @@ fn has_type(v: &Value, ty: GTy) -> bool {
         (Value::Scalar(s), GTy::Bool) => s.ty() == velociraptor::vrir::ScalarType::Bool,
         (Value::Scalar(s), GTy::I64) => s.ty() == velociraptor::vrir::ScalarType::I64,
         (Value::Scalar(s), GTy::F64) => s.ty() == velociraptor::vrir::ScalarType::F64,
+        (Value::Scalar(s), GTy::C128) => s.ty() == velociraptor::vrir::ScalarType::C128,
         (Value::Array(a), GTy::Arr(t)) => a.ty.elem == t.elem && a.dims.len() == t.ndims as usize,
         _ => false,
     }
@@ -71,8 +72,14 @@ proptest! {
         let args_json = show(&arguments(&entry, &arg_tape));
         let context = |what: String| TestCaseError::fail(format!("{what}\nargs: {args_json}\n{text}"));
         let (results, after) = run_entry(Backend::Interp, &g, &arg_tape).map_err(context)?;
-        prop_assert_eq!(results.len(), entry.results.len());
-        for (v, ty) in results.iter().zip(&entry.results) {
+        // A tuple result is checked item by item.
+        let items: Vec<Value> = match (entry.tuple_result, results.as_slice()) {
+            (true, [Value::Tuple(items)]) => items.clone(),
+            (true, _) => return Err(TestCaseError::fail(format!("expected one tuple: {}\n{}", show(&results), text))),
+            (false, _) => results.clone(),
+        };
+        prop_assert_eq!(items.len(), entry.results.len());
+        for (v, ty) in items.iter().zip(&entry.results) {
             prop_assert!(has_type(v, *ty), "result {} is not a {:?}\n{}", v.to_json(), ty, text);
         }
         let (again, after_again) = run_entry(Backend::Interp, &g, &arg_tape).map_err(|e| context(format!("second run: {e}")))?;

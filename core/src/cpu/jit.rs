@@ -120,6 +120,7 @@ fn runtime_symbols() -> Vec<(&'static str, usize)> {
         ),
     ];
     v.extend(super::libm::symbols());
+    v.extend(super::complex_rt::symbols());
     v
 }
 

@@ -1,6 +1,8 @@
 //! Run-time values <-> the entry wrapper's argument and result pointers.
 //!
-//! Scalars travel in 8-byte slots (bool as one byte 0/1); arrays as an [`ArrayDesc`]
+//! Scalars travel in 16-byte slots (bool as one byte 0/1, complex as re then im, the
+//! layout of num-complex's `Complex`, so a complex array is interleaved pairs and its
+//! buffer is passed as it is); arrays as an [`ArrayDesc`]
 //! pointing straight into the value's shared buffer (no copy: compiled code writes
 //! through it exactly as the interpreter would).
 
@@ -21,8 +23,10 @@ fn invalid(msg: String) -> VrError {
 /// point into its boxes, which do not move while it lives.
 #[allow(clippy::vec_box)] // boxed: their addresses are handed to generated code and must not move
 pub struct CallFrame {
-    scalars: Vec<Box<u64>>,
+    scalars: Vec<Box<ScalarSlot>>,
     descs: Vec<Box<ArrayDesc>>,
+    /// Ranges, domains and tuples passed by pointer (`marshal_value`'s layout).
+    values: Vec<Vec<u64>>,
     shapes: Vec<(Vec<i64>, Vec<i64>)>,
     /// Keeps the arrays (and so their buffers) alive during the call.
     arrays: Vec<Array>,
@@ -33,7 +37,9 @@ pub struct CallFrame {
 
 /// Where generated code writes one result.
 enum ResultSlot {
-    Scalar(Box<u64>, ScalarType),
+    Scalar(Box<ScalarSlot>, ScalarType),
+    /// A range, domain or tuple in `marshal_value`'s layout.
+    Value(Vec<u64>, Type),
     /// A descriptor whose dims/strides point into the two vectors (written by the callee).
     Array(
         Box<ArrayDesc>,
@@ -43,19 +49,43 @@ enum ResultSlot {
     ),
 }
 
-fn scalar_bits(s: Scalar) -> u64 {
+/// One scalar argument or result: room for a c128 (two f64), 8-byte aligned.
+pub(crate) type ScalarSlot = [u64; 2];
+
+/// A scalar in its slot's memory representation (little-endian: a c64's re is the
+/// low half of the first word).
+pub(crate) fn scalar_bits(s: Scalar) -> ScalarSlot {
     match s {
-        Scalar::Bool(b) => b as u64,
-        Scalar::I32(v) => v as u32 as u64,
-        Scalar::I64(v) => v as u64,
-        Scalar::F32(v) => v.to_bits() as u64,
-        Scalar::F64(v) => v.to_bits(),
-        // Excluded by the compiler (complex is unsupported in this increment).
-        Scalar::C64(_) | Scalar::C128(_) => 0,
+        Scalar::Bool(b) => [b as u64, 0],
+        Scalar::I32(v) => [v as u32 as u64, 0],
+        Scalar::I64(v) => [v as u64, 0],
+        Scalar::F32(v) => [v.to_bits() as u64, 0],
+        Scalar::F64(v) => [v.to_bits(), 0],
+        Scalar::C64(c) => [c.re.to_bits() as u64 | ((c.im.to_bits() as u64) << 32), 0],
+        Scalar::C128(c) => [c.re.to_bits(), c.im.to_bits()],
     }
 }
 
-fn elem_size(t: ScalarType) -> usize {
+/// The scalar of type `t` held in a slot (the inverse of [`scalar_bits`]).
+pub(crate) fn scalar_of_bits(bits: ScalarSlot, t: ScalarType) -> Scalar {
+    match t {
+        ScalarType::Bool => Scalar::Bool(bits[0] as u8 != 0),
+        ScalarType::I32 => Scalar::I32(bits[0] as u32 as i32),
+        ScalarType::I64 => Scalar::I64(bits[0] as i64),
+        ScalarType::F32 => Scalar::F32(f32::from_bits(bits[0] as u32)),
+        ScalarType::F64 => Scalar::F64(f64::from_bits(bits[0])),
+        ScalarType::C64 => Scalar::C64(num_complex::Complex32::new(
+            f32::from_bits(bits[0] as u32),
+            f32::from_bits((bits[0] >> 32) as u32),
+        )),
+        ScalarType::C128 => Scalar::C128(num_complex::Complex64::new(
+            f64::from_bits(bits[0]),
+            f64::from_bits(bits[1]),
+        )),
+    }
+}
+
+pub(crate) fn elem_size(t: ScalarType) -> usize {
     match t {
         ScalarType::Bool => 1,
         ScalarType::I32 | ScalarType::F32 => 4,
@@ -104,6 +134,7 @@ impl CallFrame {
         let mut fr = CallFrame {
             scalars: Vec::new(),
             descs: Vec::new(),
+            values: Vec::new(),
             shapes: Vec::new(),
             arrays: Vec::new(),
             arg_ptrs: Vec::new(),
@@ -114,7 +145,7 @@ impl CallFrame {
             match (&p.ty, a) {
                 (Type::Scalar { elem }, Value::Scalar(s)) if s.ty() == *elem => {
                     let mut b = Box::new(scalar_bits(s));
-                    fr.arg_ptrs.push(&mut *b as *mut u64 as *mut u8);
+                    fr.arg_ptrs.push(&mut *b as *mut ScalarSlot as *mut u8);
                     fr.scalars.push(b);
                 }
                 (Type::Array(t), Value::Array(arr))
@@ -134,6 +165,30 @@ impl CallFrame {
                     fr.shapes.push((dims, strides));
                     fr.descs.push(desc);
                     fr.arrays.push(arr);
+                }
+                (t, v) if super::codegen::is_compound(t) => {
+                    let mut buf = super::marshal_value::buffer_for(t)?;
+                    let mut kept = Vec::new();
+                    // SAFETY: buf holds layout(t) bytes; check_argument checked v's type.
+                    unsafe {
+                        super::marshal_value::write_value(
+                            buf.as_mut_ptr() as *mut u8,
+                            t,
+                            &v,
+                            &mut |a: &Array| {
+                                kept.push(a.clone());
+                                (
+                                    buffer_ptr(a),
+                                    a.dims.iter().map(|d| *d as i64).collect(),
+                                    a.strides.iter().map(|s| *s as i64).collect(),
+                                )
+                            },
+                        )?;
+                    }
+                    fr.arg_ptrs.push(buf.as_mut_ptr() as *mut u8);
+                    // Moving the Vec does not move its heap storage.
+                    fr.values.push(buf);
+                    fr.arrays.extend(kept);
                 }
                 (t, v) => {
                     return Err(invalid(format!(
@@ -159,12 +214,17 @@ impl CallFrame {
                     fr.result_ptrs.push(&mut *desc as *mut ArrayDesc as *mut u8);
                     fr.results.push(ResultSlot::Array(desc, dims, strides, *at));
                 }
+                t if super::codegen::is_compound(t) => {
+                    let mut buf = super::marshal_value::buffer_for(t)?;
+                    fr.result_ptrs.push(buf.as_mut_ptr() as *mut u8);
+                    fr.results.push(ResultSlot::Value(buf, t.clone()));
+                }
                 other => {
                     let t = other
                         .as_scalar()
                         .ok_or_else(|| invalid(format!("result of type {other}")))?;
-                    let mut b = Box::new(0u64);
-                    fr.result_ptrs.push(&mut *b as *mut u64 as *mut u8);
+                    let mut b = Box::new([0u64; 2]);
+                    fr.result_ptrs.push(&mut *b as *mut ScalarSlot as *mut u8);
                     fr.results.push(ResultSlot::Scalar(b, t));
                 }
             }
@@ -191,18 +251,22 @@ impl CallFrame {
                         arena,
                         &mut copies,
                     )?),
-                    ResultSlot::Scalar(b, t) => {
-                        let bits = **b;
-                        Value::Scalar(match t {
-                            ScalarType::Bool => Scalar::Bool(bits as u8 != 0),
-                            ScalarType::I32 => Scalar::I32(bits as u32 as i32),
-                            ScalarType::I64 => Scalar::I64(bits as i64),
-                            ScalarType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
-                            ScalarType::F64 => Scalar::F64(f64::from_bits(bits)),
-                            // Excluded by the compiler.
-                            ScalarType::C64 | ScalarType::C128 => Scalar::zero(*t),
-                        })
-                    }
+                    ResultSlot::Scalar(b, t) => Value::Scalar(scalar_of_bits(**b, *t)),
+                    // SAFETY: generated code wrote a value of type t into buf.
+                    ResultSlot::Value(buf, t) => unsafe {
+                        super::marshal_value::read_value(
+                            buf.as_ptr() as *const u8,
+                            t,
+                            &mut |data, dims, strides, at| {
+                                let desc = ArrayDesc {
+                                    data,
+                                    dims: dims.as_ptr(),
+                                    strides: strides.as_ptr(),
+                                };
+                                self.array_result(&desc, &dims, &strides, at, arena, &mut copies)
+                            },
+                        )?
+                    },
                 })
             })
             .collect()
@@ -291,8 +355,8 @@ fn copy_block(start: *const u8, bytes: usize, elem: ScalarType) -> SharedBuffer 
         ScalarType::I64 => Buffer::I64(read(data, n)),
         ScalarType::F32 => Buffer::F32(read(data, n)),
         ScalarType::F64 => Buffer::F64(read(data, n)),
-        // Excluded by the compiler (complex is unsupported in this increment).
-        ScalarType::C64 | ScalarType::C128 => Buffer::filled(elem, 0, Scalar::zero(elem)),
+        ScalarType::C64 => Buffer::C64(read(data, n)),
+        ScalarType::C128 => Buffer::C128(read(data, n)),
     };
     (Rc::new(RefCell::new(buffer)), data)
 }

@@ -9,6 +9,9 @@
 //! - `jit`: host CPU attributes, the `default<O2>` pipeline, MCJIT.
 //! - `marshal`: run-time values <-> entry-wrapper arguments and results.
 //! - `libm`, `callgraph`: math symbols mapped by address; recursion detection.
+//! - `complex_rt`: the complex transcendental functions and `pow` (num-complex itself)
+//!   and `hypot`, mapped by address.
+//! - `marshal_value`: ranges, domains and tuples crossing the entry wrapper.
 //!
 //! First increment: scalar code of bool/i32/i64/f32/f64, calls (recursion, several
 //! results), control flow, loops over literal ranges and domains (parfor runs serially),
@@ -36,9 +39,26 @@
 //! does; and reductions `sum/prod/amin/amax`, whole-array in the storage order of the
 //! array's type and along an axis from index 0 upwards, bit-identical to the interpreter.
 //!
+//! Complex numbers (`codegen/complex.rs`): c64/c128 scalars and arrays. A complex is
+//! the struct `{T, T}` (re, im) in registers and memory, so complex arrays are
+//! interleaved pairs, the layout of num-complex, C99, NumPy, R and Octave: hosts pass
+//! their buffers as they are. Arithmetic, `abs`, comparisons and casts are emitted with
+//! num-complex's formulas, operation for operation; the transcendental functions and
+//! `pow` call num-complex through `complex_rt`: bit-identical to the interpreter.
+//! Element-wise operators, library math, casts and `sum`/`prod` work on complex arrays.
+//!
+//! `map` (`codegen/map.rs`): the module function called per element in logical order,
+//! scalars broadcast, arrays of any layout, shapes checked as by the interpreter.
+//!
+//! Tuples, ranges and domains as values (`codegen/tuple.rs`): locals, parameters and
+//! results (also of the entry function, through `marshal_value`), `tget`, `mset` from
+//! any tuple, tuples holding arrays by reference, loops over range and domain values,
+//! a range value as a slice index.
+//!
 //! Still reported as `ErrorKind::Unsupported` at compile time: slice assignment,
-//! gathers, map, matmul/transpose, complex numbers, tuples as
-//! values and atomics. Run-time errors equal the interpreter's, field for field.
+//! gathers and masks, matmul/transpose (of complex arrays too), indexing an
+//! array-valued expression other than a variable, and atomics. Run-time errors equal
+//! the interpreter's, field for field.
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location
 // field); boxing it only here would make the cpu backend's API differ from the others'.
@@ -47,9 +67,11 @@
 pub mod abi;
 mod callgraph;
 mod codegen;
+mod complex_rt;
 mod jit;
 mod libm;
 mod marshal;
+mod marshal_value;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;

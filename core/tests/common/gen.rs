@@ -17,6 +17,11 @@
 //! - `parfor` bodies only write elements of their own iteration and read nothing else
 //!   that could be written, so any iteration order gives the same result.
 //!
+//! Types: bool, i64, f64 and c128 scalars (c64 through casts), arrays of i64, f64 and
+//! c128; a function with two results may return them as one tuple, read by callers
+//! with `tget` or through a tuple local and `mset`. Complex expressions exercise the
+//! arithmetic, the transcendental functions, `pow`, `complex`, casts and reductions.
+//!
 //! A later backend reuses this for differential testing: run `g.module` with
 //! `arguments(&g, ...)` on the interpreter and on the backend, and compare.
 
@@ -56,12 +61,13 @@ pub enum GTy {
     Bool,
     I64,
     F64,
+    C128,
     Arr(ArrTy),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ArrTy {
-    /// `I64` or `F64`.
+    /// `I64`, `F64` or `C128`.
     pub elem: ScalarType,
     pub ndims: u32,
     pub layout: Layout,
@@ -75,6 +81,7 @@ impl GTy {
             GTy::Bool => Type::BOOL,
             GTy::I64 => Type::I64,
             GTy::F64 => Type::F64,
+            GTy::C128 => Type::C128,
             GTy::Arr(a) => Type::array(a.elem, a.ndims, a.layout),
         }
     }
@@ -82,7 +89,18 @@ impl GTy {
         match elem {
             ScalarType::Bool => GTy::Bool,
             ScalarType::I64 => GTy::I64,
+            ScalarType::C128 => GTy::C128,
             _ => GTy::F64,
+        }
+    }
+    /// The element type of a scalar `GTy` (None for arrays).
+    fn elem(self) -> Option<ScalarType> {
+        match self {
+            GTy::Bool => Some(ScalarType::Bool),
+            GTy::I64 => Some(ScalarType::I64),
+            GTy::F64 => Some(ScalarType::F64),
+            GTy::C128 => Some(ScalarType::C128),
+            GTy::Arr(_) => None,
         }
     }
 }
@@ -97,6 +115,20 @@ pub struct Sig {
     pub class_ranks: Vec<u32>,
     /// Writes no array element and calls nothing that might (safe inside parfor).
     pub pure_scalar: bool,
+    /// The (two) results are returned as one `tuple`-typed result.
+    pub tuple_result: bool,
+}
+
+impl Sig {
+    /// The declared result types: `results`, or one tuple of them.
+    pub fn result_types(&self) -> Vec<Type> {
+        let items: Vec<Type> = self.results.iter().map(|t| t.to_type()).collect();
+        if self.tuple_result {
+            vec![Type::Tuple { items }]
+        } else {
+            items
+        }
+    }
 }
 
 /// A generated module and what is needed to call its functions.
@@ -181,10 +213,11 @@ fn signature(t: &mut Tape, cfg: &GenConfig, name: String) -> Sig {
     let mut class_ranks: Vec<u32> = Vec::new();
     let mut params = Vec::new();
     for _ in 0..t.below(cfg.max_params as usize + 1) {
-        params.push(match t.below(6) {
+        params.push(match t.below(7) {
             0 => GTy::F64,
             1 => GTy::I64,
             2 => GTy::Bool,
+            6 => GTy::C128,
             _ => {
                 // An array: a new shape class, or one we have of the same rank.
                 let ndims = 1 + t.below(2) as u32;
@@ -208,30 +241,34 @@ fn signature(t: &mut Tape, cfg: &GenConfig, name: String) -> Sig {
         _ => 1,
     };
     for _ in 0..n_results {
-        results.push(match t.below(4) {
+        results.push(match t.below(5) {
             3 if !class_ranks.is_empty() => {
                 let class = t.below(class_ranks.len());
                 GTy::Arr(array_ty(t, class_ranks[class], class))
             }
             0 | 3 => GTy::F64,
             1 => GTy::I64,
+            4 => GTy::C128,
             _ => GTy::Bool,
         });
     }
+    // Two results: now and then returned as one tuple.
+    let tuple_result = n_results == 2 && t.below(2) == 1;
     Sig {
         name,
         params,
         results,
         class_ranks,
         pure_scalar: true,
+        tuple_result,
     }
 }
 
 fn array_ty(t: &mut Tape, ndims: u32, class: usize) -> ArrTy {
-    let elem = if t.below(3) == 2 {
-        ScalarType::I64
-    } else {
-        ScalarType::F64
+    let elem = match t.below(5) {
+        2 => ScalarType::I64,
+        4 => ScalarType::C128,
+        _ => ScalarType::F64,
     };
     // One-dimensional arrays are row-major; two-dimensional ones either way.
     let layout = if ndims == 2 && t.below(2) == 1 {
@@ -347,10 +384,11 @@ impl<'a, 't> FnGen<'a, 't> {
         let mut body = Vec::new();
         // Locals, each assigned before anything reads it.
         for _ in 0..self.t.below(5) {
-            let ty = match self.t.below(4) {
+            let ty = match self.t.below(5) {
                 0 => GTy::F64,
                 1 => GTy::I64,
                 2 => GTy::Bool,
+                4 => GTy::C128,
                 _ if !self.sig.class_ranks.is_empty() => {
                     let class = self.t.below(self.sig.class_ranks.len());
                     GTy::Arr(array_ty(self.t, self.sig.class_ranks[class], class))
@@ -376,7 +414,7 @@ impl<'a, 't> FnGen<'a, 't> {
                     restrict: false,
                 })
                 .collect(),
-            results: self.sig.results.iter().map(|t| t.to_type()).collect(),
+            results: self.sig.result_types(),
             locals: std::mem::take(&mut self.locals),
             body,
             line: if self.t.one_in(4) {
@@ -388,13 +426,18 @@ impl<'a, 't> FnGen<'a, 't> {
     }
 
     fn return_stmt(&mut self) -> Stmt {
-        let values = self
+        let values: Vec<Expr> = self
             .sig
             .results
             .clone()
             .into_iter()
             .map(|ty| self.expr(ty, self.cfg.max_expr_depth))
             .collect();
+        let values = if self.sig.tuple_result {
+            vec![Expr::Tuple { items: values }]
+        } else {
+            values
+        };
         Stmt::new(StmtKind::Return { values })
     }
 
@@ -742,6 +785,25 @@ impl<'a, 't> FnGen<'a, 't> {
         if !callee.pure_scalar {
             self.pure_scalar = false;
         }
+        if !results.is_empty() && self.t.below(2) == 1 {
+            // Through a tuple local: (set t (call ...)) then (mset (a b) t).
+            let items: Vec<Type> = results.iter().map(|r| r.to_type()).collect();
+            let name = self.fresh("t");
+            self.locals.push(Local {
+                name: name.clone(),
+                ty: Type::Tuple { items },
+            });
+            return Some(Stmt::new(StmtKind::Block(Block {
+                on_gpu: false,
+                stmts: vec![
+                    assign(&name, call),
+                    Stmt::new(StmtKind::Assign {
+                        targets,
+                        value: Expr::var(&name),
+                    }),
+                ],
+            })));
+        }
         Some(Stmt::new(if results.is_empty() {
             StmtKind::Expr { expr: call }
         } else {
@@ -834,6 +896,7 @@ impl<'a, 't> FnGen<'a, 't> {
             GTy::Bool => self.bool_expr(depth),
             GTy::I64 => self.int_expr(depth),
             GTy::F64 => self.float_expr(depth),
+            GTy::C128 => self.complex_expr(depth),
         }
     }
 
@@ -975,19 +1038,11 @@ impl<'a, 't> FnGen<'a, 't> {
                         arg: Box::new(Expr::binary(BinOp::Mul, x, c)),
                     }
                 } else {
-                    let z = Expr::Lib {
-                        func: LibFn::Complex,
-                        args: vec![self.float_expr(d), self.float_expr(d)],
-                    };
-                    let w = Expr::lit(Literal::C128([0.5, -1.0]));
-                    let part = if self.t.below(2) == 0 {
-                        LibFn::Real
-                    } else {
-                        LibFn::Abs
-                    };
+                    let z = self.complex_expr(d);
+                    let part = *self.t.pick(&[LibFn::Real, LibFn::Abs, LibFn::Imag]);
                     Expr::Lib {
                         func: part,
-                        args: vec![Expr::binary(BinOp::Mul, z, w)],
+                        args: vec![z],
                     }
                 }
             }
@@ -1009,6 +1064,124 @@ impl<'a, 't> FnGen<'a, 't> {
                 None => leaf(self),
             },
             _ => self.scalar_call(GTy::F64).unwrap_or_else(|| leaf(self)),
+        }
+    }
+
+    /// A c128 expression: complex arithmetic (inline in compiled code), the
+    /// transcendental functions and `pow` (num-complex), casts from reals and through
+    /// c64, reductions of complex arrays, calls.
+    fn complex_expr(&mut self, depth: u32) -> Expr {
+        let leaf = |g: &mut Self| -> Expr {
+            if g.t.below(2) == 1 {
+                if let Some(v) = g.scalar_var(GTy::C128) {
+                    return v;
+                }
+            }
+            if g.t.below(2) == 1 {
+                if let Some(e) = g.element_read(ScalarType::C128) {
+                    return e;
+                }
+            }
+            Expr::lit(Literal::C128(*g.t.pick(&[
+                [0.0, 0.0],
+                [1.0, 0.0],
+                [0.5, -1.0],
+                [-2.5, 3.0],
+                [0.0, 1.0],
+                [1e300, -1e300],
+                [f64::INFINITY, 0.5],
+                [-0.0, 0.1],
+            ])))
+        };
+        if depth == 0 {
+            return leaf(self);
+        }
+        let d = depth - 1;
+        match self.t.below(10) {
+            0 | 1 => leaf(self),
+            2 | 3 => {
+                let op = *self
+                    .t
+                    .pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div]);
+                Expr::binary(op, self.complex_expr(d), self.complex_expr(d))
+            }
+            4 => {
+                if self.t.below(2) == 0 {
+                    Expr::Unary {
+                        op: UnOp::Neg,
+                        arg: Box::new(self.complex_expr(d)),
+                    }
+                } else {
+                    let f = *self.t.pick(&[
+                        LibFn::Sqrt,
+                        LibFn::Exp,
+                        LibFn::Log,
+                        LibFn::Log10,
+                        LibFn::Sin,
+                        LibFn::Cos,
+                        LibFn::Tan,
+                        LibFn::Asin,
+                        LibFn::Acos,
+                        LibFn::Atan,
+                        LibFn::Sinh,
+                        LibFn::Cosh,
+                        LibFn::Tanh,
+                        LibFn::Conj,
+                    ]);
+                    Expr::Lib {
+                        func: f,
+                        args: vec![self.complex_expr(d)],
+                    }
+                }
+            }
+            5 => Expr::Lib {
+                func: LibFn::Pow,
+                args: vec![self.complex_expr(d), self.complex_expr(d)],
+            },
+            6 => {
+                if self.t.below(2) == 0 {
+                    Expr::Lib {
+                        func: LibFn::Complex,
+                        args: vec![self.float_expr(d), self.float_expr(d)],
+                    }
+                } else {
+                    let x = if self.t.below(2) == 0 {
+                        self.float_expr(d)
+                    } else {
+                        self.int_expr(d)
+                    };
+                    Expr::Cast {
+                        to: Type::C128,
+                        arg: Box::new(x),
+                    }
+                }
+            }
+            7 => {
+                // Through c64 arithmetic and back.
+                let x = Expr::Cast {
+                    to: Type::C64,
+                    arg: Box::new(self.complex_expr(d)),
+                };
+                let c = Expr::lit(Literal::C64(*self.t.pick(&[[1.5f32, -0.25], [0.0, 2.0]])));
+                let op = *self.t.pick(&[BinOp::Mul, BinOp::Div, BinOp::Add]);
+                let y = if self.t.below(2) == 0 {
+                    Expr::binary(op, x, c)
+                } else {
+                    Expr::Lib {
+                        func: *self.t.pick(&[LibFn::Sqrt, LibFn::Exp]),
+                        args: vec![x],
+                    }
+                };
+                Expr::Cast {
+                    to: Type::C128,
+                    arg: Box::new(y),
+                }
+            }
+            8 => match self.any_array(ScalarType::C128, None) {
+                Some((name, a)) => self.reduce_to_scalar(name, a, ScalarType::C128),
+                None => leaf(self),
+            },
+            _ => self.scalar_call(GTy::C128).unwrap_or_else(|| leaf(self)),
         }
     }
 
@@ -1174,10 +1347,18 @@ impl<'a, 't> FnGen<'a, 't> {
                     BinOp::Eq,
                     BinOp::Ne,
                 ]);
-                if self.t.below(2) == 0 {
-                    Expr::binary(op, self.int_expr(d), self.int_expr(d))
-                } else {
-                    Expr::binary(op, self.float_expr(d), self.float_expr(d))
+                match self.t.below(3) {
+                    0 => Expr::binary(op, self.int_expr(d), self.int_expr(d)),
+                    1 => Expr::binary(op, self.float_expr(d), self.float_expr(d)),
+                    _ => {
+                        // Complex numbers compare for equality only.
+                        let op = if matches!(op, BinOp::Eq | BinOp::Lt | BinOp::Le) {
+                            BinOp::Eq
+                        } else {
+                            BinOp::Ne
+                        };
+                        Expr::binary(op, self.complex_expr(d), self.complex_expr(d))
+                    }
                 }
             }
             3 => {
@@ -1190,7 +1371,11 @@ impl<'a, 't> FnGen<'a, 't> {
             },
             5 => Expr::Lib {
                 func: *self.t.pick(&[LibFn::IsNan, LibFn::IsInf]),
-                args: vec![self.float_expr(d)],
+                args: vec![if self.t.below(3) == 2 {
+                    self.complex_expr(d)
+                } else {
+                    self.float_expr(d)
+                }],
             },
             6 => Expr::Cast {
                 to: Type::BOOL,
@@ -1205,10 +1390,11 @@ impl<'a, 't> FnGen<'a, 't> {
         if self.in_parfor {
             return None;
         }
+        // One result of this type, or (through `tget`) an item of several results.
         let callees: Vec<Sig> = self
             .callees
             .iter()
-            .filter(|s| s.results == [ty])
+            .filter(|s| s.results.contains(&ty) && (s.results.len() > 1 || !s.tuple_result))
             .cloned()
             .collect();
         if callees.is_empty() {
@@ -1219,7 +1405,18 @@ impl<'a, 't> FnGen<'a, 't> {
         if !callee.pure_scalar {
             self.pure_scalar = false;
         }
-        Some(self.call_expr(&callee, &mapping))
+        let call = self.call_expr(&callee, &mapping);
+        if callee.results.len() == 1 {
+            return Some(call);
+        }
+        let items: Vec<usize> = (0..callee.results.len())
+            .filter(|&k| callee.results[k] == ty)
+            .collect();
+        let index = *self.t.pick(&items) as u32;
+        Some(Expr::TupleGet {
+            arg: Box::new(call),
+            index,
+        })
     }
 
     fn array_expr(&mut self, a: ArrTy, depth: u32) -> Expr {
@@ -1228,10 +1425,10 @@ impl<'a, 't> FnGen<'a, 't> {
         }
         let d = depth - 1;
         let elem_ty = GTy::scalar(a.elem);
-        match self.t.below(11) {
+        match self.t.below(12) {
             0 | 1 => self.array_leaf(a),
             2 | 3 => {
-                let ops: &[BinOp] = if a.elem == ScalarType::F64 {
+                let ops: &[BinOp] = if a.elem != ScalarType::I64 {
                     &[BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div]
                 } else {
                     &[BinOp::Add, BinOp::Sub, BinOp::Mul]
@@ -1269,12 +1466,34 @@ impl<'a, 't> FnGen<'a, 't> {
                         LibFn::Floor,
                         LibFn::Tanh,
                     ])
+                } else if a.elem == ScalarType::C128 {
+                    *self
+                        .t
+                        .pick(&[LibFn::Sqrt, LibFn::Exp, LibFn::Sin, LibFn::Conj, LibFn::Log])
                 } else {
                     LibFn::Abs
                 };
                 Expr::Lib {
                     func: f,
                     args: vec![self.array_expr(a, d)],
+                }
+            }
+            6 if a.elem == ScalarType::C128 => {
+                // Element-wise `complex` of two real arrays, or `pow` with a scalar.
+                if self.t.below(2) == 0 {
+                    let re = ArrTy {
+                        elem: ScalarType::F64,
+                        ..a
+                    };
+                    Expr::Lib {
+                        func: LibFn::Complex,
+                        args: vec![self.array_expr(re, d), self.array_expr(re, d)],
+                    }
+                } else {
+                    Expr::Lib {
+                        func: LibFn::Pow,
+                        args: vec![self.array_expr(a, d), self.expr(elem_ty, d)],
+                    }
                 }
             }
             6 => {
@@ -1286,10 +1505,10 @@ impl<'a, 't> FnGen<'a, 't> {
             }
             7 => {
                 // A cast: int to float, or a change of layout.
-                let from = if a.elem == ScalarType::F64 && self.t.below(2) == 0 {
-                    ScalarType::I64
-                } else {
-                    a.elem
+                let from = match a.elem {
+                    ScalarType::F64 if self.t.below(2) == 0 => ScalarType::I64,
+                    ScalarType::C128 if self.t.below(2) == 0 => ScalarType::F64,
+                    e => e,
                 };
                 let layout = if a.ndims == 2 {
                     *self.t.pick(&[Layout::Row, Layout::Col])
@@ -1312,7 +1531,7 @@ impl<'a, 't> FnGen<'a, 't> {
                 func: LibFn::Copy,
                 args: vec![self.array_expr(a, d)],
             },
-            9 => self.map_expr(a, d).unwrap_or_else(|| self.array_leaf(a)),
+            9 | 10 => self.map_expr(a, d).unwrap_or_else(|| self.array_leaf(a)),
             _ => self.array_call(a).unwrap_or_else(|| self.array_leaf(a)),
         }
     }
@@ -1360,10 +1579,10 @@ impl<'a, 't> FnGen<'a, 't> {
             0 => AllocInit::Zeros,
             1 => AllocInit::Ones,
             _ => {
-                let v = if a.elem == ScalarType::F64 {
-                    Expr::f64(2.5)
-                } else {
-                    Expr::i64(-4)
+                let v = match a.elem {
+                    ScalarType::F64 => Expr::f64(2.5),
+                    ScalarType::C128 => Expr::lit(Literal::C128([2.5, -1.0])),
+                    _ => Expr::i64(-4),
                 };
                 AllocInit::Fill { value: Box::new(v) }
             }
@@ -1381,9 +1600,10 @@ impl<'a, 't> FnGen<'a, 't> {
                 s.results == [target]
                     && !s.params.is_empty()
                     && s.pure_scalar
+                    && !s.tuple_result
                     && s.params
                         .iter()
-                        .all(|p| matches!(p, GTy::I64 | GTy::F64 | GTy::Bool))
+                        .all(|p| matches!(p, GTy::I64 | GTy::F64 | GTy::Bool | GTy::C128))
             })
             .cloned()
             .collect();
@@ -1395,11 +1615,7 @@ impl<'a, 't> FnGen<'a, 't> {
         // the same class or scalars.
         let mut args = Vec::new();
         for (k, p) in callee.params.iter().enumerate() {
-            let elem = match p {
-                GTy::Bool => ScalarType::Bool,
-                GTy::I64 => ScalarType::I64,
-                _ => ScalarType::F64,
-            };
+            let elem = p.elem().unwrap_or(ScalarType::F64);
             if elem == ScalarType::Bool {
                 if k == 0 {
                     return None;
@@ -1483,16 +1699,15 @@ pub fn arguments(sig: &Sig, tape: &[u32]) -> Vec<Value> {
             GTy::Bool => Value::Scalar(Scalar::Bool(t.below(2) == 1)),
             GTy::I64 => Value::Scalar(Scalar::I64(int_value(&mut t))),
             GTy::F64 => Value::Scalar(Scalar::F64(float_value(&mut t))),
+            GTy::C128 => Value::Scalar(complex_value(&mut t)),
             GTy::Arr(a) => {
                 let shape = dims[a.class].clone();
                 let n: usize = shape.iter().product();
                 let elems: Vec<Scalar> = (0..n)
-                    .map(|_| {
-                        if a.elem == ScalarType::I64 {
-                            Scalar::I64(int_value(&mut t))
-                        } else {
-                            Scalar::F64(float_value(&mut t))
-                        }
+                    .map(|_| match a.elem {
+                        ScalarType::I64 => Scalar::I64(int_value(&mut t)),
+                        ScalarType::C128 => complex_value(&mut t),
+                        _ => Scalar::F64(float_value(&mut t)),
                     })
                     .collect();
                 Value::Array(Array::from_logical(
@@ -1510,6 +1725,12 @@ fn int_value(t: &mut Tape) -> i64 {
         7 => *t.pick(&[i64::MAX, i64::MIN, 1 << 40]),
         _ => t.below(41) as i64 - 20,
     }
+}
+
+fn complex_value(t: &mut Tape) -> Scalar {
+    let re = float_value(t);
+    let im = float_value(t);
+    Scalar::C128(num_complex::Complex64::new(re, im))
 }
 
 fn float_value(t: &mut Tape) -> f64 {

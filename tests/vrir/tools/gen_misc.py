@@ -605,6 +605,18 @@ case("map", "map_strided", "numpy",
      ["run: f([[1.0, 2.0], [3.0, 0.0]]) == %s" % V(np.array([[1.0, 2.0], [3.0, 0.0]])[:, ::-1] ** 2 + 1, "f64")],
      "map over a strided view: the result is row-major")
 
+case("map", "map_complex", "numpy",
+     mmod("map_complex", 0, "  (function sqmod ((z c128) (k f64)) (f64)\n    (locals)\n    (return (* k (abs (* z z)))))",
+          "  (function f ((a c128[2,col])) (f64[2,col])\n    (locals)\n    (return (map sqmod a 0.5))))"),
+     ["run: f(%s) == %s" % (V(np.array([[3 + 4j, 1j], [-2 + 0j, 0.5 - 0.5j]]), "c128"),
+                            V(0.5 * np.abs(np.array([[3 + 4j, 1j], [-2 + 0j, 0.5 - 0.5j]]) ** 2), "f64"))],
+     "map over a complex column-major array with a scalar broadcast; |z^2| = |z|^2 exactly for these values")
+case("map", "map_tuple_item_function", "hand",
+     mmod("map_tuple_item_function", 1, "  (function clamp ((x i64) (lo i64) (hi i64)) (i64)\n    (locals)\n    (return (max lo (min x hi))))",
+          "  (function f ((a i64[1,row]) (b (tuple i64 i64))) (i64[1,row])\n    (locals)\n    (return (map clamp a (tget b 0) (tget b 1)))))"),
+     ["run: f([-5, 0, 3, 9], [-1, 4]) == [-1, 0, 3, 4]"],
+     "scalar arguments of map taken from a tuple parameter: each element clamped to [-1, 4]")
+
 # =================================================================== parfor
 case("parfor", "parfor_squares", "hand",
      fn("parfor_squares", 0, "((n i64)) (i64[1,row])",
@@ -684,6 +696,30 @@ case("tuple", "tuple_result", "hand",
      fn("tuple_result", 0, "((a i64)) ((tuple i64 bool))", "    (locals)\n    (return (tuple a (> a 0)))"),
      ["run: f(4) == [4, true]"], "a tuple-typed result is written as vr run prints it: a JSON list")
 
+case("tuple", "tuple_nested_result", "hand",
+     fn("tuple_nested_result", 0, "((b bool) (z c64) (n i32)) ((tuple bool (tuple c64 i32) f64))",
+        "    (locals (t (tuple c64 i32)))\n    (set t (tuple (* z (c64 0.0 1.0)) (+ n 1:i32)))\n    (return (tuple (not b) t -0.5))"),
+     ['run: f(true, {"re": 1.5, "im": -2.0}, 7) == [false, [{"re": 2.0, "im": 1.5}, 8], -0.5]'],
+     "items of several sizes nested in a tuple result; (1.5 - 2i) i = 2 + 1.5i")
+case("tuple", "tuple_range_params", "hand",
+     mod("tuple_range_params", 0, [
+         "  (function g ((t (tuple bool i64 f64[1,row])) (r range)) ((tuple i64 bool) domain[2])\n"
+         "    (locals (s i64) (i i64) (u f64[1,row]))\n    (set s (tget t 1))\n    (for (i) r (block (set s (+ (* s 10) i))))\n"
+         "    (set u (tget t 2))\n    (set (index u 0) 42.0)\n    (return (tuple s (not (tget t 0))) (domain r (range 3 1 -1))))",
+         "  (function f ((x f64[1,row]) (n i64)) (i64 bool domain[2] f64[1,row])\n    (locals (a (tuple i64 bool)) (d domain[2]) (k i64) (i i64) (j i64))\n"
+         "    (mset (a d) (call g (tuple true 7 x) (range 0 n 2)))\n    (set k 0)\n    (for (i j) d (block (set k (+ k 1))))\n"
+         "    (return (tget a 0) (tget a 1) d x))"]),
+     ['run: f([1.0, 2.0], 4) == 7024, false, [{"start": 0, "stop": 4, "step": 2}, {"start": 3, "stop": 1, "step": -1}], [42.0, 2.0]'],
+     "a tuple (holding an array by reference) and a range passed to a function, a tuple and a domain returned: "
+     "s = 7, then 70, 702, 7024 over r = 0, 2, 4; the write through the tuple's array reaches x")
+case("tuple", "domain_value_loop", "hand",
+     mod("domain_value_loop", 1, [
+         "  (function dom ((m i64)) (domain[2])\n    (locals)\n    (return (domain (range 1 m) (range m 1 -1))))",
+         "  (function f ((m i64)) (i64 domain[2])\n    (locals (i i64) (j i64) (c i64))\n    (set c 0)\n"
+         "    (for (i j) (call dom m) (block (set c (+ (* c 10) j))))\n    (return c (call dom m)))"]),
+     ['run: f(2) == 2121, [{"start": 1, "stop": 2, "step": 1}, {"start": 2, "stop": 1, "step": -1}]'],
+     "a loop over a domain a call returns: j counts 2, 1 for each of i = 1, 2")
+
 # =================================================================== complex
 za, zb = np.complex128(1.5 - 2j), np.complex128(-0.5 + 4j)
 CJ = lambda z: V(z, "c128")
@@ -722,6 +758,39 @@ case("complex", "complex_matmul", "numpy",
 case("complex", "complex_array_abs", "numpy",
      fn("complex_array_abs", 0, "((a c128[1,col])) (f64[1,col])", "    (locals)\n    (return (abs a))"),
      ['run: f([{"re": 3.0, "im": 4.0}, {"re": 0.0, "im": -2.0}]) == [5.0, 2.0]'])
+
+zA = np.array([[1 + 2j, -0.5 + 0.25j, 3 + 0j], [0 - 1j, 2 - 2j, -1.5 + 4j]])
+zB = np.array([[0.5 - 1j, 2 + 0j, 1 + 1j], [-1 + 0.5j, 0.25j, 4 - 2j]])
+case("complex", "complex_array_ops", "numpy",
+     fn("complex_array_ops", 1, "((a c128[2,col]) (b c128[2,row])) (c128[2,col] c128[2,col] c128[2,col] c128[2,row])",
+        "    (locals)\n    (return (* a b) (- (conj a) b) (neg a) (+ (c128 1.0 -1.0) b))"),
+     ["run: f(%s, %s) == %s, %s, %s, %s" % (V(zA, "c128"), V(zB, "c128"), V(zA * zB, "c128"), V(np.conj(zA) - zB, "c128"),
+                                             V(-zA, "c128"), V((1 - 1j) + zB, "c128"))],
+     "element-wise complex arithmetic over arrays of two layouts (binary fractions: every product is exact)")
+case("complex", "complex_array_div_math", "numpy",
+     fn("complex_array_div_math", 0, "((a c128[2,row])) (c128[2,row] c128[2,row] c128[2,row] c128[2,row])",
+        "    (locals)\n    (return (/ a (c128 0.5 -1.0)) (sqrt a) (log a) (pow a (c128 0.5 2.0)))"),
+     ["run: f(%s) ~= %s, %s, %s, %s" % (V(zA, "c128"), V(zA / (0.5 - 1j), "c128"), V(np.sqrt(zA), "c128"),
+                                         V(np.log(zA), "c128"), V(zA ** (0.5 + 2j), "c128"))])
+case("complex", "complex_array_reduce", "numpy",
+     fn("complex_array_reduce", 0, "((a c128[2,col])) (c128 c128 c128[1,col] c128[1,col])",
+        "    (locals)\n    (return (sum a) (prod a) (sum a :axis 0) (prod a :axis 1))"),
+     ["run: f(%s) == %s, %s, %s, %s" % (V(zA, "c128"), V(zA.sum(), "c128"), V(np.prod(zA.T.ravel()), "c128"),
+                                         V(zA.sum(axis=0), "c128"), V(zA.prod(axis=1), "c128"))],
+     "the product runs in storage order (column-major); binary fractions keep every step exact")
+case("complex", "complex_array_write", "numpy",
+     fn("complex_array_write", 0, "((z c128[1,row])) (c128[1,row])",
+        "    (locals (i i64))\n    (for (i) (range 0 (- (len z) 1))\n      (block (set (index z i) (* (index z i) (c128 0.0 1.0)))))\n    (return z)"),
+     ["run: f(%s) == %s" % (V(np.array([1 + 2j, -3 + 0.5j]), "c128"), V(np.array([1 + 2j, -3 + 0.5j]) * 1j, "c128"))],
+     "elements written in place (the argument's interleaved re, im storage)")
+case("complex", "complex_array_casts", "numpy",
+     fn("complex_array_casts", 0, "((x f64[1,row]) (y c64[1,row])) (c128[1,row] c128[1,row] c64[1,row] f32[1,row] bool[1,row])",
+        "    (locals)\n    (return (cast c128[1,row] x) (cast c128[1,row] y) (* y y) (imag y) (== (cast c128[1,row] x) (cast c128[1,row] y)))"),
+     ["run: f([2.5, -1.0], %s) == %s, %s, %s, %s, [false, true]" % (
+         V(np.array([0.5 + 0.25j, -1 + 0j], dtype=np.complex64), "c64"), V(np.array([2.5, -1.0]).astype(np.complex128), "c128"),
+         V(np.array([0.5 + 0.25j, -1 + 0j], dtype=np.complex64).astype(np.complex128), "c128"),
+         V(np.array([0.5 + 0.25j, -1 + 0j], dtype=np.complex64) ** 2, "c64"), V(np.array([0.25, 0.0], dtype=np.float32), "f32"))],
+     "real to complex, c64 to c128, c64 arithmetic, parts and equality on arrays")
 
 # =================================================================== layout
 Lb = np.arange(1.0, 13.0).reshape(3, 4)

@@ -86,6 +86,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let elem_size = self.i64c(match ty.elem {
             ScalarType::Bool => 1,
             ScalarType::I32 | ScalarType::F32 => 4,
+            ScalarType::C128 => 16,
             _ => 8,
         });
         let col = (ty.layout == Layout::Col) as u64;
@@ -200,7 +201,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ScalarType::I64 => Literal::I64(1),
             ScalarType::F32 => Literal::F32(1.0),
             ScalarType::F64 => Literal::F64(1.0),
-            _ => return Err(super::unsupported(&format!("array of `{t}`"), &g.f.name)),
+            ScalarType::C64 => Literal::C64([1.0, 0.0]),
+            ScalarType::C128 => Literal::C128([1.0, 0.0]),
         };
         self.literal(g, &lit)
     }

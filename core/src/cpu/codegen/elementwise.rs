@@ -127,7 +127,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     pub(crate) fn is_array_expr(&self, g: &FnGen<'ctx, 'm>, e: &Expr) -> bool {
         match e {
             Expr::Var { .. } => self.declared_array_type(g, e).is_some(),
-            Expr::Alloc { .. } => true,
+            Expr::Alloc { .. } | Expr::Map { .. } => true,
+            Expr::TupleGet { .. } => matches!(self.static_type(g, e), Some(Type::Array(_))),
             Expr::Index {
                 array,
                 indices,
@@ -145,6 +146,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             Expr::Lib {
                 func: LibFn::Copy, ..
             } => true,
+            // Scalars computed from an array.
+            Expr::Lib {
+                func: LibFn::Len | LibFn::Ndims,
+                ..
+            } => false,
             Expr::Lib { args, .. } => args.iter().any(|a| self.is_array_expr(g, a)),
             Expr::Reduce { axis, arg, .. } => {
                 axis.is_some() && self.declared_array_type(g, arg).is_none_or(|t| t.ndims > 1)
@@ -165,7 +171,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let fewer = self
             .declared_array_type(g, array)
             .is_some_and(|t| indices.len() < t.ndims as usize);
-        !flags.flatten && (fewer || indices.iter().any(|i| matches!(i, Expr::Range { .. })))
+        !flags.flatten && (fewer || indices.iter().any(|i| self.is_range_index(g, i)))
     }
 
     /// Evaluate an element-wise operand.
@@ -201,7 +207,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     /// Fail with the interpreter's shape-mismatch error unless `a` and `b` have equal
     /// extents (and ranks).
-    fn check_same_shape(
+    pub(crate) fn check_same_shape(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         a: &ArrayView<'ctx>,
@@ -235,7 +241,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     /// A fresh array of `ty` with `shape`'s extents, element k being `f` of the
     /// operands' elements k (scalars broadcast), in logical order.
-    fn map_into(
+    pub(crate) fn map_into(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         ty: ArrayType,
@@ -339,10 +345,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             [Operand::Array(x)] | [Operand::Array(x), _] | [_, Operand::Array(x)] => x.clone(),
             _ => return Err(self.type_err(g, format!("`{}` of scalars", func.name()))),
         };
-        let out_elem = match func {
-            LibFn::IsNan | LibFn::IsInf => ScalarType::Bool,
-            _ => t,
-        };
+        let out_elem = super::complex::lib_result_type(func, t);
         let ty = ArrayType::new(out_elem, shape.ty.ndims, fresh_layout(shape.ty.layout));
         self.map_into(g, ty, &shape, ops, &mut |cg, g, xs| {
             cg.lib_apply(g, func, xs[0], xs.get(1).copied())

@@ -74,23 +74,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 Ok(vals.remove(0))
             }
             Expr::Lib { func, args } => self.lib(g, *func, args),
-            // A tuple item without a tuple value: the call's (or tuple's) values, one kept.
-            Expr::TupleGet { arg, index } => {
-                let vals = match &**arg {
-                    Expr::Call { func, args } => self.call(g, func, args)?,
-                    Expr::Tuple { items } => {
-                        let mut vals = Vec::new();
-                        for i in items {
-                            vals.push(self.expr(g, i)?);
-                        }
-                        vals
-                    }
-                    _ => return Err(unsupported("tuple value", &g.f.name)),
-                };
-                vals.get(*index as usize).copied().ok_or_else(|| {
-                    self.type_err(g, format!("tget {index} of {} values", vals.len()))
-                })
-            }
+            // Any tuple: a variable, a call's results, a literal tuple, an item (tuple.rs).
+            Expr::TupleGet { .. } => self.tuple_get_scalar(g, e),
             Expr::Dim { arg, axis } => {
                 let (view, name) = self.array_arg(g, arg)?;
                 match view.dims.get(*axis as usize) {
@@ -131,7 +116,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             .with_line(g.line)
     }
 
-    pub(crate) fn literal(&mut self, g: &FnGen<'ctx, 'm>, l: &Literal) -> VrResult<Val<'ctx>> {
+    pub(crate) fn literal(&mut self, _g: &FnGen<'ctx, 'm>, l: &Literal) -> VrResult<Val<'ctx>> {
         let cx = self.cx;
         Ok(match *l {
             Literal::Bool(b) => Val {
@@ -154,9 +139,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 v: cx.f64_type().const_float(v).into(),
                 ty: ScalarType::F64,
             },
-            Literal::C64(_) | Literal::C128(_) => {
-                return Err(unsupported("complex constant", &g.f.name))
-            }
+            Literal::C64([re, im]) => self.complex_const(ScalarType::C64, re as f64, im as f64),
+            Literal::C128([re, im]) => self.complex_const(ScalarType::C128, re, im),
         })
     }
 
@@ -232,6 +216,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         op: UnOp,
         a: Val<'ctx>,
     ) -> VrResult<Val<'ctx>> {
+        if a.ty.is_complex() {
+            return self.complex_unary(g, op, a);
+        }
         match (op, a.ty) {
             (UnOp::Not, ScalarType::Bool) => Ok(Val {
                 v: self.builder.build_not(a.int(), "")?.into(),
@@ -257,6 +244,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         b: Val<'ctx>,
     ) -> VrResult<Val<'ctx>> {
         let t = a.ty;
+        if t.is_complex() {
+            return self.complex_binary(g, op, a, b);
+        }
         let bld = &self.builder;
         if op.is_comparison() {
             let v = if t.is_float() {
@@ -473,7 +463,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     ty: ScalarType::I64,
                 });
             }
-            Matmul | Transpose | Copy | Complex => {
+            Matmul | Transpose | Copy => {
                 return Err(unsupported(&format!("`{}`", func.name()), &g.f.name))
             }
             _ => {}
@@ -502,8 +492,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     ) -> VrResult<Val<'ctx>> {
         use LibFn::*;
         let t = a.ty;
-        if t.is_complex() {
-            return Err(unsupported("complex arithmetic", &g.f.name));
+        if t.is_complex() || func == Complex {
+            return self.complex_lib(g, func, a, b);
         }
         let bad =
             |s: &Self, g: &FnGen<'ctx, 'm>| s.type_err(g, format!("`{}` of {t}", func.name()));
@@ -688,7 +678,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             return Ok(a);
         }
         if from.is_complex() || to.is_complex() {
-            return Err(unsupported("complex cast", &g.f.name));
+            return self.complex_cast(g, a, to);
         }
         let b = &self.builder;
         let v = match (from, to) {

@@ -93,12 +93,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 if func.arity() <= 2
                     && !matches!(
                         func,
-                        LibFn::Len
-                            | LibFn::Ndims
-                            | LibFn::Matmul
-                            | LibFn::Transpose
-                            | LibFn::Copy
-                            | LibFn::Complex
+                        LibFn::Len | LibFn::Ndims | LibFn::Matmul | LibFn::Transpose | LibFn::Copy
                     ) =>
             {
                 Ok((
@@ -116,6 +111,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     Err(self.type_err(g, "a reduction of a vector used as an array".into()))
                 }
             },
+            Expr::TupleGet { .. } => self.tuple_get_array(g, e),
+            Expr::Map { func, args } => {
+                Ok((self.map_expr(g, func, args)?, format!("(map {func} ...)")))
+            }
             Expr::Call { func, args } => {
                 let mut outs = self.call_any(g, func, args)?;
                 match (outs.len(), outs.pop()) {
@@ -151,8 +150,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 self.check(g, ok, ErrorCode::Unassigned, Some(name), None)?;
                 self.load_desc(ptr, ty, name)
             }
-            Some(Slot::Scalar { .. }) => {
-                Err(self.type_err(g, format!("array operation on scalar `{name}`")))
+            Some(Slot::Scalar { .. } | Slot::Value { .. }) => {
+                Err(self.type_err(g, format!("array operation on non-array `{name}`")))
             }
             Some(Slot::Unsupported) => Err(unsupported(
                 &format!("local variable `{name}` of its type"),
@@ -402,6 +401,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         None => self.i64c(1),
                     };
                     written.push(W::Range(a, b, s));
+                }
+                // A range value (a variable, a tuple item): its start, stop and step.
+                other if self.is_range_index(g, other) => {
+                    let r = self.range_values(g, other)?[0];
+                    written.push(W::Range(Some(r.start), Some(r.stop), r.step));
                 }
                 other => written.push(W::One(int(self, g, other)?)),
             }

@@ -7,10 +7,15 @@
 //! Everything outside this increment's scope is reported as `ErrorKind::Unsupported`.
 
 mod alloc;
+mod complex;
 mod elementwise;
 mod expr;
 mod index;
+mod map;
 mod stmt;
+mod tuple;
+
+pub(crate) use tuple::is_compound;
 
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
@@ -96,7 +101,14 @@ pub(crate) enum Slot<'ctx> {
         ptr: PointerValue<'ctx>,
         assigned: PointerValue<'ctx>,
     },
-    /// A local of a type this increment does not handle (range, domain, tuple).
+    /// A range, domain or tuple (`tuple.rs`): its memory and, for locals, its
+    /// "assigned" flag.
+    Value {
+        ty: Type,
+        ptr: PointerValue<'ctx>,
+        assigned: Option<PointerValue<'ctx>>,
+    },
+    /// A local of a type generated code does not handle (void, function).
     Unsupported,
 }
 
@@ -240,7 +252,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ScalarType::F32 => self.cx.f32_type().into(),
             ScalarType::F64 => self.cx.f64_type().into(),
             ScalarType::C64 | ScalarType::C128 => {
-                return Err(unsupported(&format!("complex type `{t}`"), func))
+                let _ = func;
+                self.complex_type(t).into()
             }
         })
     }
@@ -281,6 +294,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     self.reg_type(a.elem, &f.name)?;
                     params.push(ptr.into());
                 }
+                // A range, domain or tuple: the out slot is memory of its type.
+                t if tuple::is_compound(t) => {
+                    self.value_mem_type(t, &f.name)?;
+                    params.push(ptr.into());
+                }
                 other => return Err(unsupported(&format!("result of type `{other}`"), &f.name)),
             }
         }
@@ -289,6 +307,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 Type::Scalar { elem } => params.push(self.reg_type(*elem, &f.name)?.into()),
                 Type::Array(a) => {
                     self.reg_type(a.elem, &f.name)?;
+                    params.push(ptr.into());
+                }
+                t if tuple::is_compound(t) => {
+                    self.value_mem_type(t, &f.name)?;
                     params.push(ptr.into());
                 }
                 other => {
@@ -377,7 +399,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
                 // Its descriptor is loaded below, after all allocas.
                 Type::Array(_) => inits.push((p.name.clone(), v)),
-                _ => unreachable!("checked by declare_function"),
+                t => {
+                    let slot = self.compound_param(t, &p.name, &f.name)?;
+                    g.vars.insert(p.name.clone(), slot);
+                    inits.push((p.name.clone(), v));
+                }
             }
         }
         for l in &f.locals {
@@ -413,9 +439,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         },
                     );
                 }
-                // Only an error when used: ranges, domains, tuples as locals.
-                _ => {
-                    g.vars.insert(l.name.clone(), Slot::Unsupported);
+                t => {
+                    let slot = self.compound_local(t, &l.name, &f.name)?;
+                    g.vars.insert(l.name.clone(), slot);
                 }
             }
         }
@@ -430,7 +456,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     let view = self.load_desc(v.into_pointer_value(), *a, &name)?;
                     g.vars.insert(name, Slot::Array(view));
                 }
-                _ => {}
+                _ => {
+                    if let Some(slot) = g.vars.get(&name) {
+                        self.init_compound_param(slot, v, &f.name)?;
+                    }
+                }
             }
         }
         for l in &f.locals {
@@ -439,7 +469,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     assigned: Some(flag),
                     ..
                 }
-                | Slot::ArrayVar { assigned: flag, .. },
+                | Slot::ArrayVar { assigned: flag, .. }
+                | Slot::Value {
+                    assigned: Some(flag),
+                    ..
+                },
             ) = g.vars.get(&l.name)
             {
                 self.builder

@@ -1,6 +1,7 @@
 //! Statements and control flow: assignment, if, loops over ranges and domains, while,
 //! break/continue, return, and calls between module functions (status propagated).
 
+use super::tuple::{is_compound, AnyVal, RangeParts};
 use super::{internal_name, unsupported, CodeGen, FnGen, Slot, Val};
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::VrResult;
@@ -13,6 +14,15 @@ use inkwell::IntPredicate;
 pub(crate) enum CallOut<'ctx> {
     Scalar(Val<'ctx>),
     Array(super::ArrayView<'ctx>),
+    /// A range, domain or tuple (`tuple.rs`).
+    Value(AnyVal<'ctx>),
+}
+
+/// What a call's result slot holds.
+enum OutKind {
+    Scalar(ScalarType),
+    Array(ArrayType),
+    Value(Type),
 }
 
 /// One evaluated loop range: first value, step, and index of the last iteration.
@@ -126,6 +136,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 enum Out<'ctx> {
                     Scalar(inkwell::values::BasicValueEnum<'ctx>),
                     Array(super::ArrayView<'ctx>),
+                    Value(Type, AnyVal<'ctx>),
                 }
                 let mut stores: Vec<Out> = Vec::new();
                 for (k, v) in values.iter().enumerate() {
@@ -142,6 +153,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                                 ));
                             }
                             stores.push(Out::Array(view));
+                        }
+                        rt if is_compound(rt) => {
+                            let rt = rt.clone();
+                            let val = self.any_value(g, v)?;
+                            stores.push(Out::Value(rt, val));
                         }
                         rt => {
                             let val = self.expr(g, v)?;
@@ -162,6 +178,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         // The caller's descriptor buffer receives the array's data
                         // pointer, dims and strides (the view may live in this frame).
                         Out::Array(view) => self.store_desc(g.outs[k], &view)?,
+                        Out::Value(t, v) => self.store_value(g, g.outs[k], &t, &v)?,
                     }
                 }
                 self.return_ok(g)?;
@@ -222,6 +239,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         &g.f.name,
                     ))
                 }
+                Some(Slot::Value { .. }) => return self.assign_compound(g, name, value),
                 _ => {}
             }
         }
@@ -229,7 +247,20 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             vec![CallOut::Scalar(self.expr(g, value)?)]
         } else {
             match value {
-                Expr::Call { func, args } => self.call_any(g, func, args)?,
+                Expr::Call { func, args } => {
+                    let mut outs = self.call_any(g, func, args)?;
+                    // One tuple-typed result: its items.
+                    if let [CallOut::Value(AnyVal::Tuple(_))] = outs.as_slice() {
+                        match outs.pop() {
+                            Some(CallOut::Value(AnyVal::Tuple(items))) => {
+                                items.into_iter().map(CallOut::from).collect()
+                            }
+                            _ => outs,
+                        }
+                    } else {
+                        outs
+                    }
+                }
                 Expr::Tuple { items } => {
                     let mut v = Vec::new();
                     for i in items {
@@ -237,12 +268,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     }
                     v
                 }
-                _ => {
-                    return Err(unsupported(
-                        "multiple assignment from a tuple-valued expression",
-                        &g.f.name,
-                    ))
-                }
+                // A tuple held elsewhere (a variable, a tuple item).
+                other => match self.any_value(g, other)? {
+                    AnyVal::Tuple(items) => items.into_iter().map(CallOut::from).collect(),
+                    _ => return Err(self.type_err(g, "multiple assignment of a non-tuple".into())),
+                },
             }
         };
         if vals.len() != targets.len() {
@@ -287,6 +317,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         ))
                     }
                 },
+                (LValue::Var { name }, CallOut::Value(v)) => self.store_any(g, name, v)?,
+                (LValue::Index { array, .. }, CallOut::Value(_)) => {
+                    return Err(self.type_err(
+                        g,
+                        format!("range, domain or tuple stored into elements of `{array}`"),
+                    ))
+                }
                 (LValue::Index { array, .. }, CallOut::Array(_)) => {
                     return Err(unsupported(
                         &format!("array result stored into elements of `{array}`"),
@@ -363,7 +400,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         outs.into_iter()
             .map(|o| match o {
                 CallOut::Scalar(v) => Ok(v),
-                CallOut::Array(_) => Err(unsupported(
+                CallOut::Array(_) | CallOut::Value(_) => Err(unsupported(
                     &format!("use of an array result of `{func}` other than assigning it to an array variable"),
                     &g.f.name,
                 )),
@@ -393,12 +430,17 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     let slot = g
                         .alloca_builder
                         .build_alloca(self.mem_type(*elem, &g.f.name)?, "ret")?;
-                    (slot, Ok(*elem))
+                    (slot, OutKind::Scalar(*elem))
                 }
                 Type::Array(at) => {
                     let slot =
                         self.desc_buffer(&g.alloca_builder, &self.builder, at.ndims, "ret")?;
-                    (slot, Err(*at))
+                    (slot, OutKind::Array(*at))
+                }
+                t if is_compound(t) => {
+                    let mt = self.value_mem_type(t, &g.f.name)?;
+                    let slot = g.alloca_builder.build_alloca(mt, "ret")?;
+                    (slot, OutKind::Value(t.clone()))
                 }
                 other => {
                     return Err(unsupported(
@@ -439,6 +481,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         ));
                     }
                     call_args.push(v.v.into());
+                }
+                t if is_compound(t) => {
+                    let p = self.compound_arg(g, t, a)?;
+                    call_args.push(p.into());
                 }
                 other => {
                     return Err(unsupported(
@@ -495,7 +541,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let mut vals = Vec::new();
         for (p, kind) in outs {
             match kind {
-                Ok(t) => {
+                OutKind::Scalar(t) => {
                     let raw = self
                         .builder
                         .build_load(self.mem_type(t, &g.f.name)?, p, "")?;
@@ -504,7 +550,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         ty: t,
                     }));
                 }
-                Err(at) => vals.push(CallOut::Array(self.load_desc(p, at, func)?)),
+                OutKind::Array(at) => vals.push(CallOut::Array(self.load_desc(p, at, func)?)),
+                OutKind::Value(t) => vals.push(CallOut::Value(self.load_value(g, p, &t)?)),
             }
         }
         Ok(vals)
@@ -541,6 +588,23 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             Some(st) => as_i64(self, g, st)?,
             None => self.i64c(1),
         };
+        self.loop_range_of(
+            g,
+            RangeParts {
+                start: a,
+                stop: b,
+                step: s,
+            },
+        )
+    }
+
+    /// The loop over an evaluated range (its step checked non-zero here).
+    fn loop_range_of(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        r: RangeParts<'ctx>,
+    ) -> VrResult<LoopRange<'ctx>> {
+        let (a, b, s) = (r.start, r.stop, r.step);
         let zero = self.i64c(0);
         let nz = self
             .builder
@@ -575,12 +639,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let range_exprs: Vec<&Expr> = match domain {
             Expr::Domain { ranges } => ranges.iter().collect(),
             r @ Expr::Range { .. } => vec![r],
-            _ => {
-                return Err(unsupported(
-                    "loop over a domain that is not a literal `range`/`domain`",
-                    &g.f.name,
-                ))
-            }
+            // A range or domain value (variable, call, tuple item): counted by its type.
+            other => match self.static_type(g, other) {
+                Some(Type::Domain { ndims }) => vec![other; ndims as usize],
+                _ => vec![other],
+            },
         };
         if range_exprs.len() != vars.len() {
             return Err(self.type_err(
@@ -604,8 +667,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
         // The domain is evaluated once, before the first iteration.
         let mut ranges = Vec::new();
-        for r in range_exprs {
-            ranges.push(self.loop_range(g, r)?);
+        if matches!(domain, Expr::Domain { .. } | Expr::Range { .. }) {
+            for r in range_exprs {
+                ranges.push(self.loop_range(g, r)?);
+            }
+        } else {
+            for r in self.range_values(g, domain)? {
+                ranges.push(self.loop_range_of(g, r)?);
+            }
         }
         let mut all = self.cx.bool_type().const_all_ones();
         for r in &ranges {
