@@ -1662,3 +1662,187 @@ fn axis_reductions() {
     );
     assert_eq!(as_f64s(&one(m.call("e", vec![i64v(2)]))).2, vec![0.0, 0.0]);
 }
+
+fn scalars_array(elem: ScalarType, dims: Vec<usize>, layout: Layout, logical: &[Scalar]) -> Value {
+    Value::Array(Array::from_logical(
+        ArrayType::new(elem, dims.len() as u32, layout),
+        dims,
+        logical,
+    ))
+}
+
+fn i64_vec(xs: &[i64]) -> Value {
+    let s: Vec<Scalar> = xs.iter().map(|x| Scalar::I64(*x)).collect();
+    scalars_array(ScalarType::I64, vec![xs.len()], Layout::Row, &s)
+}
+
+fn bool_vec(xs: &[bool]) -> Value {
+    let s: Vec<Scalar> = xs.iter().map(|x| Scalar::Bool(*x)).collect();
+    scalars_array(ScalarType::Bool, vec![xs.len()], Layout::Row, &s)
+}
+
+/// Errors of gathers and masks: the access as written (gather items, `mask`), and the
+/// fields, equal to the interpreter's (`Both::call` compares every field).
+#[test]
+fn gather_and_mask_errors_name_the_access_as_written() {
+    let src = "(module m :index-base 0
+      (function gather ((a f64[2,row]) (g i64[1,row]) (j i64)) (f64[1,row])
+        (locals)
+        (return (index a g j)))
+      (function masked ((a f64[2,col]) (m bool[1,row]) (j i64)) (f64[1,col])
+        (locals)
+        (return (index a m j)))
+      (function far ((a f64[1,row]) (stop i64)) (f64[1,row])
+        (locals)
+        (return (index a (range 0 stop)))))";
+    let m = compile(src);
+    let a = || {
+        Value::Array(f64_array(
+            vec![3, 2],
+            Layout::Row,
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        ))
+    };
+    // NumPy: a[[0, 9]] raises IndexError: index 9 is out of bounds for axis 0 with size 3
+    // NumPy: a[[2, 0], 1] is [6, 2]
+    let r = one(m.call("gather", vec![a(), i64_vec(&[2, 0]), i64v(1)]));
+    assert_eq!(as_f64s(&r).2, vec![6.0, 2.0]);
+    // The whole gather is checked before the next index.
+    let e = err(m.call("gather", vec![a(), i64_vec(&[0, 9]), i64v(5)]));
+    assert_eq!(e.kind, ErrorKind::OutOfBounds);
+    assert_eq!((e.index, e.bound, e.dim), (Some(9), Some(3), Some(0)));
+    assert!(
+        e.message
+            .starts_with("a[[0, 9], 5]: index 9 out of bounds 0..3"),
+        "{e}"
+    );
+    let many: Vec<i64> = (0..10).map(|k| if k == 7 { 3 } else { k % 3 }).collect();
+    let e = err(m.call("gather", vec![a(), i64_vec(&many), i64v(0)]));
+    assert!(e.message.starts_with("a[[10 indices], 0]: index 3"), "{e}");
+    let e = err(m.call("gather", vec![a(), i64_vec(&[2, 2]), i64v(5)]));
+    assert_eq!((e.index, e.bound, e.dim), (Some(5), Some(2), Some(1)));
+    let e = err(m.call("gather", vec![a(), i64_vec(&[]), i64v(-1)]));
+    assert!(e.message.starts_with("a[[], -1]"), "{e}");
+
+    let c = || {
+        Value::Array(f64_array(
+            vec![3, 2],
+            Layout::Col,
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        ))
+    };
+    // Octave: a = [1 2; 3 4; 5 6]; a(logical([1 0 1]), 2) is [2; 6]
+    let r = one(m.call("masked", vec![c(), bool_vec(&[true, false, true]), i64v(1)]));
+    assert_eq!(as_f64s(&r).2, vec![2.0, 6.0]);
+    let e = err(m.call("masked", vec![c(), bool_vec(&[true, false]), i64v(1)]));
+    assert_eq!(e.kind, ErrorKind::ShapeMismatch);
+    assert_eq!(e.message, "a: mask of length 2 for dimension 0 of extent 3");
+    assert_eq!(
+        (e.variable.as_deref(), e.index, e.bound, e.dim),
+        (Some("a"), None, Some(3), Some(0))
+    );
+    let e = err(m.call("masked", vec![c(), bool_vec(&[true, false, true]), i64v(5)]));
+    assert!(
+        e.message
+            .starts_with("a[mask, 5]: index 5 out of bounds 0..2"),
+        "{e}"
+    );
+
+    // Range endpoints far outside the extent are compared exactly, not wrapped.
+    let v = || Value::Array(f64_array(vec![2], Layout::Row, &[1.0, 2.0]));
+    let e = err(m.call("far", vec![v(), i64v(i64::MAX)]));
+    assert_eq!(
+        (e.index, e.bound, e.dim),
+        (Some(i64::MAX), Some(2), Some(0))
+    );
+    assert!(
+        one(m.call("far", vec![v(), i64v(i64::MIN)])).same(&Value::Array(f64_array(
+            vec![0],
+            Layout::Row,
+            &[]
+        )))
+    );
+}
+
+/// The interpreter reads a stored array and the gather and mask indices completely before
+/// storing: compiled code copies them where they share the target's storage.
+#[test]
+fn writes_whose_value_or_indices_alias_the_target() {
+    let src = "(module m :index-base 0
+      (function self_gather ((g i64[1,row])) ()
+        (locals)
+        (set (index g g) 5))
+      (function reverse ((b bool[1,row])) ()
+        (locals)
+        (set (index b (range _ _ -1)) b))
+      (function shift_cols ((a f64[2,col])) ()
+        (locals)
+        (set (index a : (range 1 2)) (index a : (range 0 1) :view)))
+      (function masked_by_self ((x i64[1,row])) ()
+        (locals)
+        (set (index x (> x 0)) (index x (range 0 1))))
+      (function apart ((a f64[1,row]) (b f64[1,row])) ()
+        (locals)
+        (set (index a (range 1 2)) b)))";
+    let m = compile(src);
+    // By hand: positions 1, 2, 0 come from g as it was; reading on the fly would meet 5.
+    let g = i64_vec(&[1, 2, 0]);
+    m.call("self_gather", vec![g.clone()]).unwrap();
+    assert!(g.same(&i64_vec(&[5, 5, 5])));
+    // NumPy: b = np.array([True, False, False]); b[::-1] = b  ->  [False, False, True]
+    let b = bool_vec(&[true, false, false]);
+    m.call("reverse", vec![b.clone()]).unwrap();
+    assert!(b.same(&bool_vec(&[false, false, true])));
+    // Octave: a = [1 2 3; 4 5 6]; a(:, 2:3) = a(:, 1:2)  ->  [1 1 2; 4 4 5]
+    let a = Value::Array(f64_array(
+        vec![2, 3],
+        Layout::Col,
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+    ));
+    m.call("shift_cols", vec![a.clone()]).unwrap();
+    assert_eq!(as_f64s(&a).2, vec![1.0, 1.0, 2.0, 4.0, 4.0, 5.0]);
+    // NumPy: x = np.array([3, -1, 4]); x[x > 0] = x[0:2]  ->  [3, -1, -1]
+    let x = i64_vec(&[3, -1, 4]);
+    m.call("masked_by_self", vec![x.clone()]).unwrap();
+    assert!(x.same(&i64_vec(&[3, -1, -1])));
+    // Distinct arrays: stored directly.
+    let a = Value::Array(f64_array(vec![3], Layout::Row, &[0.0, 0.0, 0.0]));
+    let b = Value::Array(f64_array(vec![2], Layout::Row, &[7.0, 8.0]));
+    m.call("apart", vec![a.clone(), b]).unwrap();
+    assert_eq!(as_f64s(&a).2, vec![0.0, 7.0, 8.0]);
+}
+
+/// Indexing the array an expression computes, storing a call's array result through an
+/// indexing, and `:view` with `:flat` over every dimension (a plain view).
+#[test]
+fn selections_of_computed_arrays_and_call_results() {
+    let src = "(module m :index-base 1
+      (function two ((a f64[1,row])) (f64[1,row] f64)
+        (locals)
+        (return (index a (range 2 3)) 1.5))
+      (function first ((a f64[1,row])) (f64[1,row])
+        (locals)
+        (return (index a (range 2 3))))
+      (function f ((a f64[1,row]) (g i32[1,row])) (f64[1,row] f64 f64 f64)
+        (locals (x f64) (v f64[1,strided]))
+        (mset ((index a (range 1 2)) x) (call two a))
+        (set v (index a (range 3 1 -1) :flat :view))
+        (return (index (* a 2.0) g) (index (call first a) 1) (sum (index a (> a 2.5))) (index v 1))))";
+    let m = compile(src);
+    // By hand: a = [1 2 3 4]; a(1:2) = a(2:3) -> [2 3 3 4]; (2a)([4 1]) = [8 4];
+    // first(a)(1) = 3; sum of a > 2.5 = 3 + 3 + 4; v = a(3:-1:1), v(1) = 3.
+    let a = Value::Array(f64_array(vec![4], Layout::Row, &[1.0, 2.0, 3.0, 4.0]));
+    let gi = scalars_array(
+        ScalarType::I32,
+        vec![2],
+        Layout::Row,
+        &[Scalar::I32(4), Scalar::I32(1)],
+    );
+    let r = m.call("f", vec![a.clone(), gi]).unwrap();
+    assert_eq!(as_f64s(&a).2, vec![2.0, 3.0, 3.0, 4.0]);
+    assert_eq!(as_f64s(&r[0]).2, vec![8.0, 4.0]);
+    assert_eq!(
+        (scalar(&r[1]), scalar(&r[2]), scalar(&r[3])),
+        (Scalar::F64(3.0), Scalar::F64(10.0), Scalar::F64(3.0))
+    );
+}

@@ -179,12 +179,29 @@ fn the_generator_covers_the_constructs_it_promises() {
         ":index-base 1",
         "f64[2,col]",
         "(gpu",
+        "(range _ _ -1)",
+        "(+ (mod ",
+        ":flat",
+        "(sum (index ",
     ] {
         assert!(
             text.contains(construct),
             "no generated program uses `{construct}`"
         );
     }
+    // Stores through slices and gathers, not only single elements.
+    let writes = |what: &str| {
+        text.lines()
+            .any(|l| l.trim_start().starts_with("(set (index ") && l.contains(what))
+    };
+    assert!(
+        writes("(range "),
+        "no generated program stores through a slice"
+    );
+    assert!(
+        writes("(+ (mod "),
+        "no generated program stores through a gather"
+    );
 }
 
 #[test]

@@ -43,6 +43,12 @@ pub enum ErrorCode {
     ShapeMismatch = 12,
     /// `index`: the `ReduceOp` (`amin` or `amax`).
     EmptyReduction = 13,
+    /// A mask index whose length differs from its axis: `index` the length, `bound` the
+    /// extent, `dim` the axis.
+    MaskLength = 14,
+    /// An array stored through an indexing whose extents differ from the selection's:
+    /// `index` / `bound` the two ranks; `note_values`: both shapes, one after the other.
+    SelectionShape = 15,
 }
 
 impl ErrorCode {
@@ -62,6 +68,8 @@ impl ErrorCode {
             AllocFailed,
             ShapeMismatch,
             EmptyReduction,
+            MaskLength,
+            SelectionShape,
         ]
         .into_iter()
         .find(|k| *k as i32 == c)
@@ -94,8 +102,9 @@ pub struct CallCtx {
     pub variable_len: usize,
     /// A constant text that completes the message: for out-of-bounds errors the shape of
     /// the access (`S` a scalar index, `Rab` a range with start present a = 1, stop
-    /// present b = 1, comma-separated), whose values are in `note_values` (start, stop,
-    /// step of a range); for "recursion too deep" the callee's name.
+    /// present b = 1, `G` a gather, `M` a mask, comma-separated), whose values are in
+    /// `note_values` (start, stop, step of a range; a gather's length and its first
+    /// [`NOTE_GATHER_ITEMS`] items); for "recursion too deep" the callee's name.
     pub note: *const u8,
     pub note_len: usize,
     /// Copied at record time: generated code keeps them in its frame, gone after return.
@@ -105,8 +114,11 @@ pub struct CallCtx {
     pub arena: Arena,
 }
 
-/// Values of a note kept (3 per range index: enough for 10 dimensions).
-pub const MAX_NOTE_VALUES: usize = 32;
+/// Values of a note kept (3 per range index, 9 per gather: enough for 10 dimensions).
+pub const MAX_NOTE_VALUES: usize = 96;
+
+/// Items of a gather index that an out-of-bounds message shows (the interpreter's limit).
+pub const NOTE_GATHER_ITEMS: usize = 8;
 
 /// How many values a note's shape names (see [`CallCtx::note`]).
 fn note_value_count(shape: &str) -> usize {
@@ -117,6 +129,10 @@ fn note_value_count(shape: &str) -> usize {
             let b = item.as_bytes();
             if b[0] == b'S' {
                 1
+            } else if b[0] == b'G' {
+                1 + NOTE_GATHER_ITEMS
+            } else if b[0] == b'M' {
+                0
             } else {
                 1 + (b.get(1) == Some(&b'1')) as usize + (b.get(2) == Some(&b'1')) as usize
             }
@@ -245,6 +261,47 @@ impl CallCtx {
                     ),
                 )
             }
+            ErrorCode::MaskLength => {
+                let name = if variable.is_empty() {
+                    "array"
+                } else {
+                    variable.as_str()
+                };
+                let mut e = VrError::new(
+                    ErrorKind::ShapeMismatch,
+                    format!(
+                        "{name}: mask of length {} for dimension {} of extent {}",
+                        self.index, self.dim, self.bound
+                    ),
+                );
+                e.bound = Some(self.bound);
+                e.dim = u32::try_from(self.dim).ok();
+                e
+            }
+            ErrorCode::SelectionShape => {
+                let name = if variable.is_empty() {
+                    "array"
+                } else {
+                    variable.as_str()
+                };
+                let (ra, rb) = (self.index.max(0) as usize, self.bound.max(0) as usize);
+                let vals = &self.note_values;
+                let shape = |r: std::ops::Range<usize>| -> Vec<usize> {
+                    vals.get(r)
+                        .unwrap_or(&[])
+                        .iter()
+                        .map(|d| *d as usize)
+                        .collect()
+                };
+                VrError::new(
+                    ErrorKind::ShapeMismatch,
+                    format!(
+                        "{name}: assigning an array of shape {:?} to a selection of shape {:?}",
+                        shape(0..ra),
+                        shape(ra..ra + rb)
+                    ),
+                )
+            }
             ErrorCode::EmptyReduction => VrError::runtime(format!(
                 "empty reduction: {} of an array with no elements",
                 if self.index == crate::vrir::ast::ReduceOp::Min as i64 {
@@ -282,6 +339,17 @@ impl CallCtx {
             let b = item.as_bytes();
             if b[0] == b'S' {
                 items.push(next().to_string());
+            } else if b[0] == b'G' {
+                let n = next();
+                let shown: Vec<String> =
+                    (0..NOTE_GATHER_ITEMS).map(|_| next().to_string()).collect();
+                items.push(if n <= NOTE_GATHER_ITEMS as i64 {
+                    format!("[{}]", shown[..n.max(0) as usize].join(", "))
+                } else {
+                    format!("[{n} indices]")
+                });
+            } else if b[0] == b'M' {
+                items.push("mask".to_string());
             } else {
                 let start = (b.get(1) == Some(&b'1')).then(&mut next);
                 let stop = (b.get(2) == Some(&b'1')).then(&mut next);
@@ -340,7 +408,11 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         note_len: note_len.max(0) as usize,
         note_values: [0; MAX_NOTE_VALUES],
     };
-    if ctx.code == ErrorCode::ShapeMismatch as i32 && !note_values.is_null() {
+    let shapes = [
+        ErrorCode::ShapeMismatch as i32,
+        ErrorCode::SelectionShape as i32,
+    ];
+    if shapes.contains(&ctx.code) && !note_values.is_null() {
         let n = (index.max(0) + bound.max(0)).min(MAX_NOTE_VALUES as i64) as usize;
         ctx.note_values[..n].copy_from_slice(std::slice::from_raw_parts(note_values, n));
     }
@@ -532,7 +604,7 @@ mod tests {
     /// back as "failed without recording an error").
     #[test]
     fn every_error_code_decodes() {
-        for c in 1..=13 {
+        for c in 1..=15 {
             let code = ErrorCode::from_i32(c).expect("known code");
             assert_eq!(code as i32, c);
             let ctx = CallCtx {
@@ -541,6 +613,6 @@ mod tests {
             };
             assert!(ctx.error(0).is_some());
         }
-        assert_eq!(ErrorCode::from_i32(14), None);
+        assert_eq!(ErrorCode::from_i32(16), None);
     }
 }

@@ -55,10 +55,15 @@
 //! any tuple, tuples holding arrays by reference, loops over range and domain values,
 //! a range value as a slice index.
 //!
-//! Still reported as `ErrorKind::Unsupported` at compile time: slice assignment,
-//! gathers and masks, matmul/transpose (of complex arrays too), indexing an
-//! array-valued expression other than a variable, and atomics. Run-time errors equal
-//! the interpreter's, field for field.
+//! Indexing in every form (`codegen/selection.rs`, `codegen/slice_assign.rs`): slices,
+//! gathers (outer products over several axes), bool masks and `:flat` ranges, read into
+//! fresh arrays (also of computed arrays and call results) and written with a scalar or
+//! an array of the selection's extents, resolved and checked axis by axis as the
+//! interpreter does (out-of-bounds messages show gathers and masks; a mask of the wrong
+//! length and a value of the wrong shape are its shape mismatches). A stored array, or a
+//! gather or mask index, whose storage overlaps the target (tested at run time) is
+//! copied first, since the interpreter reads them completely before storing.
+//!
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location
 // field); boxing it only here would make the cpu backend's API differ from the others'.

@@ -11,6 +11,12 @@
 //!   the parameters of that class, so element-wise operations always conform;
 //! - array elements are read and written only with the variables of a loop over the
 //!   extents of that class, so every index is in bounds;
+//! - slices, gathers and masks (read, reduced, or written with a scalar or an array) are
+//!   in bounds by construction: ranges with absent endpoints (`:`, `_:_:-1`,
+//!   `base:_:2`) or anchored at a loop variable of the array's class, gathers
+//!   `(+ (mod G (dim x k)) base)` where a loop over x's class guarantees `dim x k > 0`
+//!   or G has x's (1-D) class, masks computed from an array of x's (1-D) class; an array
+//!   stored through a selection is of x's class and the selection keeps x's shape;
 //! - integer division and modulo divide by non-zero literals; no float-to-integer cast;
 //! - loops are bounded (`for` over extents or small ranges, `while` with a counter the
 //!   body cannot touch); functions only call functions defined before them;
@@ -467,7 +473,8 @@ impl<'a, 't> FnGen<'a, 't> {
         let mut s = match self.t.below(12) {
             0 | 1 => self.set_var(false),
             2 => self.set_var(true),
-            3 | 4 => self.set_element(),
+            3 => self.set_element(),
+            4 => self.set_selection().or_else(|| self.set_element()),
             5 if depth > 0 => self.if_stmt(depth),
             6 if depth > 0 => self.for_class(depth),
             7 if depth > 0 => self.for_small(depth),
@@ -1047,8 +1054,12 @@ impl<'a, 't> FnGen<'a, 't> {
                 }
             }
             9 => match self.any_array(ScalarType::F64, None) {
-                Some((name, a)) => self.reduce_to_scalar(name, a, ScalarType::F64),
-                None => leaf(self),
+                Some((name, a)) if self.t.below(2) == 0 => {
+                    self.reduce_to_scalar(name, a, ScalarType::F64)
+                }
+                _ => self
+                    .selection_sum(ScalarType::F64)
+                    .unwrap_or_else(|| leaf(self)),
             },
             10 => match self.any_array(ScalarType::F64, Some(1)) {
                 // A dot product of two arrays of one class.
@@ -1316,8 +1327,12 @@ impl<'a, 't> FnGen<'a, 't> {
                 }
             }
             9 => match self.any_array(ScalarType::I64, None) {
-                Some((name, a)) => self.reduce_to_scalar(name, a, ScalarType::I64),
-                None => leaf(self),
+                Some((name, a)) if self.t.below(2) == 0 => {
+                    self.reduce_to_scalar(name, a, ScalarType::I64)
+                }
+                _ => self
+                    .selection_sum(ScalarType::I64)
+                    .unwrap_or_else(|| leaf(self)),
             },
             _ => self.scalar_call(GTy::I64).unwrap_or_else(|| leaf(self)),
         }
@@ -1548,16 +1563,22 @@ impl<'a, 't> FnGen<'a, 't> {
         if !names.is_empty() && self.t.below(3) != 0 {
             let name = self.t.pick(&names).clone();
             if self.t.one_in(4) {
-                let full = Expr::Range {
-                    start: None,
-                    stop: None,
-                    step: None,
-                };
+                // A slice of the same shape: each axis whole or reversed.
+                let indices = (0..a.ndims).map(|_| self.shape_keeping_range()).collect();
                 return Expr::Index {
                     array: Box::new(Expr::var(name)),
-                    indices: vec![full; a.ndims as usize],
-                    flags: IndexFlags::default(),
+                    indices,
+                    flags: self.slice_flags(),
                 };
+            }
+            if a.ndims == 1 && !self.in_parfor && self.t.one_in(6) {
+                if let Some(g) = self.class_gather(&name, a) {
+                    return Expr::Index {
+                        array: Box::new(Expr::var(name)),
+                        indices: vec![g],
+                        flags: self.slice_flags(),
+                    };
+                }
             }
             return Expr::var(name);
         }
@@ -1588,6 +1609,270 @@ impl<'a, 't> FnGen<'a, 't> {
             }
         };
         Expr::Alloc { init, ty, dims }
+    }
+
+    /// `:` or `(range _ _ -1)`: the whole axis, forwards or backwards.
+    fn shape_keeping_range(&mut self) -> Expr {
+        let step = if self.t.below(2) == 0 {
+            None
+        } else {
+            Some(Box::new(Expr::i64(-1)))
+        };
+        Expr::Range {
+            start: None,
+            stop: None,
+            step,
+        }
+    }
+
+    /// Flags of a slice, gather or mask: `:neg` (0-based only; positions are never
+    /// negative) and `:nocheck` (truthful: in bounds by construction).
+    fn slice_flags(&mut self) -> IndexFlags {
+        self.flags()
+    }
+
+    fn base_expr(&self) -> Expr {
+        Expr::i64(self.base as i64)
+    }
+
+    /// `(+ (mod G divisor) base)` for an `i64` vector variable G (of class `class`, if
+    /// given): positions 0 .. divisor-1 as written.
+    fn gather_of(&mut self, class: Option<usize>, divisor: Expr) -> Option<Expr> {
+        let names: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|v| {
+                matches!(v.ty, GTy::Arr(b) if b.elem == ScalarType::I64 && b.ndims == 1
+                    && class.is_none_or(|c| c == b.class))
+            })
+            .map(|v| v.name.clone())
+            .collect();
+        if names.is_empty() {
+            return None;
+        }
+        let g = Expr::var(self.t.pick(&names));
+        Some(Expr::binary(
+            BinOp::Add,
+            Expr::binary(BinOp::Mod, g, divisor),
+            self.base_expr(),
+        ))
+    }
+
+    /// A gather into vector `x` of class `a.class` by a vector of the same class: as
+    /// long as x, so in bounds (the divisor is at least 1; when x is empty so is G).
+    fn class_gather(&mut self, x: &str, a: ArrTy) -> Option<Expr> {
+        let extent = Expr::Dim {
+            arg: Box::new(Expr::var(x)),
+            axis: 0,
+        };
+        let divisor = Expr::Lib {
+            func: LibFn::Max,
+            args: vec![extent, Expr::i64(1)],
+        };
+        self.gather_of(Some(a.class), divisor)
+    }
+
+    /// A mask over vector `x` of class `a.class`: a comparison of an array of that class.
+    fn class_mask(&mut self, a: ArrTy) -> Option<Expr> {
+        let names: Vec<(String, ScalarType)> = self
+            .vars
+            .iter()
+            .filter_map(|v| match v.ty {
+                GTy::Arr(b) if b.class == a.class && b.ndims == 1 => Some((v.name.clone(), b.elem)),
+                _ => None,
+            })
+            .collect();
+        if names.is_empty() {
+            return None;
+        }
+        let (y, elem) = self.t.pick(&names).clone();
+        let zero = if elem == ScalarType::I64 {
+            Expr::i64(0)
+        } else {
+            Expr::f64(0.0)
+        };
+        let op = *self.t.pick(&[BinOp::Gt, BinOp::Le, BinOp::Ne]);
+        Some(Expr::binary(op, Expr::var(y), zero))
+    }
+
+    /// One index on axis `k` of `x`, whose class the loop variables `bound` range over
+    /// (so every extent is at least 1 and `bound[k]` is a position on axis k).
+    fn bound_axis_index(&mut self, x: &str, k: usize, bound: &[String]) -> Expr {
+        let i = || Expr::var(&bound[k]);
+        let range = |start: Option<Expr>, stop: Option<Expr>, step: Option<i64>| Expr::Range {
+            start: start.map(Box::new),
+            stop: stop.map(Box::new),
+            step: step.map(|s| Box::new(Expr::i64(s))),
+        };
+        match self.t.below(7) {
+            0 => i(),
+            1 => range(Some(i()), None, None),
+            2 => range(None, Some(i()), Some(-1)),
+            3 => range(Some(self.base_expr()), None, Some(2)),
+            4 => {
+                let extent = Expr::Dim {
+                    arg: Box::new(Expr::var(x)),
+                    axis: k as u32,
+                };
+                self.gather_of(None, extent).unwrap_or_else(i)
+            }
+            5 => range(None, None, Some(-1)),
+            _ => range(None, None, None),
+        }
+    }
+
+    /// An indexing of an array variable (of element type `elem`) that selects an array
+    /// and is in bounds by construction; never inside parfor.
+    fn selection(&mut self, elem: ScalarType) -> Option<Expr> {
+        if self.in_parfor {
+            return None;
+        }
+        let flags = self.slice_flags();
+        let (x, indices, flags) = match self.t.below(3) {
+            0 => {
+                // Under a loop over the array's class: any index form on each axis.
+                let (x, binding) = self.indexable(Some(elem))?;
+                let GTy::Arr(a) = x.ty else { return None };
+                let mut indices: Vec<Expr> = (0..a.ndims as usize)
+                    .map(|k| self.bound_axis_index(&x.name, k, &binding.vars))
+                    .collect();
+                if indices.len() > 1 && self.t.one_in(3) {
+                    // Trailing indices left out are full ranges.
+                    indices.pop();
+                }
+                let all_scalar = indices.iter().all(|e| matches!(e, Expr::Var { .. }));
+                if all_scalar && indices.len() == a.ndims as usize {
+                    // One element: make the last axis a range so that an array is selected.
+                    indices.pop();
+                    indices.push(self.shape_keeping_range());
+                }
+                (x.name, indices, flags)
+            }
+            1 => {
+                // Ranges that are always in bounds; with `:flat` over several axes.
+                let (x, a) = self.any_array(elem, None)?;
+                let flat = a.ndims > 1 && self.t.below(2) == 0;
+                let n = if flat { 1 } else { a.ndims };
+                let indices = (0..n)
+                    .map(|_| match self.t.below(3) {
+                        0 => self.shape_keeping_range(),
+                        1 => Expr::Range {
+                            start: Some(Box::new(self.base_expr())),
+                            stop: None,
+                            step: Some(Box::new(Expr::i64(*self.t.pick(&[2, 3])))),
+                        },
+                        _ => Expr::Range {
+                            start: None,
+                            stop: None,
+                            step: Some(Box::new(Expr::i64(-2))),
+                        },
+                    })
+                    .collect();
+                (
+                    x,
+                    indices,
+                    IndexFlags {
+                        flatten: flat,
+                        ..flags
+                    },
+                )
+            }
+            _ => {
+                // A vector gathered or masked by arrays of its own class.
+                let (x, a) = self.any_array(elem, Some(1))?;
+                let ix = if self.t.below(2) == 0 {
+                    self.class_gather(&x, a)
+                } else {
+                    None
+                };
+                let ix = match ix {
+                    Some(g) => g,
+                    None => self.class_mask(a)?,
+                };
+                (x, vec![ix], flags)
+            }
+        };
+        Some(Expr::Index {
+            array: Box::new(Expr::var(x)),
+            indices,
+            flags,
+        })
+    }
+
+    /// `(sum SEL)` of a selection (see [`Self::selection`]).
+    fn selection_sum(&mut self, elem: ScalarType) -> Option<Expr> {
+        let sel = self.selection(elem)?;
+        Some(Expr::Reduce {
+            op: ReduceOp::Sum,
+            arg: Box::new(sel),
+            axis: None,
+        })
+    }
+
+    /// `(set SEL v)`: a scalar stored at every selected position, or an array of the
+    /// target's class stored through a selection of the target's own shape (reversed
+    /// axes, or a gather by a vector of its class); never inside parfor.
+    fn set_selection(&mut self) -> Option<Stmt> {
+        if self.in_parfor {
+            return None;
+        }
+        let (target, value) = if self.t.below(2) == 0 {
+            let elem = *self.t.pick(&[ScalarType::F64, ScalarType::I64]);
+            let sel = self.selection(elem)?;
+            (sel, self.expr(GTy::scalar(elem), self.cfg.max_expr_depth))
+        } else {
+            let arrays: Vec<(String, ArrTy)> = self
+                .vars
+                .iter()
+                .filter_map(|v| match v.ty {
+                    GTy::Arr(a) => Some((v.name.clone(), a)),
+                    _ => None,
+                })
+                .collect();
+            if arrays.is_empty() {
+                return None;
+            }
+            let (x, a) = self.t.pick(&arrays).clone();
+            let gather = if a.ndims == 1 && self.t.below(2) == 0 {
+                self.class_gather(&x, a)
+            } else {
+                None
+            };
+            let indices = match gather {
+                Some(g) => vec![g],
+                None => (0..a.ndims).map(|_| self.shape_keeping_range()).collect(),
+            };
+            let flags = self.slice_flags();
+            let value = self.array_expr(a, self.cfg.max_expr_depth);
+            (
+                Expr::Index {
+                    array: Box::new(Expr::var(x)),
+                    indices,
+                    flags,
+                },
+                value,
+            )
+        };
+        let Expr::Index {
+            array,
+            indices,
+            flags,
+        } = target
+        else {
+            return None;
+        };
+        let Expr::Var { name } = *array else {
+            return None;
+        };
+        self.pure_scalar = false;
+        Some(Stmt::new(StmtKind::Assign {
+            targets: vec![LValue::Index {
+                array: name,
+                indices,
+                flags,
+            }],
+            value,
+        }))
     }
 
     /// `(map g ...)` of an earlier pure scalar function with result type `a.elem`.

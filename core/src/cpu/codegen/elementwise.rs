@@ -159,8 +159,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
     }
 
-    /// Is `(index array indices...)` (without `:view`) a slice: some index a range, or
-    /// fewer indices than the array's rank (the missing ones are full ranges)?
+    /// Is `(index array indices...)` (without `:view`) array-valued: a slice, gather or
+    /// mask (see `selection.rs`)?
     pub(crate) fn is_slice(
         &self,
         g: &FnGen<'ctx, 'm>,
@@ -168,10 +168,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         indices: &[Expr],
         flags: crate::vrir::ast::IndexFlags,
     ) -> bool {
-        let fewer = self
-            .declared_array_type(g, array)
-            .is_some_and(|t| indices.len() < t.ndims as usize);
-        !flags.flatten && (fewer || indices.iter().any(|i| self.is_range_index(g, i)))
+        self.selection_is_array(g, array, indices, flags)
     }
 
     /// Evaluate an element-wise operand.

@@ -2,7 +2,6 @@
 //! `data + sum(p_k * stride_k)`, with index base, `:neg`, `:flat` and bounds checks that
 //! report the same fields as the interpreter (variable, index as written, extent, dim).
 
-use super::elementwise::fresh_layout;
 use super::stmt::CallOut;
 use super::{unsupported, ArrayView, CodeGen, FnGen, Slot, Val};
 use crate::cpu::abi::ErrorCode;
@@ -58,17 +57,18 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 self.store_desc(view.desc, &view)?;
                 Ok((view, "(index ... :view)".into()))
             }
-            // A slice without `:view` (some index a range): a copy of the view.
+            // A slice, gather or mask without `:view`: a fresh array (selection.rs).
             Expr::Index {
                 array,
                 indices,
                 flags,
             } if self.is_slice(g, array, indices, *flags) => {
-                let layout = self
-                    .declared_array_type(g, array)
-                    .map_or(Layout::Row, |t| fresh_layout(t.layout));
-                let view = self.view_slice(g, array, indices, *flags)?;
-                Ok((self.copy_of(g, &view, layout)?, "(index ...)".into()))
+                match self.select_read(g, array, indices, *flags)? {
+                    super::selection::Selected::Array(a) => Ok((a, "(index ...)".into())),
+                    super::selection::Selected::Scalar(_) => {
+                        Err(self.type_err(g, "an element used as an array".into()))
+                    }
+                }
             }
             Expr::Lib {
                 func: LibFn::Copy,
@@ -169,12 +169,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         flags: IndexFlags,
     ) -> VrResult<Val<'ctx>> {
         let Expr::Var { name } = array else {
-            // Name the construct that makes the array (unsupported in this increment).
-            self.expr(g, array)?;
-            return Err(unsupported(
-                "indexing of an array-valued expression",
-                &g.f.name,
-            ));
+            // An element of an array-valued expression (selection.rs).
+            return match self.select_read(g, array, indices, flags)? {
+                super::selection::Selected::Scalar(v) => Ok(v),
+                super::selection::Selected::Array(_) => Err(self.type_err(
+                    g,
+                    "an indexing that selects an array used as a scalar".into(),
+                )),
+            };
         };
         let (ptr, elem) = self.element_ptr(g, name, indices, flags)?;
         let raw = self
@@ -355,7 +357,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let (src, name) = self.array_arg(g, array)?;
         let n = src.dims.len();
         let d = indices.len();
-        if d == 0 || d > n || flags.flatten {
+        if d == 0 || d > n || (flags.flatten && d < n) {
             return Err(unsupported(
                 &format!("`:view` of `{name}` with these indices"),
                 &g.f.name,

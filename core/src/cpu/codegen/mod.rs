@@ -3,7 +3,8 @@
 //!
 //! Split by concern: this file holds the per-module and per-function state, variable
 //! slots, run-time checks and signatures; `expr.rs` scalar expressions, casts and library
-//! functions; `stmt.rs` statements, loops and calls; `index.rs` array element access.
+//! functions; `stmt.rs` statements, loops and calls; `index.rs` array element access;
+//! `selection.rs` slices, gathers and masks read; `slice_assign.rs` writes through them.
 //! Everything outside this increment's scope is reported as `ErrorKind::Unsupported`.
 
 mod alloc;
@@ -12,6 +13,8 @@ mod elementwise;
 mod expr;
 mod index;
 mod map;
+mod selection;
+mod slice_assign;
 mod stmt;
 mod tuple;
 

@@ -227,6 +227,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         targets: &'m [LValue],
         value: &'m Expr,
     ) -> VrResult<()> {
+        if let [LValue::Index {
+            array,
+            indices,
+            flags,
+        }] = targets
+        {
+            return self.index_assign(g, array, indices, *flags, value);
+        }
         if let [LValue::Var { name }] = targets {
             match g.vars.get(name) {
                 Some(Slot::ArrayVar { ty, ptr, assigned }) => {
@@ -295,7 +303,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         flags,
                     },
                     CallOut::Scalar(v),
-                ) => self.index_write(g, array, indices, *flags, v)?,
+                ) => self.store_selection(
+                    g,
+                    array,
+                    indices,
+                    *flags,
+                    super::elementwise::Operand::Scalar(v),
+                )?,
                 (LValue::Var { name }, CallOut::Array(view)) => match g.vars.get(name) {
                     Some(Slot::ArrayVar { ty, ptr, assigned }) => {
                         let (ty, ptr, assigned) = (*ty, *ptr, *assigned);
@@ -324,12 +338,20 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         format!("range, domain or tuple stored into elements of `{array}`"),
                     ))
                 }
-                (LValue::Index { array, .. }, CallOut::Array(_)) => {
-                    return Err(unsupported(
-                        &format!("array result stored into elements of `{array}`"),
-                        &g.f.name,
-                    ))
-                }
+                (
+                    LValue::Index {
+                        array,
+                        indices,
+                        flags,
+                    },
+                    CallOut::Array(view),
+                ) => self.store_selection(
+                    g,
+                    array,
+                    indices,
+                    *flags,
+                    super::elementwise::Operand::Array(view),
+                )?,
             }
         }
         Ok(())
