@@ -751,13 +751,6 @@ fn constructs_outside_this_increment_are_unsupported_at_compile_time() {
             "{e}"
         );
     }
-    let src = "(module m :index-base 0 (function f ((a c128)) (c128) (locals) (return a)))";
-    assert_eq!(
-        cpu::compile(&parse_module(src).unwrap())
-            .err()
-            .map(|e| e.kind),
-        Some(ErrorKind::Unsupported)
-    );
 }
 
 #[test]
