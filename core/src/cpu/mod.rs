@@ -50,6 +50,7 @@ mod codegen;
 mod jit;
 mod libm;
 mod marshal;
+pub mod matmul;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;

@@ -10,7 +10,10 @@ mod alloc;
 mod elementwise;
 mod expr;
 mod index;
+mod matmul;
 mod stmt;
+
+pub use matmul::{MATMUL, MATMUL_NOTE};
 
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
