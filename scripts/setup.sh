@@ -11,6 +11,7 @@ PACKAGES=(
   r-base-dev r-cran-testthat                                      # R package
   octave liboctave-dev                                            # Octave package
   python3-numpy                                                   # expected values of tests
+  libopenblas0                                                    # bench: dgemm reference of vr-bench-matmul
   build-essential
 )
 

@@ -176,7 +176,7 @@ fn the_cpu_backend_names_what_it_does_not_compile_yet() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "error: unsupported in total: cpu backend: `matmul` in function total is not supported yet\n"
+        "error: unsupported in total: cpu backend: indexing of an array-valued `matmul` in function total is not supported yet\n"
     );
 }
 

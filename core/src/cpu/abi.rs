@@ -39,7 +39,8 @@ pub enum ErrorCode {
     NegativeDimension = 10,
     /// The arena refused an allocation; its message is in [`Arena::failure`].
     AllocFailed = 11,
-    /// `index` / `bound`: the two ranks; `note_values`: both shapes, one after the other.
+    /// `index` / `bound`: the two ranks; `note_values`: both shapes, one after the other;
+    /// the note `matmul` words it as matmul's inner-extent mismatch.
     ShapeMismatch = 12,
     /// `index`: the `ReduceOp` (`amin` or `amax`).
     EmptyReduction = 13,
@@ -252,14 +253,18 @@ impl CallCtx {
                         .map(|d| *d as usize)
                         .collect()
                 };
-                VrError::new(
-                    ErrorKind::ShapeMismatch,
+                let (sa, sb) = (shape(0..ra), shape(ra..ra + rb));
+                let message = if note == crate::cpu::codegen::MATMUL_NOTE {
+                    // Inner extents: A's last, B's first (as the interpreter words it).
+                    let ka = sa.last().copied().unwrap_or(0);
+                    let kb = sb.first().copied().unwrap_or(0);
                     format!(
-                        "operands of shapes {:?} and {:?}",
-                        shape(0..ra),
-                        shape(ra..ra + rb)
-                    ),
-                )
+                        "matmul of shapes {sa:?} and {sb:?}: inner extents {ka} and {kb} differ"
+                    )
+                } else {
+                    format!("operands of shapes {sa:?} and {sb:?}")
+                };
+                VrError::new(ErrorKind::ShapeMismatch, message)
             }
             ErrorCode::MaskLength => {
                 let name = if variable.is_empty() {

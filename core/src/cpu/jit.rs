@@ -111,6 +111,10 @@ fn runtime_symbols() -> Vec<(&'static str, usize)> {
             abi::vr_cpu_alloc_array as *const () as usize,
         ),
         (
+            codegen::MATMUL,
+            super::matmul::vr_cpu_matmul as *const () as usize,
+        ),
+        (
             codegen::IPOW_I32,
             abi::vr_cpu_ipow_i32 as *const () as usize,
         ),

@@ -64,6 +64,17 @@
 //! gather or mask index, whose storage overlaps the target (tested at run time) is
 //! copied first, since the interpreter reads them completely before storing.
 //!
+//! `matmul` (`codegen/matmul.rs`, kernel in [`matmul`]): every rank combination (2-D x
+//! 2-D, matrix-vector, vector-matrix, dot) is one call of the Rust kernel
+//! `vr_cpu_matmul` on an `(m x k) * (k x n)` product with the operands' own strides
+//! (row, column and strided views, negative strides included, without copies). Generated
+//! code checks the inner extents first (the interpreter's shape-mismatch error) and
+//! allocates the result by the interpreter's layout rule. f32/f64 go to the `gemm`
+//! crate (blocked, FMA; order of additions unspecified, as docs/vrir-semantics.md
+//! allows), i32/i64 to an exact wrapping loop; the kernel's `parallel` flag (off here)
+//! is for cpu-par. `transpose` is a generated copy loop. Complex matmul is unsupported
+//! (complex element types are).
+//!
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location
 // field); boxing it only here would make the cpu backend's API differ from the others'.
@@ -77,6 +88,7 @@ mod jit;
 mod libm;
 mod marshal;
 mod marshal_value;
+pub mod matmul;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;

@@ -1062,15 +1062,30 @@ impl<'a, 't> FnGen<'a, 't> {
                     .unwrap_or_else(|| leaf(self)),
             },
             10 => match self.any_array(ScalarType::F64, Some(1)) {
-                // A dot product of two arrays of one class.
+                // A dot product of two arrays of one class. Float matmul adds in an
+                // unspecified order (docs/vrir-semantics.md), so the operands are made
+                // small integers, (floor (rem x 64.0)), NaN staying NaN: every order of
+                // additions then gives the exact sum. `+ 0.0` makes the sign of a zero
+                // sum (also unspecified) positive.
                 Some((name, a)) => {
                     let other = self
                         .same_class(a, ScalarType::F64)
                         .unwrap_or_else(|| Expr::var(&name));
-                    Expr::Lib {
-                        func: LibFn::Matmul,
-                        args: vec![Expr::var(name), other],
-                    }
+                    let small_int = |e: Expr| Expr::Lib {
+                        func: LibFn::Floor,
+                        args: vec![Expr::Lib {
+                            func: LibFn::Rem,
+                            args: vec![e, Expr::f64(64.0)],
+                        }],
+                    };
+                    Expr::binary(
+                        BinOp::Add,
+                        Expr::Lib {
+                            func: LibFn::Matmul,
+                            args: vec![small_int(Expr::var(name)), small_int(other)],
+                        },
+                        Expr::f64(0.0),
+                    )
                 }
                 None => leaf(self),
             },

@@ -502,10 +502,42 @@ case("matmul", "mm_identity_f32", "numpy",
      fn("mm_identity_f32", 0, "((a f32[2,row])) (f32[2,row])",
         "    (locals (e f32[2,row]) (i i64))\n    (set e (zeros f32[2,row] 2 2))\n    (for (i) (range 0 1) (block (set (index e i i) 1.0:f32)))\n    (return (matmul e a))"),
      ["run: f([[0.1, 0.2], [0.3, 0.4]]) == %s" % V(np.array([[0.1, 0.2], [0.3, 0.4]], dtype=np.float32), "f32")])
-case("matmul", "mm_accumulation_order", "hand",
-     fn("mm_accumulation_order", 0, "((u f64[1,row]) (v f64[1,row])) (f64)", "    (locals)\n    (return (matmul u v))"),
-     ["run: f([1e16, 1.0, -1e16], [1.0, 1.0, 1.0]) == 0.0"],
-     "accumulated from k = 0 upwards: (1e16 + 1) + -1e16 = 0 in f64 (a pairwise or reordered sum would give 1)")
+P52 = 2.0 ** 52
+case("matmul", "mm_exact_in_any_order", "hand",
+     fn("mm_exact_in_any_order", 0, "((u f64[1,row]) (v f64[1,row])) (f64)", "    (locals)\n    (return (matmul u v))"),
+     ["run: f([%s, 1.0, %s], [1.0, 1.0, 1.0]) == 1.0" % (f64(P52), f64(-P52)),
+      "run: f([0.5, -2.0, 0.25], [4.0, 0.75, -8.0]) == -1.5",
+      'run: f([1.0, "nan", 2.0], [1.0, 1.0, 0.0]) == "nan"',
+      'run: f(["inf", 1.0], [1.0, 0.0]) == "inf"',
+      'run: f(["inf", "inf"], [1.0, -1.0]) == "nan"'],
+     "float matmul adds in an unspecified order, maybe with fused multiply-adds (as BLAS\n"
+     "does): these sums are exact in every order, so every backend gives the same value:\n"
+     "2^52 + 1 - 2^52 = 1 whichever pair is added first; NaN and inf propagate in any order")
+# Large enough for a blocked kernel's edge cases (odd extents, several panels); small
+# integers, so every order of additions gives NumPy's exact result.
+rng = np.random.default_rng(7)
+La = rng.integers(-8, 9, size=(19, 23)).astype(np.float64)
+Lb = rng.integers(-8, 9, size=(23, 17)).astype(np.float64)
+case("matmul", "mm_blocked_exact", "numpy",
+     fn("mm_blocked_exact", 0, "((a f64[2,row]) (b f64[2,col])) (f64[2,row] f64[1,col] f64[1,col])",
+        "    (locals)\n    (return (matmul a b) (matmul (index a 2) b) (matmul b (index b 0)))"),
+     ["run: f(%s, %s) == %s, %s, %s" % (V(La, "f64"), V(Lb, "f64"), V(La @ Lb, "f64"),
+                                       V(La[2] @ Lb, "f64"), V(Lb @ Lb[0], "f64"))],
+     "operands of 19 x 23 and 23 x 17 (odd extents, several kernel panels) holding small\n"
+     "integers: every order of additions gives the exact product")
+Wa = np.array([[2 ** 30, 3], [1, -(2 ** 31)]], dtype=np.int64)
+case("matmul", "mm_i32_wraps", "numpy",
+     fn("mm_i32_wraps", 0, "((a i32[2,col])) (i32[2,col] i32)",
+        "    (locals)\n    (return (matmul a a) (matmul (index a 0) (index a 1)))"),
+     ["run: f(%s) == %s, %s" % (V(Wa, "i32"), V(((Wa @ Wa + 2**31) % 2**32 - 2**31), "i32"),
+                               V((Wa[0] @ Wa[1] + 2**31) % 2**32 - 2**31, "i32"))],
+     "i32 products and sums wrap around modulo 2^32 (computed exactly, then wrapped)")
+case("matmul", "mm_empty_inner", "hand",
+     fn("mm_empty_inner", 0, "((n i64)) (f64[2,row] i64)",
+        "    (locals)\n    (return (matmul (ones f64[2,row] 2 n) (ones f64[2,row] n 3))"
+        " (matmul (ones i64[1,row] n) (ones i64[1,row] n)))"),
+     ["run: f(0) == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], 0", "run: f(2) == [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]], 2"],
+     "an empty inner extent gives zeros (the empty sum)")
 
 # =================================================================== reduce
 R2 = np.array([[3.0, -1.0, 4.0], [1.5, 5.0, -9.0]])

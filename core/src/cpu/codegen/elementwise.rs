@@ -144,13 +144,20 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 .function(func)
                 .is_some_and(|f| matches!(f.results.as_slice(), [Type::Array(_)])),
             Expr::Lib {
-                func: LibFn::Copy, ..
+                func: LibFn::Copy | LibFn::Transpose,
+                ..
             } => true,
             // Scalars computed from an array.
             Expr::Lib {
                 func: LibFn::Len | LibFn::Ndims,
                 ..
             } => false,
+            // A dot product is a scalar; every other matmul an array.
+            Expr::Lib {
+                func: LibFn::Matmul,
+                ..
+            } => crate::vrir::verify::expr_type(self.vm, g.f, e)
+                .is_ok_and(|t| matches!(t, Type::Array(_))),
             Expr::Lib { args, .. } => args.iter().any(|a| self.is_array_expr(g, a)),
             Expr::Reduce { axis, arg, .. } => {
                 axis.is_some() && self.declared_array_type(g, arg).is_none_or(|t| t.ndims > 1)

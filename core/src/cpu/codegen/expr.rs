@@ -463,9 +463,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     ty: ScalarType::I64,
                 });
             }
-            Matmul | Transpose | Copy => {
-                return Err(unsupported(&format!("`{}`", func.name()), &g.f.name))
+            Matmul => return self.matmul_scalar(g, args),
+            Transpose => {
+                return Err(unsupported(
+                    "indexing of an array-valued `transpose`",
+                    &g.f.name,
+                ))
             }
+            Copy => return Err(unsupported(&format!("`{}`", func.name()), &g.f.name)),
             _ => {}
         }
         if args.len() != func.arity() {

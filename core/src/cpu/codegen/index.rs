@@ -78,6 +78,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 let layout = src.ty.layout;
                 Ok((self.copy_of(g, &src, layout)?, format!("(copy {name})")))
             }
+            Expr::Lib {
+                func: LibFn::Matmul,
+                args,
+            } => Ok((self.matmul_array(g, args)?, "(matmul ...)".into())),
+            Expr::Lib {
+                func: LibFn::Transpose,
+                args,
+            } => Ok((self.transpose(g, args)?, "(transpose ...)".into())),
             Expr::Binary { op, lhs, rhs } => Ok((
                 self.elementwise_binary(g, *op, lhs, rhs)?,
                 format!("({} ...)", op.symbol()),

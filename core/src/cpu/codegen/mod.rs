@@ -15,10 +15,13 @@ mod index;
 mod map;
 mod selection;
 mod slice_assign;
+mod matmul;
 mod stmt;
 mod tuple;
 
 pub(crate) use tuple::is_compound;
+
+pub use matmul::{MATMUL, MATMUL_NOTE};
 
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
