@@ -12,9 +12,11 @@ cargo build --locked --quiet -p velociraptor --bin vr
 if [ -d tests/vrir ]; then
   target/debug/vr test tests/vrir --backend interp
   target/debug/vr test tests/vrir --backend cpu
+  target/debug/vr test tests/vrir --backend cpu-par
 else
   echo "note: tests/vrir does not exist yet"
 fi
 # the benchmark kernels are conformance files too
 target/debug/vr test bench/kernels --backend interp
 target/debug/vr test bench/kernels --backend cpu
+target/debug/vr test bench/kernels --backend cpu-par

@@ -1,6 +1,7 @@
 //! `vr-bench`: times each benchmark kernel on the interpreter, the cpu backend (bounds
-//! checks as emitted, and off) and its C reference, after checking that compiled and C
-//! results agree, and prints one table. Never used for timed assertions.
+//! checks as emitted, and off), the cpu-par backend (parfor loops on every core, checks
+//! on) and its C reference, after checking that compiled and C results agree, and prints
+//! one table. Never used for timed assertions.
 //!
 //! Usage: vr-bench [--quick] [--kernel NAME]
 
@@ -13,7 +14,7 @@ mod timing;
 use kernels::{fresh_copy, observed, Kernel};
 use std::process::ExitCode;
 use std::time::Instant;
-use velociraptor::cpu::{self, CompiledModule};
+use velociraptor::cpu::{self, CompiledModule, CpuOptions};
 use velociraptor::interp;
 use velociraptor::runtime::value::Value;
 use velociraptor::vrir::ast::Module;
@@ -110,7 +111,10 @@ fn run(opts: &Options) -> Result<(), String> {
     println!(
         "interp: timed at the reduced size shown, scaled to the full size by work (ops ~ size^d)."
     );
-    println!("cpu-par: not measured, the parallel backend does not exist yet.");
+    println!(
+        "cpu-par: {} threads (VR_THREADS, else every core); cpu/cpu-par is its speedup over cpu (checks on).",
+        cpu::parallel::default_threads()
+    );
     Ok(())
 }
 
@@ -132,6 +136,8 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
     let unchecked_module = nocheck::without_checks(&module).map_err(|e| e.to_string())?;
     verify_module(&unchecked_module).map_err(|e| e.to_string())?;
     let unchecked = cpu::compile(&unchecked_module).map_err(|e| e.to_string())?;
+    let parallel =
+        cpu::compile_with(&module, CpuOptions::parallel()).map_err(|e| e.to_string())?;
     let lib = c_ref::build_and_load(dir, k.name, k.c_source)?;
     let call_c = |args: Vec<Value>| (k.call_c)(&lib, &args).map(|_| ());
     let call_cpu = |m: &CompiledModule, args: Vec<Value>| {
@@ -146,6 +152,7 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
     for (label, m) in [
         ("cpu (checks on)", &checked),
         ("cpu (checks off)", &unchecked),
+        ("cpu-par", &parallel),
     ] {
         let args = fresh_copy(&inputs);
         let results = m
@@ -160,6 +167,7 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
     let cpu_checked = timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&checked, a))?;
     let cpu_unchecked =
         timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&unchecked, a))?;
+    let cpu_par = timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&parallel, a))?;
 
     let small = (k.inputs)(interp_size);
     let interp_small = timing::median_time(
@@ -186,6 +194,7 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
         size,
         cpu_checked,
         cpu_unchecked,
+        cpu_par,
         c,
         compile_ms: timing::median(&mut compile_ms),
     })

@@ -11,6 +11,8 @@ pub struct Row {
     pub size: usize,
     pub cpu_checked: Duration,
     pub cpu_unchecked: Duration,
+    /// cpu-par (parfor on the thread pool), checks on.
+    pub cpu_par: Duration,
     pub c: Duration,
     pub compile_ms: f64,
 }
@@ -21,6 +23,10 @@ impl Row {
     }
     pub fn ratio_unchecked(&self) -> f64 {
         secs(self.cpu_unchecked) / secs(self.c)
+    }
+    /// Speedup of cpu-par over cpu (both with checks on).
+    pub fn par_speedup(&self) -> f64 {
+        secs(self.cpu_checked) / secs(self.cpu_par)
     }
 }
 
@@ -33,20 +39,22 @@ fn ms(d: Duration) -> String {
 }
 
 pub fn print(rows: &[Row]) {
-    println!("| kernel | size | interp ms (scaled from size) | cpu ms (checks on) | cpu ms (checks off) | C ms | cpu/C (on) | cpu/C (off) | compile ms |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| kernel | size | interp ms (scaled from size) | cpu ms (checks on) | cpu ms (checks off) | cpu-par ms | C ms | cpu/C (on) | cpu/C (off) | cpu/cpu-par | compile ms |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for r in rows {
         println!(
-            "| {} | {} | {} (from {}) | {} | {} | {} | {:.2} | {:.2} | {:.1} |",
+            "| {} | {} | {} (from {}) | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.1} |",
             r.kernel,
             r.size,
             ms(r.interp),
             r.interp_size,
             ms(r.cpu_checked),
             ms(r.cpu_unchecked),
+            ms(r.cpu_par),
             ms(r.c),
             r.ratio_checked(),
             r.ratio_unchecked(),
+            r.par_speedup(),
             r.compile_ms
         );
     }
@@ -59,6 +67,11 @@ pub fn print(rows: &[Row]) {
             rows.len(),
             med(Row::ratio_checked),
             med(Row::ratio_unchecked)
+        );
+        println!(
+            "median cpu-par speedup over cpu over {} kernels: {:.2}",
+            rows.len(),
+            med(Row::par_speedup)
         );
         println!(
             "median compile latency (VRIR text in -> callable out): {:.1} ms",

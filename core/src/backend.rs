@@ -22,7 +22,8 @@ pub enum Backend {
     /// LLVM-compiled code, serial (first increment: scalar code and element access to
     /// arrays handed in; other constructs fail to compile as `Unsupported`).
     Cpu,
-    /// LLVM-compiled code with parfor on a thread pool.
+    /// LLVM-compiled code with parfor loops (and large element-wise operators) on a
+    /// rayon thread pool of `VR_THREADS` threads (default: every core).
     CpuPar,
     /// OpenCL for accelerated sections, the CPU for the rest.
     Gpu,
@@ -52,7 +53,10 @@ impl Backend {
 
     /// Whether this build can run code on this backend at all.
     pub fn exists(self) -> bool {
-        matches!(self, Backend::Interp | Backend::Cpu | Backend::Auto)
+        matches!(
+            self,
+            Backend::Interp | Backend::Cpu | Backend::CpuPar | Backend::Auto
+        )
     }
 
     /// The concrete backends (not `Auto`) that exist in this build: the ones every
@@ -125,7 +129,10 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
     match backend {
         Backend::Interp | Backend::Auto => crate::interp::run(m, func, args),
         Backend::Cpu => crate::cpu::compile(m)?.call(func, args),
-        Backend::CpuPar | Backend::Gpu => Err(backend.missing()),
+        Backend::CpuPar => {
+            crate::cpu::compile_with(m, crate::cpu::CpuOptions::parallel())?.call(func, args)
+        }
+        Backend::Gpu => Err(backend.missing()),
     }
 }
 
@@ -215,7 +222,7 @@ mod tests {
             index_base: 0,
             functions: vec![],
         };
-        for b in [Backend::CpuPar, Backend::Gpu] {
+        for b in [Backend::Gpu] {
             let e = execute(b, &m, "f", vec![]).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Unsupported);
             assert_eq!(
@@ -223,7 +230,10 @@ mod tests {
                 format!("unsupported: backend `{}` does not exist yet", b.name())
             );
         }
-        assert_eq!(Backend::available(), vec![Backend::Interp, Backend::Cpu]);
+        assert_eq!(
+            Backend::available(),
+            vec![Backend::Interp, Backend::Cpu, Backend::CpuPar]
+        );
     }
 
     #[test]

@@ -43,6 +43,9 @@ pub enum ErrorCode {
     ShapeMismatch = 12,
     /// `index`: the `ReduceOp` (`amin` or `amax`).
     EmptyReduction = 13,
+    /// The parallel-loop runtime failed (see `cpu::parallel`); its message is in
+    /// [`Arena::failure`]. Reported as `ErrorKind::Internal`.
+    ParallelFailure = 32,
 }
 
 impl ErrorCode {
@@ -62,6 +65,7 @@ impl ErrorCode {
             AllocFailed,
             ShapeMismatch,
             EmptyReduction,
+            ParallelFailure,
         ]
         .into_iter()
         .find(|k| *k as i32 == c)
@@ -103,6 +107,12 @@ pub struct CallCtx {
     /// Storage of every array the call creates (never touched by generated code directly:
     /// only through [`vr_cpu_alloc_array`]).
     pub arena: Arena,
+    /// Threads a parfor may use (1: parfor runs serially on the calling thread).
+    pub threads: usize,
+    /// Inside a parallel parfor (a worker's context, see `cpu::parallel`): the call's
+    /// arena, shared by every worker; allocations go there under the lock, so arrays
+    /// made by one iteration live until the end of the call. Null outside parfors.
+    pub shared_arena: *const std::sync::Mutex<Arena>,
 }
 
 /// Values of a note kept (3 per range index: enough for 10 dimensions).
@@ -141,6 +151,8 @@ impl Default for CallCtx {
             note_len: 0,
             note_values: [0; MAX_NOTE_VALUES],
             arena: Arena::default(),
+            threads: 1,
+            shared_arena: std::ptr::null(),
         }
     }
 }
@@ -225,6 +237,13 @@ impl CallCtx {
                     .failure
                     .clone()
                     .unwrap_or_else(|| "cannot allocate an array".into()),
+            ),
+            ErrorCode::ParallelFailure => VrError::new(
+                ErrorKind::Internal,
+                format!(
+                    "cpu backend: parallel loop: {}",
+                    self.arena.failure.as_deref().unwrap_or("failed")
+                ),
             ),
             ErrorCode::ShapeMismatch => {
                 let (ra, rb) = (self.index.max(0) as usize, self.bound.max(0) as usize);
@@ -326,6 +345,8 @@ pub unsafe extern "C" fn vr_cpu_record_error(
     }
     *ctx = CallCtx {
         arena: std::mem::take(&mut ctx.arena),
+        threads: ctx.threads,
+        shared_arena: ctx.shared_arena,
         depth: ctx.depth,
         code,
         line,
@@ -383,6 +404,10 @@ impl Default for Arena {
     }
 }
 
+// SAFETY: the blocks are plain heap memory owned by the arena alone; a parallel parfor
+// hands the arena from thread to thread behind a Mutex (see `cpu::parallel`).
+unsafe impl Send for Arena {}
+
 impl Drop for Arena {
     fn drop(&mut self) {
         for (p, layout) in self.blocks.drain(..) {
@@ -398,6 +423,26 @@ pub fn arena_header_bytes(ndims: usize) -> usize {
 }
 
 impl Arena {
+    /// Take over `other`'s blocks and count their bytes (a parfor worker's arena merged
+    /// into the call's: its arrays live until the end of the call).
+    pub fn absorb(&mut self, mut other: Arena) {
+        self.allocated = self.allocated.saturating_add(other.allocated);
+        self.blocks.append(&mut other.blocks);
+    }
+
+    /// Move this arena's blocks (and their byte count) into a new arena, leaving the
+    /// limit and the failure message here.
+    pub fn take_blocks(&mut self) -> Arena {
+        let mut taken = Arena::default();
+        taken.blocks = std::mem::take(&mut self.blocks);
+        taken.allocated = std::mem::take(&mut self.allocated);
+        taken
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
     /// A zeroed block of `bytes`, or the reason why not (over the limit, out of memory).
     fn alloc(&mut self, bytes: usize) -> Result<*mut u8, String> {
         let total = self.allocated.saturating_add(bytes as u64);
@@ -493,10 +538,16 @@ pub unsafe extern "C" fn vr_cpu_alloc_array(
     } else {
         &[]
     };
-    match ctx
-        .arena
-        .new_array(dims, elem_size.max(1) as usize, col != 0)
-    {
+    let made = if ctx.shared_arena.is_null() {
+        ctx.arena
+            .new_array(dims, elem_size.max(1) as usize, col != 0)
+    } else {
+        // A parfor worker: the call's arena, shared by all workers (see `shared_arena`).
+        let shared = &*ctx.shared_arena;
+        let mut arena = shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        arena.new_array(dims, elem_size.max(1) as usize, col != 0)
+    };
+    match made {
         Ok(d) => d,
         Err(msg) => {
             ctx.arena.failure = Some(msg);
@@ -532,7 +583,7 @@ mod tests {
     /// back as "failed without recording an error").
     #[test]
     fn every_error_code_decodes() {
-        for c in 1..=13 {
+        for c in (1..=13).chain([32]) {
             let code = ErrorCode::from_i32(c).expect("known code");
             assert_eq!(code as i32, c);
             let ctx = CallCtx {

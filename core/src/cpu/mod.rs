@@ -50,6 +50,7 @@ mod codegen;
 mod jit;
 mod libm;
 mod marshal;
+pub mod parallel;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;
@@ -64,6 +65,28 @@ pub struct CompiledModule {
     recursive: bool,
     /// Most bytes one call may allocate (see [`CompiledModule::set_alloc_limit`]).
     alloc_limit: u64,
+    /// Threads a parfor may use (1: serial; see [`CompiledModule::set_threads`]).
+    threads: usize,
+}
+
+/// How to compile a module for the CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuOptions {
+    /// Run parfor loops on the thread pool (the `cpu-par` backend); when false every
+    /// parfor runs serially (`cpu`).
+    pub parallel: bool,
+    /// Threads for parallel loops; `None`: `VR_THREADS` when set, else every core.
+    pub threads: Option<usize>,
+}
+
+impl CpuOptions {
+    /// The `cpu-par` backend's options: parallel, default thread count.
+    pub fn parallel() -> CpuOptions {
+        CpuOptions {
+            parallel: true,
+            threads: None,
+        }
+    }
 }
 
 /// Stack for calls into recursive modules: room for `abi::MAX_CALL_DEPTH` frames
@@ -97,15 +120,29 @@ fn on_large_stack(f: impl FnOnce() -> i32) -> VrResult<i32> {
     })
 }
 
-/// Compile every function of `m` (which must have passed the verifier).
+/// Compile every function of `m` (which must have passed the verifier), serially: parfor
+/// loops run in order on the calling thread (the `cpu` backend).
 pub fn compile(m: &Module) -> VrResult<CompiledModule> {
+    compile_with(m, CpuOptions::default())
+}
+
+/// Compile `m` with `opts` (`CpuOptions::parallel()` for the `cpu-par` backend).
+pub fn compile_with(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(m)?;
-    let jit = jit::compile(m)?;
+    let jit = jit::compile(m, opts.parallel)?;
+    let threads = if opts.parallel {
+        opts.threads
+            .filter(|n| *n > 0)
+            .unwrap_or_else(parallel::default_threads)
+    } else {
+        1
+    };
     Ok(CompiledModule {
         module: m.clone(),
         jit,
         recursive: callgraph::is_recursive(m),
         alloc_limit: abi::DEFAULT_ALLOC_LIMIT,
+        threads,
     })
 }
 
@@ -120,6 +157,17 @@ impl CompiledModule {
     /// more fails with a run-time error instead of exhausting memory.
     pub fn set_alloc_limit(&mut self, bytes: u64) {
         self.alloc_limit = bytes;
+    }
+
+    /// Let parallel loops use `n` threads (at least 1; 1 runs them serially). Only a
+    /// module compiled with `CpuOptions::parallel` has parallel loops.
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = n.max(1);
+    }
+
+    /// Threads parallel loops use.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Call `func` with `args`; arrays are passed by reference (writes are visible in the
@@ -140,6 +188,7 @@ impl CompiledModule {
         let frame = marshal::CallFrame::new(f, args)?;
         let mut ctx = CallCtx::default();
         ctx.arena.limit = self.alloc_limit;
+        ctx.threads = self.threads;
         // SAFETY: the frame's pointers match f's signature (checked by CallFrame::new) and
         // stay valid for the call; generated code does not unwind.
         let (args_p, results_p) = (frame.arg_ptrs.as_ptr(), frame.result_ptrs.as_ptr());

@@ -7,9 +7,12 @@
 //! Everything outside this increment's scope is reported as `ErrorKind::Unsupported`.
 
 mod alloc;
+mod atomics;
 mod elementwise;
 mod expr;
 mod index;
+mod par_elementwise;
+mod parfor;
 mod stmt;
 
 use crate::cpu::abi::ErrorCode;
@@ -28,6 +31,7 @@ use std::collections::HashMap;
 pub const RECORD_ERROR: &str = "vr_cpu_record_error";
 /// Name of the Rust function that creates an array in the call's arena (see `abi`).
 pub const ALLOC_ARRAY: &str = "vr_cpu_alloc_array";
+pub use parfor::PARFOR;
 pub const IPOW_I32: &str = "vr_cpu_ipow_i32";
 pub const IPOW_I64: &str = "vr_cpu_ipow_i64";
 
@@ -119,6 +123,9 @@ pub struct CodeGen<'ctx, 'm> {
     pub(crate) vm: &'m VModule,
     pub(crate) funcs: HashMap<String, FunctionValue<'ctx>>,
     strings: HashMap<String, PointerValue<'ctx>>,
+    /// Outline parfor bodies and run them on the thread pool (`cpu-par`); serial when
+    /// false (`cpu`).
+    pub(crate) parallel: bool,
 }
 
 /// Per-function state.
@@ -150,7 +157,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             vm,
             funcs: HashMap::new(),
             strings: HashMap::new(),
+            parallel: false,
         }
+    }
+
+    /// Compile parfor loops for the thread pool (see `parfor.rs`).
+    pub fn with_parallel(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
     }
 
     /// Generate the whole module (unoptimized, without host attributes).
@@ -210,6 +224,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ),
             Some(Linkage::External),
         );
+        self.declare_parallel_runtime();
         self.module.add_function(
             IPOW_I32,
             i32t.fn_type(&[i32t.into(), i32t.into()], false),
