@@ -6,6 +6,11 @@
 //! `i32 f(ptr ctx, ptr out_0, ..., <params>)`: scalars as LLVM scalars (bool as `i1`),
 //! arrays as `ptr` to [`ArrayDesc`]; results are written through the out pointers (bool
 //! as one byte); 0 means OK, non-zero that an error was recorded in `ctx`.
+//!
+//! Threads: a [`CallCtx`] is used by one thread at a time. A parallel loop gives each
+//! chunk of iterations a context of its own whose `shared_arena` points to the call's
+//! arena behind a `Mutex` (see `cpu::parallel`); [`vr_cpu_alloc_array`] allocates there,
+//! so every helper that generated code calls is safe from several threads at once.
 
 use crate::runtime::error::{ErrorKind, VrError};
 use crate::vrir::types::ScalarType;

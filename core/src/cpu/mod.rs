@@ -9,9 +9,10 @@
 //! - `jit`: host CPU attributes, the `default<O2>` pipeline, MCJIT.
 //! - `marshal`: run-time values <-> entry-wrapper arguments and results.
 //! - `libm`, `callgraph`: math symbols mapped by address; recursion detection.
+//! - `parallel`: the thread pools and the parfor runtime helper (cpu-par).
 //!
 //! First increment: scalar code of bool/i32/i64/f32/f64, calls (recursion, several
-//! results), control flow, loops over literal ranges and domains (parfor runs serially),
+//! results), control flow, loops over literal ranges and domains,
 //! element reads and writes of arrays handed in (any layout, `:neg`, `:flat`,
 //! `:nocheck`), array locals that refer to them, `:view` slices with scalar and range
 //! indices, and array results that are views of the arguments.
@@ -36,9 +37,25 @@
 //! does; and reductions `sum/prod/amin/amax`, whole-array in the storage order of the
 //! array's type and along an axis from index 0 upwards, bit-identical to the interpreter.
 //!
+//! Parallel (`cpu-par`: [`compile_with`] and [`CpuOptions::parallel`]): parfor bodies
+//! are outlined into LLVM functions of their own (`codegen/parfor.rs`: variables through
+//! an environment; scalars and array variables the body assigns are private to each
+//! chunk of iterations and stored back by the chunk with the last iteration) and run by
+//! [`parallel::vr_cpu_parfor`] on a rayon pool, one pool per thread count built once
+//! (`VR_THREADS`, [`CompiledModule::set_threads`], default every core). Nested parfors
+//! call it again from the worker and share the pool. Element-wise operators of at least
+//! 65,536 elements are outlined the same way (`codegen/par_elementwise.rs`), chunked
+//! over their outermost dimension: bit-identical results. Reductions stay serial: the
+//! contract fixes their accumulation order, so float `sum`/`prod` are never split
+//! (integer reductions and `amin`/`amax` could be, exactly; not done yet). Each chunk
+//! runs with its own [`CallCtx`] (depth, error fields); arrays it creates go to the
+//! call's arena, shared behind a `Mutex` while the loop runs; the reported error is the
+//! one the serial order meets first. Atomics (`codegen/atomics.rs`) are LLVM
+//! `atomicrmw add/fadd` and `cmpxchg`, on both backends. On `cpu`, parfor runs serially.
+//!
 //! Still reported as `ErrorKind::Unsupported` at compile time: slice assignment,
-//! gathers, map, matmul/transpose, complex numbers, tuples as
-//! values and atomics. Run-time errors equal the interpreter's, field for field.
+//! gathers, map, matmul/transpose, complex numbers and tuples as values. Run-time errors
+//! equal the interpreter's, field for field.
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location
 // field); boxing it only here would make the cpu backend's API differ from the others'.
