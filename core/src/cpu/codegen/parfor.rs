@@ -8,8 +8,9 @@
 //! The environment is an array of 8-byte slots: the start, step and iteration count of
 //! each range, then per variable of the enclosing function:
 //! - variables the body only reads (or writes element-wise, for arrays): their slot's
-//!   address (and the address of the "assigned" flag), so the body uses them in place;
-//!   nobody writes them while the loop runs;
+//!   address (and the address of the "assigned" flag); nobody writes them while the loop
+//!   runs, so the body copies scalars into slots of its own once per chunk (registers,
+//!   after optimization) and uses array variables in place;
 //! - variables the body assigns (the loop variables included) are private to each
 //!   iteration (docs/vrir-semantics.md): each chunk starts from a snapshot of their
 //!   values taken before the loop (never from the live slot, which the last chunk may be
@@ -441,15 +442,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         for (name, cap) in plan {
             let slot = match *cap {
                 Capture::SharedScalar { ty, flagged, at } => {
-                    let p = load_slot(self, at, ptr.into())?.into_pointer_value();
+                    // Read-only in the body and written by nobody while the loop runs:
+                    // a copy the optimizer keeps in a register (not a load per use).
+                    let mem = self.mem_type(ty, &g.f.name)?;
+                    let home = load_slot(self, at, ptr.into())?.into_pointer_value();
+                    let copy = alloca_builder.build_alloca(mem, name)?;
+                    let v = self.builder.build_load(mem, home, "")?;
+                    self.builder.build_store(copy, v)?;
                     let assigned = if flagged {
-                        Some(load_slot(self, at + 1, ptr.into())?.into_pointer_value())
+                        let home_flag = load_slot(self, at + 1, ptr.into())?.into_pointer_value();
+                        let flag =
+                            alloca_builder.build_alloca(bool_t, &format!("{name}.assigned"))?;
+                        let f = self.builder.build_load(bool_t, home_flag, "")?;
+                        self.builder.build_store(flag, f)?;
+                        Some(flag)
                     } else {
                         None
                     };
                     Slot::Scalar {
                         ty,
-                        ptr: p,
+                        ptr: copy,
                         assigned,
                     }
                 }
