@@ -224,7 +224,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ),
             Some(Linkage::External),
         );
-        self.declare_parallel_runtime();
+        if self.parallel {
+            self.declare_parallel_runtime();
+        }
         self.module.add_function(
             IPOW_I32,
             i32t.fn_type(&[i32t.into(), i32t.into()], false),
