@@ -12,6 +12,7 @@ cargo build --locked --quiet -p velociraptor --bin vr
 if [ -d tests/vrir ]; then
   target/debug/vr test tests/vrir --backend interp
   target/debug/vr test tests/vrir --backend cpu
+  target/debug/vr test tests/vrir --backend cpu-par
 else
   echo "note: tests/vrir does not exist yet"
 fi
@@ -20,3 +21,4 @@ target/debug/vr test bench/kernels --backend interp
 target/debug/vr test bench/kernels --backend cpu
 # the optimizer switched off through the environment (cargo test covers each pass off)
 VR_PASSES=none target/debug/vr test tests/vrir/opt bench/kernels --backend cpu
+target/debug/vr test bench/kernels --backend cpu-par

@@ -1,5 +1,6 @@
 //! `vr-bench`: times each benchmark kernel on the interpreter, the cpu backend (bounds
-//! checks as emitted, after the optimizer, and off) and its C reference, after checking that compiled and C
+//! checks as emitted, after the optimizer, and off), the cpu-par backend (parfor loops
+//! on every core, checks on) and its C reference, after checking that compiled and C
 //! results agree, and prints one table. Never used for timed assertions.
 //!
 //! Usage: vr-bench [--quick] [--kernel NAME]
@@ -13,7 +14,7 @@ mod timing;
 use kernels::{fresh_copy, observed, Kernel};
 use std::process::ExitCode;
 use std::time::Instant;
-use velociraptor::cpu::{self, CompiledModule};
+use velociraptor::cpu::{self, CompiledModule, CpuOptions};
 use velociraptor::interp;
 use velociraptor::opt::explain::inner_loop_checks;
 use velociraptor::opt::{optimize, OptOptions};
@@ -112,7 +113,10 @@ fn run(opts: &Options) -> Result<(), String> {
     println!(
         "interp: timed at the reduced size shown, scaled to the full size by work (ops ~ size^d)."
     );
-    println!("cpu-par: not measured, the parallel backend does not exist yet.");
+    println!(
+        "cpu-par: {} threads (VR_THREADS, else every core); cpu/cpu-par is its speedup over cpu (checks on).",
+        cpu::parallel::default_threads()
+    );
     Ok(())
 }
 
@@ -139,6 +143,8 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
     let optimized = cpu::compile(&optimized_module).map_err(|e| e.to_string())?;
     let inner_checks =
         inner_loop_checks(&module, k.name, &all_passes).map_err(|e| e.to_string())?;
+    let parallel =
+        cpu::compile_with(&module, CpuOptions::parallel()).map_err(|e| e.to_string())?;
     let lib = c_ref::build_and_load(dir, k.name, k.c_source)?;
     let call_c = |args: Vec<Value>| (k.call_c)(&lib, &args).map(|_| ());
     let call_cpu = |m: &CompiledModule, args: Vec<Value>| {
@@ -154,6 +160,7 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
         ("cpu (checks on)", &checked),
         ("cpu (optimized)", &optimized),
         ("cpu (checks off)", &unchecked),
+        ("cpu-par", &parallel),
     ] {
         let args = fresh_copy(&inputs);
         let results = m
@@ -170,6 +177,7 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
         timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&optimized, a))?;
     let cpu_unchecked =
         timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&unchecked, a))?;
+    let cpu_par = timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&parallel, a))?;
 
     let small = (k.inputs)(interp_size);
     let interp_small = timing::median_time(
@@ -198,6 +206,7 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
         cpu_optimized,
         cpu_unchecked,
         inner_checks,
+        cpu_par,
         c,
         compile_ms: timing::median(&mut compile_ms),
     })

@@ -15,6 +15,8 @@ pub struct Row {
     pub cpu_unchecked: Duration,
     /// Inner-loop bounds checks as written, and how many the optimizer removed.
     pub inner_checks: (u64, u64),
+    /// cpu-par (parfor on the thread pool), checks on.
+    pub cpu_par: Duration,
     pub c: Duration,
     pub compile_ms: f64,
 }
@@ -29,6 +31,10 @@ impl Row {
     pub fn ratio_unchecked(&self) -> f64 {
         secs(self.cpu_unchecked) / secs(self.c)
     }
+    /// Speedup of cpu-par over cpu (both with checks on).
+    pub fn par_speedup(&self) -> f64 {
+        secs(self.cpu_checked) / secs(self.cpu_par)
+    }
 }
 
 fn secs(d: Duration) -> f64 {
@@ -40,11 +46,11 @@ fn ms(d: Duration) -> String {
 }
 
 pub fn print(rows: &[Row]) {
-    println!("| kernel | size | interp ms (scaled from size) | cpu ms (checks on) | cpu ms (optimized) | cpu ms (checks off) | C ms | cpu/C (on) | cpu/C (opt) | cpu/C (off) | inner-loop checks removed | compile ms |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| kernel | size | interp ms (scaled from size) | cpu ms (checks on) | cpu ms (optimized) | cpu ms (checks off) | cpu-par ms | C ms | cpu/C (on) | cpu/C (opt) | cpu/C (off) | cpu/cpu-par | inner-loop checks removed | compile ms |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for r in rows {
         println!(
-            "| {} | {} | {} (from {}) | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {}/{} | {:.1} |",
+            "| {} | {} | {} (from {}) | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {}/{} | {:.1} |",
             r.kernel,
             r.size,
             ms(r.interp),
@@ -52,10 +58,12 @@ pub fn print(rows: &[Row]) {
             ms(r.cpu_checked),
             ms(r.cpu_optimized),
             ms(r.cpu_unchecked),
+            ms(r.cpu_par),
             ms(r.c),
             r.ratio_checked(),
             r.ratio_optimized(),
             r.ratio_unchecked(),
+            r.par_speedup(),
             r.inner_checks.1,
             r.inner_checks.0,
             r.compile_ms
@@ -71,6 +79,11 @@ pub fn print(rows: &[Row]) {
             med(Row::ratio_checked),
             med(Row::ratio_optimized),
             med(Row::ratio_unchecked)
+        );
+        println!(
+            "median cpu-par speedup over cpu over {} kernels: {:.2}",
+            rows.len(),
+            med(Row::par_speedup)
         );
         println!(
             "median compile latency (VRIR text in -> callable out): {:.1} ms",

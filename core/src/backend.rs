@@ -22,7 +22,8 @@ pub enum Backend {
     /// LLVM-compiled code, serial (first increment: scalar code and element access to
     /// arrays handed in; other constructs fail to compile as `Unsupported`).
     Cpu,
-    /// LLVM-compiled code with parfor on a thread pool.
+    /// LLVM-compiled code with parfor loops (and large element-wise operators) on a
+    /// rayon thread pool of `VR_THREADS` threads (default: every core).
     CpuPar,
     /// OpenCL for accelerated sections, the CPU for the rest.
     Gpu,
@@ -52,7 +53,10 @@ impl Backend {
 
     /// Whether this build can run code on this backend at all.
     pub fn exists(self) -> bool {
-        matches!(self, Backend::Interp | Backend::Cpu | Backend::Auto)
+        matches!(
+            self,
+            Backend::Interp | Backend::Cpu | Backend::CpuPar | Backend::Auto
+        )
     }
 
     /// The concrete backends (not `Auto`) that exist in this build: the ones every
@@ -129,11 +133,16 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
             Some(opts) => crate::interp::run(&crate::opt::optimize(m, &opts)?.0, func, args),
             None => crate::interp::run(m, func, args),
         },
-        Backend::Cpu => {
+        Backend::Cpu | Backend::CpuPar => {
             let (optimized, _) = crate::opt::optimize(m, &crate::opt::OptOptions::current()?)?;
-            crate::cpu::compile(&optimized)?.call(func, args)
+            let options = if backend == Backend::CpuPar {
+                crate::cpu::CpuOptions::parallel()
+            } else {
+                crate::cpu::CpuOptions::default()
+            };
+            crate::cpu::compile_with(&optimized, options)?.call(func, args)
         }
-        Backend::CpuPar | Backend::Gpu => Err(backend.missing()),
+        Backend::Gpu => Err(backend.missing()),
     }
 }
 
@@ -223,7 +232,7 @@ mod tests {
             index_base: 0,
             functions: vec![],
         };
-        for b in [Backend::CpuPar, Backend::Gpu] {
+        for b in [Backend::Gpu] {
             let e = execute(b, &m, "f", vec![]).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Unsupported);
             assert_eq!(
@@ -231,7 +240,10 @@ mod tests {
                 format!("unsupported: backend `{}` does not exist yet", b.name())
             );
         }
-        assert_eq!(Backend::available(), vec![Backend::Interp, Backend::Cpu]);
+        assert_eq!(
+            Backend::available(),
+            vec![Backend::Interp, Backend::Cpu, Backend::CpuPar]
+        );
     }
 
     #[test]

@@ -135,7 +135,7 @@ fn unknown_backend_is_a_usage_error_naming_the_choices() {
 #[test]
 fn backends_that_do_not_exist_yet_fail_with_exit_1() {
     let args = r#"--args=[[0.0, 1.0], [2.0, 3.0], 0.0]"#;
-    for b in ["cpu-par", "gpu"] {
+    for b in ["gpu"] {
         let o = vr(&["run", NBODY, "accel", args, "--backend", b]);
         assert_eq!(o.status.code(), Some(1));
         assert_eq!(
@@ -149,6 +149,18 @@ fn backends_that_do_not_exist_yet_fail_with_exit_1() {
             format!("error: unsupported: backend `{b}` does not exist yet\n")
         );
     }
+}
+
+#[test]
+fn the_parallel_cpu_backend_runs_what_the_serial_one_runs() {
+    let args = r#"--args=[[0.0, 1.0], [2.0, 3.0], 0.0]"#;
+    let par = vr(&["run", NBODY, "accel", args, "--backend", "cpu-par"]);
+    let interp = vr(&["run", NBODY, "accel", args, "--backend", "interp"]);
+    assert_eq!(par.status.code(), Some(0), "{}", stderr(&par));
+    assert_eq!(stdout(&par), stdout(&interp));
+    let o = vr(&["test", "tests/vrir/parfor", "--backend", "cpu-par"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).ends_with(" passed, 0 failed\n"), "{}", stdout(&o));
 }
 
 #[test]

@@ -13,6 +13,8 @@ use velociraptor::opt::{optimize, with_options, OptOptions, PASSES};
 const MIN_INTERP_CASES: usize = 200;
 /// Cases the cpu backend must run (not skip): raise it as the backend grows.
 const MIN_CPU_CASES: usize = 600;
+/// Cases the cpu-par backend must run (parfor on the thread pool): as many as cpu.
+const MIN_CPU_PAR_CASES: usize = 600;
 
 #[test]
 fn every_case_passes_on_every_available_backend() {
@@ -31,6 +33,9 @@ fn every_case_passes_on_every_available_backend() {
             }
             Backend::Cpu => {
                 assert!(ran >= MIN_CPU_CASES, "only {ran} cases ran on cpu; expected at least {MIN_CPU_CASES}");
+            }
+            Backend::CpuPar => {
+                assert!(ran >= MIN_CPU_PAR_CASES, "only {ran} cases ran on cpu-par; expected at least {MIN_CPU_PAR_CASES}");
             }
             _ => {}
         }

@@ -1,7 +1,9 @@
 //! Random well-typed programs (tests/common/gen.rs) run on the interpreter without
 //! error (the generator makes every index in bounds and every division safe), give
 //! results of the declared types, give the same results when run again, and every other
-//! available backend gives the same results as the interpreter (differential testing).
+//! available backend gives the same results as the interpreter (differential testing):
+//! today cpu and cpu-par (whose parfor loops, from the generator's disjoint-write bodies,
+//! run on every core).
 //!
 //! `PROPTEST_CASES=N` sets the number of cases, `VR_LONG_TESTS=1` multiplies the
 //! default by ten.

@@ -6,6 +6,11 @@
 //! `i32 f(ptr ctx, ptr out_0, ..., <params>)`: scalars as LLVM scalars (bool as `i1`),
 //! arrays as `ptr` to [`ArrayDesc`]; results are written through the out pointers (bool
 //! as one byte); 0 means OK, non-zero that an error was recorded in `ctx`.
+//!
+//! Threads: a [`CallCtx`] is used by one thread at a time. A parallel loop gives each
+//! chunk of iterations a context of its own whose `shared_arena` points to the call's
+//! arena behind a `Mutex` (see `cpu::parallel`); [`vr_cpu_alloc_array`] allocates there,
+//! so every helper that generated code calls is safe from several threads at once.
 
 use crate::runtime::error::{ErrorKind, VrError};
 use crate::vrir::types::ScalarType;
@@ -50,6 +55,9 @@ pub enum ErrorCode {
     /// An array stored through an indexing whose extents differ from the selection's:
     /// `index` / `bound` the two ranks; `note_values`: both shapes, one after the other.
     SelectionShape = 15,
+    /// The parallel-loop runtime failed (see `cpu::parallel`); its message is in
+    /// [`Arena::failure`]. Reported as `ErrorKind::Internal`.
+    ParallelFailure = 32,
 }
 
 impl ErrorCode {
@@ -71,6 +79,7 @@ impl ErrorCode {
             EmptyReduction,
             MaskLength,
             SelectionShape,
+            ParallelFailure,
         ]
         .into_iter()
         .find(|k| *k as i32 == c)
@@ -113,6 +122,12 @@ pub struct CallCtx {
     /// Storage of every array the call creates (never touched by generated code directly:
     /// only through [`vr_cpu_alloc_array`]).
     pub arena: Arena,
+    /// Threads a parfor may use (1: parfor runs serially on the calling thread).
+    pub threads: usize,
+    /// Inside a parallel parfor (a worker's context, see `cpu::parallel`): the call's
+    /// arena, shared by every worker; allocations go there under the lock, so arrays
+    /// made by one iteration live until the end of the call. Null outside parfors.
+    pub shared_arena: *const std::sync::Mutex<Arena>,
 }
 
 /// Values of a note kept (3 per range index, 9 per gather: enough for 10 dimensions).
@@ -158,6 +173,8 @@ impl Default for CallCtx {
             note_len: 0,
             note_values: [0; MAX_NOTE_VALUES],
             arena: Arena::default(),
+            threads: 1,
+            shared_arena: std::ptr::null(),
         }
     }
 }
@@ -242,6 +259,13 @@ impl CallCtx {
                     .failure
                     .clone()
                     .unwrap_or_else(|| "cannot allocate an array".into()),
+            ),
+            ErrorCode::ParallelFailure => VrError::new(
+                ErrorKind::Internal,
+                format!(
+                    "cpu backend: parallel loop: {}",
+                    self.arena.failure.as_deref().unwrap_or("failed")
+                ),
             ),
             ErrorCode::ShapeMismatch => {
                 let (ra, rb) = (self.index.max(0) as usize, self.bound.max(0) as usize);
@@ -399,6 +423,8 @@ pub unsafe extern "C" fn vr_cpu_record_error(
     }
     *ctx = CallCtx {
         arena: std::mem::take(&mut ctx.arena),
+        threads: ctx.threads,
+        shared_arena: ctx.shared_arena,
         depth: ctx.depth,
         code,
         line,
@@ -460,6 +486,10 @@ impl Default for Arena {
     }
 }
 
+// SAFETY: the blocks are plain heap memory owned by the arena alone; a parallel parfor
+// hands the arena from thread to thread behind a Mutex (see `cpu::parallel`).
+unsafe impl Send for Arena {}
+
 impl Drop for Arena {
     fn drop(&mut self) {
         for (p, layout) in self.blocks.drain(..) {
@@ -475,6 +505,26 @@ pub fn arena_header_bytes(ndims: usize) -> usize {
 }
 
 impl Arena {
+    /// Take over `other`'s blocks and count their bytes (a parfor worker's arena merged
+    /// into the call's: its arrays live until the end of the call).
+    pub fn absorb(&mut self, mut other: Arena) {
+        self.allocated = self.allocated.saturating_add(other.allocated);
+        self.blocks.append(&mut other.blocks);
+    }
+
+    /// Move this arena's blocks (and their byte count) into a new arena, leaving the
+    /// limit and the failure message here.
+    pub fn take_blocks(&mut self) -> Arena {
+        let mut taken = Arena::default();
+        taken.blocks = std::mem::take(&mut self.blocks);
+        taken.allocated = std::mem::take(&mut self.allocated);
+        taken
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
     /// A zeroed block of `bytes`, or the reason why not (over the limit, out of memory).
     fn alloc(&mut self, bytes: usize) -> Result<*mut u8, String> {
         let total = self.allocated.saturating_add(bytes as u64);
@@ -570,10 +620,16 @@ pub unsafe extern "C" fn vr_cpu_alloc_array(
     } else {
         &[]
     };
-    match ctx
-        .arena
-        .new_array(dims, elem_size.max(1) as usize, col != 0)
-    {
+    let made = if ctx.shared_arena.is_null() {
+        ctx.arena
+            .new_array(dims, elem_size.max(1) as usize, col != 0)
+    } else {
+        // A parfor worker: the call's arena, shared by all workers (see `shared_arena`).
+        let shared = &*ctx.shared_arena;
+        let mut arena = shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        arena.new_array(dims, elem_size.max(1) as usize, col != 0)
+    };
+    match made {
         Ok(d) => d,
         Err(msg) => {
             ctx.arena.failure = Some(msg);
@@ -609,7 +665,7 @@ mod tests {
     /// back as "failed without recording an error").
     #[test]
     fn every_error_code_decodes() {
-        for c in 1..=15 {
+        for c in (1..=15).chain([32]) {
             let code = ErrorCode::from_i32(c).expect("known code");
             assert_eq!(code as i32, c);
             let ctx = CallCtx {

@@ -115,6 +115,10 @@ fn runtime_symbols() -> Vec<(&'static str, usize)> {
             super::matmul::vr_cpu_matmul as *const () as usize,
         ),
         (
+            codegen::PARFOR,
+            super::parallel::vr_cpu_parfor as *const () as usize,
+        ),
+        (
             codegen::IPOW_I32,
             abi::vr_cpu_ipow_i32 as *const () as usize,
         ),
@@ -128,13 +132,16 @@ fn runtime_symbols() -> Vec<(&'static str, usize)> {
     v
 }
 
-pub fn compile(vm: &VModule) -> VrResult<JitModule> {
+/// Compile `vm`; `parallel`: parfor loops on the thread pool (`cpu-par`).
+pub fn compile(vm: &VModule, parallel: bool) -> VrResult<JitModule> {
     let tm = host_machine()?;
     let context: &'static Context = Box::leak(Box::new(Context::create()));
     let context_ptr = context as *const Context as *mut Context;
     // From here on, any early return must free the context: wrap the rest.
     let result = (|| -> VrResult<(ExecutionEngine<'static>, HashMap<String, EntryFn>)> {
-        let module = CodeGen::new(context, vm).generate()?;
+        let module = CodeGen::new(context, vm)
+            .with_parallel(parallel)
+            .generate()?;
         module.set_triple(&tm.get_triple());
         module.set_data_layout(&tm.get_target_data().get_data_layout());
         add_host_attributes(&module, context);

@@ -12,9 +12,10 @@
 //! - `complex_rt`: the complex transcendental functions and `pow` (num-complex itself)
 //!   and `hypot`, mapped by address.
 //! - `marshal_value`: ranges, domains and tuples crossing the entry wrapper.
+//! - `parallel`: the thread pools and the parfor runtime helper (cpu-par).
 //!
 //! First increment: scalar code of bool/i32/i64/f32/f64, calls (recursion, several
-//! results), control flow, loops over literal ranges and domains (parfor runs serially),
+//! results), control flow, loops over literal ranges and domains,
 //! element reads and writes of arrays handed in (any layout, `:neg`, `:flat`,
 //! `:nocheck`), array locals that refer to them, `:view` slices with scalar and range
 //! indices, and array results that are views of the arguments.
@@ -71,9 +72,25 @@
 //! code checks the inner extents first (the interpreter's shape-mismatch error) and
 //! allocates the result by the interpreter's layout rule. f32/f64 go to the `gemm`
 //! crate (blocked, FMA; order of additions unspecified, as docs/vrir-semantics.md
-//! allows), i32/i64 to an exact wrapping loop; the kernel's `parallel` flag (off here)
-//! is for cpu-par. `transpose` is a generated copy loop. Complex matmul is unsupported
+//! allows), i32/i64 to an exact wrapping loop; the kernel's `parallel` flag is on
+//! under cpu-par. `transpose` is a generated copy loop. Complex matmul is unsupported
 //! (complex element types are).
+//!
+//! Parallel (`cpu-par`: [`compile_with`] and [`CpuOptions::parallel`]): parfor bodies
+//! are outlined into LLVM functions of their own (`codegen/parfor.rs`: variables through
+//! an environment; scalars and array variables the body assigns are private to each
+//! chunk of iterations and stored back by the chunk with the last iteration) and run by
+//! [`parallel::vr_cpu_parfor`] on a rayon pool, one pool per thread count built once
+//! (`VR_THREADS`, [`CompiledModule::set_threads`], default every core). Nested parfors
+//! call it again from the worker and share the pool. Element-wise operators of at least
+//! 65,536 elements are outlined the same way (`codegen/par_elementwise.rs`), chunked
+//! over their outermost dimension: bit-identical results. Reductions stay serial: the
+//! contract fixes their accumulation order, so float `sum`/`prod` are never split
+//! (integer reductions and `amin`/`amax` could be, exactly; not done yet). Each chunk
+//! runs with its own [`CallCtx`] (depth, error fields); arrays it creates go to the
+//! call's arena, shared behind a `Mutex` while the loop runs; the reported error is the
+//! one the serial order meets first. Atomics (`codegen/atomics.rs`) are LLVM
+//! `atomicrmw add/fadd` and `cmpxchg`, on both backends. On `cpu`, parfor runs serially.
 //!
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location
@@ -89,6 +106,7 @@ mod libm;
 mod marshal;
 mod marshal_value;
 pub mod matmul;
+pub mod parallel;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;
@@ -103,6 +121,28 @@ pub struct CompiledModule {
     recursive: bool,
     /// Most bytes one call may allocate (see [`CompiledModule::set_alloc_limit`]).
     alloc_limit: u64,
+    /// Threads a parfor may use (1: serial; see [`CompiledModule::set_threads`]).
+    threads: usize,
+}
+
+/// How to compile a module for the CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuOptions {
+    /// Run parfor loops on the thread pool (the `cpu-par` backend); when false every
+    /// parfor runs serially (`cpu`).
+    pub parallel: bool,
+    /// Threads for parallel loops; `None`: `VR_THREADS` when set, else every core.
+    pub threads: Option<usize>,
+}
+
+impl CpuOptions {
+    /// The `cpu-par` backend's options: parallel, default thread count.
+    pub fn parallel() -> CpuOptions {
+        CpuOptions {
+            parallel: true,
+            threads: None,
+        }
+    }
 }
 
 /// Stack for calls into recursive modules: room for `abi::MAX_CALL_DEPTH` frames
@@ -136,15 +176,29 @@ fn on_large_stack(f: impl FnOnce() -> i32) -> VrResult<i32> {
     })
 }
 
-/// Compile every function of `m` (which must have passed the verifier).
+/// Compile every function of `m` (which must have passed the verifier), serially: parfor
+/// loops run in order on the calling thread (the `cpu` backend).
 pub fn compile(m: &Module) -> VrResult<CompiledModule> {
+    compile_with(m, CpuOptions::default())
+}
+
+/// Compile `m` with `opts` (`CpuOptions::parallel()` for the `cpu-par` backend).
+pub fn compile_with(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(m)?;
-    let jit = jit::compile(m)?;
+    let jit = jit::compile(m, opts.parallel)?;
+    let threads = if opts.parallel {
+        opts.threads
+            .filter(|n| *n > 0)
+            .unwrap_or_else(parallel::default_threads)
+    } else {
+        1
+    };
     Ok(CompiledModule {
         module: m.clone(),
         jit,
         recursive: callgraph::is_recursive(m),
         alloc_limit: abi::DEFAULT_ALLOC_LIMIT,
+        threads,
     })
 }
 
@@ -159,6 +213,17 @@ impl CompiledModule {
     /// more fails with a run-time error instead of exhausting memory.
     pub fn set_alloc_limit(&mut self, bytes: u64) {
         self.alloc_limit = bytes;
+    }
+
+    /// Let parallel loops use `n` threads (at least 1; 1 runs them serially). Only a
+    /// module compiled with `CpuOptions::parallel` has parallel loops.
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = n.max(1);
+    }
+
+    /// Threads parallel loops use.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Call `func` with `args`; arrays are passed by reference (writes are visible in the
@@ -179,6 +244,7 @@ impl CompiledModule {
         let frame = marshal::CallFrame::new(f, args)?;
         let mut ctx = CallCtx::default();
         ctx.arena.limit = self.alloc_limit;
+        ctx.threads = self.threads;
         // SAFETY: the frame's pointers match f's signature (checked by CallFrame::new) and
         // stay valid for the call; generated code does not unwind.
         let (args_p, results_p) = (frame.arg_ptrs.as_ptr(), frame.result_ptrs.as_ptr());

@@ -20,8 +20,10 @@
 //! - integer division and modulo divide by non-zero literals; no float-to-integer cast;
 //! - loops are bounded (`for` over extents or small ranges, `while` with a counter the
 //!   body cannot touch); functions only call functions defined before them;
-//! - `parfor` bodies only write elements of their own iteration and read nothing else
-//!   that could be written, so any iteration order gives the same result.
+//! - `parfor` bodies only write elements of their own iteration (`out[i] = f(i)`), may
+//!   set a loop-private scalar first thing in every iteration, and read nothing else
+//!   that could be written, so any iteration order gives the same result (the cpu-par
+//!   backend runs them on several threads).
 //!
 //! Types: bool, i64, f64 and c128 scalars (c64 through casts), arrays of i64, f64 and
 //! c128; a function with two results may return them as one tuple, read by callers
@@ -696,6 +698,18 @@ impl<'a, 't> FnGen<'a, 't> {
         );
         let saved_kind = std::mem::replace(&mut self.loop_kind, LoopKind::None);
         self.in_parfor = true;
+        // A loop-private scalar: assigned first in every iteration from values the loop
+        // does not write (declared after its value, so the value cannot read it), read
+        // by the element writes after it, out of scope after the loop.
+        let mut prelude = Vec::new();
+        let mut scoped = vars.clone();
+        if self.t.one_in(2) {
+            let ty = *self.t.pick(&[GTy::F64, GTy::I64]);
+            let value = self.expr(ty, 2);
+            let name = self.declare("t", ty, false);
+            prelude.push(assign(&name, value));
+            scoped.push(name);
+        }
         let mut stmts = Vec::new();
         let counters: Vec<String> = self
             .vars
@@ -743,7 +757,9 @@ impl<'a, 't> FnGen<'a, 't> {
         self.in_parfor = false;
         self.loop_kind = saved_kind;
         self.bindings = saved_bindings;
-        self.end_scope(&vars);
+        self.end_scope(&scoped);
+        prelude.extend(stmts);
+        let stmts = prelude;
         let on_gpu = self.t.one_in(3);
         Some(Stmt::new(StmtKind::Parfor {
             vars,

@@ -103,7 +103,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 }
 
 /// Computes one result element from the operands' elements.
-type ElemFn<'a, 'ctx, 'm> = dyn FnMut(&mut CodeGen<'ctx, 'm>, &mut FnGen<'ctx, 'm>, &[Val<'ctx>]) -> VrResult<Val<'ctx>>
+pub(crate) type ElemFn<'a, 'ctx, 'm> = dyn FnMut(&mut CodeGen<'ctx, 'm>, &mut FnGen<'ctx, 'm>, &[Val<'ctx>]) -> VrResult<Val<'ctx>>
     + 'a;
 
 /// One operand of an element-wise operation: an array, or a scalar broadcast over it.
@@ -187,7 +187,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
     }
 
-    fn load_operand(
+    pub(crate) fn load_operand(
         &mut self,
         g: &FnGen<'ctx, 'm>,
         o: &Operand<'ctx>,
@@ -254,21 +254,40 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         f: &mut ElemFn<'_, 'ctx, 'm>,
     ) -> VrResult<ArrayView<'ctx>> {
         let out = self.alloc_with_dims(g, ty, &shape.dims)?;
+        if self.parallel && !shape.dims.is_empty() {
+            // cpu-par: large arrays on the thread pool (par_elementwise.rs).
+            self.map_elements_parallel(g, &out, &ops, f)?;
+        } else {
+            self.map_elements(g, &out, &[], &ops, f)?;
+        }
+        Ok(out)
+    }
+
+    /// Element k of `out` = `f` of the operands' elements k (same extents as `out`),
+    /// over every multi-index that starts with `prefix`, in logical order.
+    pub(crate) fn map_elements(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        out: &ArrayView<'ctx>,
+        prefix: &[IntValue<'ctx>],
+        ops: &[Operand<'ctx>],
+        f: &mut ElemFn<'_, 'ctx, 'm>,
+    ) -> VrResult<()> {
         let o = out.clone();
-        self.nd_loop(g, &shape.dims, &mut |cg, g, idx| {
+        self.nd_loop(g, &out.dims[prefix.len()..], &mut |cg, g, rest| {
+            let idx: Vec<IntValue<'ctx>> = prefix.iter().chain(rest).copied().collect();
             let mut xs = Vec::with_capacity(ops.len());
-            for op in &ops {
-                xs.push(cg.load_operand(g, op, idx)?);
+            for op in ops {
+                xs.push(cg.load_operand(g, op, &idx)?);
             }
             let v = f(cg, g, &xs)?;
             if v.ty != o.ty.elem {
                 return Err(cg.type_err(g, format!("element of {} stored in {}", v.ty, o.ty)));
             }
             let m = cg.reg_to_mem(v)?;
-            cg.builder.build_store(cg.elem_addr(g, &o, idx)?, m)?;
+            cg.builder.build_store(cg.elem_addr(g, &o, &idx)?, m)?;
             Ok(())
-        })?;
-        Ok(out)
+        })
     }
 
     /// `(op a b)` with at least one array operand: element-wise with scalar broadcasting;

@@ -106,6 +106,17 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     Err(self.type_err(g, "array-valued reduction used as a scalar".into()))
                 }
             },
+            Expr::AtomicAdd {
+                array,
+                indices,
+                value,
+            } => self.atomic_add(g, array, indices, value),
+            Expr::AtomicCas {
+                array,
+                indices,
+                expected,
+                new,
+            } => self.atomic_cas(g, array, indices, expected, new),
             other => Err(unsupported(&construct_name(other), &g.f.name)),
         }
     }

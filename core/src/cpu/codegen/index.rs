@@ -214,7 +214,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// Address of one element, after evaluating and checking every index.
-    fn element_ptr(
+    pub(crate) fn element_ptr(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         name: &str,

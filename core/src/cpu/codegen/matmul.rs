@@ -39,7 +39,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// Whether library calls (`matmul` for now) may use rayon's pool. The serial backend
     /// never does; the `cpu-par` backend switches this on.
     fn parallel_library(&self) -> bool {
-        false
+        self.parallel
     }
 
     /// `i32 vr_cpu_matmul(ctx, elem, m, n, k, dst, rs, cs, a, rs, cs, b, rs, cs, parallel)`,

@@ -8,14 +8,17 @@
 //! Everything outside this increment's scope is reported as `ErrorKind::Unsupported`.
 
 mod alloc;
+mod atomics;
 mod complex;
 mod elementwise;
 mod expr;
 mod index;
 mod map;
+mod matmul;
+mod par_elementwise;
+mod parfor;
 mod selection;
 mod slice_assign;
-mod matmul;
 mod stmt;
 mod tuple;
 
@@ -39,6 +42,7 @@ use std::collections::HashMap;
 pub const RECORD_ERROR: &str = "vr_cpu_record_error";
 /// Name of the Rust function that creates an array in the call's arena (see `abi`).
 pub const ALLOC_ARRAY: &str = "vr_cpu_alloc_array";
+pub use parfor::PARFOR;
 pub const IPOW_I32: &str = "vr_cpu_ipow_i32";
 pub const IPOW_I64: &str = "vr_cpu_ipow_i64";
 
@@ -137,6 +141,9 @@ pub struct CodeGen<'ctx, 'm> {
     pub(crate) vm: &'m VModule,
     pub(crate) funcs: HashMap<String, FunctionValue<'ctx>>,
     strings: HashMap<String, PointerValue<'ctx>>,
+    /// Outline parfor bodies and run them on the thread pool (`cpu-par`); serial when
+    /// false (`cpu`).
+    pub(crate) parallel: bool,
 }
 
 /// Per-function state.
@@ -168,7 +175,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             vm,
             funcs: HashMap::new(),
             strings: HashMap::new(),
+            parallel: false,
         }
+    }
+
+    /// Compile parfor loops for the thread pool (see `parfor.rs`).
+    pub fn with_parallel(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
     }
 
     /// Generate the whole module (unoptimized, without host attributes).
@@ -228,6 +242,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ),
             Some(Linkage::External),
         );
+        if self.parallel {
+            self.declare_parallel_runtime();
+        }
         self.module.add_function(
             IPOW_I32,
             i32t.fn_type(&[i32t.into(), i32t.into()], false),

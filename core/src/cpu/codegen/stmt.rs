@@ -26,11 +26,11 @@ enum OutKind {
 }
 
 /// One evaluated loop range: first value, step, and index of the last iteration.
-struct LoopRange<'ctx> {
-    start: IntValue<'ctx>,
-    step: IntValue<'ctx>,
-    last: IntValue<'ctx>,
-    nonempty: IntValue<'ctx>,
+pub(crate) struct LoopRange<'ctx> {
+    pub start: IntValue<'ctx>,
+    pub step: IntValue<'ctx>,
+    pub last: IntValue<'ctx>,
+    pub nonempty: IntValue<'ctx>,
 }
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
@@ -83,10 +83,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 self.builder.position_at_end(join);
                 Ok(())
             }
-            // parfor runs serially in this increment: a valid serial order of its iterations.
-            StmtKind::For { vars, domain, body } | StmtKind::Parfor { vars, domain, body } => {
-                self.for_loop(g, vars, domain, body)
-            }
+            StmtKind::For { vars, domain, body } => self.for_loop(g, vars, domain, body),
+            // Outlined and run on the thread pool on cpu-par, serially on cpu (parfor.rs).
+            StmtKind::Parfor { vars, domain, body } => self.parfor(g, vars, domain, body),
             StmtKind::While { cond, body } => {
                 let head = self.cx.append_basic_block(g.llfn, "while.head");
                 let body_bb = self.cx.append_basic_block(g.llfn, "while.body");
@@ -581,7 +580,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     /// Evaluate `(range a b [s])` for a loop: checks the step and computes the index of
     /// the last iteration without overflow (unsigned distance / |step|).
-    fn loop_range(&mut self, g: &mut FnGen<'ctx, 'm>, e: &Expr) -> VrResult<LoopRange<'ctx>> {
+    pub(crate) fn loop_range(&mut self, g: &mut FnGen<'ctx, 'm>, e: &Expr) -> VrResult<LoopRange<'ctx>> {
         let Expr::Range {
             start: Some(start),
             stop: Some(stop),
@@ -651,7 +650,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         })
     }
 
-    fn for_loop(
+    pub(crate) fn for_loop(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         vars: &'m [String],

@@ -1,0 +1,655 @@
+//! `parfor` on the `cpu-par` backend: the body is outlined into an LLVM function of its
+//! own, `i32 body(ptr env, ptr ctx, i64 lo, i64 hi, i32 last)`, which runs the
+//! iterations `lo..hi` of the flattened domain; the enclosing function evaluates the
+//! domain, fills an environment and calls `vr_cpu_parfor` (see `cpu::parallel`), which
+//! spreads chunks of iterations over rayon's pool. On `cpu` (serial) a parfor compiles
+//! as a `for` loop, one of the orders the semantics allow.
+//!
+//! The environment is an array of 8-byte slots: the start, step and iteration count of
+//! each range, then per variable of the enclosing function:
+//! - variables the body only reads (or writes element-wise, for arrays): their slot's
+//!   address (and the address of the "assigned" flag); nobody writes them while the loop
+//!   runs, so the body copies scalars into slots of its own once per chunk (registers,
+//!   after optimization) and uses array variables in place;
+//! - variables the body assigns (the loop variables included) are private to each
+//!   iteration (docs/vrir-semantics.md): each chunk starts from a snapshot of their
+//!   values taken before the loop (never from the live slot, which the last chunk may be
+//!   writing), and the chunk that holds the last iteration stores them back when it
+//!   ends. So after the loop they hold what the serial loop leaves whenever the last
+//!   iteration assigns them (loop variables always: the last point), which the
+//!   semantics leave unspecified anyway.
+//!
+//! Nested parfors: an inner parfor in an outlined body is outlined again and calls the
+//! helper from the worker; rayon runs it on the same pool (work stealing), see
+//! `cpu::parallel`. A body that captures a variable kind this file does not know (added
+//! by a later increment) falls back to the serial loop rather than failing.
+
+use super::stmt::LoopRange;
+use super::{internal_name, unsupported, CodeGen, FnGen, Slot, Val};
+use crate::runtime::error::{ErrorKind, VrResult};
+use crate::vrir::ast::{Block, Expr, LValue, Stmt, StmtKind};
+use crate::vrir::types::{ArrayType, ScalarType};
+use inkwell::module::Linkage;
+use inkwell::values::{FunctionValue, IntValue, PointerValue};
+use inkwell::IntPredicate;
+use std::collections::{BTreeSet, HashMap};
+
+/// Name of the Rust helper that runs an outlined parfor body (see `cpu::parallel`).
+pub const PARFOR: &str = "vr_cpu_parfor";
+
+/// How one variable of the enclosing function reaches the outlined body; `at` is its
+/// first environment slot.
+#[derive(Clone, Copy)]
+enum Capture {
+    /// Slots: the scalar's address, then its flag's address when it has one.
+    SharedScalar {
+        ty: ScalarType,
+        flagged: bool,
+        at: u32,
+    },
+    /// Slots: value before the loop, flag before the loop, the scalar's address, its
+    /// flag's address (when it has one).
+    PrivateScalar {
+        ty: ScalarType,
+        flagged: bool,
+        at: u32,
+    },
+    /// Slots: the descriptor's address, the flag's address.
+    SharedArrayVar { ty: ArrayType, at: u32 },
+    /// Slots: a copy of the descriptor made before the loop, the flag before the loop,
+    /// the descriptor's address, the flag's address.
+    PrivateArrayVar { ty: ArrayType, at: u32 },
+    /// An array parameter. Slot: its descriptor's address.
+    Array { ty: ArrayType, at: u32 },
+}
+
+/// Names of the variables a statement list assigns (not element writes): the
+/// variables a parfor body makes private.
+fn assigned_in(stmts: &[Stmt], out: &mut BTreeSet<String>) {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Block(b) => assigned_in(&b.stmts, out),
+            StmtKind::Assign { targets, .. } => {
+                for t in targets {
+                    if let LValue::Var { name } = t {
+                        out.insert(name.clone());
+                    }
+                }
+            }
+            StmtKind::If { then, els, .. } => {
+                assigned_in(&then.stmts, out);
+                if let Some(e) = els {
+                    assigned_in(&e.stmts, out);
+                }
+            }
+            StmtKind::For { vars, body, .. } | StmtKind::Parfor { vars, body, .. } => {
+                out.extend(vars.iter().cloned());
+                assigned_in(&body.stmts, out);
+            }
+            StmtKind::While { body, .. } => assigned_in(&body.stmts, out),
+            StmtKind::Alloc { var, .. } | StmtKind::Free { var } => {
+                out.insert(var.clone());
+            }
+            _ => {}
+        }
+    }
+}
+
+impl<'ctx, 'm> CodeGen<'ctx, 'm> {
+    pub(crate) fn declare_parallel_runtime(&self) {
+        let ptr = self.ptr_type();
+        let f = self.module.add_function(
+            PARFOR,
+            self.cx.i32_type().fn_type(
+                &[
+                    ptr.into(),
+                    ptr.into(),
+                    ptr.into(),
+                    ptr.into(),
+                    self.cx.i64_type().into(),
+                ],
+                false,
+            ),
+            Some(Linkage::External),
+        );
+        f.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("nounwind"),
+        );
+    }
+
+    /// A parfor: outlined and run on the pool on `cpu-par`, a serial loop on `cpu`.
+    pub(crate) fn parfor(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        vars: &'m [String],
+        domain: &'m Expr,
+        body: &'m Block,
+    ) -> VrResult<()> {
+        if !self.parallel {
+            return self.for_loop(g, vars, domain, body);
+        }
+        let range_exprs: Vec<&'m Expr> = match domain {
+            Expr::Domain { ranges } => ranges.iter().collect(),
+            r @ Expr::Range { .. } => vec![r],
+            _ => {
+                return Err(unsupported(
+                    "loop over a domain that is not a literal `range`/`domain`",
+                    &g.f.name,
+                ))
+            }
+        };
+        if range_exprs.len() != vars.len() {
+            return Err(self.type_err(
+                g,
+                format!(
+                    "{} loop variables for a domain of {}",
+                    vars.len(),
+                    range_exprs.len()
+                ),
+            ));
+        }
+        for v in vars {
+            match g.vars.get(v) {
+                Some(Slot::Scalar { ty, .. }) if ty.is_int() => {}
+                _ => {
+                    return Err(
+                        self.type_err(g, format!("loop variable `{v}` is not an integer scalar"))
+                    )
+                }
+            }
+        }
+        let d = vars.len() as u32;
+        let (plan, slots) = self.capture_plan(g, vars, body);
+        // Outline first: a body this file cannot outline runs serially instead.
+        let parent_block = self.builder.get_insert_block().expect("positioned");
+        let outlined = self.outline(g, vars, body, &plan, d);
+        self.builder.position_at_end(parent_block);
+        let outlined = match outlined {
+            Ok(f) => f,
+            Err((e, f)) => {
+                if let Some(f) = f {
+                    // SAFETY: nothing refers to the half-built function.
+                    unsafe { f.delete() };
+                }
+                if e.kind == ErrorKind::Unsupported {
+                    return self.for_loop(g, vars, domain, body);
+                }
+                return Err(e);
+            }
+        };
+        // The domain is evaluated once, before the first iteration, as in `for`.
+        let mut ranges: Vec<LoopRange<'ctx>> = Vec::new();
+        for r in range_exprs {
+            ranges.push(self.loop_range(g, r)?);
+        }
+        let mut all = self.cx.bool_type().const_all_ones();
+        for r in &ranges {
+            all = self.builder.build_and(all, r.nonempty, "")?;
+        }
+        let run_bb = self.cx.append_basic_block(g.llfn, "parfor.run");
+        let done_bb = self.cx.append_basic_block(g.llfn, "parfor.done");
+        let err_bb = self.cx.append_basic_block(g.llfn, "parfor.err");
+        self.builder.build_conditional_branch(all, run_bb, done_bb)?;
+        self.builder.position_at_end(run_bb);
+        let i64t = self.cx.i64_type();
+        let env = g
+            .alloca_builder
+            .build_alloca(i64t.array_type(slots.max(1)), "parfor.env")?;
+        for (k, r) in ranges.iter().enumerate() {
+            let k = k as u32;
+            self.builder.build_store(self.env_slot(env, k)?, r.start)?;
+            self.builder.build_store(self.env_slot(env, d + k)?, r.step)?;
+            let count = self.builder.build_int_add(r.last, self.i64c(1), "count")?;
+            self.builder.build_store(self.env_slot(env, 2 * d + k)?, count)?;
+        }
+        for (name, cap) in &plan {
+            self.fill_capture(g, env, name, *cap)?;
+        }
+        let counts = self.env_slot(env, 2 * d)?;
+        let helper = self.module.get_function(PARFOR).expect("declared");
+        let status = match self
+            .builder
+            .build_call(
+                helper,
+                &[
+                    g.ctx_ptr.into(),
+                    outlined.as_global_value().as_pointer_value().into(),
+                    env.into(),
+                    counts.into(),
+                    self.i64c(d as i64).into(),
+                ],
+                "parfor.status",
+            )?
+            .try_as_basic_value()
+        {
+            inkwell::values::ValueKind::Basic(v) => v.into_int_value(),
+            _ => return Err(self.type_err(g, "parfor helper without status".into())),
+        };
+        let ok = self.builder.build_int_compare(
+            IntPredicate::EQ,
+            status,
+            self.cx.i32_type().const_zero(),
+            "",
+        )?;
+        self.builder.build_conditional_branch(ok, done_bb, err_bb)?;
+        self.builder.position_at_end(err_bb);
+        self.builder.build_return(Some(&status))?;
+        self.builder.position_at_end(done_bb);
+        Ok(())
+    }
+
+    /// Address of environment slot `k`.
+    fn env_slot(&self, env: PointerValue<'ctx>, k: u32) -> VrResult<PointerValue<'ctx>> {
+        let i64t = self.cx.i64_type();
+        // SAFETY (LLVM): k is below the environment's slot count.
+        Ok(unsafe {
+            self.builder
+                .build_in_bounds_gep(i64t, env, &[i64t.const_int(k as u64, false)], "")?
+        })
+    }
+
+    /// How each variable of the enclosing function is captured, and the slot count.
+    fn capture_plan(
+        &self,
+        g: &FnGen<'ctx, 'm>,
+        vars: &[String],
+        body: &Block,
+    ) -> (Vec<(String, Capture)>, u32) {
+        let mut private = BTreeSet::new();
+        private.extend(vars.iter().cloned());
+        assigned_in(&body.stmts, &mut private);
+        let mut names: Vec<&String> = g.vars.keys().collect();
+        names.sort();
+        let mut at = 3 * vars.len() as u32;
+        let mut plan = Vec::new();
+        for name in names {
+            let is_private = private.contains(name);
+            let (cap, n) = match (&g.vars[name], is_private) {
+                (Slot::Scalar { ty, assigned, .. }, false) => {
+                    let flagged = assigned.is_some();
+                    let cap = Capture::SharedScalar {
+                        ty: *ty,
+                        flagged,
+                        at,
+                    };
+                    (cap, 1 + flagged as u32)
+                }
+                (Slot::Scalar { ty, assigned, .. }, true) => {
+                    let flagged = assigned.is_some();
+                    let cap = Capture::PrivateScalar {
+                        ty: *ty,
+                        flagged,
+                        at,
+                    };
+                    (cap, 3 + flagged as u32)
+                }
+                (Slot::ArrayVar { ty, .. }, false) => (Capture::SharedArrayVar { ty: *ty, at }, 2),
+                (Slot::ArrayVar { ty, .. }, true) => (Capture::PrivateArrayVar { ty: *ty, at }, 4),
+                (Slot::Array(view), _) => (Capture::Array { ty: view.ty, at }, 1),
+                // Not captured: the body sees it as unsupported (and runs serially).
+                #[allow(unreachable_patterns)]
+                _ => continue,
+            };
+            plan.push((name.clone(), cap));
+            at += n;
+        }
+        (plan, at)
+    }
+
+    /// Store one variable's capture into the environment (in the enclosing function).
+    fn fill_capture(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        env: PointerValue<'ctx>,
+        name: &str,
+        cap: Capture,
+    ) -> VrResult<()> {
+        let slot = g.vars[name].clone();
+        let bool_t = self.cx.bool_type();
+        match (cap, slot) {
+            (Capture::SharedScalar { at, .. }, Slot::Scalar { ptr, assigned, .. }) => {
+                self.builder.build_store(self.env_slot(env, at)?, ptr)?;
+                if let Some(f) = assigned {
+                    self.builder.build_store(self.env_slot(env, at + 1)?, f)?;
+                }
+            }
+            (Capture::PrivateScalar { ty, at, .. }, Slot::Scalar { ptr, assigned, .. }) => {
+                let mem = self.mem_type(ty, &g.f.name)?;
+                let v = self.builder.build_load(mem, ptr, "")?;
+                self.builder.build_store(self.env_slot(env, at)?, v)?;
+                let flag = match assigned {
+                    Some(f) => self.builder.build_load(bool_t, f, "")?.into_int_value(),
+                    None => bool_t.const_all_ones(),
+                };
+                self.builder.build_store(self.env_slot(env, at + 1)?, flag)?;
+                self.builder.build_store(self.env_slot(env, at + 2)?, ptr)?;
+                if let Some(f) = assigned {
+                    self.builder.build_store(self.env_slot(env, at + 3)?, f)?;
+                }
+            }
+            (Capture::SharedArrayVar { at, .. }, Slot::ArrayVar { ptr, assigned, .. }) => {
+                self.builder.build_store(self.env_slot(env, at)?, ptr)?;
+                self.builder.build_store(self.env_slot(env, at + 1)?, assigned)?;
+            }
+            (Capture::PrivateArrayVar { ty, at }, Slot::ArrayVar { ptr, assigned, .. }) => {
+                let snap = self.desc_buffer(&g.alloca_builder, &self.builder, ty.ndims, name)?;
+                let view = self.load_desc(ptr, ty, name)?;
+                self.store_desc(snap, &view)?;
+                self.builder.build_store(self.env_slot(env, at)?, snap)?;
+                let flag = self.builder.build_load(bool_t, assigned, "")?;
+                self.builder.build_store(self.env_slot(env, at + 1)?, flag)?;
+                self.builder.build_store(self.env_slot(env, at + 2)?, ptr)?;
+                self.builder.build_store(self.env_slot(env, at + 3)?, assigned)?;
+            }
+            (Capture::Array { at, .. }, Slot::Array(view)) => {
+                self.builder.build_store(self.env_slot(env, at)?, view.desc)?;
+            }
+            _ => unreachable!("the plan was made from these slots"),
+        }
+        Ok(())
+    }
+
+    /// Build the outlined body. On failure, the error and the half-built function (to
+    /// delete). The builder is left anywhere: the caller repositions it.
+    #[allow(clippy::type_complexity)]
+    fn outline(
+        &mut self,
+        g: &FnGen<'ctx, 'm>,
+        vars: &'m [String],
+        body: &'m Block,
+        plan: &[(String, Capture)],
+        d: u32,
+    ) -> Result<FunctionValue<'ctx>, (crate::runtime::error::VrError, Option<FunctionValue<'ctx>>)>
+    {
+        let ptr = self.ptr_type();
+        let i64t = self.cx.i64_type();
+        let fty = self.cx.i32_type().fn_type(
+            &[
+                ptr.into(),
+                ptr.into(),
+                i64t.into(),
+                i64t.into(),
+                self.cx.i32_type().into(),
+            ],
+            false,
+        );
+        let llfn = self.module.add_function(
+            &format!("{}.parfor", internal_name(&g.f.name)),
+            fty,
+            Some(Linkage::Internal),
+        );
+        llfn.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("nounwind"),
+        );
+        self.outline_body(g, llfn, vars, body, plan, d)
+            .map_err(|e| (e, Some(llfn)))?;
+        Ok(llfn)
+    }
+
+    fn outline_body(
+        &mut self,
+        g: &FnGen<'ctx, 'm>,
+        llfn: FunctionValue<'ctx>,
+        vars: &'m [String],
+        body: &'m Block,
+        plan: &[(String, Capture)],
+        d: u32,
+    ) -> VrResult<()> {
+        let ptr = self.ptr_type();
+        let i64t = self.cx.i64_type();
+        let bool_t = self.cx.bool_type();
+        let param = |k: u32| llfn.get_nth_param(k).expect("declared parameter");
+        let env = param(0).into_pointer_value();
+        let ctx = param(1).into_pointer_value();
+        let lo = param(2).into_int_value();
+        let hi = param(3).into_int_value();
+        let last = param(4).into_int_value();
+        env.set_name("env");
+        ctx.set_name("ctx");
+        lo.set_name("lo");
+        hi.set_name("hi");
+        last.set_name("last");
+        let entry = self.cx.append_basic_block(llfn, "entry");
+        let init = self.cx.append_basic_block(llfn, "init");
+        self.builder.position_at_end(entry);
+        let to_init = self.builder.build_unconditional_branch(init)?;
+        let alloca_builder = self.cx.create_builder();
+        alloca_builder.position_before(&to_init);
+        self.builder.position_at_end(init);
+        let load_slot = |s: &Self, k: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| {
+            let p = s.env_slot(env, k)?;
+            Ok::<_, crate::runtime::error::VrError>(s.builder.build_load(ty, p, "")?)
+        };
+        let mut starts = Vec::new();
+        let mut steps = Vec::new();
+        let mut counts = Vec::new();
+        for k in 0..d {
+            starts.push(load_slot(self, k, i64t.into())?.into_int_value());
+            steps.push(load_slot(self, d + k, i64t.into())?.into_int_value());
+            counts.push(load_slot(self, 2 * d + k, i64t.into())?.into_int_value());
+        }
+        // Variables as the body sees them.
+        let mut slots: HashMap<String, Slot<'ctx>> = g
+            .vars
+            .keys()
+            .map(|k| (k.clone(), Slot::Unsupported))
+            .collect();
+        // Private copies to store back at the end: (copy, enclosing slot).
+        let mut private: Vec<(Capture, Slot<'ctx>, PointerValue<'ctx>, Option<PointerValue<'ctx>>)> =
+            Vec::new();
+        for (name, cap) in plan {
+            let slot = match *cap {
+                Capture::SharedScalar { ty, flagged, at } => {
+                    // Read-only in the body and written by nobody while the loop runs:
+                    // a copy the optimizer keeps in a register (not a load per use).
+                    let mem = self.mem_type(ty, &g.f.name)?;
+                    let home = load_slot(self, at, ptr.into())?.into_pointer_value();
+                    let copy = alloca_builder.build_alloca(mem, name)?;
+                    let v = self.builder.build_load(mem, home, "")?;
+                    self.builder.build_store(copy, v)?;
+                    let assigned = if flagged {
+                        let home_flag = load_slot(self, at + 1, ptr.into())?.into_pointer_value();
+                        let flag =
+                            alloca_builder.build_alloca(bool_t, &format!("{name}.assigned"))?;
+                        let f = self.builder.build_load(bool_t, home_flag, "")?;
+                        self.builder.build_store(flag, f)?;
+                        Some(flag)
+                    } else {
+                        None
+                    };
+                    Slot::Scalar {
+                        ty,
+                        ptr: copy,
+                        assigned,
+                    }
+                }
+                Capture::PrivateScalar { ty, flagged, at } => {
+                    let mem = self.mem_type(ty, &g.f.name)?;
+                    let copy = alloca_builder.build_alloca(mem, name)?;
+                    let flag = alloca_builder.build_alloca(bool_t, &format!("{name}.assigned"))?;
+                    let v = load_slot(self, at, mem)?;
+                    self.builder.build_store(copy, v)?;
+                    let f = load_slot(self, at + 1, bool_t.into())?;
+                    self.builder.build_store(flag, f)?;
+                    let home = load_slot(self, at + 2, ptr.into())?.into_pointer_value();
+                    let home_flag = if flagged {
+                        Some(load_slot(self, at + 3, ptr.into())?.into_pointer_value())
+                    } else {
+                        None
+                    };
+                    let s = Slot::Scalar {
+                        ty,
+                        ptr: copy,
+                        assigned: Some(flag),
+                    };
+                    private.push((*cap, s.clone(), home, home_flag));
+                    s
+                }
+                Capture::SharedArrayVar { ty, at } => Slot::ArrayVar {
+                    ty,
+                    ptr: load_slot(self, at, ptr.into())?.into_pointer_value(),
+                    assigned: load_slot(self, at + 1, ptr.into())?.into_pointer_value(),
+                },
+                Capture::PrivateArrayVar { ty, at } => {
+                    let copy = self.desc_buffer(&alloca_builder, &self.builder, ty.ndims, name)?;
+                    let snap = load_slot(self, at, ptr.into())?.into_pointer_value();
+                    let view = self.load_desc(snap, ty, name)?;
+                    self.store_desc(copy, &view)?;
+                    let flag = alloca_builder.build_alloca(bool_t, &format!("{name}.assigned"))?;
+                    let f = load_slot(self, at + 1, bool_t.into())?;
+                    self.builder.build_store(flag, f)?;
+                    let home = load_slot(self, at + 2, ptr.into())?.into_pointer_value();
+                    let home_flag = load_slot(self, at + 3, ptr.into())?.into_pointer_value();
+                    let s = Slot::ArrayVar {
+                        ty,
+                        ptr: copy,
+                        assigned: flag,
+                    };
+                    private.push((*cap, s.clone(), home, Some(home_flag)));
+                    s
+                }
+                Capture::Array { ty, at } => {
+                    let desc = load_slot(self, at, ptr.into())?.into_pointer_value();
+                    Slot::Array(self.load_desc(desc, ty, name)?)
+                }
+            };
+            slots.insert(name.clone(), slot);
+        }
+        let mut g2 = FnGen {
+            f: g.f,
+            llfn,
+            ctx_ptr: ctx,
+            outs: Vec::new(),
+            vars: slots,
+            loops: Vec::new(),
+            line: g.line,
+            alloca_builder,
+            depth_in: self.i64c(0),
+        };
+        // Counters of the chunk's first point: lo split over the counts, last range fastest.
+        let mut counters = Vec::new();
+        for _ in 0..d {
+            counters.push(g2.alloca_builder.build_alloca(i64t, "parfor.k")?);
+        }
+        let lin = g2.alloca_builder.build_alloca(i64t, "parfor.i")?;
+        let mut rest = lo;
+        for k in (0..d as usize).rev() {
+            let kk = self.builder.build_int_unsigned_rem(rest, counts[k], "")?;
+            rest = self.builder.build_int_unsigned_div(rest, counts[k], "")?;
+            self.builder.build_store(counters[k], kk)?;
+        }
+        self.builder.build_store(lin, lo)?;
+        let head = self.cx.append_basic_block(llfn, "parfor.head");
+        let body_bb = self.cx.append_basic_block(llfn, "parfor.body");
+        let latch = self.cx.append_basic_block(llfn, "parfor.latch");
+        let exit = self.cx.append_basic_block(llfn, "parfor.exit");
+        self.builder.build_unconditional_branch(head)?;
+        self.builder.position_at_end(head);
+        for (k, v) in vars.iter().enumerate() {
+            let cnt = self
+                .builder
+                .build_load(i64t, counters[k], "")?
+                .into_int_value();
+            let off = self.builder.build_int_mul(cnt, steps[k], "")?;
+            let x = self.builder.build_int_add(starts[k], off, "")?;
+            let ty = match g2.vars.get(v) {
+                Some(Slot::Scalar { ty, .. }) => *ty,
+                _ => return Err(unsupported(&format!("loop variable `{v}`"), &g.f.name)),
+            };
+            let x: IntValue = if ty == ScalarType::I32 {
+                self.builder.build_int_truncate(x, self.cx.i32_type(), "")?
+            } else {
+                x
+            };
+            self.store_var(&g2, v, Val { v: x.into(), ty })?;
+        }
+        self.builder.build_unconditional_branch(body_bb)?;
+        self.builder.position_at_end(body_bb);
+        // `break` and `return` are not allowed in a parfor body; `continue` ends the
+        // iteration.
+        g2.loops.push((latch, exit));
+        self.block(&mut g2, &body.stmts)?;
+        g2.loops.pop();
+        if !self.terminated() {
+            self.builder.build_unconditional_branch(latch)?;
+        }
+        // Latch: next point of the chunk, or the end.
+        self.builder.position_at_end(latch);
+        let i = self.builder.build_load(i64t, lin, "")?.into_int_value();
+        let next = self.builder.build_int_add(i, self.i64c(1), "")?;
+        self.builder.build_store(lin, next)?;
+        let done = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, next, hi, "")?;
+        let incs: Vec<_> = (0..d)
+            .map(|_| self.cx.append_basic_block(llfn, "parfor.inc"))
+            .collect();
+        self.builder
+            .build_conditional_branch(done, exit, incs[d as usize - 1])?;
+        for k in (0..d as usize).rev() {
+            self.builder.position_at_end(incs[k]);
+            let c = self
+                .builder
+                .build_load(i64t, counters[k], "")?
+                .into_int_value();
+            let c1 = self.builder.build_int_add(c, self.i64c(1), "")?;
+            if k == 0 {
+                self.builder.build_store(counters[k], c1)?;
+                self.builder.build_unconditional_branch(head)?;
+            } else {
+                let wrap = self
+                    .builder
+                    .build_int_compare(IntPredicate::EQ, c1, counts[k], "")?;
+                let v = self
+                    .builder
+                    .build_select(wrap, self.i64c(0), c1, "")?
+                    .into_int_value();
+                self.builder.build_store(counters[k], v)?;
+                self.builder
+                    .build_conditional_branch(wrap, incs[k - 1], head)?;
+            }
+        }
+        // Exit: the chunk with the last iteration stores the private variables back.
+        self.builder.position_at_end(exit);
+        let store_back = self.cx.append_basic_block(llfn, "parfor.store_back");
+        let ret = self.cx.append_basic_block(llfn, "parfor.ret");
+        let is_last = self.builder.build_int_compare(
+            IntPredicate::NE,
+            last,
+            self.cx.i32_type().const_zero(),
+            "",
+        )?;
+        self.builder
+            .build_conditional_branch(is_last, store_back, ret)?;
+        self.builder.position_at_end(store_back);
+        for (cap, copy, home, home_flag) in &private {
+            match (cap, copy) {
+                (Capture::PrivateScalar { ty, .. }, Slot::Scalar { ptr, assigned, .. }) => {
+                    let mem = self.mem_type(*ty, &g.f.name)?;
+                    let v = self.builder.build_load(mem, *ptr, "")?;
+                    self.builder.build_store(*home, v)?;
+                    if let (Some(hf), Some(f)) = (home_flag, assigned) {
+                        let fv = self.builder.build_load(bool_t, *f, "")?;
+                        self.builder.build_store(*hf, fv)?;
+                    }
+                }
+                (Capture::PrivateArrayVar { ty, .. }, Slot::ArrayVar { ptr, assigned, .. }) => {
+                    let view = self.load_desc(*ptr, *ty, "")?;
+                    self.store_desc(*home, &view)?;
+                    if let Some(hf) = home_flag {
+                        let fv = self.builder.build_load(bool_t, *assigned, "")?;
+                        self.builder.build_store(*hf, fv)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.builder.build_unconditional_branch(ret)?;
+        self.builder.position_at_end(ret);
+        self.builder
+            .build_return(Some(&self.cx.i32_type().const_zero()))?;
+        Ok(())
+    }
+}
