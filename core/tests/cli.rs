@@ -174,21 +174,21 @@ fn the_cpu_backend_names_what_it_does_not_compile_yet() {
     assert_eq!(stdout(&cpu), stdout(&interp));
     let reduce = scratch(
         "reduce.vrir",
-        "(module r :index-base 0 (function total ((a f64[2,row])) (f64) (locals) (return (index (matmul a a) 0 0))))",
+        "(module r :index-base 0 (function total ((a c128[2,row])) (c128) (locals) (return (index (matmul a a) 0 0))))",
     );
     let path = reduce.to_str().unwrap();
     let o = vr(&[
         "run",
         path,
         "total",
-        "--args=[[[1.0, 2.0], [3.0, 4.0]]]",
+        r#"--args=[[[{"re": 1.0, "im": 0.0}, {"re": 2.0, "im": 0.0}], [{"re": 3.0, "im": 0.0}, {"re": 4.0, "im": 1.0}]]]"#,
         "--backend",
         "cpu",
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "error: unsupported in total: cpu backend: indexing of an array-valued `matmul` in function total is not supported yet\n"
+        "error: unsupported in total: cpu backend: `matmul` of complex arrays in function total is not supported yet\n"
     );
 }
 

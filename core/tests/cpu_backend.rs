@@ -733,13 +733,10 @@ fn one_based_modules_report_the_index_as_written() {
 
 #[test]
 fn constructs_outside_this_increment_are_unsupported_at_compile_time() {
-    let cases = [
-        ("(return (index (matmul a a) 0 0))", "`matmul`"),
-        ("(return (index (transpose a) 0 0))", "`transpose`"),
-    ];
+    let cases = [("(return (index (matmul a a) 0 0))", "`matmul` of complex arrays")];
     for (body, what) in cases {
         let src =
-            format!("(module m :index-base 0 (function f ((a f64[2,row])) (f64) (locals) {body}))");
+            format!("(module m :index-base 0 (function f ((a c128[2,row])) (c128) (locals) {body}))");
         let m = parse_module(&src).unwrap();
         let e = match cpu::compile(&m) {
             Err(e) => e,

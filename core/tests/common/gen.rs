@@ -1709,7 +1709,14 @@ impl<'a, 't> FnGen<'a, 't> {
             .vars
             .iter()
             .filter_map(|v| match v.ty {
-                GTy::Arr(b) if b.class == a.class && b.ndims == 1 => Some((v.name.clone(), b.elem)),
+                // Complex arrays are not ordered: only i64 and f64 vectors make masks.
+                GTy::Arr(b)
+                    if b.class == a.class
+                        && b.ndims == 1
+                        && matches!(b.elem, ScalarType::I64 | ScalarType::F64) =>
+                {
+                    Some((v.name.clone(), b.elem))
+                }
                 _ => None,
             })
             .collect();

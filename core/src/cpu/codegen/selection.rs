@@ -179,11 +179,15 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                             Written::Gather(v)
                         }
                     }
+                    // A range value (a variable, a call, a tuple item): a stored range
+                    // always has its three parts.
                     Type::Range => {
-                        return Err(super::unsupported(
-                            &format!("range-valued index expression into `{name}`"),
-                            &g.f.name,
-                        ))
+                        let r = self.range_values(g, ix)?[0];
+                        Written::Range {
+                            start: Some(r.start),
+                            stop: Some(r.stop),
+                            step: r.step,
+                        }
                     }
                     t => return Err(self.type_err(g, format!("index of type {t} into `{name}`"))),
                 },
