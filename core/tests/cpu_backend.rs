@@ -748,6 +748,12 @@ fn constructs_outside_this_increment_are_unsupported_at_compile_time() {
             "{e}"
         );
     }
+    // Complex numbers compile now (cpu_complex.rs tests them): an identity round trip.
+    let src = "(module m :index-base 0 (function f ((a c128)) (c128) (locals) (return a)))";
+    let c = cpu::compile(&parse_module(src).unwrap()).unwrap();
+    let z = Value::Scalar(Scalar::C128(num_complex::Complex64::new(1.5, -2.0)));
+    let r = c.call("f", vec![z.clone()]).unwrap();
+    assert!(r.len() == 1 && r[0].same(&z), "{r:?}");
 }
 
 #[test]
