@@ -1,6 +1,7 @@
 //! Velociraptor: a compiler and runtime for numerical array code shared by R, Julia,
 //! Octave and any C host. See docs/architecture.md for the map of this crate.
 
+pub mod analysis;
 pub mod backend;
 pub mod conformance;
 pub mod cpu;

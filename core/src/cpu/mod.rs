@@ -50,11 +50,15 @@ mod codegen;
 mod jit;
 mod libm;
 mod marshal;
+mod object;
+mod raw;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;
 use crate::vrir::ast::Module;
 use abi::CallCtx;
+pub use object::{emit_object, load_object, target_id};
+pub use raw::{RawArray, RawResult};
 
 /// A module compiled to native code, callable by function name.
 pub struct CompiledModule {
@@ -99,8 +103,13 @@ fn on_large_stack(f: impl FnOnce() -> i32) -> VrResult<i32> {
 
 /// Compile every function of `m` (which must have passed the verifier).
 pub fn compile(m: &Module) -> VrResult<CompiledModule> {
+    compile_with(m, 2)
+}
+
+/// [`compile`] with LLVM's `default<O{opt_level}>` pipeline (0 to 3).
+pub fn compile_with(m: &Module, opt_level: u8) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(m)?;
-    let jit = jit::compile(m)?;
+    let jit = jit::compile_with(m, opt_level)?;
     Ok(CompiledModule {
         module: m.clone(),
         jit,
