@@ -270,6 +270,13 @@ enum VrStatus vr_module_signature(const struct VrModule *m,
                                   size_t max_results,
                                   size_t *n_results);
 
+// How many functions the module has (`vr_module_function_name` names them).
+enum VrStatus vr_module_function_count(const struct VrModule *m, size_t *out);
+
+// The name of the module's function `index` (0-based, in module order); free it with
+// `vr_string_free`.
+enum VrStatus vr_module_function_name(const struct VrModule *m, size_t index, char **out);
+
 // Compile function `name` of a module for arguments of `arg_types` (one per parameter;
 // a `strided` parameter given a row/col type is specialized for it). Served from the
 // context's caches when compiled before. Types that do not match the declared

@@ -131,3 +131,25 @@ pub fn last_info(out: &mut VrErrorInfo) {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_an_internal_error_with_a_message() {
+        let st = guard("vr_test", || panic!("boom"));
+        assert_eq!(st, VrStatus::VR_INTERNAL_ERROR);
+        let msg = unsafe { std::ffi::CStr::from_ptr(last_message()) }.to_str().unwrap().to_string();
+        assert!(msg.contains("vr_test panicked: boom"), "{msg}");
+        assert_eq!(guard("vr_test", || Ok(())), VrStatus::VR_OK);
+        assert_eq!(unsafe { std::ffi::CStr::from_ptr(last_message()) }.to_bytes(), b"");
+    }
+
+    #[test]
+    fn every_error_kind_has_its_status() {
+        assert_eq!(status_of(ErrorKind::OutOfBounds), VrStatus::VR_OUT_OF_BOUNDS);
+        assert_eq!(status_of(ErrorKind::Parse), VrStatus::VR_PARSE_ERROR);
+        assert_eq!(status_of(ErrorKind::Internal), VrStatus::VR_INTERNAL_ERROR);
+    }
+}

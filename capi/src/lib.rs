@@ -339,6 +339,32 @@ pub extern "C" fn vr_module_signature(
     })
 }
 
+/// How many functions the module has (`vr_module_function_name` names them).
+#[no_mangle]
+pub extern "C" fn vr_module_function_count(m: *const VrModule, out: *mut usize) -> VrStatus {
+    guard("vr_module_function_count", || {
+        let m = non_null(m, "module")?;
+        *non_null_mut(out, "out")? = m.module.functions.len();
+        Ok(())
+    })
+}
+
+/// The name of the module's function `index` (0-based, in module order); free it with
+/// `vr_string_free`.
+#[no_mangle]
+pub extern "C" fn vr_module_function_name(m: *const VrModule, index: usize, out: *mut *mut c_char) -> VrStatus {
+    guard("vr_module_function_name", || {
+        let m = non_null(m, "module")?;
+        let f = m.module.functions.get(index).ok_or_else(|| {
+            invalid(format!(
+                "function index {index} out of range (the module has {})",
+                m.module.functions.len()
+            ))
+        })?;
+        give_string(f.name.clone(), out)
+    })
+}
+
 trait ModuleExt {
     fn module_function(&self, name: &str) -> VrResult<&velociraptor::vrir::ast::Function>;
 }

@@ -244,6 +244,16 @@ fn signature_and_dumps() {
     assert_eq!(ps[1], scalar_t(VR_I64));
     assert_eq!(rs[0], scalar_t(VR_F64));
 
+    let mut n = 0usize;
+    assert_eq!(vr_module_function_count(m, &mut n), VrStatus::VR_OK);
+    assert_eq!(n, 7);
+    let mut s = null_mut();
+    assert_eq!(vr_module_function_name(m, 2, &mut s), VrStatus::VR_OK);
+    assert_eq!(unsafe { CStr::from_ptr(s) }.to_str().unwrap(), "get");
+    vr_string_free(s);
+    assert_eq!(vr_module_function_name(m, 7, &mut s), VrStatus::VR_INVALID_ARGUMENT);
+    assert!(last_message().contains("function index 7 out of range (the module has 7)"));
+
     let f = compile(m, "get", &[array_t(VR_F64, 1, VR_LAYOUT_ROW), scalar_t(VR_I64)]).unwrap();
     for (what, needle) in [(VR_DUMP_VRIR_TEXT, "(function get"), (VR_DUMP_VRIR_JSON, "\"name\": \"get\""), (VR_DUMP_LLVM_IR, "define")] {
         let mut s = null_mut();
