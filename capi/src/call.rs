@@ -8,7 +8,8 @@
 //! Results: a scalar is written into its `VrValue`. An array that is a view of an
 //! argument the host passed comes back as that view, sharing the argument's `owner`
 //! (one `incref`). An array the call created is copied once into an array from the
-//! host's `alloc_array` hook (or the library's allocator when the host registered none).
+//! host's `alloc_array` hook; when the host registered none, the memory compiled code
+//! wrote is handed over as is (no copy) and freed by `vr_array_free`.
 //! If anything fails after some results were produced, they are released (`decref` or
 //! `release_array`) before `on_error` runs, so a failing call leaves nothing behind.
 
@@ -258,12 +259,14 @@ unsafe fn call_inner(
     }
 
     let mut produced = Produced { hooks, arrays: Vec::new() };
-    let outcome = spec.compiled.call_host(name, &host_args, |raw| {
-        for (k, r) in raw.into_iter().enumerate() {
+    let outcome = spec.compiled.call_host(name, &host_args, |mut raw| {
+        // `raw` (and the memory blocks its arrays own) lives until every result is
+        // delivered: a later result may be a view into an earlier one's block.
+        for (k, r) in raw.iter_mut().enumerate() {
             results[k] = match r {
-                RawResult::Scalar(s) => scalar_value(s),
+                RawResult::Scalar(s) => scalar_value(*s),
                 RawResult::Array(a) => {
-                    let (arr, allocated) = deliver_array(hooks, &a, args, &in_place)?;
+                    let (arr, allocated) = deliver_array(hooks, a, args, &in_place)?;
                     produced.arrays.push((arr, allocated));
                     VrValue { kind: VR_KIND_ARRAY, elem: arr.elem, scalar: VrScalar { as_i64: 0 }, array: arr }
                 }
@@ -282,7 +285,7 @@ unsafe fn call_inner(
 /// else is copied into a new host array.
 unsafe fn deliver_array(
     hooks: &Hooks,
-    a: &velociraptor::cpu::RawArray,
+    a: &mut velociraptor::cpu::RawArray,
     args: &[VrValue],
     in_place: &[((usize, usize), usize)],
 ) -> VrResult<(VrArray, bool)> {
@@ -311,6 +314,17 @@ unsafe fn deliver_array(
                 incref(hooks.0.user_data, src.owner);
             }
             return Ok((out, false));
+        }
+    }
+    // Created by the call, and the host has no allocator: hand the memory over as is.
+    if hooks.0.alloc_array.is_none() {
+        if let Some(block) = a.block.take() {
+            out.data = a.data as *mut c_void;
+            out.strides[..n].copy_from_slice(&a.strides);
+            out.layout = layout_code(a.ty.layout);
+            out.flags = VR_ARRAY_WRITEABLE;
+            crate::default_alloc::adopt(&mut out, block);
+            return Ok((out, true));
         }
     }
     // A new host array, contiguous in the result type's order (row for strided).

@@ -1,19 +1,29 @@
-//! The library's own allocator for result arrays, used when a host registers no
-//! `alloc_array` hook (C programs, quick experiments); `vr_array_free` frees them. A
-//! registry of live allocations (data address -> layout) means that freeing a descriptor
-//! this allocator did not fill (a view of an argument, a host array, a double free) does
+//! The library's own result arrays, used when a host registers no `alloc_array` hook
+//! (C programs, quick experiments): an array compiled code created is handed over as is
+//! (its block taken out of the call's arena: no copy); `vr_array_free` frees it. A
+//! registry of live arrays (data address -> block) means that freeing a descriptor this
+//! library did not hand out (a view of an argument, a host array, a double free) does
 //! nothing instead of corrupting memory.
 
 use crate::types::VrArray;
 use std::alloc::Layout;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
+use velociraptor::cpu::OwnedBlock;
 
-fn live() -> std::sync::MutexGuard<'static, HashMap<usize, Layout>> {
-    static LIVE: OnceLock<Mutex<HashMap<usize, Layout>>> = OnceLock::new();
+/// data address -> (block start, block layout).
+fn live() -> std::sync::MutexGuard<'static, HashMap<usize, (usize, Layout)>> {
+    static LIVE: OnceLock<Mutex<HashMap<usize, (usize, Layout)>>> = OnceLock::new();
     LIVE.get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner())
+}
+
+/// Hand `block`, which holds the elements at `out.data`, to the host; `owner` stays null.
+pub fn adopt(out: &mut VrArray, block: OwnedBlock) {
+    let (start, layout) = block.into_raw();
+    live().insert(out.data as usize, (start as usize, layout));
+    out.owner = std::ptr::null_mut();
 }
 
 /// Give `out` zeroed room for `bytes` bytes (64-byte aligned); `owner` stays null.
@@ -27,20 +37,20 @@ pub fn alloc(out: &mut VrArray, bytes: usize) -> i32 {
     if data.is_null() {
         return 1;
     }
-    live().insert(data as usize, layout);
+    live().insert(data as usize, (data as usize, layout));
     out.data = data as *mut _;
     out.owner = std::ptr::null_mut();
     0
 }
 
-/// Free an array from [`alloc`]; false (and nothing done) for any other descriptor.
+/// Free an array from [`alloc`] or [`adopt`]; false (and nothing done) for any other.
 pub fn free(a: &mut VrArray) -> bool {
-    let Some(layout) = live().remove(&(a.data as usize)) else {
+    let Some((start, layout)) = live().remove(&(a.data as usize)) else {
         return false;
     };
-    // SAFETY: allocated by `alloc` with this layout, and removed from the registry, so
-    // freed exactly once.
-    unsafe { std::alloc::dealloc(a.data as *mut u8, layout) };
+    // SAFETY: allocated with this layout (by `alloc` or the arena), removed from the
+    // registry, so freed exactly once.
+    unsafe { OwnedBlock::free_raw(start as *mut u8, layout) };
     a.data = std::ptr::null_mut();
     true
 }

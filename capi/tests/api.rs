@@ -698,3 +698,39 @@ fn a_changed_callee_changes_the_cache_key() {
     }
     assert_eq!(got, [(10.0, 0), (15.0, 0), (10.0, 1)]);
 }
+
+#[test]
+fn two_results_in_one_block_created_by_the_call() {
+    // b is a view into a: both live in one block of the call's memory.
+    let src = "(module m :index-base 0
+      (function pair ((n i64)) (f64[1,row] f64[1,strided])
+        (locals (a f64[1,row]))
+        (set a (fill f64[1,row] 2.0 n))
+        (set (index a 0) 1.0)
+        (return a (index a (range 1 _) :view))))";
+    let ctx = plain_context();
+    let m = load(ctx, src).unwrap();
+    let f = compile(m, "pair", &[scalar_t(VR_I64)]).unwrap();
+    // The library's memory, handed over without a copy; the second result is copied
+    // (its block belongs to the first).
+    let r = call(f, &[i64_scalar(4)], 2).unwrap();
+    let (mut a, mut b) = (r[0].array, r[1].array);
+    assert_eq!(read_f64_array(&a), [1.0, 2.0, 2.0, 2.0]);
+    assert_eq!(read_f64_array(&b), [2.0, 2.0, 2.0]);
+    vr_array_free(&mut a);
+    vr_array_free(&mut b);
+    assert!(a.data.is_null() && b.data.is_null());
+    // Through the host's allocator: both copied, from memory still alive.
+    let host = Host::default();
+    assert_eq!(vr_context_set_hooks(ctx, &hooks(&host, VR_BY_REFERENCE)), VrStatus::VR_OK);
+    let r = call(f, &[i64_scalar(3)], 2).unwrap();
+    assert_eq!(read_f64_array(&r[0].array), [1.0, 2.0, 2.0]);
+    assert_eq!(read_f64_array(&r[1].array), [2.0, 2.0]);
+    assert_eq!(host.allocs.load(Ordering::SeqCst), 2);
+    for v in &r {
+        unsafe { host_release(&host as *const Host as *mut c_void, &v.array as *const VrArray as *mut VrArray) };
+    }
+    vr_function_free(f);
+    vr_module_free(m);
+    vr_context_destroy(ctx);
+}

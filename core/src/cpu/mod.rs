@@ -58,7 +58,7 @@ use crate::runtime::value::Value;
 use crate::vrir::ast::Module;
 use abi::CallCtx;
 pub use object::{emit_object, load_object, target_id};
-pub use raw::{RawArray, RawResult};
+pub use raw::{OwnedBlock, RawArray, RawResult};
 
 /// A module compiled to native code, callable by function name.
 pub struct CompiledModule {

@@ -22,14 +22,48 @@ use crate::vrir::types::{ArrayType, ScalarType, Type};
 unsafe impl Send for CompiledModule {}
 unsafe impl Sync for CompiledModule {}
 
-/// An array result as compiled code left it: `data` points into an argument's memory
-/// or into the call's arena (valid only inside the callback of [`CompiledModule::call_host`]).
+/// An array result as compiled code left it: `data` points into an argument's memory,
+/// into `block` (memory the call created, now owned by this result), or into the block
+/// of an earlier result of the same call (valid only inside the callback of
+/// [`CompiledModule::call_host`]).
 #[derive(Debug)]
 pub struct RawArray {
     pub ty: ArrayType,
     pub data: *mut u8,
     pub dims: Vec<i64>,
     pub strides: Vec<i64>,
+    pub block: Option<OwnedBlock>,
+}
+
+/// A block of memory compiled code created, taken out of the call's arena: freed when
+/// dropped, unless [`OwnedBlock::into_raw`] hands it over.
+#[derive(Debug)]
+pub struct OwnedBlock {
+    start: std::ptr::NonNull<u8>,
+    layout: std::alloc::Layout,
+}
+
+impl OwnedBlock {
+    /// The block's start and layout; free with [`OwnedBlock::free_raw`].
+    pub fn into_raw(self) -> (*mut u8, std::alloc::Layout) {
+        let b = std::mem::ManuallyDrop::new(self);
+        (b.start.as_ptr(), b.layout)
+    }
+
+    /// Free a block from [`OwnedBlock::into_raw`].
+    ///
+    /// # Safety
+    /// `start` and `layout` come from `into_raw`, and the block is freed once.
+    pub unsafe fn free_raw(start: *mut u8, layout: std::alloc::Layout) {
+        std::alloc::dealloc(start, layout)
+    }
+}
+
+impl Drop for OwnedBlock {
+    fn drop(&mut self) {
+        // SAFETY: allocated by the arena with this layout; owned here, freed once.
+        unsafe { std::alloc::dealloc(self.start.as_ptr(), self.layout) }
+    }
 }
 
 #[derive(Debug)]
@@ -184,6 +218,7 @@ impl CompiledModule {
                 )
             }));
         }
+        let arena = &mut ctx.arena;
         let results = f
             .results
             .iter()
@@ -194,6 +229,9 @@ impl CompiledModule {
                     data: result_descs[k].data,
                     dims: result_shapes[k].0.clone(),
                     strides: result_shapes[k].1.clone(),
+                    block: arena
+                        .detach_block(result_descs[k].data)
+                        .map(|(start, layout)| OwnedBlock { start, layout }),
                 }),
                 _ => RawResult::Scalar(scalar_from_bits(
                     result_scalars[k],
@@ -201,7 +239,8 @@ impl CompiledModule {
                 )),
             })
             .collect();
-        // The arena (in ctx) lives until the end of this function: after `take`.
+        // The arena (in ctx) lives until the end of this function: after `take`. Blocks
+        // of results are owned by the results, alive until `take` drops or keeps them.
         let out = take(results);
         drop(ctx);
         out
