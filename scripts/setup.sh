@@ -10,8 +10,9 @@ PACKAGES=(
   pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev clinfo    # GPU backend, OpenCL on the CPU
   r-base-dev r-cran-testthat                                      # R package
   octave liboctave-dev                                            # Octave package
-  python3-numpy                                                   # expected values of tests
+  python3-numpy                                                   # expected values of tests; the Python C-API example
   libopenblas0                                                    # bench: dgemm reference of vr-bench-matmul
+  valgrind                                                        # the C example runs under it (scripts/test.sh)
   build-essential
 )
 

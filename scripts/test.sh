@@ -22,3 +22,21 @@ target/debug/vr test bench/kernels --backend cpu
 # the optimizer switched off through the environment (cargo test covers each pass off)
 VR_PASSES=none target/debug/vr test tests/vrir/opt bench/kernels --backend cpu
 target/debug/vr test bench/kernels --backend cpu-par
+
+# The C API as hosts use it: the C example built with gcc against the shared library and
+# run (also under valgrind: no invalid access, no definite leak), then the ctypes example
+# with the system python3 and NumPy.
+cargo build --locked --quiet -p velociraptor-capi
+gcc -Wall -Wextra -Werror -Icapi/include capi/examples/c/example.c \
+  -Ltarget/debug -lvelociraptor_capi -Wl,-rpath,"$PWD/target/debug" -o target/example_c
+target/example_c capi/examples/example.vrir
+if command -v valgrind >/dev/null; then
+  valgrind --quiet --error-exitcode=1 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
+    target/example_c capi/examples/example.vrir >/dev/null
+  echo "ok: C example clean under valgrind"
+else
+  echo "note: valgrind is not installed (scripts/setup.sh installs it); C example not checked for leaks"
+fi
+PYTHON=/usr/bin/python3
+[ -x "$PYTHON" ] || PYTHON=python3
+"$PYTHON" capi/examples/python/example.py target/debug/libvelociraptor_capi.so capi/examples/example.vrir

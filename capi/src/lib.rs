@@ -1,7 +1,564 @@
-//! The stable C ABI of Velociraptor (a shell until the C API issue lands).
+//! The stable C ABI of Velociraptor: the only interface hosts (R, Octave, Julia, Python,
+//! C) use. See docs/c-api.md for the protocol and capi/include/velociraptor.h (generated
+//! from this crate by cbindgen; `capi/tests/header.rs` fails when it is stale).
+//!
+//! Rules every entry point keeps:
+//! - it returns a [`VrStatus`]; on failure a thread-local last error (message plus
+//!   function, line, variable, index, bound) is readable through [`vr_last_error`];
+//! - its body runs under `error::guard`, which catches panics: no unwinding crosses
+//!   into the host (a caught panic is `VR_INTERNAL_ERROR`);
+//! - every pointer is checked for null before use; handles are opaque and freed by
+//!   their own `*_free` / `vr_context_destroy` (null is accepted and ignored).
+//!
+//! Files: `types.rs` (the `repr(C)` types), `error.rs` (status codes, last error, the
+//! guard), `context.rs` (what handles hold, configuration), `call.rs` (descriptors in,
+//! host arrays out), `default_alloc.rs` (result arrays when the host has no allocator).
+
+// The C names of the ABI are part of the contract (VR_OK, VrStatus...).
+#![allow(non_camel_case_types)]
+// Every pointer argument is checked for null and documented in the header; marking the
+// extern functions `unsafe` would not change what C callers see.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+#![allow(clippy::result_large_err)]
+
+mod call;
+mod context;
+mod default_alloc;
+mod error;
+pub mod types;
+
+pub use context::{VrContext, VrFunction, VrModule};
+pub use types::*;
+
+use context::{Config, ContextInner, Hooks};
+use error::{guard, invalid};
+use std::collections::BTreeMap;
+use std::ffi::{CStr, CString};
+use std::os::raw::c_char;
+use std::sync::{Arc, RwLock};
+use velociraptor::runtime::compile_cache::CompileCache;
+use velociraptor::vrir::types::{ArrayType, Type};
+use velociraptor::{ErrorKind, VrError, VrResult};
 
 /// Version of the C ABI; bumped on every incompatible change.
+pub const VR_ABI_VERSION: u32 = 1;
+
+/// The ABI version this library implements (compare with `VR_ABI_VERSION` from the
+/// header the host was built with).
 #[no_mangle]
 pub extern "C" fn vr_abi_version() -> u32 {
-    0
+    VR_ABI_VERSION
+}
+
+fn non_null<'a, T>(p: *const T, what: &str) -> VrResult<&'a T> {
+    // SAFETY: non-null pointers from the host point to a valid T (the ABI contract).
+    unsafe { p.as_ref() }.ok_or_else(|| invalid(format!("{what} is null")))
+}
+
+fn non_null_mut<'a, T>(p: *mut T, what: &str) -> VrResult<&'a mut T> {
+    // SAFETY: as for `non_null`.
+    unsafe { p.as_mut() }.ok_or_else(|| invalid(format!("{what} is null")))
+}
+
+fn c_str<'a>(p: *const c_char, what: &str) -> VrResult<&'a str> {
+    if p.is_null() {
+        return Err(invalid(format!("{what} is null")));
+    }
+    // SAFETY: a non-null C string from the host is NUL-terminated.
+    unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .map_err(|_| invalid(format!("{what} is not valid UTF-8")))
+}
+
+fn slice<'a, T>(p: *const T, n: usize, what: &str) -> VrResult<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(invalid(format!("{what} is null but its count is {n}")));
+    }
+    // SAFETY: the host passes `n` valid elements.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+fn slice_mut<'a, T>(p: *mut T, n: usize, what: &str) -> VrResult<&'a mut [T]> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    if p.is_null() {
+        return Err(invalid(format!("{what} is null but its count is {n}")));
+    }
+    // SAFETY: the host passes `n` valid elements.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
+}
+
+fn give_string(s: String, out: *mut *mut c_char) -> VrResult<()> {
+    let out = non_null_mut(out, "out")?;
+    *out = CString::new(s.replace('\0', " ")).unwrap_or_default().into_raw();
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors
+
+/// Message of this thread's last error ("" after a successful call). Valid until the
+/// next API call on this thread.
+#[no_mangle]
+pub extern "C" fn vr_last_error_message() -> *const c_char {
+    error::last_message()
+}
+
+/// This thread's last error with its structured fields; returns its status (VR_OK when
+/// the last call succeeded).
+#[no_mangle]
+pub extern "C" fn vr_last_error(out: *mut VrErrorInfo) -> VrStatus {
+    match non_null_mut(out, "out") {
+        Ok(out) => {
+            error::last_info(out);
+            out.status
+        }
+        Err(_) => VrStatus::VR_INVALID_ARGUMENT,
+    }
+}
+
+/// A short name of a status ("out of bounds"), static.
+#[no_mangle]
+pub extern "C" fn vr_status_name(status: VrStatus) -> *const c_char {
+    let s: &'static [u8] = match status {
+        VrStatus::VR_OK => b"ok\0",
+        VrStatus::VR_PARSE_ERROR => b"parse error\0",
+        VrStatus::VR_TYPE_ERROR => b"type error\0",
+        VrStatus::VR_UNSUPPORTED => b"unsupported\0",
+        VrStatus::VR_OUT_OF_BOUNDS => b"index out of bounds\0",
+        VrStatus::VR_DIVISION_BY_ZERO => b"integer division by zero\0",
+        VrStatus::VR_SHAPE_MISMATCH => b"shape mismatch\0",
+        VrStatus::VR_RUNTIME_ERROR => b"runtime error\0",
+        VrStatus::VR_INVALID_ARGUMENT => b"invalid argument\0",
+        VrStatus::VR_DEVICE_ERROR => b"device error\0",
+        VrStatus::VR_INTERNAL_ERROR => b"internal error\0",
+    };
+    s.as_ptr() as *const c_char
+}
+
+// ---------------------------------------------------------------------------------------
+// Contexts
+
+/// Create a context from `count` key/value configuration strings (keys: `threads`,
+/// `opt_level`, `bounds_check`, `backend`, `cache_dir`; see docs/c-api.md). `keys` and
+/// `values` may be null when `count` is 0.
+#[no_mangle]
+pub extern "C" fn vr_context_create(
+    keys: *const *const c_char,
+    values: *const *const c_char,
+    count: usize,
+    out: *mut *mut VrContext,
+) -> VrStatus {
+    guard("vr_context_create", || {
+        let out = non_null_mut(out, "out")?;
+        *out = std::ptr::null_mut();
+        let keys = slice(keys, count, "keys")?;
+        let values = slice(values, count, "values")?;
+        let mut pairs = BTreeMap::new();
+        for (k, v) in keys.iter().zip(values) {
+            let k = c_str(*k, "a configuration key")?;
+            let v = c_str(*v, &format!("the value of configuration key `{k}`"))?;
+            pairs.insert(k.to_string(), v.to_string());
+        }
+        let config = Config::parse(&pairs)?;
+        let cache = CompileCache::default();
+        if let Some(dir) = &config.cache_dir {
+            // An unusable directory only means compiling in every process.
+            let _ = cache.enable_disk(dir);
+        }
+        let inner = ContextInner { config, hooks: RwLock::new(Hooks::none()), cache };
+        *out = Box::into_raw(Box::new(VrContext { inner: Arc::new(inner) }));
+        Ok(())
+    })
+}
+
+/// Destroy a context. Modules and functions made from it stay usable until freed.
+#[no_mangle]
+pub extern "C" fn vr_context_destroy(ctx: *mut VrContext) {
+    if !ctx.is_null() {
+        guard("vr_context_destroy", || {
+            // SAFETY: made by vr_context_create, destroyed once (the host's contract).
+            drop(unsafe { Box::from_raw(ctx) });
+            Ok(())
+        });
+    }
+}
+
+/// Register the host's glue (copied; `hooks` may be freed afterwards). Applies to
+/// every later call of functions made from this context.
+#[no_mangle]
+pub extern "C" fn vr_context_set_hooks(ctx: *mut VrContext, hooks: *const VrHostHooks) -> VrStatus {
+    guard("vr_context_set_hooks", || {
+        let ctx = non_null(ctx, "ctx")?;
+        let hooks = Hooks(*non_null(hooks, "hooks")?);
+        hooks.convention()?;
+        *ctx.inner.hooks.write().unwrap_or_else(|p| p.into_inner()) = hooks;
+        Ok(())
+    })
+}
+
+/// Counters of the context's compile caches.
+#[no_mangle]
+pub extern "C" fn vr_context_stats(ctx: *const VrContext, out: *mut VrCacheStats) -> VrStatus {
+    guard("vr_context_stats", || {
+        let ctx = non_null(ctx, "ctx")?;
+        let out = non_null_mut(out, "out")?;
+        let s = ctx.inner.cache.stats();
+        *out = VrCacheStats {
+            compiles: s.compiles,
+            memory_hits: s.memory_hits,
+            disk_hits: s.disk_hits,
+            disk_writes: s.disk_writes,
+            disk_rejects: s.disk_rejects,
+        };
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Modules
+
+/// Load and verify a VRIR module from `len` bytes of text or JSON (`format`:
+/// VR_FORMAT_AUTO recognises JSON by a leading `{`). Malformed input is
+/// VR_PARSE_ERROR, an ill-typed module VR_TYPE_ERROR.
+#[no_mangle]
+pub extern "C" fn vr_module_load(
+    ctx: *const VrContext,
+    source: *const c_char,
+    len: usize,
+    format: i32,
+    out: *mut *mut VrModule,
+) -> VrStatus {
+    guard("vr_module_load", || {
+        let ctx = non_null(ctx, "ctx")?;
+        let out = non_null_mut(out, "out")?;
+        *out = std::ptr::null_mut();
+        let bytes = slice(source as *const u8, len, "source")?;
+        let src = std::str::from_utf8(bytes)
+            .map_err(|e| VrError::parse(format!("the module source is not UTF-8: {e}")))?;
+        let module = match format {
+            VR_FORMAT_AUTO => velociraptor::backend::parse_source(src)?,
+            VR_FORMAT_TEXT => velociraptor::vrir::text::parse_module(src)?,
+            VR_FORMAT_JSON => velociraptor::vrir::json::from_json(src)?,
+            other => return Err(invalid(format!("unknown module format {other}"))),
+        };
+        velociraptor::vrir::verify::verify_module(&module)?;
+        *out = Box::into_raw(Box::new(VrModule { ctx: ctx.inner.clone(), module }));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn vr_module_free(m: *mut VrModule) {
+    if !m.is_null() {
+        guard("vr_module_free", || {
+            // SAFETY: made by vr_module_load, freed once.
+            drop(unsafe { Box::from_raw(m) });
+            Ok(())
+        });
+    }
+}
+
+fn type_of(t: &VrType) -> VrResult<Type> {
+    let elem = call::elem_from_code(t.elem)?;
+    match t.kind {
+        VR_KIND_SCALAR => Ok(Type::scalar(elem)),
+        VR_KIND_ARRAY => {
+            let ndims = u32::try_from(t.ndims)
+                .ok()
+                .filter(|n| (1..=VR_MAX_NDIMS as u32).contains(n))
+                .ok_or_else(|| invalid(format!("array type with ndims {}", t.ndims)))?;
+            Ok(Type::Array(ArrayType::new(elem, ndims, call::layout_from_code(t.layout)?)))
+        }
+        other => Err(invalid(format!("unknown type kind {other}"))),
+    }
+}
+
+fn type_code(t: &Type) -> VrResult<VrType> {
+    match t {
+        Type::Scalar { elem } => Ok(VrType { kind: VR_KIND_SCALAR, elem: call::elem_code(*elem), ndims: 0, layout: 0 }),
+        Type::Array(a) => Ok(VrType {
+            kind: VR_KIND_ARRAY,
+            elem: call::elem_code(a.elem),
+            ndims: a.ndims as i32,
+            layout: call::layout_code(a.layout),
+        }),
+        other => Err(VrError::new(
+            ErrorKind::Unsupported,
+            format!("a value of type {other} cannot cross the C API"),
+        )),
+    }
+}
+
+/// Write a signature into the host's arrays (counts always written; types up to the
+/// capacities given).
+fn write_signature(
+    f: &velociraptor::vrir::ast::Function,
+    params: *mut VrType,
+    max_params: usize,
+    n_params: *mut usize,
+    results: *mut VrType,
+    max_results: usize,
+    n_results: *mut usize,
+) -> VrResult<()> {
+    *non_null_mut(n_params, "n_params")? = f.params.len();
+    *non_null_mut(n_results, "n_results")? = f.results.len();
+    let ps = slice_mut(params, max_params.min(f.params.len()), "params")?;
+    for (slot, p) in ps.iter_mut().zip(&f.params) {
+        *slot = type_code(&p.ty)?;
+    }
+    let rs = slice_mut(results, max_results.min(f.results.len()), "results")?;
+    for (slot, r) in rs.iter_mut().zip(&f.results) {
+        *slot = type_code(r)?;
+    }
+    Ok(())
+}
+
+/// The declared signature of function `name` of a module: parameter and result types
+/// (at most `max_*` written; the counts always).
+#[no_mangle]
+pub extern "C" fn vr_module_signature(
+    m: *const VrModule,
+    name: *const c_char,
+    params: *mut VrType,
+    max_params: usize,
+    n_params: *mut usize,
+    results: *mut VrType,
+    max_results: usize,
+    n_results: *mut usize,
+) -> VrStatus {
+    guard("vr_module_signature", || {
+        let m = non_null(m, "module")?;
+        let name = c_str(name, "name")?;
+        let f = m.module.module_function(name)?;
+        write_signature(f, params, max_params, n_params, results, max_results, n_results)
+    })
+}
+
+/// How many functions the module has (`vr_module_function_name` names them).
+#[no_mangle]
+pub extern "C" fn vr_module_function_count(m: *const VrModule, out: *mut usize) -> VrStatus {
+    guard("vr_module_function_count", || {
+        let m = non_null(m, "module")?;
+        *non_null_mut(out, "out")? = m.module.functions.len();
+        Ok(())
+    })
+}
+
+/// The name of the module's function `index` (0-based, in module order); free it with
+/// `vr_string_free`.
+#[no_mangle]
+pub extern "C" fn vr_module_function_name(m: *const VrModule, index: usize, out: *mut *mut c_char) -> VrStatus {
+    guard("vr_module_function_name", || {
+        let m = non_null(m, "module")?;
+        let f = m.module.functions.get(index).ok_or_else(|| {
+            invalid(format!(
+                "function index {index} out of range (the module has {})",
+                m.module.functions.len()
+            ))
+        })?;
+        give_string(f.name.clone(), out)
+    })
+}
+
+trait ModuleExt {
+    fn module_function(&self, name: &str) -> VrResult<&velociraptor::vrir::ast::Function>;
+}
+
+impl ModuleExt for velociraptor::vrir::ast::Module {
+    fn module_function(&self, name: &str) -> VrResult<&velociraptor::vrir::ast::Function> {
+        self.function(name).ok_or_else(|| {
+            let names: Vec<&str> = self.functions.iter().map(|f| f.name.as_str()).collect();
+            invalid(format!(
+                "no function `{name}` in module `{}` (it has: {})",
+                self.name,
+                names.join(", ")
+            ))
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Compiling
+
+fn compile_in(
+    ctx: &Arc<ContextInner>,
+    module: &velociraptor::vrir::ast::Module,
+    name: &str,
+    arg_types: &[VrType],
+    out: &mut *mut VrFunction,
+) -> VrResult<()> {
+    module.module_function(name)?;
+    let given: Vec<Type> = arg_types.iter().map(type_of).collect::<VrResult<_>>()?;
+    let spec = ctx.cache.get_or_compile(module, name, &given, &ctx.config.options)?;
+    *out = Box::into_raw(Box::new(VrFunction { ctx: ctx.clone(), spec }));
+    Ok(())
+}
+
+/// Compile function `name` of a module for arguments of `arg_types` (one per parameter;
+/// a `strided` parameter given a row/col type is specialized for it). Served from the
+/// context's caches when compiled before. Types that do not match the declared
+/// parameters are VR_TYPE_ERROR; constructs the backend cannot compile VR_UNSUPPORTED.
+#[no_mangle]
+pub extern "C" fn vr_compile(
+    m: *const VrModule,
+    name: *const c_char,
+    arg_types: *const VrType,
+    n_args: usize,
+    out: *mut *mut VrFunction,
+) -> VrStatus {
+    guard("vr_compile", || {
+        let out = non_null_mut(out, "out")?;
+        *out = std::ptr::null_mut();
+        let m = non_null(m, "module")?;
+        let name = c_str(name, "name")?;
+        let types = slice(arg_types, n_args, "arg_types")?;
+        compile_in(&m.ctx, &m.module, name, types, out)
+    })
+}
+
+/// Host source to VRIR through the front end of `language`.
+// FRONT END: the one place to wire the front ends (core/src/frontend) into the C API:
+// parse `source` in `language`, infer types from `arg_types`, lower to a VRIR module
+// holding `name`. Until then every language tag answers VR_UNSUPPORTED.
+fn frontend_to_vrir(
+    language: &str,
+    _source: &str,
+    name: &str,
+    _arg_types: &[Type],
+) -> VrResult<velociraptor::vrir::ast::Module> {
+    Err(VrError::new(
+        ErrorKind::Unsupported,
+        format!(
+            "compiling `{name}` from {language} source: the {language} front end is not wired \
+             into the C API yet (load VRIR with vr_module_load instead)"
+        ),
+    ))
+}
+
+/// Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
+/// `arg_types`. Front ends are not wired in yet: answers VR_UNSUPPORTED with a message.
+#[no_mangle]
+pub extern "C" fn vr_compile_source(
+    ctx: *const VrContext,
+    language: *const c_char,
+    source: *const c_char,
+    name: *const c_char,
+    arg_types: *const VrType,
+    n_args: usize,
+    out: *mut *mut VrFunction,
+) -> VrStatus {
+    guard("vr_compile_source", || {
+        let out = non_null_mut(out, "out")?;
+        *out = std::ptr::null_mut();
+        let ctx = non_null(ctx, "ctx")?;
+        let language = c_str(language, "language")?;
+        let source = c_str(source, "source")?;
+        let name = c_str(name, "name")?;
+        let types = slice(arg_types, n_args, "arg_types")?;
+        if !matches!(language, "r" | "matlab" | "julia") {
+            return Err(invalid(format!(
+                "unknown language `{language}` (expected `r`, `matlab` or `julia`)"
+            )));
+        }
+        let given: Vec<Type> = types.iter().map(type_of).collect::<VrResult<_>>()?;
+        let module = frontend_to_vrir(language, source, name, &given)?;
+        velociraptor::vrir::verify::verify_module(&module)?;
+        compile_in(&ctx.inner, &module, name, types, out)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn vr_function_free(f: *mut VrFunction) {
+    if !f.is_null() {
+        guard("vr_function_free", || {
+            // SAFETY: made by vr_compile, freed once.
+            drop(unsafe { Box::from_raw(f) });
+            Ok(())
+        });
+    }
+}
+
+/// The compiled function's signature (after specialization).
+#[no_mangle]
+pub extern "C" fn vr_function_signature(
+    f: *const VrFunction,
+    params: *mut VrType,
+    max_params: usize,
+    n_params: *mut usize,
+    results: *mut VrType,
+    max_results: usize,
+    n_results: *mut usize,
+) -> VrStatus {
+    guard("vr_function_signature", || {
+        let f = non_null(f, "function")?;
+        write_signature(f.spec.signature(), params, max_params, n_params, results, max_results, n_results)
+    })
+}
+
+/// A text dump of the compiled function (`what`: VR_DUMP_VRIR_TEXT, VR_DUMP_VRIR_JSON,
+/// VR_DUMP_LLVM_IR — the LLVM IR before optimization); free it with `vr_string_free`.
+#[no_mangle]
+pub extern "C" fn vr_function_dump(f: *const VrFunction, what: i32, out: *mut *mut c_char) -> VrStatus {
+    guard("vr_function_dump", || {
+        let f = non_null(f, "function")?;
+        let m = &f.spec.module;
+        let text = match what {
+            VR_DUMP_VRIR_TEXT => velociraptor::vrir::text::print_module(m),
+            VR_DUMP_VRIR_JSON => velociraptor::vrir::json::to_json(m),
+            VR_DUMP_LLVM_IR => velociraptor::cpu::emit_llvm_ir(m)?,
+            other => return Err(invalid(format!("unknown dump kind {other}"))),
+        };
+        give_string(text, out)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn vr_string_free(s: *mut c_char) {
+    if !s.is_null() {
+        guard("vr_string_free", || {
+            // SAFETY: made by CString::into_raw in this library, freed once.
+            drop(unsafe { CString::from_raw(s) });
+            Ok(())
+        });
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Calling
+
+/// Call a compiled function: `n_args` argument values, `n_results` result slots (exactly
+/// as many as the function returns). Arrays are used in place (see the hooks' argument
+/// convention); array results come back as host arrays (see `VrHostHooks`). May be
+/// called from many threads at once. On failure the results are unspecified and nothing
+/// needs freeing.
+#[no_mangle]
+pub extern "C" fn vr_call(
+    f: *const VrFunction,
+    args: *const VrValue,
+    n_args: usize,
+    results: *mut VrValue,
+    n_results: usize,
+) -> VrStatus {
+    guard("vr_call", || {
+        let f = non_null(f, "function")?;
+        let args = slice(args, n_args, "args")?;
+        let results = slice_mut(results, n_results, "results")?;
+        // SAFETY: the host's descriptors describe live memory (the ABI contract).
+        unsafe { call::call(f, args, results) }
+    })
+}
+
+/// Free a result array that the library allocated (when no `alloc_array` hook is
+/// registered). Anything else (a view of an argument, a host array, an array already
+/// freed) is left alone.
+#[no_mangle]
+pub extern "C" fn vr_array_free(a: *mut VrArray) {
+    if let Ok(a) = non_null_mut(a, "array") {
+        default_alloc::free(a);
+    }
 }

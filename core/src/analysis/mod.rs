@@ -8,6 +8,11 @@
 //! - [`alias`]: flow-insensitive alias classes over array variables and allocation
 //!   sites (connected components).
 //! - [`affine`]: affine forms of integer expressions in loop indices and invariants.
+//! - [`calls`]: which functions a function reaches through calls (cache keys).
+//! - [`param_writes`]: which array parameters a function may write (by-value hosts
+//!   copy only those).
+//!
+//! Each analysis is conservative: when it cannot tell, it answers the safe way.
 //!
 //! Statements are named by their *preorder number*: the body's statements in order, each
 //! followed by the statements of its nested blocks (then before else), numbered from 0.
@@ -15,8 +20,13 @@
 
 pub mod affine;
 pub mod alias;
+pub mod calls;
 pub mod liveness;
+pub mod param_writes;
 pub mod reaching;
+mod walk;
+
+pub use walk::{stmt_exprs, walk_body_exprs, walk_expr, walk_stmts};
 
 use crate::vrir::ast::{Block, Expr, Function, LValue, Stmt, StmtKind};
 use std::collections::BTreeSet;

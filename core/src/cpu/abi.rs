@@ -545,6 +545,14 @@ impl Arena {
         Ok(p.as_ptr())
     }
 
+    /// Take the block holding address `p` out of the arena: the caller now owns it and
+    /// frees it with `std::alloc::dealloc(start, layout)` (the C API hands result arrays
+    /// to hosts this way, without a copy).
+    pub fn detach_block(&mut self, p: *const u8) -> Option<(std::ptr::NonNull<u8>, std::alloc::Layout)> {
+        let (k, _, _) = self.block_of(p)?;
+        Some(self.blocks.swap_remove(k))
+    }
+
     /// The block holding address `p` and where its elements start, if any.
     pub fn block_of(&self, p: *const u8) -> Option<(usize, *const u8, usize)> {
         let a = p as usize;

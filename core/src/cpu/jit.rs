@@ -23,14 +23,27 @@ use std::mem::ManuallyDrop;
 pub type EntryFn = unsafe extern "C" fn(*mut CallCtx, *const *mut u8, *const *mut u8) -> i32;
 
 pub struct JitModule {
-    engine: ManuallyDrop<ExecutionEngine<'static>>,
+    /// MCJIT's engine, or None for code loaded from an object file (`object.rs`).
+    engine: Option<ManuallyDrop<ExecutionEngine<'static>>>,
     context: *mut Context,
     entries: HashMap<String, EntryFn>,
+    /// What keeps code loaded from an object file alive (an ORC LLJIT).
+    loaded: Option<Box<dyn std::any::Any>>,
 }
 
 impl JitModule {
     pub fn entry(&self, name: &str) -> Option<EntryFn> {
         self.entries.get(name).copied()
+    }
+
+    /// Code loaded by another engine: `owner` keeps it alive as long as this lives.
+    pub(super) fn loaded(entries: HashMap<String, EntryFn>, owner: Box<dyn std::any::Any>) -> Self {
+        JitModule {
+            engine: None,
+            context: std::ptr::null_mut(),
+            entries,
+            loaded: Some(owner),
+        }
     }
 }
 
@@ -39,13 +52,16 @@ impl Drop for JitModule {
         // SAFETY: the engine (and the module it owns) borrow the context; drop them first.
         // `context` came from Box::into_raw in `compile` and is freed exactly once here.
         unsafe {
-            ManuallyDrop::drop(&mut self.engine);
-            drop(Box::from_raw(self.context));
+            if let Some(engine) = self.engine.as_mut() {
+                ManuallyDrop::drop(engine);
+                drop(Box::from_raw(self.context));
+            }
         }
+        drop(self.loaded.take());
     }
 }
 
-fn internal(msg: impl std::fmt::Display) -> VrError {
+pub(super) fn internal(msg: impl std::fmt::Display) -> VrError {
     VrError::new(ErrorKind::Internal, format!("cpu backend: {msg}"))
 }
 
@@ -58,7 +74,12 @@ fn init_native() -> VrResult<()> {
         .map_err(internal)
 }
 
-fn host_machine() -> VrResult<TargetMachine> {
+pub(super) fn host_machine() -> VrResult<TargetMachine> {
+    host_machine_with(RelocMode::Default, CodeModel::JITDefault)
+}
+
+/// A target machine for the host CPU with its features.
+pub(super) fn host_machine_with(reloc: RelocMode, code_model: CodeModel) -> VrResult<TargetMachine> {
     init_native()?;
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(internal)?;
@@ -70,8 +91,8 @@ fn host_machine() -> VrResult<TargetMachine> {
             cpu.to_str().unwrap_or("generic"),
             features.to_str().unwrap_or(""),
             OptimizationLevel::Default,
-            RelocMode::Default,
-            CodeModel::JITDefault,
+            reloc,
+            code_model,
         )
         .ok_or_else(|| internal("no target machine for the host"))
 }
@@ -86,7 +107,7 @@ pub fn emit_ir(vm: &VModule) -> VrResult<String> {
 
 /// Give every defined function the host CPU's name and features, so MCJIT emits code for
 /// this machine (vector width included) and not generic x86-64.
-fn add_host_attributes(module: &Module, cx: &Context) {
+pub(super) fn add_host_attributes(module: &Module, cx: &Context) {
     let cpu = TargetMachine::get_host_cpu_name();
     let features = TargetMachine::get_host_cpu_features();
     let cpu_attr = cx.create_string_attribute("target-cpu", cpu.to_str().unwrap_or("generic"));
@@ -100,7 +121,7 @@ fn add_host_attributes(module: &Module, cx: &Context) {
 }
 
 /// Rust helpers and C math functions that generated code may call, by address.
-fn runtime_symbols() -> Vec<(&'static str, usize)> {
+pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
     let mut v: Vec<(&'static str, usize)> = vec![
         (
             codegen::RECORD_ERROR,
@@ -132,8 +153,20 @@ fn runtime_symbols() -> Vec<(&'static str, usize)> {
     v
 }
 
-/// Compile `vm`; `parallel`: parfor loops on the thread pool (`cpu-par`).
-pub fn compile(vm: &VModule, parallel: bool) -> VrResult<JitModule> {
+/// The LLVM optimization level for `opt_level` 0 to 3 (larger values count as 3).
+pub fn llvm_opt_level(opt_level: u8) -> OptimizationLevel {
+    match opt_level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    }
+}
+
+/// Compile `vm` with the `default<O{opt_level}>` pipeline (0 to 3); `parallel`: parfor
+/// loops on the thread pool (`cpu-par`).
+pub fn compile(vm: &VModule, parallel: bool, opt_level: u8) -> VrResult<JitModule> {
+    let opt_level = opt_level.min(3);
     let tm = host_machine()?;
     let context: &'static Context = Box::leak(Box::new(Context::create()));
     let context_ptr = context as *const Context as *mut Context;
@@ -146,10 +179,10 @@ pub fn compile(vm: &VModule, parallel: bool) -> VrResult<JitModule> {
         module.set_data_layout(&tm.get_target_data().get_data_layout());
         add_host_attributes(&module, context);
         module
-            .run_passes("default<O2>", &tm, PassBuilderOptions::create())
+            .run_passes(&format!("default<O{opt_level}>"), &tm, PassBuilderOptions::create())
             .map_err(internal)?;
         let engine = module
-            .create_jit_execution_engine(OptimizationLevel::Default)
+            .create_jit_execution_engine(llvm_opt_level(opt_level))
             .map_err(internal)?;
         for (name, addr) in runtime_symbols() {
             if let Some(f) = module.get_function(name) {
@@ -169,9 +202,10 @@ pub fn compile(vm: &VModule, parallel: bool) -> VrResult<JitModule> {
     })();
     match result {
         Ok((engine, entries)) => Ok(JitModule {
-            engine: ManuallyDrop::new(engine),
+            engine: Some(ManuallyDrop::new(engine)),
             context: context_ptr,
             entries,
+            loaded: None,
         }),
         Err(e) => {
             // SAFETY: everything borrowing the context was dropped inside the closure.

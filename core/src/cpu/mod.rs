@@ -107,11 +107,15 @@ mod marshal;
 mod marshal_value;
 pub mod matmul;
 pub mod parallel;
+mod object;
+mod raw;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;
 use crate::vrir::ast::Module;
 use abi::CallCtx;
+pub use object::{emit_object, load_object, target_id};
+pub use raw::{OwnedBlock, RawArray, RawResult};
 
 /// A module compiled to native code, callable by function name.
 pub struct CompiledModule {
@@ -126,13 +130,25 @@ pub struct CompiledModule {
 }
 
 /// How to compile a module for the CPU.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuOptions {
     /// Run parfor loops on the thread pool (the `cpu-par` backend); when false every
     /// parfor runs serially (`cpu`).
     pub parallel: bool,
     /// Threads for parallel loops; `None`: `VR_THREADS` when set, else every core.
     pub threads: Option<usize>,
+    /// LLVM's `default<O{opt_level}>` pipeline, 0 to 3 (larger counts as 3); 2 by default.
+    pub opt_level: u8,
+}
+
+impl Default for CpuOptions {
+    fn default() -> CpuOptions {
+        CpuOptions {
+            parallel: false,
+            threads: None,
+            opt_level: 2,
+        }
+    }
 }
 
 impl CpuOptions {
@@ -140,7 +156,7 @@ impl CpuOptions {
     pub fn parallel() -> CpuOptions {
         CpuOptions {
             parallel: true,
-            threads: None,
+            ..CpuOptions::default()
         }
     }
 }
@@ -185,7 +201,7 @@ pub fn compile(m: &Module) -> VrResult<CompiledModule> {
 /// Compile `m` with `opts` (`CpuOptions::parallel()` for the `cpu-par` backend).
 pub fn compile_with(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(m)?;
-    let jit = jit::compile(m, opts.parallel)?;
+    let jit = jit::compile(m, opts.parallel, opts.opt_level)?;
     let threads = if opts.parallel {
         opts.threads
             .filter(|n| *n > 0)

@@ -1,0 +1,163 @@
+//! What a handle holds: a context (configuration, host hooks, compile cache), a loaded
+//! module, a compiled function. Handles share the context through an `Arc`, so a
+//! function stays callable after its context handle is destroyed.
+
+use crate::types::{VrHostHooks, VR_BY_REFERENCE, VR_BY_VALUE};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use velociraptor::runtime::compile_cache::{CompileCache, CompileOptions, Specialized};
+use velociraptor::runtime::disk_cache::DiskCache;
+use velociraptor::runtime::host::ArgConvention;
+use velociraptor::vrir::ast::Module;
+use velociraptor::{ErrorKind, VrError, VrResult};
+
+/// Configuration keys a context accepts, with what each means (also the error message
+/// for an unknown key).
+pub const CONFIG_KEYS: &[(&str, &str)] = &[
+    ("threads", "worker threads for parallel loops (positive integer; used by cpu-par)"),
+    ("opt_level", "LLVM optimization level, 0 to 3 (default 2)"),
+    ("bounds_check", "`on` (default: every access checked unless marked :nocheck) or `off`"),
+    ("backend", "`cpu` or `auto` (the CPU backend; others are not built yet)"),
+    ("cache_dir", "directory of the on-disk code cache, or `off`"),
+];
+
+/// A context's configuration, parsed and checked.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub threads: Option<usize>,
+    pub opt_level: u8,
+    pub options: CompileOptions,
+    pub cache_dir: Option<PathBuf>,
+}
+
+fn bad(key: &str, value: &str, want: &str) -> VrError {
+    VrError::new(
+        ErrorKind::InvalidArgument,
+        format!("configuration `{key}` = `{value}`: expected {want}"),
+    )
+}
+
+impl Config {
+    pub fn parse(pairs: &BTreeMap<String, String>) -> VrResult<Config> {
+        let mut c = Config {
+            threads: None,
+            opt_level: 2,
+            options: CompileOptions::default(),
+            cache_dir: DiskCache::default_dir(),
+        };
+        for (k, v) in pairs {
+            match k.as_str() {
+                "threads" => {
+                    c.threads = Some(
+                        v.parse::<usize>()
+                            .ok()
+                            .filter(|n| *n > 0)
+                            .ok_or_else(|| bad(k, v, "a positive integer"))?,
+                    )
+                }
+                "opt_level" => {
+                    c.opt_level = v
+                        .parse::<u8>()
+                        .ok()
+                        .filter(|n| *n <= 3)
+                        .ok_or_else(|| bad(k, v, "0, 1, 2 or 3"))?;
+                    c.options.opt_level = c.opt_level;
+                }
+                "bounds_check" => {
+                    c.options.bounds_checks = match v.as_str() {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(bad(k, v, "`on` or `off`")),
+                    }
+                }
+                "backend" => match v.as_str() {
+                    "cpu" | "auto" => {}
+                    "interp" | "cpu-par" | "gpu" => {
+                        return Err(VrError::new(
+                            ErrorKind::Unsupported,
+                            format!("backend `{v}` is not available through the C API yet (use `cpu`)"),
+                        ))
+                    }
+                    _ => return Err(bad(k, v, "`cpu` or `auto`")),
+                },
+                "cache_dir" => {
+                    c.cache_dir = match v.as_str() {
+                        "off" | "" => None,
+                        dir => Some(PathBuf::from(dir)),
+                    }
+                }
+                _ => {
+                    let known: Vec<String> =
+                        CONFIG_KEYS.iter().map(|(k, what)| format!("{k} ({what})")).collect();
+                    return Err(VrError::new(
+                        ErrorKind::InvalidArgument,
+                        format!("unknown configuration key `{k}`; known: {}", known.join("; ")),
+                    ));
+                }
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// Host hooks as registered. The host promises they may be called from any thread
+/// (see `VrHostHooks`); raw pointers inside make this impossible to derive.
+#[derive(Clone, Copy)]
+pub struct Hooks(pub VrHostHooks);
+// SAFETY: the host contract of VrHostHooks: hooks and user_data are thread-safe.
+unsafe impl Send for Hooks {}
+unsafe impl Sync for Hooks {}
+
+impl Hooks {
+    pub fn none() -> Hooks {
+        Hooks(VrHostHooks {
+            user_data: std::ptr::null_mut(),
+            alloc_array: None,
+            release_array: None,
+            incref: None,
+            decref: None,
+            on_error: None,
+            arg_convention: VR_BY_REFERENCE,
+        })
+    }
+    pub fn convention(&self) -> VrResult<ArgConvention> {
+        match self.0.arg_convention {
+            VR_BY_REFERENCE => Ok(ArgConvention::ByReference),
+            VR_BY_VALUE => Ok(ArgConvention::ByValue),
+            other => Err(VrError::new(
+                ErrorKind::InvalidArgument,
+                format!("unknown argument convention {other} (VR_BY_REFERENCE = 0, VR_BY_VALUE = 1)"),
+            )),
+        }
+    }
+}
+
+pub struct ContextInner {
+    pub config: Config,
+    pub hooks: RwLock<Hooks>,
+    pub cache: CompileCache,
+}
+
+impl ContextInner {
+    pub fn hooks(&self) -> Hooks {
+        *self.hooks.read().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// `VrContext*` in C.
+pub struct VrContext {
+    pub inner: Arc<ContextInner>,
+}
+
+/// `VrModule*` in C: a verified module.
+pub struct VrModule {
+    pub ctx: Arc<ContextInner>,
+    pub module: Module,
+}
+
+/// `VrFunction*` in C: a function compiled for one list of argument types.
+pub struct VrFunction {
+    pub ctx: Arc<ContextInner>,
+    pub spec: Arc<Specialized>,
+}

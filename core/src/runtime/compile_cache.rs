@@ -1,0 +1,302 @@
+//! The specialization cache: a function compiled for the argument types a host brings
+//! (element type, rank, and shape class: row-major, column-major or strided) is compiled
+//! once per process and shared by every later request and every thread.
+//!
+//! The unit compiled is the function plus everything it calls (`analysis::calls`), so
+//! the key — the canonical JSON of that specialized sub-module plus the options — changes
+//! whenever any called function changes. Shape specialization: a parameter declared
+//! `strided` whose argument type is contiguous (`row`/`col`) is compiled with the
+//! contiguous type when the verifier accepts that (contiguous code indexes without
+//! stride loads); calls must then bring contiguous arrays, which the argument check
+//! enforces with a clear message.
+
+use crate::analysis::{calls, param_writes};
+use crate::cpu::CompiledModule;
+use crate::runtime::disk_cache::DiskCache;
+use crate::runtime::error::{ErrorKind, VrError, VrResult};
+use crate::vrir::ast::{Function, Module};
+use crate::vrir::types::{Layout, Type};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Options that change the code compiled (so they are part of the key).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CompileOptions {
+    /// `false` drops every bounds check (the host promises in-bounds accesses).
+    pub bounds_checks: bool,
+    /// LLVM optimization level, 0 to 3.
+    pub opt_level: u8,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions { bounds_checks: true, opt_level: 2 }
+    }
+}
+
+/// One function compiled for one list of argument types.
+pub struct Specialized {
+    /// The sub-module compiled (the function, what it calls, parameter types specialized).
+    pub module: Module,
+    pub function: String,
+    pub compiled: CompiledModule,
+    /// Per parameter: whether a call may write the array passed for it.
+    pub writes: Vec<bool>,
+}
+
+impl Specialized {
+    pub fn signature(&self) -> &Function {
+        self.module
+            .function(&self.function)
+            .expect("a specialized module holds its function")
+    }
+}
+
+/// How often the cache answered and how.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Compilations by LLVM.
+    pub compiles: u64,
+    /// Requests answered from this process's cache.
+    pub memory_hits: u64,
+    /// Requests answered with machine code from the on-disk cache.
+    pub disk_hits: u64,
+    /// Entries written to the on-disk cache.
+    pub disk_writes: u64,
+    /// On-disk entries found bad (then deleted and rebuilt).
+    pub disk_rejects: u64,
+}
+
+#[derive(Default)]
+pub struct CompileCache {
+    entries: Mutex<HashMap<String, Arc<Specialized>>>,
+    compiles: AtomicU64,
+    memory_hits: AtomicU64,
+    /// Machine code kept across processes, when enabled.
+    disk: std::sync::OnceLock<DiskCache>,
+}
+
+/// Identifies the compiler that made an entry: this crate's version and the file it
+/// was loaded from (its size and modification time), so any rebuild of the compiler
+/// invalidates what an older build cached, even without a version bump.
+fn compiler_id() -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let file = own_file()
+            .and_then(|p| {
+                let m = std::fs::metadata(&p).ok()?;
+                let mtime = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+                Some(format!("{} {} {}", p.display(), m.len(), mtime.as_nanos()))
+            })
+            .unwrap_or_else(|| "unknown build".into());
+        format!(
+            "velociraptor {} entry-format {} build {file}",
+            env!("CARGO_PKG_VERSION"),
+            crate::runtime::disk_cache::FORMAT_VERSION
+        )
+    })
+}
+
+/// The executable or shared library this code lives in.
+fn own_file() -> Option<std::path::PathBuf> {
+    // SAFETY: dladdr only reads the loader's tables; `info` is a plain out-parameter.
+    unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        let here = compiler_id as *const () as *const libc::c_void;
+        if libc::dladdr(here, &mut info) == 0 || info.dli_fname.is_null() {
+            return std::env::current_exe().ok();
+        }
+        let name = std::ffi::CStr::from_ptr(info.dli_fname).to_string_lossy().into_owned();
+        std::fs::canonicalize(name).ok().or_else(|| std::env::current_exe().ok())
+    }
+}
+
+fn type_error(f: &Function, msg: String) -> VrError {
+    VrError::new(ErrorKind::Type, msg).with_function(&f.name)
+}
+
+/// Check `given` against `f`'s parameters; the parameter types to compile with (strided
+/// parameters narrowed to the contiguous layout given).
+fn specialize_params(f: &Function, given: &[Type]) -> VrResult<Vec<Type>> {
+    if given.len() != f.params.len() {
+        return Err(VrError::new(
+            ErrorKind::InvalidArgument,
+            format!(
+                "`{}` takes {} arguments but {} argument types were given",
+                f.name,
+                f.params.len(),
+                given.len()
+            ),
+        )
+        .with_function(&f.name));
+    }
+    f.params
+        .iter()
+        .zip(given)
+        .map(|(p, g)| match (&p.ty, g) {
+            (Type::Scalar { elem }, Type::Scalar { elem: h }) if elem == h => Ok(p.ty.clone()),
+            (Type::Array(d), Type::Array(h)) if d.elem == h.elem && d.ndims == h.ndims => {
+                let contiguous_1d = d.ndims == 1 && h.layout != Layout::Strided;
+                if d.layout == Layout::Strided && h.layout != Layout::Strided {
+                    Ok(Type::Array(crate::vrir::types::ArrayType { layout: h.layout, ..*d }))
+                } else if d.layout == h.layout || contiguous_1d {
+                    Ok(p.ty.clone())
+                } else {
+                    Err(type_error(
+                        f,
+                        format!(
+                            "parameter `{}` of `{}` is declared {} but the argument type is {}",
+                            p.name, f.name, p.ty, g
+                        ),
+                    ))
+                }
+            }
+            _ => Err(type_error(
+                f,
+                format!(
+                    "parameter `{}` of `{}` is declared {} but the argument type is {}",
+                    p.name, f.name, p.ty, g
+                ),
+            )),
+        })
+        .collect()
+}
+
+/// `m` with every array access's bounds check switched off.
+fn without_bounds_checks(m: &Module) -> Module {
+    // Through the JSON form: every access node carries its flags as `check`; rewriting
+    // the tree generically keeps this independent of the AST's shape.
+    fn clear(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(o) => {
+                if let Some(serde_json::Value::Object(flags)) = o.get_mut("flags") {
+                    flags.insert("check".into(), serde_json::Value::Bool(false));
+                }
+                o.values_mut().for_each(clear);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(clear),
+            _ => {}
+        }
+    }
+    let mut j = serde_json::to_value(m).expect("a module serializes");
+    clear(&mut j);
+    serde_json::from_value(j).expect("flags rewritten in place still deserialize")
+}
+
+impl CompileCache {
+    pub fn stats(&self) -> CacheStats {
+        let disk = |f: fn(&DiskCache) -> &AtomicU64| {
+            self.disk.get().map_or(0, |d| f(d).load(Ordering::Relaxed))
+        };
+        CacheStats {
+            compiles: self.compiles.load(Ordering::Relaxed),
+            memory_hits: self.memory_hits.load(Ordering::Relaxed),
+            disk_hits: disk(|d| &d.hits),
+            disk_writes: disk(|d| &d.writes),
+            disk_rejects: disk(|d| &d.rejects),
+        }
+    }
+
+    /// Keep machine code in `dir` across processes (created mode 0700 when missing).
+    /// The cache is an optimization: when the directory cannot be made, compiles go on
+    /// without it and the reason is returned.
+    pub fn enable_disk(&self, dir: &std::path::Path) -> std::io::Result<()> {
+        let d = DiskCache::open(dir)?;
+        let _ = self.disk.set(d);
+        Ok(())
+    }
+
+    /// Compile `sub` (for `func`), through the on-disk cache when enabled.
+    fn compile(&self, sub: &Module, key: &str, opt_level: u8) -> VrResult<CompiledModule> {
+        let Some(disk) = self.disk.get() else {
+            self.compiles.fetch_add(1, Ordering::Relaxed);
+            return crate::cpu::compile_with(
+                sub,
+                crate::cpu::CpuOptions {
+                    opt_level,
+                    ..Default::default()
+                },
+            );
+        };
+        let disk_key = format!("{key}\n{}\n{}", crate::cpu::target_id(), compiler_id());
+        if let Some(object) = disk.load(&disk_key) {
+            match crate::cpu::load_object(sub, &object) {
+                Ok(c) => {
+                    disk.hits.fetch_add(1, Ordering::Relaxed);
+                    return Ok(c);
+                }
+                // Passed the checksum but does not link: rebuilt below.
+                Err(_) => disk.reject(&disk.path_for(&disk_key)),
+            }
+        }
+        crate::vrir::verify::verify_module(sub)?;
+        let object = crate::cpu::emit_object(sub, opt_level)?;
+        self.compiles.fetch_add(1, Ordering::Relaxed);
+        // A full disk or a read-only directory only costs the next process a compile.
+        let _ = disk.store(&disk_key, &object);
+        crate::cpu::load_object(sub, &object)
+    }
+
+    /// `func` of `m` (a verified module) compiled for arguments of types `given`, from
+    /// the cache when it was compiled before.
+    pub fn get_or_compile(
+        &self,
+        m: &Module,
+        func: &str,
+        given: &[Type],
+        opts: &CompileOptions,
+    ) -> VrResult<Arc<Specialized>> {
+        let mut sub = calls::submodule(m, func).ok_or_else(|| {
+            VrError::new(
+                ErrorKind::InvalidArgument,
+                format!("no function `{func}` in module `{}`", m.name),
+            )
+        })?;
+        let f = sub.function(func).expect("the root is in its sub-module");
+        let params = specialize_params(f, given)?;
+        if params.iter().zip(&f.params).any(|(t, p)| *t != p.ty) {
+            let mut narrowed = sub.clone();
+            if let Some(nf) = narrowed.functions.iter_mut().find(|g| g.name == func) {
+                for (p, t) in nf.params.iter_mut().zip(&params) {
+                    p.ty = t.clone();
+                }
+            }
+            // Narrowing is an optimization: keep the declared types when it does not verify.
+            if crate::vrir::verify::verify_module(&narrowed).is_ok() {
+                sub = narrowed;
+            }
+        }
+        if !opts.bounds_checks {
+            sub = without_bounds_checks(&sub);
+        }
+        let key = format!(
+            "{}\n{func}\nbounds_checks={} opt_level={}",
+            crate::vrir::json::to_json(&sub),
+            opts.bounds_checks,
+            opts.opt_level
+        );
+        if let Some(hit) = self.lock().get(&key) {
+            self.memory_hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(hit.clone());
+        }
+        // Compile without holding the lock: other functions stay available meanwhile
+        // (two threads may compile the same key at once; the first result is kept).
+        let compiled = self.compile(&sub, &key, opts.opt_level)?;
+        let writes = param_writes::params_possibly_written(&sub, func)
+            .expect("the root is in its sub-module");
+        let spec = Arc::new(Specialized {
+            module: sub,
+            function: func.to_string(),
+            compiled,
+            writes,
+        });
+        Ok(self.lock().entry(key).or_insert(spec).clone())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Specialized>>> {
+        // A panic while holding the lock cannot leave the map half-updated (inserts are
+        // single calls), so a poisoned lock is still usable.
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
