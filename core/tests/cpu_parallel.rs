@@ -19,6 +19,7 @@ fn compile(src: &str, threads: usize) -> CompiledModule {
         CpuOptions {
             parallel: true,
             threads: Some(threads),
+            ..CpuOptions::default()
         },
     )
     .expect("compiles")
