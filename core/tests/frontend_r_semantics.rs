@@ -162,6 +162,11 @@ fn cases() -> Vec<Case> {
         c("for_each", json!([[1.0, 2.0, 3.0]]), Same),
         c("right_assign", json!([[1.0, 2.0, 3.0, 4.0]]), Same),
         c("right_assign", json!([[1.0, 2.0, 3.0]]), Error),
+        c(
+            "heat_steps",
+            json!([{"dtype": "f64", "shape": [4, 5], "data": [[0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 2.0, 1.0, 0.0], [0.0, 3.0, 9.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]]}, {"dtype": "i32", "data": 3}]),
+            Same,
+        ),
         c("truthy", json!([[1.0, -2.0, 3.0]]), Same),
         c("truthy", json!([[1.0, -2.0]]), Same),
         c("int_matrix", json!([{"dtype": "i32", "shape": [2, 2], "data": [[1, 2], [3, 4]]}]), Same),

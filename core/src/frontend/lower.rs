@@ -79,6 +79,8 @@ pub struct Lowerer<'p> {
     counter: u32,
     /// Variables written through an index somewhere in the function.
     written: HashSet<String>,
+    /// Variables assigned as a whole (`x <- v`) anywhere in the body.
+    rebound: HashSet<String>,
     /// Line of the statement being lowered.
     pub line: Line,
 }
@@ -96,6 +98,8 @@ impl<'p> Lowerer<'p> {
         }
         let mut written = HashSet::new();
         collect_written(&def.body, &mut written);
+        let mut rebound = HashSet::new();
+        collect_rebound(&def.body, &mut rebound);
         Lowerer {
             prog,
             spec,
@@ -110,6 +114,7 @@ impl<'p> Lowerer<'p> {
             temps: Vec::new(),
             counter: 0,
             written,
+            rebound,
             line: 0,
         }
     }
@@ -240,7 +245,10 @@ impl<'p> Lowerer<'p> {
             let var_ty = self.vars[&p.name];
             let name = lang.vrir_name(&p.name);
             let copied = lang.arguments_by_value() && t.rank > 0 && self.written.contains(&p.name);
-            if var_ty == *t && !copied {
+            // Parameters are never assigned in VRIR we emit (backends may rely on it): an
+            // array parameter the function rebinds (`u <- v`) becomes a local too.
+            let rebound = t.rank > 0 && self.rebound.contains(&p.name);
+            if var_ty == *t && !copied && !rebound {
                 params.push(Param { name: name.clone(), ty: t.vrir(self.layout()), restrict: false });
                 lang.entry_check(self, &name, *t);
             } else if var_ty == *t {
@@ -249,10 +257,12 @@ impl<'p> Lowerer<'p> {
                 let pname = format!("_arg_{name}");
                 params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
                 lang.entry_check(self, &pname, *t);
-                self.emit(StmtKind::Assign {
-                    targets: vec![LValue::Var { name: name.clone() }],
-                    value: vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&pname)] },
-                });
+                let value = if copied {
+                    vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&pname)] }
+                } else {
+                    vrir::Expr::var(&pname)
+                };
+                self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: name.clone() }], value });
             } else {
                 // The function assigns the parameter a wider type: take the argument
                 // under another name and convert it.
@@ -956,6 +966,28 @@ impl<'p> Lowerer<'p> {
             None => Err(LErr::NotYet),
             Some(r) => Ok((vrir::Expr::Call { func: name, args: values }, r)),
         }
+    }
+}
+
+/// Variables assigned as a whole (`x <- v`) anywhere in `e`.
+fn collect_rebound(e: &Expr, out: &mut HashSet<String>) {
+    match &e.kind {
+        ExprKind::Assign { target, value } => {
+            if let ExprKind::Var(n) = &target.kind {
+                out.insert(n.clone());
+            }
+            collect_rebound(value, out);
+        }
+        ExprKind::Block(items) => items.iter().for_each(|i| collect_rebound(i, out)),
+        ExprKind::If { then, els, .. } => {
+            collect_rebound(then, out);
+            if let Some(e) = els {
+                collect_rebound(e, out);
+            }
+        }
+        ExprKind::For { body, .. } | ExprKind::While { body, .. } | ExprKind::Repeat(body) => collect_rebound(body, out),
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| collect_rebound(&a.value, out)),
+        _ => {}
     }
 }
 

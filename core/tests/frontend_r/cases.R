@@ -330,3 +330,19 @@ head_sum <- function(x, n = length(x) - 1L) sum(x[seq_len(n)])
 
 twice <- function(v) v * 2L
 two_specs <- function(x, k) c(twice(x), twice(k))
+
+# Time stepping that rebinds its matrix argument (`u <- v`): a 2-D heat diffusion.
+heat_steps <- function(u, steps) {
+  n <- nrow(u)
+  m <- ncol(u)
+  for (s in seq_len(steps)) {
+    v <- u
+    for (j in 2:(m - 1)) {
+      for (i in 2:(n - 1)) {
+        v[i, j] <- u[i, j] + 0.1 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4 * u[i, j])
+      }
+    }
+    u <- v
+  }
+  u
+}
