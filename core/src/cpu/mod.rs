@@ -92,6 +92,8 @@
 //! one the serial order meets first. Atomics (`codegen/atomics.rs`) are LLVM
 //! `atomicrmw add/fadd` and `cmpxchg`, on both backends. On `cpu`, parfor runs serially.
 //!
+//! Still reported as `ErrorKind::Unsupported` at compile time: `matmul` of complex
+//! arrays. Run-time errors equal the interpreter's, field for field.
 
 // VrError is the crate-wide error type (128 bytes by design: it carries every location
 // field); boxing it only here would make the cpu backend's API differ from the others'.
