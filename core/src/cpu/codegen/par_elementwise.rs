@@ -14,9 +14,8 @@
 
 use super::elementwise::{ElemFn, Operand};
 use super::parfor::PARFOR;
-use super::{internal_name, ArrayView, CodeGen, FnGen, Val};
+use super::{ArrayView, CodeGen, FnGen, Val};
 use crate::runtime::error::VrResult;
-use inkwell::module::Linkage;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
 
@@ -141,25 +140,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     ) -> VrResult<FunctionValue<'ctx>> {
         let ptr = self.ptr_type();
         let i64t = self.cx.i64_type();
-        let fty = self.cx.i32_type().fn_type(
-            &[
-                ptr.into(),
-                ptr.into(),
-                i64t.into(),
-                i64t.into(),
-                self.cx.i32_type().into(),
-            ],
-            false,
-        );
-        let llfn = self.module.add_function(
-            &format!("{}.elementwise", internal_name(&g.f.name)),
-            fty,
-            Some(Linkage::Internal),
-        );
-        llfn.add_attribute(
-            inkwell::attributes::AttributeLoc::Function,
-            self.enum_attr("nounwind"),
-        );
+        let llfn = self.declare_chunk_fn(g, "elementwise");
         let param = |k: u32| llfn.get_nth_param(k).expect("declared parameter");
         let env = param(0).into_pointer_value();
         let ctx = param(1).into_pointer_value();

@@ -350,6 +350,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         Ok(())
     }
 
+    /// Declare `i32 NAME.SUFFIX(env, ctx, lo, hi, last)`: the outlined chunk function the
+    /// parallel runtime calls for iterations (or rows) `lo..hi`; parfor bodies and
+    /// parallel element-wise operators share this shape.
+    pub(crate) fn declare_chunk_fn(&self, g: &FnGen<'ctx, 'm>, suffix: &str) -> FunctionValue<'ctx> {
+        let ptr = self.ptr_type();
+        let i64t = self.cx.i64_type();
+        let i32t = self.cx.i32_type();
+        let params = [ptr.into(), ptr.into(), i64t.into(), i64t.into(), i32t.into()];
+        let llfn = self.module.add_function(
+            &format!("{}.{suffix}", internal_name(&g.f.name)),
+            i32t.fn_type(&params, false),
+            Some(Linkage::Internal),
+        );
+        llfn.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("nounwind"),
+        );
+        llfn
+    }
+
     /// Build the outlined body. On failure, the error and the half-built function (to
     /// delete). The builder is left anywhere: the caller repositions it.
     #[allow(clippy::type_complexity)]
@@ -362,27 +382,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         d: u32,
     ) -> Result<FunctionValue<'ctx>, (crate::runtime::error::VrError, Option<FunctionValue<'ctx>>)>
     {
-        let ptr = self.ptr_type();
-        let i64t = self.cx.i64_type();
-        let fty = self.cx.i32_type().fn_type(
-            &[
-                ptr.into(),
-                ptr.into(),
-                i64t.into(),
-                i64t.into(),
-                self.cx.i32_type().into(),
-            ],
-            false,
-        );
-        let llfn = self.module.add_function(
-            &format!("{}.parfor", internal_name(&g.f.name)),
-            fty,
-            Some(Linkage::Internal),
-        );
-        llfn.add_attribute(
-            inkwell::attributes::AttributeLoc::Function,
-            self.enum_attr("nounwind"),
-        );
+        let llfn = self.declare_chunk_fn(g, "parfor");
         self.outline_body(g, llfn, vars, body, plan, d)
             .map_err(|e| (e, Some(llfn)))?;
         Ok(llfn)
