@@ -13,7 +13,6 @@
 //! reductions and `amin`/`amax` would be exact in parallel but are not done yet.
 
 use super::elementwise::{ElemFn, Operand};
-use super::parfor::PARFOR;
 use super::{ArrayView, CodeGen, FnGen, Val};
 use crate::runtime::error::VrResult;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
@@ -97,35 +96,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
         // Chunks of the outermost dimension: its extent is the one count.
         let counts = slot(self, 1)?;
-        let helper = self.module.get_function(PARFOR).expect("declared");
-        let status = match self
-            .builder
-            .build_call(
-                helper,
-                &[
-                    g.ctx_ptr.into(),
-                    body.as_global_value().as_pointer_value().into(),
-                    env.into(),
-                    counts.into(),
-                    self.i64c(1).into(),
-                ],
-                "ew.status",
-            )?
-            .try_as_basic_value()
-        {
-            inkwell::values::ValueKind::Basic(v) => v.into_int_value(),
-            _ => return Err(self.type_err(g, "parallel helper without status".into())),
-        };
-        let ok = self.builder.build_int_compare(
-            IntPredicate::EQ,
-            status,
-            self.cx.i32_type().const_zero(),
-            "",
-        )?;
-        self.builder.build_conditional_branch(ok, join, err_bb)?;
-        self.builder.position_at_end(err_bb);
-        self.builder.build_return(Some(&status))?;
-        self.builder.position_at_end(join);
+        self.run_chunks(g, body, env, counts, 1, join, err_bb)?;
         Ok(())
     }
 

@@ -207,35 +207,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             self.fill_capture(g, env, name, *cap)?;
         }
         let counts = self.env_slot(env, 2 * d)?;
-        let helper = self.module.get_function(PARFOR).expect("declared");
-        let status = match self
-            .builder
-            .build_call(
-                helper,
-                &[
-                    g.ctx_ptr.into(),
-                    outlined.as_global_value().as_pointer_value().into(),
-                    env.into(),
-                    counts.into(),
-                    self.i64c(d as i64).into(),
-                ],
-                "parfor.status",
-            )?
-            .try_as_basic_value()
-        {
-            inkwell::values::ValueKind::Basic(v) => v.into_int_value(),
-            _ => return Err(self.type_err(g, "parfor helper without status".into())),
-        };
-        let ok = self.builder.build_int_compare(
-            IntPredicate::EQ,
-            status,
-            self.cx.i32_type().const_zero(),
-            "",
-        )?;
-        self.builder.build_conditional_branch(ok, done_bb, err_bb)?;
-        self.builder.position_at_end(err_bb);
-        self.builder.build_return(Some(&status))?;
-        self.builder.position_at_end(done_bb);
+        self.run_chunks(g, outlined, env, counts, d as i64, done_bb, err_bb)?;
         Ok(())
     }
 
@@ -347,6 +319,53 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             }
             _ => unreachable!("the plan was made from these slots"),
         }
+        Ok(())
+    }
+
+    /// Call the parallel runtime (`vr_cpu_parfor`) on the outlined chunk function `body`
+    /// with its environment and `ndims` iteration counts at `counts`; a non-zero status
+    /// returns from the current function through `err_bb`, otherwise code goes on at
+    /// `cont`. Shared by parfor loops and parallel element-wise operators.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_chunks(
+        &mut self,
+        g: &FnGen<'ctx, 'm>,
+        body: FunctionValue<'ctx>,
+        env: PointerValue<'ctx>,
+        counts: PointerValue<'ctx>,
+        ndims: i64,
+        cont: inkwell::basic_block::BasicBlock<'ctx>,
+        err_bb: inkwell::basic_block::BasicBlock<'ctx>,
+    ) -> VrResult<()> {
+        let helper = self.module.get_function(PARFOR).expect("declared");
+        let status = match self
+            .builder
+            .build_call(
+                helper,
+                &[
+                    g.ctx_ptr.into(),
+                    body.as_global_value().as_pointer_value().into(),
+                    env.into(),
+                    counts.into(),
+                    self.i64c(ndims).into(),
+                ],
+                "parallel.status",
+            )?
+            .try_as_basic_value()
+        {
+            inkwell::values::ValueKind::Basic(v) => v.into_int_value(),
+            _ => return Err(self.type_err(g, "parallel runtime helper without status".into())),
+        };
+        let ok = self.builder.build_int_compare(
+            IntPredicate::EQ,
+            status,
+            self.cx.i32_type().const_zero(),
+            "",
+        )?;
+        self.builder.build_conditional_branch(ok, cont, err_bb)?;
+        self.builder.position_at_end(err_bb);
+        self.builder.build_return(Some(&status))?;
+        self.builder.position_at_end(cont);
         Ok(())
     }
 
