@@ -57,6 +57,8 @@
 
 #define VR_DUMP_LLVM_IR 2
 
+#define VR_DUMP_EXPLAIN 3
+
 // `vr_module_load` formats.
 #define VR_FORMAT_AUTO 0
 
@@ -288,7 +290,9 @@ enum VrStatus vr_compile(const struct VrModule *m,
                          struct VrFunction **out);
 
 // Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
-// `arg_types`. Front ends are not wired in yet: answers VR_UNSUPPORTED with a message.
+// `arg_types`. `r` compiles through the R front end (R's types: f64, i32, bool, c128;
+// the function and what it calls from `source`); `matlab` and `julia` answer
+// VR_UNSUPPORTED until their front ends exist.
 enum VrStatus vr_compile_source(const struct VrContext *ctx,
                                 const char *language,
                                 const char *source,
@@ -308,8 +312,10 @@ enum VrStatus vr_function_signature(const struct VrFunction *f,
                                     size_t max_results,
                                     size_t *n_results);
 
-// A text dump of the compiled function (`what`: VR_DUMP_VRIR_TEXT, VR_DUMP_VRIR_JSON,
-// VR_DUMP_LLVM_IR — the LLVM IR before optimization); free it with `vr_string_free`.
+// A text dump of the compiled function (`what`: VR_DUMP_VRIR_TEXT, VR_DUMP_VRIR_JSON —
+// the VRIR compiled, after the optimizer; VR_DUMP_LLVM_IR — the LLVM IR before LLVM's
+// optimization; VR_DUMP_EXPLAIN — the backend, the compile time and what each optimizer
+// pass did); free it with `vr_string_free`.
 enum VrStatus vr_function_dump(const struct VrFunction *f, int32_t what, char **out);
 
 void vr_string_free(char *s);

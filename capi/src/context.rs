@@ -18,8 +18,10 @@ pub const CONFIG_KEYS: &[(&str, &str)] = &[
     ("threads", "worker threads for parallel loops (positive integer; used by cpu-par)"),
     ("opt_level", "LLVM optimization level, 0 to 3 (default 2)"),
     ("bounds_check", "`on` (default: every access checked unless marked :nocheck) or `off`"),
-    ("backend", "`cpu` or `auto` (the CPU backend; others are not built yet)"),
+    ("backend", "`cpu` (serial), `cpu-par` (parfor loops and large element-wise operators on a thread pool) or `auto` (= `cpu`)"),
     ("cache_dir", "directory of the on-disk code cache, or `off`"),
+    ("passes", "optimizer passes, as VR_PASSES: `-bce,-bce-version`, `none`, `all` (default: every pass; VR_PASSES when set)"),
+    ("params_noalias", "`yes` when the host never passes one array's storage as two parameters (R, MATLAB: values), else `no` (default)"),
 ];
 
 /// A context's configuration, parsed and checked.
@@ -43,7 +45,10 @@ impl Config {
         let mut c = Config {
             threads: None,
             opt_level: 2,
-            options: CompileOptions::default(),
+            options: CompileOptions {
+                passes: velociraptor::opt::OptOptions::from_env()?,
+                ..CompileOptions::default()
+            },
             cache_dir: DiskCache::default_dir(),
         };
         for (k, v) in pairs {
@@ -54,7 +59,8 @@ impl Config {
                             .ok()
                             .filter(|n| *n > 0)
                             .ok_or_else(|| bad(k, v, "a positive integer"))?,
-                    )
+                    );
+                    c.options.threads = c.threads;
                 }
                 "opt_level" => {
                     c.opt_level = v
@@ -72,15 +78,29 @@ impl Config {
                     }
                 }
                 "backend" => match v.as_str() {
-                    "cpu" | "auto" => {}
-                    "interp" | "cpu-par" | "gpu" => {
+                    "cpu" | "auto" => c.options.parallel = false,
+                    "cpu-par" => c.options.parallel = true,
+                    "interp" | "gpu" => {
                         return Err(VrError::new(
                             ErrorKind::Unsupported,
                             format!("backend `{v}` is not available through the C API yet (use `cpu`)"),
                         ))
                     }
-                    _ => return Err(bad(k, v, "`cpu` or `auto`")),
+                    _ => return Err(bad(k, v, "`cpu`, `cpu-par` or `auto`")),
                 },
+                "passes" => {
+                    let noalias = c.options.passes.params_never_alias;
+                    c.options.passes = velociraptor::opt::OptOptions::parse(v)
+                        .map_err(|e| bad(k, v, &format!("a pass list ({})", e.message)))?;
+                    c.options.passes.params_never_alias = noalias;
+                }
+                "params_noalias" => {
+                    c.options.passes.params_never_alias = match v.as_str() {
+                        "yes" | "true" | "1" => true,
+                        "no" | "false" | "0" => false,
+                        _ => return Err(bad(k, v, "`yes` or `no`")),
+                    }
+                }
                 "cache_dir" => {
                     c.cache_dir = match v.as_str() {
                         "off" | "" => None,

@@ -38,6 +38,7 @@ use std::os::raw::c_char;
 use std::sync::{Arc, RwLock};
 use velociraptor::runtime::compile_cache::CompileCache;
 use velociraptor::vrir::types::{ArrayType, Type};
+use velociraptor::frontend::types::Ty;
 use velociraptor::{ErrorKind, VrError, VrResult};
 
 /// Version of the C ABI; bumped on every incompatible change.
@@ -421,27 +422,49 @@ pub extern "C" fn vr_compile(
     })
 }
 
-/// Host source to VRIR through the front end of `language`.
-// FRONT END: the one place to wire the front ends (core/src/frontend) into the C API:
-// parse `source` in `language`, infer types from `arg_types`, lower to a VRIR module
-// holding `name`. Until then every language tag answers VR_UNSUPPORTED.
+/// Host source to VRIR through the front end of `language`: the module holding `name`
+/// and every function of `source` it calls, specialized for `arg_types` (one per leading
+/// formal; the rest take their defaults). Front-end diagnostics (parse errors, types that
+/// do not unify, constructs it does not compile) keep their kind, line and message.
 fn frontend_to_vrir(
     language: &str,
-    _source: &str,
+    source: &str,
     name: &str,
-    _arg_types: &[Type],
+    arg_types: &[Type],
 ) -> VrResult<velociraptor::vrir::ast::Module> {
-    Err(VrError::new(
-        ErrorKind::Unsupported,
-        format!(
-            "compiling `{name}` from {language} source: the {language} front end is not wired \
-             into the C API yet (load VRIR with vr_module_load instead)"
-        ),
-    ))
+    match language {
+        "r" => {
+            let tys = arg_types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    use velociraptor::frontend::r::rules::{COMPLEX, DOUBLE, INTEGER, LOGICAL};
+                    let r_type = Ty::from_vrir(t)
+                        .filter(|ty| [DOUBLE, INTEGER, LOGICAL, COMPLEX].contains(&ty.elem) && ty.rank <= 3);
+                    r_type.ok_or_else(|| {
+                        invalid(format!(
+                            "argument {} of `{name}`: type {t} has no R counterpart (R has f64 double, i32 integer, bool logical, c128 complex; scalars and arrays up to rank 3)",
+                            i + 1
+                        ))
+                    })
+                })
+                .collect::<VrResult<Vec<Ty>>>()?;
+            velociraptor::frontend::r::compile(source, name, tys)
+        }
+        _ => Err(VrError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "compiling `{name}` from {language} source: the {language} front end does not \
+                 exist yet (load VRIR with vr_module_load instead)"
+            ),
+        )),
+    }
 }
 
 /// Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
-/// `arg_types`. Front ends are not wired in yet: answers VR_UNSUPPORTED with a message.
+/// `arg_types`. `r` compiles through the R front end (R's types: f64, i32, bool, c128;
+/// the function and what it calls from `source`); `matlab` and `julia` answer
+/// VR_UNSUPPORTED until their front ends exist.
 #[no_mangle]
 pub extern "C" fn vr_compile_source(
     ctx: *const VrContext,
@@ -500,8 +523,10 @@ pub extern "C" fn vr_function_signature(
     })
 }
 
-/// A text dump of the compiled function (`what`: VR_DUMP_VRIR_TEXT, VR_DUMP_VRIR_JSON,
-/// VR_DUMP_LLVM_IR — the LLVM IR before optimization); free it with `vr_string_free`.
+/// A text dump of the compiled function (`what`: VR_DUMP_VRIR_TEXT, VR_DUMP_VRIR_JSON —
+/// the VRIR compiled, after the optimizer; VR_DUMP_LLVM_IR — the LLVM IR before LLVM's
+/// optimization; VR_DUMP_EXPLAIN — the backend, the compile time and what each optimizer
+/// pass did); free it with `vr_string_free`.
 #[no_mangle]
 pub extern "C" fn vr_function_dump(f: *const VrFunction, what: i32, out: *mut *mut c_char) -> VrStatus {
     guard("vr_function_dump", || {
@@ -511,10 +536,29 @@ pub extern "C" fn vr_function_dump(f: *const VrFunction, what: i32, out: *mut *m
             VR_DUMP_VRIR_TEXT => velociraptor::vrir::text::print_module(m),
             VR_DUMP_VRIR_JSON => velociraptor::vrir::json::to_json(m),
             VR_DUMP_LLVM_IR => velociraptor::cpu::emit_llvm_ir(m)?,
+            VR_DUMP_EXPLAIN => explain(f),
             other => return Err(invalid(format!("unknown dump kind {other}"))),
         };
         give_string(text, out)
     })
+}
+
+/// The VR_DUMP_EXPLAIN text: where the function runs, how long it took to compile, and
+/// the optimizer's report.
+fn explain(f: &VrFunction) -> String {
+    let o = &f.ctx.config.options;
+    let backend = if o.parallel {
+        format!("cpu-par ({} threads)", f.spec.compiled.threads())
+    } else {
+        "cpu (serial)".to_string()
+    };
+    format!(
+        "function {}\nbackend: {backend}\nbounds checks: {}\ncompile: {:.1} ms (optimizer and LLVM, or a load from the disk cache)\noptimizer:\n{}",
+        f.spec.function,
+        if o.bounds_checks { "on" } else { "off" },
+        f.spec.compile_seconds * 1e3,
+        if f.spec.optimizer_report.is_empty() { "(no pass ran)\n".to_string() } else { f.spec.optimizer_report.clone() },
+    )
 }
 
 #[no_mangle]

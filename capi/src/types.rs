@@ -62,6 +62,7 @@ pub const VR_BY_VALUE: i32 = 1;
 pub const VR_DUMP_VRIR_TEXT: i32 = 0;
 pub const VR_DUMP_VRIR_JSON: i32 = 1;
 pub const VR_DUMP_LLVM_IR: i32 = 2;
+pub const VR_DUMP_EXPLAIN: i32 = 3;
 
 /// `vr_module_load` formats.
 pub const VR_FORMAT_AUTO: i32 = 0;

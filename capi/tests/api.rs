@@ -315,21 +315,142 @@ fn compile_errors() {
     vr_context_destroy(ctx);
 }
 
-#[test]
-fn host_source_is_unsupported_until_front_ends_are_wired() {
-    let ctx = plain_context();
+fn compile_r(ctx: *mut VrContext, src: &str, name: &str, types: &[VrType]) -> Result<*mut VrFunction, (VrStatus, String)> {
     let mut f = null_mut();
-    let (lang, src, name) = (cstr("r"), cstr("function(x) x + 1"), cstr("f"));
+    let (lang, src, name) = (cstr("r"), cstr(src), cstr(name));
+    let st = vr_compile_source(ctx, lang.as_ptr(), src.as_ptr(), name.as_ptr(), types.as_ptr(), types.len(), &mut f);
+    if st == VrStatus::VR_OK {
+        Ok(f)
+    } else {
+        assert!(f.is_null());
+        Err((st, last_message()))
+    }
+}
+
+/// R source with a helper: `weighted` sums a[i, j] * j over a matrix with loops, `total`
+/// calls it (so the callee comes along in the compiled module).
+const R_SRC: &str = "
+weighted <- function(a) {
+  s <- 0
+  for (j in 1:ncol(a)) {
+    for (i in 1:nrow(a)) {
+      s <- s + a[i, j] * j
+    }
+  }
+  s
+}
+total <- function(a, k = 1) weighted(a) + k
+";
+
+#[test]
+fn r_source_compiles_through_the_front_end() {
+    let ctx = plain_context();
+    let f = compile_r(ctx, R_SRC, "total", &[array_t(VR_F64, 2, VR_LAYOUT_COL)]).unwrap();
+    // R: a <- matrix(1:6 + 0, 2, 3); total(a) = (1+2)*1 + (3+4)*2 + (5+6)*3 + 1 = 51
+    let mut data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let a = f64_array(&mut data, &[2, 3], &[1, 2], VR_LAYOUT_COL);
+    assert_eq!(as_f64(&call(f, &[a], 1).unwrap()[0]), 51.0);
+    // The same function compiled again is a cache hit.
+    let g = compile_r(ctx, R_SRC, "total", &[array_t(VR_F64, 2, VR_LAYOUT_COL)]).unwrap();
+    assert_eq!(stats(ctx).memory_hits, 1);
+    let mut text = null_mut();
+    assert_eq!(vr_function_dump(g, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
+    let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    assert!(explain.contains("backend: cpu (serial)") && explain.contains("bce-version on weighted"), "{explain}");
+    vr_function_free(f);
+    vr_function_free(g);
+    vr_context_destroy(ctx);
+}
+
+#[test]
+fn r_source_diagnostics_keep_kind_and_line() {
+    let ctx = plain_context();
     let t = [array_t(VR_F64, 1, VR_LAYOUT_COL)];
-    let st = vr_compile_source(ctx, lang.as_ptr(), src.as_ptr(), name.as_ptr(), t.as_ptr(), 1, &mut f);
-    assert_eq!(st, VrStatus::VR_UNSUPPORTED);
-    assert!(last_message().contains("r front end is not wired"), "{}", last_message());
-    assert!(f.is_null());
-    let lang = cstr("cobol");
+    let (st, msg) = compile_r(ctx, "f <- function(x) {\n  y <- x +\n}\n", "f", &t).unwrap_err();
+    assert_eq!(st, VrStatus::VR_PARSE_ERROR, "{msg}");
+    let (st, msg) = compile_r(ctx, "f <- function(x) {\n  s <- 0\n  s <- frobnicate(x)\n  s\n}\n", "f", &t).unwrap_err();
+    assert_eq!(st, VrStatus::VR_UNSUPPORTED, "{msg}");
+    assert!(msg.contains("frobnicate") && msg.contains("line 3"), "{msg}");
+    // A type R does not have.
+    let (st, msg) = compile_r(ctx, "f <- function(x) x", "f", &[scalar_t(VR_I64)]).unwrap_err();
+    assert_eq!(st, VrStatus::VR_INVALID_ARGUMENT, "{msg}");
+    assert!(msg.contains("no R counterpart"), "{msg}");
+    for lang in ["matlab", "julia"] {
+        let mut f = null_mut();
+        let (l, src, name) = (cstr(lang), cstr("x"), cstr("f"));
+        let st = vr_compile_source(ctx, l.as_ptr(), src.as_ptr(), name.as_ptr(), t.as_ptr(), 1, &mut f);
+        assert_eq!(st, VrStatus::VR_UNSUPPORTED);
+        assert!(last_message().contains("front end does not exist yet"), "{}", last_message());
+    }
+    let mut f = null_mut();
+    let (lang, src, name) = (cstr("cobol"), cstr("x"), cstr("f"));
     let st = vr_compile_source(ctx, lang.as_ptr(), src.as_ptr(), name.as_ptr(), t.as_ptr(), 1, &mut f);
     assert_eq!(st, VrStatus::VR_INVALID_ARGUMENT);
     assert!(last_message().contains("unknown language `cobol`"));
     vr_context_destroy(ctx);
+}
+
+/// A parfor that doubles every element; run through `backend = cpu-par` with and
+/// without the on-disk cache.
+const PARFOR_SRC: &str = "(module par :index-base 0
+  (function dbl ((x f64[1,row])) ()
+    (locals (i i64))
+    (parfor (i) (range 0 (- (len x) 1))
+      (block (set (index x i) (* 2.0 (index x i)))))
+    (return)))";
+
+#[test]
+fn cpu_par_backend_through_the_api_and_its_disk_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache_s = dir.path().join("c").to_str().unwrap().to_string();
+    for round in 0..2 {
+        let ctx = context(&[("backend", "cpu-par"), ("threads", "2"), ("cache_dir", &cache_s)]);
+        let m = load(ctx, PARFOR_SRC).unwrap();
+        let f = compile(m, "dbl", &[array_t(VR_F64, 1, VR_LAYOUT_ROW)]).unwrap();
+        let mut xs: Vec<f64> = (0..100_000).map(|i| i as f64).collect();
+        call(f, &[f64_array(&mut xs, &[100_000], &[1], VR_LAYOUT_ROW)], 0).unwrap();
+        assert!(xs.iter().enumerate().all(|(i, x)| *x == 2.0 * i as f64));
+        let mut text = null_mut();
+        assert_eq!(vr_function_dump(f, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
+        let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
+        vr_string_free(text);
+        assert!(explain.contains("backend: cpu-par (2 threads)"), "{explain}");
+        let s = stats(ctx);
+        // The second context loads the parallel code from disk.
+        assert_eq!((s.compiles, s.disk_hits), if round == 0 { (1, 0) } else { (0, 1) });
+        vr_function_free(f);
+        vr_module_free(m);
+        vr_context_destroy(ctx);
+    }
+    // Serial and parallel code of one function are different cache entries.
+    let ctx = context(&[("backend", "cpu"), ("cache_dir", &cache_s)]);
+    let m = load(ctx, PARFOR_SRC).unwrap();
+    let f = compile(m, "dbl", &[array_t(VR_F64, 1, VR_LAYOUT_ROW)]).unwrap();
+    assert_eq!(stats(ctx).compiles, 1);
+    vr_function_free(f);
+    vr_module_free(m);
+    vr_context_destroy(ctx);
+}
+
+#[test]
+fn optimizer_passes_are_configured_per_context() {
+    let ctx = context(&[("cache_dir", "off"), ("passes", "none"), ("params_noalias", "yes")]);
+    let f = compile_r(ctx, R_SRC, "weighted", &[array_t(VR_F64, 2, VR_LAYOUT_COL)]).unwrap();
+    let mut data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let a = f64_array(&mut data, &[2, 3], &[1, 2], VR_LAYOUT_COL);
+    assert_eq!(as_f64(&call(f, &[a], 1).unwrap()[0]), 50.0);
+    let mut text = null_mut();
+    assert_eq!(vr_function_dump(f, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
+    let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    assert!(explain.contains("(no pass ran)"), "{explain}");
+    vr_function_free(f);
+    vr_context_destroy(ctx);
+    let (k, v) = (cstr("passes"), cstr("-fastest"));
+    let mut bad = null_mut();
+    assert_eq!(vr_context_create(&k.as_ptr(), &v.as_ptr(), 1, &mut bad), VrStatus::VR_INVALID_ARGUMENT);
+    assert!(last_message().contains("unknown optimizer pass `fastest`"), "{}", last_message());
 }
 
 #[test]
@@ -346,7 +467,7 @@ fn configuration_errors() {
     let (k, v) = (cstr("backend"), cstr("gpu"));
     assert_eq!(vr_context_create(&k.as_ptr(), &v.as_ptr(), 1, &mut ctx), VrStatus::VR_UNSUPPORTED);
     // Every documented key is accepted.
-    let ctx = context(&[("threads", "4"), ("opt_level", "1"), ("bounds_check", "on"), ("backend", "cpu"), ("cache_dir", "off")]);
+    let ctx = context(&[("threads", "4"), ("opt_level", "1"), ("bounds_check", "on"), ("backend", "cpu"), ("cache_dir", "off"), ("passes", "-bce"), ("params_noalias", "yes")]);
     vr_context_destroy(ctx);
 }
 

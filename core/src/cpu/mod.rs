@@ -204,20 +204,22 @@ pub fn compile(m: &Module) -> VrResult<CompiledModule> {
 pub fn compile_with(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(m)?;
     let jit = jit::compile(m, opts.parallel, opts.opt_level)?;
-    let threads = if opts.parallel {
-        opts.threads
-            .filter(|n| *n > 0)
-            .unwrap_or_else(parallel::default_threads)
-    } else {
-        1
-    };
     Ok(CompiledModule {
         module: m.clone(),
         jit,
         recursive: callgraph::is_recursive(m),
         alloc_limit: abi::DEFAULT_ALLOC_LIMIT,
-        threads,
+        threads: threads_for(&opts),
     })
+}
+
+/// Threads a module compiled with `opts` starts with: 1 for serial code.
+fn threads_for(opts: &CpuOptions) -> usize {
+    if opts.parallel {
+        opts.threads.filter(|n| *n > 0).unwrap_or_else(parallel::default_threads)
+    } else {
+        1
+    }
 }
 
 /// LLVM IR of `m` before optimization and without host-specific attributes.

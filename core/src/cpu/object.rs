@@ -17,7 +17,7 @@
 
 use super::codegen::{self, CodeGen};
 use super::jit::{self, internal, EntryFn};
-use super::CompiledModule;
+use super::{CompiledModule, CpuOptions};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::Module as VModule;
 use inkwell::context::Context;
@@ -44,12 +44,13 @@ pub fn target_id() -> String {
     )
 }
 
-/// `vm` (verified) compiled with `default<O{opt_level}>` for the host CPU, as the bytes
-/// of a relocatable object file.
-pub fn emit_object(vm: &VModule, opt_level: u8) -> VrResult<Vec<u8>> {
+/// `vm` (verified) compiled with `default<O{opt_level}>` for the host CPU (parallel code
+/// when `opts.parallel`), as the bytes of a relocatable object file.
+pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
+    let opt_level = opts.opt_level;
     let tm = jit::host_machine_with(RelocMode::PIC, CodeModel::Small)?;
     let cx = Context::create();
-    let module = CodeGen::new(&cx, vm).generate()?;
+    let module = CodeGen::new(&cx, vm).with_parallel(opts.parallel).generate()?;
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
     jit::add_host_attributes(&module, &cx);
@@ -88,9 +89,10 @@ impl Drop for Lljit {
     }
 }
 
-/// Link an object from [`emit_object`] for `vm` into this process. Fails (never
-/// crashes) on an object that does not link: the caller then rebuilds it.
-pub fn load_object(vm: &VModule, object: &[u8]) -> VrResult<CompiledModule> {
+/// Link an object from [`emit_object`] for `vm` into this process (with the same
+/// `opts.parallel` it was emitted with). Fails (never crashes) on an object that does
+/// not link: the caller then rebuilds it.
+pub fn load_object(vm: &VModule, object: &[u8], opts: CpuOptions) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(vm)?;
     jit::host_machine()?; // initialises the native target once
     // SAFETY: the LLVM C API used as documented; every ref is owned as its docs say
@@ -163,7 +165,7 @@ pub fn load_object(vm: &VModule, object: &[u8]) -> VrResult<CompiledModule> {
             jit: jit::JitModule::loaded(entries, Box::new(lljit)),
             recursive: super::callgraph::is_recursive(vm),
             alloc_limit: super::abi::DEFAULT_ALLOC_LIMIT,
-            threads: 1,
+            threads: super::threads_for(&opts),
         })
     }
 }

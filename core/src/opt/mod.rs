@@ -48,7 +48,7 @@ pub const PASSES: &[Pass] = &[simplify::SIMPLIFY, bce::REDUNDANT, bce::VERSION];
 const GROUPS: &[(&str, &[&str])] = &[("bce", &["bce-redundant", "bce-version"])];
 
 /// Which passes run, and what the host promises about its arguments.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct OptOptions {
     /// Passes switched off (by name, from [`PASSES`]).
     pub disabled: BTreeSet<&'static str>,

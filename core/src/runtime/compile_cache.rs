@@ -27,11 +27,45 @@ pub struct CompileOptions {
     pub bounds_checks: bool,
     /// LLVM optimization level, 0 to 3.
     pub opt_level: u8,
+    /// Compile parfor loops and large element-wise operators to run on a thread pool
+    /// (the `cpu-par` backend); `false` is the serial `cpu` backend.
+    pub parallel: bool,
+    /// Threads of parallel code (`None`: `VR_THREADS`, else every core). Not part of
+    /// the key: the thread count is set on the compiled module, not compiled in.
+    pub threads: Option<usize>,
+    /// Which optimizer passes run, and what the host promises about its arguments.
+    pub passes: crate::opt::OptOptions,
 }
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        CompileOptions { bounds_checks: true, opt_level: 2 }
+        CompileOptions {
+            bounds_checks: true,
+            opt_level: 2,
+            parallel: false,
+            threads: None,
+            passes: crate::opt::OptOptions::all(),
+        }
+    }
+}
+
+impl CompileOptions {
+    /// What the CPU backend is given.
+    fn cpu(&self) -> crate::cpu::CpuOptions {
+        crate::cpu::CpuOptions { parallel: self.parallel, threads: self.threads, opt_level: self.opt_level }
+    }
+
+    /// The options that change the machine code, as a line of the cache key.
+    fn key_line(&self) -> String {
+        let off: Vec<&str> = self.passes.disabled.iter().copied().collect();
+        format!(
+            "bounds_checks={} opt_level={} parallel={} passes_off=[{}] params_never_alias={}",
+            self.bounds_checks,
+            self.opt_level,
+            self.parallel,
+            off.join(","),
+            self.passes.params_never_alias
+        )
     }
 }
 
@@ -43,6 +77,10 @@ pub struct Specialized {
     pub compiled: CompiledModule,
     /// Per parameter: whether a call may write the array passed for it.
     pub writes: Vec<bool>,
+    /// What the optimizer did to the sub-module (one line per pass and function).
+    pub optimizer_report: String,
+    /// Wall time of this specialization's compile (optimizer + LLVM, or the disk load).
+    pub compile_seconds: f64,
 }
 
 impl Specialized {
@@ -208,20 +246,14 @@ impl CompileCache {
     }
 
     /// Compile `sub` (for `func`), through the on-disk cache when enabled.
-    fn compile(&self, sub: &Module, key: &str, opt_level: u8) -> VrResult<CompiledModule> {
+    fn compile(&self, sub: &Module, key: &str, opts: &CompileOptions) -> VrResult<CompiledModule> {
         let Some(disk) = self.disk.get() else {
             self.compiles.fetch_add(1, Ordering::Relaxed);
-            return crate::cpu::compile_with(
-                sub,
-                crate::cpu::CpuOptions {
-                    opt_level,
-                    ..Default::default()
-                },
-            );
+            return crate::cpu::compile_with(sub, opts.cpu());
         };
         let disk_key = format!("{key}\n{}\n{}", crate::cpu::target_id(), compiler_id());
         if let Some(object) = disk.load(&disk_key) {
-            match crate::cpu::load_object(sub, &object) {
+            match crate::cpu::load_object(sub, &object, opts.cpu()) {
                 Ok(c) => {
                     disk.hits.fetch_add(1, Ordering::Relaxed);
                     return Ok(c);
@@ -231,11 +263,11 @@ impl CompileCache {
             }
         }
         crate::vrir::verify::verify_module(sub)?;
-        let object = crate::cpu::emit_object(sub, opt_level)?;
+        let object = crate::cpu::emit_object(sub, opts.cpu())?;
         self.compiles.fetch_add(1, Ordering::Relaxed);
         // A full disk or a read-only directory only costs the next process a compile.
         let _ = disk.store(&disk_key, &object);
-        crate::cpu::load_object(sub, &object)
+        crate::cpu::load_object(sub, &object, opts.cpu())
     }
 
     /// `func` of `m` (a verified module) compiled for arguments of types `given`, from
@@ -270,26 +302,27 @@ impl CompileCache {
         if !opts.bounds_checks {
             sub = without_bounds_checks(&sub);
         }
-        let key = format!(
-            "{}\n{func}\nbounds_checks={} opt_level={}",
-            crate::vrir::json::to_json(&sub),
-            opts.bounds_checks,
-            opts.opt_level
-        );
+        let key = format!("{}\n{func}\n{}", crate::vrir::json::to_json(&sub), opts.key_line());
         if let Some(hit) = self.lock().get(&key) {
             self.memory_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(hit.clone());
         }
         // Compile without holding the lock: other functions stay available meanwhile
         // (two threads may compile the same key at once; the first result is kept).
-        let compiled = self.compile(&sub, &key, opts.opt_level)?;
+        let started = std::time::Instant::now();
+        // Which parameters a call may write is read off the module as the host wrote it
+        // (the by-value convention copies those); the optimizer never adds writes.
         let writes = param_writes::params_possibly_written(&sub, func)
             .expect("the root is in its sub-module");
+        let (optimized, stats) = crate::opt::optimize(&sub, &opts.passes)?;
+        let compiled = self.compile(&optimized, &key, opts)?;
         let spec = Arc::new(Specialized {
-            module: sub,
+            module: optimized,
             function: func.to_string(),
             compiled,
             writes,
+            optimizer_report: stats.to_string(),
+            compile_seconds: started.elapsed().as_secs_f64(),
         });
         Ok(self.lock().entry(key).or_insert(spec).clone())
     }
