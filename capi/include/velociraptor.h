@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 // Version of the C ABI; bumped on every incompatible change.
-#define VR_ABI_VERSION 1
+#define VR_ABI_VERSION 2
 
 // Most dimensions an array crossing the ABI may have.
 #define VR_MAX_NDIMS 16
@@ -202,6 +202,9 @@ typedef union VrScalar {
   int64_t as_i64;
   float as_f32;
   double as_f64;
+  // Complex: re then im, as every host stores complex numbers.
+  float as_c64[2];
+  double as_c128[2];
 } VrScalar;
 
 // One argument or result: a scalar (`kind == VR_KIND_SCALAR`, `elem` and `scalar`) or an

@@ -21,7 +21,7 @@ use velociraptor::cpu::RawResult;
 use velociraptor::runtime::host::{copy_strided, elem_size, ArgConvention, HostArg, HostArray};
 use velociraptor::runtime::value::Scalar;
 use velociraptor::vrir::types::{ArrayType, Layout, ScalarType};
-use velociraptor::{ErrorKind, VrError, VrResult};
+use velociraptor::{VrError, VrResult};
 
 pub fn elem_from_code(code: i32) -> VrResult<ScalarType> {
     match code {
@@ -95,11 +95,13 @@ fn scalar_of(v: &VrValue) -> VrResult<Scalar> {
             ScalarType::I64 => Scalar::I64(v.scalar.as_i64),
             ScalarType::F32 => Scalar::F32(v.scalar.as_f32),
             ScalarType::F64 => Scalar::F64(v.scalar.as_f64),
-            t => {
-                return Err(VrError::new(
-                    ErrorKind::Unsupported,
-                    format!("{t} scalars cannot cross the C API yet"),
-                ))
+            ScalarType::C64 => {
+                let [re, im] = v.scalar.as_c64;
+                Scalar::C64(velociraptor::num_complex::Complex32::new(re, im))
+            }
+            ScalarType::C128 => {
+                let [re, im] = v.scalar.as_c128;
+                Scalar::C128(velociraptor::num_complex::Complex64::new(re, im))
             }
         })
     }
@@ -125,8 +127,8 @@ fn scalar_value(s: Scalar) -> VrValue {
         Scalar::I64(v) => (VR_I64, VrScalar { as_i64: v }),
         Scalar::F32(v) => (VR_F32, VrScalar { as_f32: v }),
         Scalar::F64(v) => (VR_F64, VrScalar { as_f64: v }),
-        // Never produced: complex results are refused when compiling.
-        Scalar::C64(_) | Scalar::C128(_) => (VR_C128, VrScalar { as_i64: 0 }),
+        Scalar::C64(c) => (VR_C64, VrScalar { as_c64: [c.re, c.im] }),
+        Scalar::C128(c) => (VR_C128, VrScalar { as_c128: [c.re, c.im] }),
     };
     VrValue { kind: VR_KIND_SCALAR, elem, scalar, array: empty_array() }
 }

@@ -42,7 +42,7 @@ use velociraptor::frontend::types::Ty;
 use velociraptor::{ErrorKind, VrError, VrResult};
 
 /// Version of the C ABI; bumped on every incompatible change.
-pub const VR_ABI_VERSION: u32 = 1;
+pub const VR_ABI_VERSION: u32 = 2;
 
 /// The ABI version this library implements (compare with `VR_ABI_VERSION` from the
 /// header the host was built with).

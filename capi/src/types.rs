@@ -101,6 +101,9 @@ pub union VrScalar {
     pub as_i64: i64,
     pub as_f32: f32,
     pub as_f64: f64,
+    /// Complex: re then im, as every host stores complex numbers.
+    pub as_c64: [f32; 2],
+    pub as_c128: [f64; 2],
 }
 
 /// One argument or result: a scalar (`kind == VR_KIND_SCALAR`, `elem` and `scalar`) or an

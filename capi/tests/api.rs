@@ -173,7 +173,7 @@ fn read_f64_array(a: &VrArray) -> Vec<f64> {
 #[test]
 fn abi_version_is_that_of_the_header() {
     assert_eq!(vr_abi_version(), VR_ABI_VERSION);
-    assert_eq!(VR_ABI_VERSION, 1);
+    assert_eq!(VR_ABI_VERSION, 2, "2: VrScalar holds complex numbers (16 bytes)");
 }
 
 #[test]
@@ -451,6 +451,55 @@ fn optimizer_passes_are_configured_per_context() {
     let mut bad = null_mut();
     assert_eq!(vr_context_create(&k.as_ptr(), &v.as_ptr(), 1, &mut bad), VrStatus::VR_INVALID_ARGUMENT);
     assert!(last_message().contains("unknown optimizer pass `fastest`"), "{}", last_message());
+}
+
+#[test]
+fn complex_scalars_and_arrays_cross_the_api() {
+    let ctx = plain_context();
+    let src = "
+zsum <- function(z, w) {
+  s <- 0+0i
+  for (k in seq_along(z)) s <- s + z[k] * w
+  s
+}
+zscale <- function(z, w) z * w
+";
+    let types = [array_t(VR_C128, 1, VR_LAYOUT_COL), scalar_t(VR_C128)];
+    let mut zs = [1.0, 2.0, 3.0, -1.0]; // 1+2i, 3-1i, interleaved
+    let z = || {
+        let mut v = empty_value();
+        v.kind = VR_KIND_ARRAY;
+        v.array.data = zs.as_ptr() as *mut c_void;
+        v.array.elem = VR_C128;
+        v.array.ndims = 1;
+        v.array.dims[0] = 2;
+        v.array.strides[0] = 1;
+        v.array.layout = VR_LAYOUT_COL;
+        v
+    };
+    let mut w = empty_value();
+    w.elem = VR_C128;
+    w.scalar = VrScalar { as_c128: [2.0, 1.0] };
+    // (1+2i)(2+i) + (3-i)(2+i) = 5i + (7+i) = 7+6i, by hand (R: sum(c(1+2i, 3-1i) * (2+1i)))
+    let f = compile_r(ctx, src, "zsum", &types).unwrap();
+    let r = call(f, &[z(), w], 1).unwrap();
+    assert_eq!((r[0].kind, r[0].elem), (VR_KIND_SCALAR, VR_C128));
+    assert_eq!(unsafe { r[0].scalar.as_c128 }, [7.0, 6.0]);
+    let g = compile_r(ctx, src, "zscale", &types).unwrap();
+    let mut r = call(g, &[z(), w], 1).unwrap();
+    assert_eq!((r[0].kind, r[0].array.elem, r[0].array.dims[0]), (VR_KIND_ARRAY, VR_C128, 2));
+    let got: Vec<f64> = (0..2)
+        .flat_map(|i| unsafe {
+            let p = (r[0].array.data as *const f64).offset(2 * i * r[0].array.strides[0] as isize);
+            [*p, *p.add(1)]
+        })
+        .collect();
+    assert_eq!(got, [0.0, 5.0, 7.0, 1.0]);
+    vr_array_free(&mut r[0].array);
+    let _ = &mut zs;
+    vr_function_free(f);
+    vr_function_free(g);
+    vr_context_destroy(ctx);
 }
 
 #[test]

@@ -12,3 +12,5 @@ pub mod runtime;
 pub mod vrir;
 
 pub use runtime::error::{ErrorKind, VrError, VrResult};
+/// The complex number type of `runtime::value::Scalar`, for hosts that build scalars.
+pub use num_complex;

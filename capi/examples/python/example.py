@@ -12,7 +12,8 @@ class Array(C.Structure):
                 ("layout", C.c_int32), ("flags", C.c_uint32), ("owner", C.c_void_p)]
 class Scalar(C.Union):
     _fields_ = [("as_bool", C.c_uint8), ("as_i32", C.c_int32), ("as_i64", C.c_int64),
-                ("as_f32", C.c_float), ("as_f64", C.c_double)]
+                ("as_f32", C.c_float), ("as_f64", C.c_double), ("as_c64", C.c_float * 2),
+                ("as_c128", C.c_double * 2)]
 class Value(C.Structure):
     _fields_ = [("kind", C.c_int32), ("elem", C.c_int32), ("scalar", Scalar), ("array", Array)]
 class Type(C.Structure):
@@ -24,6 +25,7 @@ class Hooks(C.Structure):
                 ("arg_convention", C.c_int32)]
 I64, F64, SCALAR, ARRAY, ROW, COL, STRIDED, WRITEABLE = 2, 4, 0, 1, 0, 1, 2, 1
 lib.vr_last_error_message.restype = C.c_char_p
+assert lib.vr_abi_version() == 2, "this example is written for ABI 2"
 
 def check(status):
     if status != 0:

@@ -72,33 +72,8 @@ pub enum RawResult {
     Array(RawArray),
 }
 
-fn scalar_bits(s: Scalar) -> VrResult<u64> {
-    Ok(match s {
-        Scalar::Bool(b) => b as u64,
-        Scalar::I32(v) => v as u32 as u64,
-        Scalar::I64(v) => v as u64,
-        Scalar::F32(v) => v.to_bits() as u64,
-        Scalar::F64(v) => v.to_bits(),
-        Scalar::C64(_) | Scalar::C128(_) => {
-            return Err(VrError::new(
-                ErrorKind::Unsupported,
-                "cpu backend: complex scalar arguments",
-            ))
-        }
-    })
-}
-
-fn scalar_from_bits(bits: u64, t: ScalarType) -> Scalar {
-    match t {
-        ScalarType::Bool => Scalar::Bool(bits as u8 != 0),
-        ScalarType::I32 => Scalar::I32(bits as u32 as i32),
-        ScalarType::I64 => Scalar::I64(bits as i64),
-        ScalarType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
-        ScalarType::F64 => Scalar::F64(f64::from_bits(bits)),
-        // Excluded by the compiler (complex is unsupported).
-        ScalarType::C64 | ScalarType::C128 => Scalar::zero(t),
-    }
-}
+// Scalar argument and result slots are 16 bytes, as in `marshal` (complex: re, im).
+use super::marshal::{scalar_bits, scalar_of_bits as scalar_from_bits, ScalarSlot as Slot};
 
 impl CompiledModule {
     /// The module this was compiled from.
@@ -139,7 +114,7 @@ impl CompiledModule {
             .with_function(func));
         }
         // Slots generated code reads arguments from and writes results to.
-        let mut scalars: Vec<u64> = Vec::with_capacity(args.len());
+        let mut scalars: Vec<Slot> = Vec::with_capacity(args.len());
         let mut descs: Vec<ArrayDesc> = Vec::with_capacity(args.len());
         for (p, a) in f.params.iter().zip(args) {
             check_argument(&p.ty, a).map_err(|msg| {
@@ -147,7 +122,7 @@ impl CompiledModule {
                     .with_function(func)
             })?;
             match a {
-                HostArg::Scalar(s) => scalars.push(scalar_bits(*s)?),
+                HostArg::Scalar(s) => scalars.push(scalar_bits(*s)),
                 HostArg::Array(h) => descs.push(ArrayDesc {
                     data: h.data,
                     dims: h.dims.as_ptr(),
@@ -161,7 +136,7 @@ impl CompiledModule {
             // Both vectors are complete: their elements no longer move.
             match a {
                 HostArg::Scalar(_) => {
-                    arg_ptrs.push(&mut scalars[si] as *mut u64 as *mut u8);
+                    arg_ptrs.push(&mut scalars[si] as *mut Slot as *mut u8);
                     si += 1;
                 }
                 HostArg::Array(_) => {
@@ -170,7 +145,7 @@ impl CompiledModule {
                 }
             }
         }
-        let mut result_scalars = vec![0u64; f.results.len()];
+        let mut result_scalars: Vec<Slot> = vec![[0; 2]; f.results.len()];
         let mut result_shapes: Vec<(Vec<i64>, Vec<i64>)> = f
             .results
             .iter()
@@ -191,7 +166,7 @@ impl CompiledModule {
         for (k, t) in f.results.iter().enumerate() {
             match t {
                 Type::Array(_) => result_ptrs.push(&mut result_descs[k] as *mut ArrayDesc as *mut u8),
-                Type::Scalar { .. } => result_ptrs.push(&mut result_scalars[k] as *mut u64 as *mut u8),
+                Type::Scalar { .. } => result_ptrs.push(&mut result_scalars[k] as *mut Slot as *mut u8),
                 other => {
                     return Err(VrError::new(
                         ErrorKind::Unsupported,
