@@ -87,6 +87,8 @@ typedef enum VrStatus {
   VR_DEVICE_ERROR = 9,
   // A bug in Velociraptor (a caught panic included).
   VR_INTERNAL_ERROR = 10,
+  // The host interrupted the call (`vr_request_interrupt`, or its own flag).
+  VR_INTERRUPTED = 11,
 } VrStatus;
 
 // `VrContext*` in C.
@@ -320,6 +322,21 @@ enum VrStatus vr_function_signature(const struct VrFunction *f,
 // optimization; VR_DUMP_EXPLAIN — the backend, the compile time and what each optimizer
 // pass did); free it with `vr_string_free`.
 enum VrStatus vr_function_dump(const struct VrFunction *f, int32_t what, char **out);
+
+// Ask every compiled call running now to stop: each returns `VR_INTERRUPTED` at its
+// next poll (loops poll at their back edges; see docs/c-api.md). Safe to call from any
+// thread and from a signal handler (one atomic store). The request stays until
+// `vr_clear_interrupt`.
+void vr_request_interrupt(void);
+
+// Forget an interrupt request, so that later calls run.
+void vr_clear_interrupt(void);
+
+// Let compiled code read interrupt requests from the host's own flag (an `int32_t`,
+// non-zero meaning stop; R passes `&R_interrupts_pending`), or from the library's own
+// (`vr_request_interrupt`) when `flag` is null. `flag` must stay readable for as long
+// as compiled code may run. Process-wide.
+enum VrStatus vr_set_interrupt_flag(const int32_t *flag);
 
 void vr_string_free(char *s);
 

@@ -21,6 +21,7 @@ pub fn status_of(kind: ErrorKind) -> VrStatus {
         ErrorKind::InvalidArgument => VrStatus::VR_INVALID_ARGUMENT,
         ErrorKind::Device => VrStatus::VR_DEVICE_ERROR,
         ErrorKind::Internal => VrStatus::VR_INTERNAL_ERROR,
+        ErrorKind::Interrupted => VrStatus::VR_INTERRUPTED,
     }
 }
 

@@ -137,6 +137,7 @@ pub extern "C" fn vr_status_name(status: VrStatus) -> *const c_char {
         VrStatus::VR_INVALID_ARGUMENT => b"invalid argument\0",
         VrStatus::VR_DEVICE_ERROR => b"device error\0",
         VrStatus::VR_INTERNAL_ERROR => b"internal error\0",
+        VrStatus::VR_INTERRUPTED => b"interrupted\0",
     };
     s.as_ptr() as *const c_char
 }
@@ -559,6 +560,34 @@ fn explain(f: &VrFunction) -> String {
         f.spec.compile_seconds * 1e3,
         if f.spec.optimizer_report.is_empty() { "(no pass ran)\n".to_string() } else { f.spec.optimizer_report.clone() },
     )
+}
+
+/// Ask every compiled call running now to stop: each returns `VR_INTERRUPTED` at its
+/// next poll (loops poll at their back edges; see docs/c-api.md). Safe to call from any
+/// thread and from a signal handler (one atomic store). The request stays until
+/// `vr_clear_interrupt`.
+#[no_mangle]
+pub extern "C" fn vr_request_interrupt() {
+    velociraptor::cpu::interrupt::request();
+}
+
+/// Forget an interrupt request, so that later calls run.
+#[no_mangle]
+pub extern "C" fn vr_clear_interrupt() {
+    velociraptor::cpu::interrupt::clear();
+}
+
+/// Let compiled code read interrupt requests from the host's own flag (an `int32_t`,
+/// non-zero meaning stop; R passes `&R_interrupts_pending`), or from the library's own
+/// (`vr_request_interrupt`) when `flag` is null. `flag` must stay readable for as long
+/// as compiled code may run. Process-wide.
+#[no_mangle]
+pub extern "C" fn vr_set_interrupt_flag(flag: *const i32) -> VrStatus {
+    guard("vr_set_interrupt_flag", || {
+        // SAFETY: the host's promise above.
+        unsafe { velociraptor::cpu::interrupt::set_source(flag) };
+        Ok(())
+    })
 }
 
 #[no_mangle]

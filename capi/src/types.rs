@@ -28,6 +28,8 @@ pub enum VrStatus {
     VR_DEVICE_ERROR = 9,
     /// A bug in Velociraptor (a caught panic included).
     VR_INTERNAL_ERROR = 10,
+    /// The host interrupted the call (`vr_request_interrupt`, or its own flag).
+    VR_INTERRUPTED = 11,
 }
 
 /// Most dimensions an array crossing the ABI may have.

@@ -58,6 +58,8 @@ pub enum ErrorCode {
     /// The parallel-loop runtime failed (see `cpu::parallel`); its message is in
     /// [`Arena::failure`]. Reported as `ErrorKind::Internal`.
     ParallelFailure = 32,
+    /// The host's interrupt flag was set (see `cpu::interrupt`).
+    Interrupted = 33,
 }
 
 impl ErrorCode {
@@ -80,6 +82,7 @@ impl ErrorCode {
             MaskLength,
             SelectionShape,
             ParallelFailure,
+            Interrupted,
         ]
         .into_iter()
         .find(|k| *k as i32 == c)
@@ -259,6 +262,10 @@ impl CallCtx {
                     .failure
                     .clone()
                     .unwrap_or_else(|| "cannot allocate an array".into()),
+            ),
+            ErrorCode::Interrupted => VrError::new(
+                ErrorKind::Interrupted,
+                "interrupted: the host asked the call to stop (user interrupt)",
             ),
             ErrorCode::ParallelFailure => VrError::new(
                 ErrorKind::Internal,

@@ -189,6 +189,9 @@ pub fn compile(vm: &VModule, parallel: bool, opt_level: u8) -> VrResult<JitModul
                 engine.add_global_mapping(&f, addr);
             }
         }
+        if let Some(g) = module.get_global(super::interrupt::SOURCE_SYMBOL) {
+            engine.add_global_mapping(&g, super::interrupt::source_address());
+        }
         let mut entries = HashMap::new();
         for f in &vm.functions {
             let addr = engine

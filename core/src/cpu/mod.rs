@@ -103,6 +103,7 @@ pub mod abi;
 mod callgraph;
 mod codegen;
 mod complex_rt;
+pub mod interrupt;
 mod jit;
 mod libm;
 mod marshal;

@@ -122,6 +122,18 @@ pub fn load_object(vm: &VModule, object: &[u8], opts: CpuOptions) -> VrResult<Co
                 }
             })
             .collect();
+        // The interrupt flag's source pointer: data, not code.
+        let source = CString::new(super::interrupt::SOURCE_SYMBOL).expect("no NUL");
+        pairs.push(LLVMOrcCSymbolMapPair {
+            Name: LLVMOrcLLJITMangleAndIntern(raw, source.as_ptr()),
+            Sym: LLVMJITEvaluatedSymbol {
+                Address: super::interrupt::source_address() as u64,
+                Flags: LLVMJITSymbolFlags {
+                    GenericFlags: LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsExported as u8,
+                    TargetFlags: 0,
+                },
+            },
+        });
         let mu = LLVMOrcAbsoluteSymbols(pairs.as_mut_ptr(), pairs.len());
         take_error(LLVMOrcJITDylibDefine(jd, mu), "defining the run-time helpers")?;
         // Anything else (memcpy, memset) from the process.

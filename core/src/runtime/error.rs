@@ -24,6 +24,8 @@ pub enum ErrorKind {
     InvalidArgument,
     Device,
     Internal,
+    /// The host asked a running call to stop (a user interrupt: Ctrl-C in R).
+    Interrupted,
 }
 
 impl ErrorKind {
@@ -39,6 +41,7 @@ impl ErrorKind {
             ErrorKind::InvalidArgument => "invalid argument",
             ErrorKind::Device => "device error",
             ErrorKind::Internal => "internal error",
+            ErrorKind::Interrupted => "interrupted",
         }
     }
 }

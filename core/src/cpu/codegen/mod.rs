@@ -13,6 +13,7 @@ mod complex;
 mod elementwise;
 mod expr;
 mod index;
+mod interrupt;
 mod map;
 mod matmul;
 mod par_elementwise;
@@ -245,6 +246,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         if self.parallel {
             self.declare_parallel_runtime();
         }
+        self.declare_interrupt_source();
         self.module.add_function(
             IPOW_I32,
             i32t.fn_type(&[i32t.into(), i32t.into()], false),

@@ -92,6 +92,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 let exit = self.cx.append_basic_block(g.llfn, "while.exit");
                 self.builder.build_unconditional_branch(head)?;
                 self.builder.position_at_end(head);
+                self.poll_interrupt(g)?;
                 let c = self.expr(g, cond)?;
                 if c.ty != ScalarType::Bool {
                     return Err(self.type_err(g, format!("while condition of type {}", c.ty)));
@@ -753,8 +754,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 .build_unconditional_branch(*latches.last().expect("range"))?;
         }
         // Latches, innermost first: advance, or fall to the enclosing latch when done.
+        let body_holds_loop = super::interrupt::holds_loop(body);
         for k in (0..ranges.len()).rev() {
             self.builder.position_at_end(latches[k]);
+            if k + 1 < ranges.len() || body_holds_loop {
+                self.poll_interrupt(g)?;
+            }
             let cnt = self
                 .builder
                 .build_load(i64t, counters[k], "")?
