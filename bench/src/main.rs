@@ -3,11 +3,13 @@
 //! on every core, checks on) and its C reference, after checking that compiled and C
 //! results agree, and prints one table. Never used for timed assertions.
 //!
-//! Usage: vr-bench [--quick] [--kernel NAME]
+//! Usage: vr-bench [--quick] [--kernel NAME] [--passes]
+//! (`--passes`: each optimizer pass's worth instead, see `passes`).
 
 mod c_ref;
 mod kernels;
 mod nocheck;
+mod passes;
 mod table;
 mod timing;
 
@@ -29,6 +31,8 @@ const TOLERANCE: f64 = 1e-12;
 struct Options {
     quick: bool,
     kernel: Option<String>,
+    /// Time each optimizer pass off in turn instead of the backend table.
+    passes: bool,
 }
 
 impl Options {
@@ -60,7 +64,7 @@ fn main() -> ExitCode {
     let opts = match parse_args(std::env::args().skip(1).collect()) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("{e}\nusage: vr-bench [--quick] [--kernel NAME]");
+            eprintln!("{e}\nusage: vr-bench [--quick] [--kernel NAME] [--passes]");
             return ExitCode::from(2);
         }
     };
@@ -77,11 +81,13 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
     let mut opts = Options {
         quick: false,
         kernel: None,
+        passes: false,
     };
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => opts.quick = true,
+            "--passes" => opts.passes = true,
             "--kernel" => opts.kernel = Some(it.next().ok_or("--kernel needs a name")?),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -101,6 +107,9 @@ fn run(opts: &Options) -> Result<(), String> {
         ));
     }
     let dir = c_ref::BuildDir::new()?;
+    if opts.passes {
+        return passes::run(&selected, opts, &dir);
+    }
     let mut rows = Vec::new();
     for k in &selected {
         eprintln!("{} ...", k.name);

@@ -68,3 +68,19 @@ fn unknown_kernel_is_an_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no kernel named `nope`"));
 }
+
+#[test]
+fn passes_mode_prints_every_pass_for_every_kernel() {
+    let out = Command::new(env!("CARGO_BIN_EXE_vr-bench"))
+        .args(["--quick", "--passes", "--kernel", "rosen_der"])
+        .output()
+        .expect("vr-bench starts");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let header = stdout.lines().next().unwrap_or("");
+    for p in velociraptor::opt::PASSES {
+        assert!(header.contains(&format!("-{}", p.name)), "{header}");
+    }
+    // rosen_der's four inner-loop checks are all removed (counted by the optimizer).
+    assert!(stdout.lines().any(|l| l.starts_with("rosen_der") && l.ends_with("4/4 (100%)")), "{stdout}");
+}
