@@ -108,6 +108,14 @@ vr_compile <- function(f, fallback = TRUE) {
 }
 
 .vr_failed <- function(state, args, failure) {
+  # The compiler counts lines of the whole source; R users count from the function.
+  starts <- attr(state$source, "starts")
+  fn <- failure[["function"]]
+  if (!is.null(failure$line) && !is.null(fn) && fn %in% names(starts)) {
+    line <- failure$line - starts[[fn]] + 1
+    failure$message <- gsub(paste0("line ", failure$line), paste0("line ", line), failure$message, fixed = TRUE)
+    failure$line <- line
+  }
   if (identical(failure$message, "stale")) {
     # The external pointer did not survive serialize(): rebuild from the kept source.
     state$ptr <- vr_rs_new(state$source, state$name)
@@ -159,15 +167,29 @@ vr_compile <- function(f, fallback = TRUE) {
     collapse = "\n")
 }
 
+# A function's text, its first line being its header: the original source when R kept
+# it (so line numbers are the user's), else deparse() with `{` joined to the header.
+.vr_function_text <- function(fun) {
+  src <- attr(fun, "srcref")
+  if (!is.null(src)) return(paste(as.character(src), collapse = "\n"))
+  lines <- strsplit(.vr_deparse(fun), "\n", fixed = TRUE)[[1]]
+  if (length(lines) >= 2L && identical(trimws(lines[2]), "{")) {
+    lines <- c(paste0(lines[1], "{"), lines[-(1:2)])
+  }
+  paste(lines, collapse = "\n")
+}
+
 # The R source handed to the compiler: `name <- f` and every closure f calls by name
 # (from environment(f), transitively; functions of packages are R's library, not
-# compiled), plus the numeric constants they read.
+# compiled), then the numeric constants they read. Attribute "starts": the line where
+# each function starts, to turn the compiler's line numbers into the function's own.
 vr_source <- function(f, name) {
   seen <- character()
-  out <- character()
+  funs <- character()
+  consts <- character()
   visit <- function(fun, nm) {
     seen <<- c(seen, nm)
-    out <<- c(out, paste0(nm, " <- ", .vr_deparse(fun)))
+    funs[[nm]] <<- paste0(nm, " <- ", .vr_function_text(fun))
     env <- environment(fun)
     if (is.null(env)) env <- globalenv()
     locals <- c(names(formals(fun)), .vr_assigned(body(fun)))
@@ -183,12 +205,15 @@ vr_source <- function(f, name) {
                  length(obj) == 1L && is.null(attributes(obj)) && !is.na(obj) &&
                  !(g %in% c("T", "F", "pi"))) {
         seen <<- c(seen, g)
-        out <<- c(paste0(g, " <- ", .vr_deparse(obj)), out)
+        consts <<- c(consts, paste0(g, " <- ", .vr_deparse(obj)))
       }
     }
   }
   visit(f, name)
-  paste(out, collapse = "\n")
+  nlines <- vapply(funs, function(t) length(strsplit(t, "\n", fixed = TRUE)[[1]]), 0L)
+  starts <- cumsum(c(1L, nlines))[seq_along(funs)]
+  names(starts) <- names(funs)
+  structure(paste(c(funs, consts), collapse = "\n"), starts = starts)
 }
 
 #' @export
