@@ -49,22 +49,22 @@ fn unsupported(msg: String) -> Failure {
 ///
 /// # Safety
 /// `x` is a live R object.
-pub unsafe fn arg_sig(x: SEXP, what: &str) -> Result<ArgSig, Failure> {
+pub unsafe fn arg_sig(x: SEXP, what: &dyn Fn() -> String) -> Result<ArgSig, Failure> {
     let elem = match TYPEOF(x) {
         SEXPTYPE::REALSXP => VR_F64,
         SEXPTYPE::INTSXP => VR_I32,
         SEXPTYPE::LGLSXP => VR_BOOL,
         SEXPTYPE::CPLXSXP => VR_C128,
-        t => return Err(unsupported(format!("argument {what} is of R type {t:?}: only double, integer, logical and complex vectors, matrices and arrays compile"))),
+        t => return Err(unsupported(format!("argument {} is of R type {t:?}: only double, integer, logical and complex vectors, matrices and arrays compile", what()))),
     };
     if Rf_getAttrib(x, R_ClassSymbol) != R_NilValue {
-        return Err(unsupported(format!("argument {what} has a class attribute (a factor or another object): only plain vectors, matrices and arrays compile")));
+        return Err(unsupported(format!("argument {} has a class attribute (a factor or another object): only plain vectors, matrices and arrays compile", what())));
     }
     let dim = Rf_getAttrib(x, R_DimSymbol);
     let rank = if dim != R_NilValue {
         let r = Rf_xlength(dim) as u32;
         if r as usize > VR_MAX_NDIMS {
-            return Err(unsupported(format!("argument {what} has {r} dimensions (at most {VR_MAX_NDIMS})")));
+            return Err(unsupported(format!("argument {} has {r} dimensions (at most {VR_MAX_NDIMS})", what())));
         }
         r
     } else if Rf_xlength(x) == 1 {
@@ -74,7 +74,8 @@ pub unsafe fn arg_sig(x: SEXP, what: &str) -> Result<ArgSig, Failure> {
     };
     if rank == 0 && elem == VR_C128 {
         return Err(unsupported(format!(
-            "argument {what} is a complex scalar: complex scalars cannot cross the C API yet (a complex vector can)"
+            "argument {} is a complex scalar: complex scalars cannot cross the C API yet (a complex vector can)",
+            what()
         )));
     }
     Ok(ArgSig { elem, rank })
@@ -103,9 +104,9 @@ fn empty_array() -> VrArray {
 ///
 /// # Safety
 /// `x` is a live R object (kept alive by the caller for the whole call).
-pub unsafe fn to_value(x: SEXP, sig: ArgSig, what: &str, scratch: &mut Scratch) -> Result<VrValue, Failure> {
+pub unsafe fn to_value(x: SEXP, sig: ArgSig, what: &dyn Fn() -> String, scratch: &mut Scratch) -> Result<VrValue, Failure> {
     let mut v = VrValue { kind: VR_KIND_SCALAR, elem: sig.elem, scalar: VrScalar { as_i64: 0 }, array: empty_array() };
-    let na_logical = || unsupported(format!("argument {what} holds a logical NA: compiled code has no logical NA"));
+    let na_logical = || unsupported(format!("argument {} holds a logical NA: compiled code has no logical NA", what()));
     if sig.rank == 0 {
         match sig.elem {
             VR_F64 => v.scalar.as_f64 = *REAL(x),
@@ -117,7 +118,7 @@ pub unsafe fn to_value(x: SEXP, sig: ArgSig, what: &str, scratch: &mut Scratch) 
                 }
                 v.scalar.as_bool = (b != 0) as u8;
             }
-            _ => return Err(unsupported(format!("argument {what}: complex scalar"))),
+            _ => return Err(unsupported(format!("argument {}: complex scalar", what()))),
         }
         return Ok(v);
     }

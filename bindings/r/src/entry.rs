@@ -259,7 +259,7 @@ impl Entry {
             let xs: Vec<SEXP> = (0..n).map(|i| VECTOR_ELT(list, i as isize)).collect();
             let mut sig = Vec::with_capacity(n);
             for (i, x) in xs.iter().enumerate() {
-                sig.push(arg_sig(*x, &format!("{} of {}", i + 1, self.name))?);
+                sig.push(arg_sig(*x, &|| format!("{} of {}", i + 1, self.name))?);
             }
             if !self.specs.contains_key(&sig) {
                 let t0 = Instant::now();
@@ -277,7 +277,7 @@ impl Entry {
             let mut scratch = Scratch::default();
             let mut values = Vec::with_capacity(n);
             for (i, (x, s)) in xs.iter().zip(&sig).enumerate() {
-                values.push(to_value(*x, *s, &format!("{} of {}", i + 1, self.name), &mut scratch)?);
+                values.push(to_value(*x, *s, &|| format!("{} of {}", i + 1, self.name), &mut scratch)?);
             }
             let mut results: Vec<VrValue> = (0..compiled.n_results)
                 .map(|_| std::mem::zeroed::<VrValue>())
