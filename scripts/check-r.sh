@@ -19,7 +19,8 @@ echo "check-r: built $TARBALL in $((t1 - t0)) s"
 # CRAN cannot be reached: R CMD check gets an empty local repository.
 REPO="$OUT/empty-repo"
 mkdir -p "$REPO/src/contrib"
-Rscript -e "tools::write_PACKAGES('$REPO/src/contrib', type = 'source')"
+: > "$REPO/src/contrib/PACKAGES"
+gzip -k "$REPO/src/contrib/PACKAGES"
 cat > "$OUT/Rprofile" <<PROFILE
 options(repos = c(CRAN = "file://$REPO"))
 PROFILE
