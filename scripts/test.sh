@@ -40,3 +40,7 @@ fi
 PYTHON=/usr/bin/python3
 [ -x "$PYTHON" ] || PYTHON=python3
 "$PYTHON" capi/examples/python/example.py target/debug/libvelociraptor_capi.so capi/examples/example.vrir
+
+# The R package: source tarball with the crates vendored, R CMD check on it (installs it
+# offline, runs the examples, the testthat tests and the vignette).
+bash scripts/check-r.sh
