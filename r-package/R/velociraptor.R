@@ -121,6 +121,11 @@ vr_compile <- function(f, fallback = TRUE) {
     state$ptr <- vr_rs_new(state$source, state$name)
     return(.vr_invoke(state, args))
   }
+  if (identical(failure$kind, "interrupted")) {
+    # Ctrl-C stopped the compiled loop: R's own interrupt, as in R code.
+    signalCondition(structure(class = c("interrupt", "condition"), list(message = "", call = NULL)))
+    invokeRestart("abort")
+  }
   runs_in_r <- identical(failure$phase, "compile") || identical(failure$kind, "unsupported")
   if (runs_in_r) {
     msg <- paste0("velociraptor: ", state$name, " cannot be compiled: ", failure$message,

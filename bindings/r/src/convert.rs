@@ -72,12 +72,6 @@ pub unsafe fn arg_sig(x: SEXP, what: &dyn Fn() -> String) -> Result<ArgSig, Fail
     } else {
         1
     };
-    if rank == 0 && elem == VR_C128 {
-        return Err(unsupported(format!(
-            "argument {} is a complex scalar: complex scalars cannot cross the C API yet (a complex vector can)",
-            what()
-        )));
-    }
     Ok(ArgSig { elem, rank })
 }
 
@@ -118,7 +112,10 @@ pub unsafe fn to_value(x: SEXP, sig: ArgSig, what: &dyn Fn() -> String, scratch:
                 }
                 v.scalar.as_bool = (b != 0) as u8;
             }
-            _ => return Err(unsupported(format!("argument {}: complex scalar", what()))),
+            _ => {
+                let z = *COMPLEX(x);
+                v.scalar.as_c128 = [z.r, z.i];
+            }
         }
         return Ok(v);
     }
@@ -189,6 +186,10 @@ pub unsafe fn from_value(v: &VrValue, args: &[SEXP]) -> Result<extendr_api::Robj
             VR_BOOL => Robj::from(v.scalar.as_bool != 0),
             VR_I64 => Robj::from(v.scalar.as_i64 as f64),
             VR_F32 => Robj::from(v.scalar.as_f32 as f64),
+            VR_C128 => {
+                let [re, im] = v.scalar.as_c128;
+                Robj::from(extendr_api::prelude::Rcplx::from((re, im)))
+            }
             e => return Err(Failure::internal(format!("a scalar result of element type {e}"))),
         });
     }

@@ -57,6 +57,7 @@ fn last_error() -> VrError {
         VrStatus::VR_RUNTIME_ERROR => ErrorKind::Runtime,
         VrStatus::VR_INVALID_ARGUMENT => ErrorKind::InvalidArgument,
         VrStatus::VR_DEVICE_ERROR => ErrorKind::Device,
+        VrStatus::VR_INTERRUPTED => ErrorKind::Interrupted,
         _ => ErrorKind::Internal,
     };
     let mut e = VrError::new(kind, s(info.message).unwrap_or_default());
@@ -80,7 +81,13 @@ fn check(status: VrStatus, phase: Phase) -> Result<(), Failure> {
 /// Make a new context (threads 0 = every core; empty `cache_dir` = no disk cache).
 pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result<(), Failure> {
     note_r_thread();
-    let mut pairs = vec![("bounds_check".to_string(), if bounds_checks { "on" } else { "off" }.to_string())];
+    // cpu-par: `prange` loops and large element-wise operators use every core (serial
+    // code is the same either way); R passes values, so parameters never alias.
+    let mut pairs = vec![
+        ("bounds_check".to_string(), if bounds_checks { "on" } else { "off" }.to_string()),
+        ("backend".to_string(), "cpu-par".to_string()),
+        ("params_noalias".to_string(), "yes".to_string()),
+    ];
     if threads > 0 {
         pairs.push(("threads".into(), threads.to_string()));
     }
@@ -96,6 +103,8 @@ pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result
         vr_context_destroy(ctx);
         return Err(e);
     }
+    // Ctrl-C: compiled loops poll R's own flag, which R's SIGINT handler sets.
+    check(vr_set_interrupt_flag(crate::interrupt::r_flag()), Phase::Compile)?;
     let mut c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
     if !c.ptr.is_null() {
         // Functions made from it stay usable until freed (entries free theirs when
@@ -187,35 +196,7 @@ fn compile_source(ctx: *mut VrContext, source: &str, name: &str, sig: &[ArgSig])
     if status == VrStatus::VR_OK {
         return finish(f);
     }
-    let err = last_error();
-    // Until the C API has the R front end wired in (`vr_compile_source` answers
-    // "not wired"), go through the front end here and hand the C API the VRIR.
-    if !(err.kind == ErrorKind::Unsupported && err.message.contains("not wired")) {
-        return Err(Failure::new(Phase::Compile, err));
-    }
-    let fe_tys = sig
-        .iter()
-        .map(|a| {
-            let elem = match a.elem {
-                VR_F64 => velociraptor::vrir::ScalarType::F64,
-                VR_I32 => velociraptor::vrir::ScalarType::I32,
-                VR_BOOL => velociraptor::vrir::ScalarType::Bool,
-                _ => velociraptor::vrir::ScalarType::C128,
-            };
-            velociraptor::frontend::types::Ty { elem, rank: a.rank }
-        })
-        .collect();
-    let module = velociraptor::frontend::r::compile(source, name, fe_tys).map_err(|e| Failure::new(Phase::Compile, e))?;
-    let json = velociraptor::vrir::json::to_json(&module);
-    let mut m: *mut VrModule = std::ptr::null_mut();
-    check(vr_module_load(ctx, json.as_ptr() as *const _, json.len(), VR_FORMAT_JSON, &mut m), Phase::Compile)?;
-    let mut params = [VrType { kind: 0, elem: 0, ndims: 0, layout: 0 }; 64];
-    let (mut np, mut nr) = (0usize, 0usize);
-    let r = check(vr_module_signature(m, c_name.as_ptr(), params.as_mut_ptr(), 64, &mut np, std::ptr::null_mut(), 0, &mut nr), Phase::Compile)
-        .and_then(|_| check(vr_compile(m, c_name.as_ptr(), params.as_ptr(), np.min(64), &mut f), Phase::Compile));
-    vr_module_free(m);
-    r?;
-    finish(f)
+    Err(Failure::new(Phase::Compile, last_error()))
 }
 
 fn finish(f: *mut VrFunction) -> Result<Compiled, Failure> {

@@ -31,6 +31,7 @@ pub fn kind_name(k: ErrorKind) -> &'static str {
         ErrorKind::InvalidArgument => "invalid_argument",
         ErrorKind::Device => "device",
         ErrorKind::Internal => "internal",
+        ErrorKind::Interrupted => "interrupted",
     }
 }
 

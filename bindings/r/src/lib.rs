@@ -17,6 +17,7 @@ mod convert;
 mod entry;
 mod failure;
 mod hooks;
+mod interrupt;
 
 use entry::Entry;
 use extendr_api::prelude::*;
@@ -94,7 +95,11 @@ fn vr_rs_new(source: Robj, name: Robj) -> Robj {
 fn vr_rs_call(entry: Robj, args: Robj) -> Robj {
     guarded("vr_rs_call", || {
         let entry = entry::from_robj(&entry)?;
-        entry.call(&args)
+        let r = entry.call(&args);
+        if matches!(&r, Err(f) if f.error.kind == velociraptor::ErrorKind::Interrupted) {
+            interrupt::clear_pending();
+        }
+        r
     })
 }
 

@@ -153,3 +153,15 @@ test_that("one specialization per signature, reused by later calls", {
   expect_identical(vapply(specs, function(s) s$calls, 0), c(2, 2))
   expect_match(specs[[1]]$vrir, "function f")
 })
+
+test_that("complex scalars cross as arguments and results", {
+  zrot <- function(z, w) {
+    s <- 0+0i
+    for (k in seq_along(z)) s <- s + z[k] * w
+    s
+  }
+  g <- vr_compile(zrot, fallback = FALSE)
+  z <- c(1+2i, 3-1i)
+  expect_identical(g(z, 2+1i), zrot(z, 2+1i))
+  expect_identical(g(z, 2+1i), 7+6i)
+})
