@@ -787,6 +787,26 @@ zarr = np.array([[1 + 1j, 2 - 1j], [0.5j, -3 + 0j]])
 case("complex", "complex_matmul", "numpy",
      fn("complex_matmul", 0, "((a c128[2,row])) (c128[2,row])", "    (locals)\n    (return (matmul a a))"),
      ["run: f(%s) == %s" % (V(zarr, "c128"), V(zarr @ zarr, "c128"))])
+zM = np.array([[1 + 2j, -0.5 + 0.25j, 3 + 0j], [0 - 1j, 2 - 2j, -1.5 + 4j]])
+zN = np.array([[0.5 - 1j, 2 + 0j], [1 + 1j, -1 + 0.5j], [0.25j, 4 - 2j]])
+zv = np.array([1 - 1j, 0.5 + 2j, -2 + 0j])
+case("complex", "complex_matmul_c64_col", "numpy",
+     fn("complex_matmul_c64_col", 0, "((a c64[2,col]) (b c64[2,col])) (c64[2,col])", "    (locals)\n    (return (matmul a b))"),
+     ["run: f(%s, %s) == %s" % (V(zM, "c64"), V(zN, "c64"), V((zM @ zN).astype(np.complex64), "c64"))],
+     "single-precision complex, column-major operands and result (binary fractions: every product is exact)")
+case("complex", "complex_matmul_vectors", "numpy",
+     fn("complex_matmul_vectors", 0, "((a c128[2,row]) (v c128[1,row]) (w c128[1,row])) (c128[1,row] c128[1,row] c128)",
+        "    (locals)\n    (return (matmul a v) (matmul w a) (matmul v v))"),
+     ["run: f(%s, %s, %s) == %s, %s, %s" % (V(zM, "c128"), V(zv, "c128"), V(zv[:2], "c128"), V(zM @ zv, "c128"),
+                                            V(zv[:2] @ zM, "c128"), V(zv @ zv, "c128"))],
+     "matrix-vector, vector-matrix and the dot product (no conjugation, as NumPy's @)")
+zS = np.array([[(r - 2) + 0.5j * c for c in range(5)] for r in range(4)])
+case("complex", "complex_matmul_strided", "numpy",
+     fn("complex_matmul_strided", 0, "((a c128[2,row])) (c128[2,row])",
+        "    (locals (p c128[2,strided]) (q c128[2,strided]))\n    (set p (index a (range 0 2 2) (range 0 4 2) :view))\n"
+        "    (set q (index a (range 3 1 -1) (range 1 _ 3) :view))\n    (return (matmul p q))"),
+     ["run: f(%s) == %s" % (V(zS, "c128"), V(zS[0:3:2, 0:5:2] @ zS[3:0:-1, 1::3], "c128"))],
+     "views with no unit stride (one with a negative row stride): the general strided kernel, not BLAS")
 case("complex", "complex_array_abs", "numpy",
      fn("complex_array_abs", 0, "((a c128[1,col])) (f64[1,col])", "    (locals)\n    (return (abs a))"),
      ['run: f([{"re": 3.0, "im": 4.0}, {"re": 0.0, "im": -2.0}]) == [5.0, 2.0]'])
