@@ -87,8 +87,8 @@ pub struct Blas {
     cgemm: ComplexGemm,
     zgemm: ComplexGemm,
     set_threads: SetThreads,
-    /// The thread count set last (0: not set yet); held while a product runs.
-    threads_set: Mutex<i32>,
+    /// Held while the thread count is set and a product runs.
+    in_use: Mutex<()>,
 }
 
 /// The BLAS of this process, loaded on first use; `None` when none fits (see the module
@@ -131,7 +131,7 @@ fn open(name: &'static str) -> Result<Blas, libloading::Error> {
             cgemm,
             zgemm,
             set_threads,
-            threads_set: Mutex::new(0),
+            in_use: Mutex::new(()),
         })
     }
 }
@@ -362,14 +362,12 @@ pub unsafe fn try_gemm<T: BlasElem>(
     ) else {
         return false;
     };
-    let Ok(mut threads_set) = blas.threads_set.try_lock() else {
+    let Ok(_in_use) = blas.in_use.try_lock() else {
         return false;
     };
-    let threads = threads.clamp(1, i32::MAX as usize) as i32;
-    if *threads_set != threads {
-        (blas.set_threads)(threads);
-        *threads_set = threads;
-    }
+    // Set on every call, not only on a change: another user of the same library in the
+    // process (a host, a benchmark) may have changed it since.
+    (blas.set_threads)(threads.clamp(1, i32::MAX as usize) as i32);
     let trans = |t: bool| if t { CBLAS_TRANS } else { CBLAS_NO_TRANS };
     T::call(
         blas,
