@@ -576,6 +576,34 @@ case("reduce", "reduce_strided_view", "numpy",
      fn("reduce_strided_view", 0, "((a f64[2,row])) (f64[1,row] f64)",
         "    (locals (v f64[2,strided]))\n    (set v (index a (range _ _ -2) (range 1 _ 2) :view))\n    (return (sum v :axis 0) (amax v))"),
      ["run: f(%s) == %s, %s" % (V(Bs, "f64"), V(Bs[::-2, 1::2].sum(axis=0), "f64"), f64(Bs[::-2, 1::2].max()))])
+def par_int_reductions(n):
+    i = np.arange(n, dtype=np.int64)
+    a = (i * 7919) % 10007 - 5000
+    b = 2 * (i % 13) + 1
+    ii, jj = np.meshgrid(i, np.arange(3, dtype=np.int64), indexing="ij")
+    c = ((ii * 31 + jj * 17) % 1000 - 500).astype(np.int32)
+    d = (2 * ((ii + jj) % 7) + 1).astype(np.int32)
+    vals = [a.sum(dtype=np.int64), np.prod(b, dtype=np.int64), a.min(), a.max(), a[::-3].sum(dtype=np.int64),
+            c.sum(dtype=np.int32), np.prod(d, dtype=np.int32), c.min(), c.max()]
+    return "run: f(%d) == %s" % (n, ", ".join(str(int(v)) for v in vals))
+
+
+case("reduce", "par_int_reductions", "numpy",
+     fn("par_int_reductions", 0, "((n i64)) (i64 i64 i64 i64 i64 i32 i32 i32 i32)",
+        "    (locals (a i64[1,row]) (b i64[1,row]) (c i32[2,col]) (d i32[2,col]) (i i64) (j i64))\n"
+        "    (set a (zeros i64[1,row] n))\n    (set b (zeros i64[1,row] n))\n"
+        "    (set c (zeros i32[2,col] n 3))\n    (set d (zeros i32[2,col] n 3))\n"
+        "    (for (i) (range 0 (- n 1)) (block\n"
+        "      (set (index a i) (- (mod (* i 7919) 10007) 5000))\n"
+        "      (set (index b i) (+ (* 2 (mod i 13)) 1))\n"
+        "      (for (j) (range 0 2) (block\n"
+        "        (set (index c i j) (cast i32 (- (mod (+ (* i 31) (* j 17)) 1000) 500)))\n"
+        "        (set (index d i j) (cast i32 (+ (* 2 (mod (+ i j) 7)) 1)))))))\n"
+        "    (return (sum a) (prod b) (amin a) (amax a) (sum (index a (range _ _ -3) :view))\n"
+        "      (sum c) (prod d) (amin c) (amax c))"),
+     [par_int_reductions(n) for n in (100000, 1000, 1)],
+     "integer reductions large enough for cpu-par to split them over threads (n = 100000; 300000 "
+     "elements for the 2-D i32 ones), wrapping sums and products (odd factors: never 0) included, and small ones that stay serial")
 case("reduce", "sum_bool_count", "hand",
      fn("sum_bool_count", 0, "((x f64[1,row])) (i64)", "    (locals)\n    (return (sum (cast i64[1,row] (> x 0.0))))"),
      ["run: f([1.0, -1.0, 2.0, 0.0, 3.0]) == 3"], "count positives: cast the bool mask to integers and sum")

@@ -16,6 +16,7 @@ mod index;
 mod map;
 mod matmul;
 mod par_elementwise;
+mod par_reduce;
 mod parfor;
 mod selection;
 mod slice_assign;

@@ -8,9 +8,8 @@
 //! first failing element in logical order: chunks are contiguous in that order and the
 //! runtime reports the failed chunk of lowest index (see `cpu::parallel`).
 //!
-//! Reductions are not parallel: the contract (docs/vrir-semantics.md) fixes their
-//! accumulation order, so float `sum`/`prod` stay serial to remain bit-identical; integer
-//! reductions and `amin`/`amax` would be exact in parallel but are not done yet.
+//! Whole-array reductions of large integer arrays are parallel too (`par_reduce.rs`);
+//! float reductions stay serial (the module doc there says why).
 
 use super::elementwise::{ElemFn, Operand};
 use super::{ArrayView, CodeGen, FnGen, Val};
