@@ -385,36 +385,40 @@ fn shape_mismatch_is_the_interpreters_error() {
     }
 }
 
+/// `a (m x k) * b (k x n)`, row-major f64, through the kernel entry compiled code calls.
+fn row_major_product(a: &[f64], b: &[f64], (m, k, n): (usize, usize, usize), parallel: bool) -> Vec<f64> {
+    assert_eq!((a.len(), b.len()), (m * k, k * n));
+    let mut c = vec![f64::NAN; m * n];
+    // SAFETY: row-major a (m x k), b (k x n), c (m x n); a null context is allowed.
+    let status = unsafe {
+        vr_cpu_matmul(
+            std::ptr::null_mut(),
+            elem_code(ScalarType::F64),
+            m as i64,
+            n as i64,
+            k as i64,
+            c.as_mut_ptr() as *mut u8,
+            n as i64,
+            1,
+            a.as_ptr() as *const u8,
+            k as i64,
+            1,
+            b.as_ptr() as *const u8,
+            n as i64,
+            1,
+            parallel as i32,
+        )
+    };
+    assert_eq!(status, 0);
+    c
+}
+
 #[test]
 fn the_parallel_flag_gives_the_same_product() {
     let (m, k, n) = (96, 130, 88);
     let a: Vec<f64> = small_ints(m * k, 5).iter().map(|v| *v as f64).collect();
     let b: Vec<f64> = small_ints(k * n, 6).iter().map(|v| *v as f64).collect();
-    let run = |parallel: bool| {
-        let mut c = vec![f64::NAN; m * n];
-        // SAFETY: row-major a (m x k), b (k x n), c (m x n); a null context is allowed.
-        let status = unsafe {
-            vr_cpu_matmul(
-                std::ptr::null_mut(),
-                elem_code(ScalarType::F64),
-                m as i64,
-                n as i64,
-                k as i64,
-                c.as_mut_ptr() as *mut u8,
-                n as i64,
-                1,
-                a.as_ptr() as *const u8,
-                k as i64,
-                1,
-                b.as_ptr() as *const u8,
-                n as i64,
-                1,
-                parallel as i32,
-            )
-        };
-        assert_eq!(status, 0);
-        c
-    };
+    let run = |parallel: bool| row_major_product(&a, &b, (m, k, n), parallel);
     let ai: Vec<i64> = a.iter().map(|v| *v as i64).collect();
     let bi: Vec<i64> = b.iter().map(|v| *v as i64).collect();
     let want: Vec<f64> = reference_real(&ai, &bi, m, k, n)
@@ -610,29 +614,7 @@ fn concurrent_products_are_all_exact() {
             let (a, b, want) = (&a, &b, &want);
             s.spawn(move || {
                 for _ in 0..5 {
-                    let mut c = vec![f64::NAN; m * n];
-                    // SAFETY: row-major a (m x k), b (k x n), c (m x n).
-                    let status = unsafe {
-                        vr_cpu_matmul(
-                            std::ptr::null_mut(),
-                            elem_code(ScalarType::F64),
-                            m as i64,
-                            n as i64,
-                            k as i64,
-                            c.as_mut_ptr() as *mut u8,
-                            n as i64,
-                            1,
-                            a.as_ptr() as *const u8,
-                            k as i64,
-                            1,
-                            b.as_ptr() as *const u8,
-                            n as i64,
-                            1,
-                            (t % 2) as i32,
-                        )
-                    };
-                    assert_eq!(status, 0);
-                    assert_eq!(&c, want);
+                    assert_eq!(&row_major_product(a, b, (m, k, n), t % 2 == 1), want);
                 }
             });
         }

@@ -21,32 +21,13 @@
 use libloading::{Library, Symbol};
 use std::process::ExitCode;
 use std::time::Instant;
+use velociraptor::cpu::blas::{RealGemm, SetThreads, CBLAS_NO_TRANS, CBLAS_ROW_MAJOR};
 use velociraptor::cpu::matmul::{elem_code, gemm_float, vr_cpu_matmul, MatRef};
 use velociraptor::cpu::{self, CpuOptions};
 use velociraptor::runtime::value::{Array, Buffer, Value};
 use velociraptor::vrir::text::parse_module;
 use velociraptor::vrir::types::{ArrayType, Layout, ScalarType};
 
-const CBLAS_ROW_MAJOR: i32 = 101;
-const CBLAS_NO_TRANS: i32 = 111;
-
-type Gemm<T> = unsafe extern "C" fn(
-    i32,
-    i32,
-    i32,
-    i32,
-    i32,
-    i32,
-    T,
-    *const T,
-    i32,
-    *const T,
-    i32,
-    T,
-    *mut T,
-    i32,
-);
-type SetThreads = unsafe extern "C" fn(i32);
 type GetThreads = unsafe extern "C" fn() -> i32;
 
 /// The element types measured: f64 and f32.
@@ -124,13 +105,13 @@ impl OpenBlas {
         }
     }
 
-    fn gemm<T: Elem>(&self) -> Result<Gemm<T>, String> {
+    fn gemm<T: Elem>(&self) -> Result<RealGemm<T>, String> {
         // SAFETY: T::SYMBOL is `cblas_?gemm` of T's precision.
-        unsafe { self.lib.get::<Gemm<T>>(T::SYMBOL).map(|s| *s) }
+        unsafe { self.lib.get::<RealGemm<T>>(T::SYMBOL).map(|s| *s) }
             .map_err(|e| format!("OpenBLAS symbol: {e}"))
     }
 
-    fn multiply<T: Elem>(&self, gemm: Gemm<T>, n: usize, a: &[T], b: &[T], c: &mut [T], threads: i32) {
+    fn multiply<T: Elem>(&self, gemm: RealGemm<T>, n: usize, a: &[T], b: &[T], c: &mut [T], threads: i32) {
         let n = n as i32;
         // SAFETY: a, b, c hold n*n row-major elements each.
         unsafe {

@@ -33,48 +33,38 @@ use num_complex::Complex;
 use std::ffi::c_void;
 use std::sync::{Mutex, OnceLock};
 
-const CBLAS_ROW_MAJOR: i32 = 101;
-const CBLAS_COL_MAJOR: i32 = 102;
-const CBLAS_NO_TRANS: i32 = 111;
-const CBLAS_TRANS: i32 = 112;
+/// CBLAS enumeration values (cblas.h), also used by `vr-bench-matmul`.
+pub const CBLAS_ROW_MAJOR: i32 = 101;
+pub const CBLAS_COL_MAJOR: i32 = 102;
+pub const CBLAS_NO_TRANS: i32 = 111;
+pub const CBLAS_TRANS: i32 = 112;
 
-/// `cblas_sgemm` / `cblas_dgemm`.
-type RealGemm<T> = unsafe extern "C" fn(
+/// `cblas_?gemm`: alpha and beta of type `S`, matrices of elements `P`.
+pub type Gemm<S, P> = unsafe extern "C" fn(
     i32,
     i32,
     i32,
     i32,
     i32,
     i32,
-    T,
-    *const T,
+    S,
+    *const P,
     i32,
-    *const T,
+    *const P,
     i32,
-    T,
-    *mut T,
+    S,
+    *mut P,
     i32,
 );
+
+/// `cblas_sgemm` / `cblas_dgemm`: alpha and beta by value.
+pub type RealGemm<T> = Gemm<T, T>;
 
 /// `cblas_cgemm` / `cblas_zgemm`: alpha and beta by pointer.
-type ComplexGemm = unsafe extern "C" fn(
-    i32,
-    i32,
-    i32,
-    i32,
-    i32,
-    i32,
-    *const c_void,
-    *const c_void,
-    i32,
-    *const c_void,
-    i32,
-    *const c_void,
-    *mut c_void,
-    i32,
-);
+type ComplexGemm = Gemm<*const c_void, c_void>;
 
-type SetThreads = unsafe extern "C" fn(i32);
+/// `openblas_set_num_threads`.
+pub type SetThreads = unsafe extern "C" fn(i32);
 
 /// The loaded library and the entries `matmul` uses.
 pub struct Blas {
@@ -216,117 +206,64 @@ pub trait BlasElem: Copy + 'static {
     );
 }
 
-impl BlasElem for f32 {
-    unsafe fn call(
-        blas: &Blas,
-        order: i32,
-        ta: i32,
-        tb: i32,
-        m: i32,
-        n: i32,
-        k: i32,
-        a: *const f32,
-        lda: i32,
-        b: *const f32,
-        ldb: i32,
-        c: *mut f32,
-        ldc: i32,
-    ) {
-        (blas.sgemm)(order, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc)
-    }
+/// `BlasElem` for `$t` through `blas.$entry`, alpha = 1 and beta = 0 passed as `$pass`
+/// says (real `?gemm`s take them by value, complex ones by pointer).
+macro_rules! blas_elem {
+    ($t:ty, $entry:ident, $pass:ident, $one:expr, $zero:expr) => {
+        impl BlasElem for $t {
+            unsafe fn call(
+                blas: &Blas,
+                order: i32,
+                ta: i32,
+                tb: i32,
+                m: i32,
+                n: i32,
+                k: i32,
+                a: *const $t,
+                lda: i32,
+                b: *const $t,
+                ldb: i32,
+                c: *mut $t,
+                ldc: i32,
+            ) {
+                let (one, zero): ($t, $t) = ($one, $zero);
+                (blas.$entry)(
+                    order,
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    $pass!(one),
+                    a as _,
+                    lda,
+                    b as _,
+                    ldb,
+                    $pass!(zero),
+                    c as _,
+                    ldc,
+                )
+            }
+        }
+    };
 }
 
-impl BlasElem for f64 {
-    unsafe fn call(
-        blas: &Blas,
-        order: i32,
-        ta: i32,
-        tb: i32,
-        m: i32,
-        n: i32,
-        k: i32,
-        a: *const f64,
-        lda: i32,
-        b: *const f64,
-        ldb: i32,
-        c: *mut f64,
-        ldc: i32,
-    ) {
-        (blas.dgemm)(order, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc)
-    }
+macro_rules! by_value {
+    ($x:ident) => {
+        $x
+    };
 }
 
-impl BlasElem for Complex<f32> {
-    unsafe fn call(
-        blas: &Blas,
-        order: i32,
-        ta: i32,
-        tb: i32,
-        m: i32,
-        n: i32,
-        k: i32,
-        a: *const Self,
-        lda: i32,
-        b: *const Self,
-        ldb: i32,
-        c: *mut Self,
-        ldc: i32,
-    ) {
-        let (one, zero) = (Complex::new(1.0f32, 0.0), Complex::new(0.0f32, 0.0));
-        (blas.cgemm)(
-            order,
-            ta,
-            tb,
-            m,
-            n,
-            k,
-            &one as *const Self as *const c_void,
-            a as *const c_void,
-            lda,
-            b as *const c_void,
-            ldb,
-            &zero as *const Self as *const c_void,
-            c as *mut c_void,
-            ldc,
-        )
-    }
+macro_rules! by_pointer {
+    ($x:ident) => {
+        &$x as *const _ as *const c_void
+    };
 }
 
-impl BlasElem for Complex<f64> {
-    unsafe fn call(
-        blas: &Blas,
-        order: i32,
-        ta: i32,
-        tb: i32,
-        m: i32,
-        n: i32,
-        k: i32,
-        a: *const Self,
-        lda: i32,
-        b: *const Self,
-        ldb: i32,
-        c: *mut Self,
-        ldc: i32,
-    ) {
-        let (one, zero) = (Complex::new(1.0f64, 0.0), Complex::new(0.0f64, 0.0));
-        (blas.zgemm)(
-            order,
-            ta,
-            tb,
-            m,
-            n,
-            k,
-            &one as *const Self as *const c_void,
-            a as *const c_void,
-            lda,
-            b as *const c_void,
-            ldb,
-            &zero as *const Self as *const c_void,
-            c as *mut c_void,
-            ldc,
-        )
-    }
-}
+blas_elem!(f32, sgemm, by_value, 1.0, 0.0);
+blas_elem!(f64, dgemm, by_value, 1.0, 0.0);
+blas_elem!(Complex<f32>, cgemm, by_pointer, Complex::new(1.0, 0.0), Complex::new(0.0, 0.0));
+blas_elem!(Complex<f64>, zgemm, by_pointer, Complex::new(1.0, 0.0), Complex::new(0.0, 0.0));
 
 /// `dst (m x n) = a (m x k) * b (k x n)` through BLAS with `threads` threads. Returns
 /// false, having touched nothing, when no BLAS is loaded, an operand or the destination

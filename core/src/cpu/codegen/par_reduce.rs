@@ -1,5 +1,6 @@
 //! Whole-array reductions of integer arrays on the `cpu-par` backend: `sum`, `prod`,
-//! `amin` and `amax` of i32/i64 arrays with at least [`PARALLEL_MIN_ELEMENTS`] elements
+//! `amin` and `amax` of i32/i64 arrays with at least 65,536 elements
+//! (`par_elementwise::PARALLEL_MIN_ELEMENTS`)
 //! run on the pool; smaller arrays and every other case keep the serial fold.
 //!
 //! Why only these: the result must equal the serial backend's bit for bit
@@ -22,13 +23,14 @@
 //! keep the serial path's "empty reduction" error.
 
 use super::elementwise::Operand;
-use super::par_elementwise::PARALLEL_MIN_ELEMENTS;
+use super::par_elementwise::SizeSplit;
+use super::parfor::ChunkParams;
 use super::{ArrayView, CodeGen, FnGen, Val};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{BinOp, LibFn, ReduceOp};
 use crate::vrir::types::{ArrayType, Layout};
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
-use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+use inkwell::{AtomicOrdering, AtomicRMWBinOp};
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// Whether `op` over elements of `a`'s type may be split across threads here.
@@ -50,20 +52,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let it = self.int_type(t);
         let result = g.alloca_builder.build_alloca(it, "reduce.result")?;
         let total = self.element_count(a)?;
-        let big = self.builder.build_int_compare(
-            IntPredicate::SGE,
-            total,
-            self.i64c(PARALLEL_MIN_ELEMENTS),
-            "big",
-        )?;
-        let par_bb = self.cx.append_basic_block(g.llfn, "reduce.par");
-        let ser_bb = self.cx.append_basic_block(g.llfn, "reduce.serial");
-        let err_bb = self.cx.append_basic_block(g.llfn, "reduce.err");
+        let SizeSplit {
+            par: par_bb,
+            err: err_bb,
+            join,
+        } = self.split_on_size(g, total, "reduce")?;
         let par_done = self.cx.append_basic_block(g.llfn, "reduce.par.done");
-        let join = self.cx.append_basic_block(g.llfn, "reduce.done");
-        self.builder.build_conditional_branch(big, par_bb, ser_bb)?;
-
-        self.builder.position_at_end(ser_bb);
         let v = serial(self, g)?;
         self.builder.build_store(result, v.v)?;
         self.builder.build_unconditional_branch(join)?;
@@ -84,17 +78,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         self.builder.position_at_end(par_bb);
         let body = self.outline_reduction(g, op, a.ty, d, slots)?;
         self.builder.position_at_end(par_bb);
-        let i64t = self.cx.i64_type();
-        let env = g
-            .alloca_builder
-            .build_alloca(i64t.array_type(slots), "reduce.env")?;
-        let slot = |s: &Self, k: u32| -> VrResult<PointerValue<'ctx>> {
-            // SAFETY (LLVM): k < slots.
-            Ok(unsafe {
-                s.builder
-                    .build_in_bounds_gep(i64t, env, &[i64t.const_int(k as u64, false)], "")?
-            })
-        };
+        let env = self.new_env(g, slots, "reduce.env")?;
+        let slot = |s: &Self, k: u32| s.env_slot(env, k);
         self.builder.build_store(slot(self, 0)?, a.data)?;
         for k in 0..d {
             self.builder
@@ -139,34 +124,20 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let t = ty.elem;
         let it = self.int_type(t);
         let ptr = self.ptr_type();
-        let i64t = self.cx.i64_type();
         let llfn = self.declare_chunk_fn(g, "reduce");
-        let param = |k: u32| llfn.get_nth_param(k).expect("declared parameter");
-        let env = param(0).into_pointer_value();
-        let ctx = param(1).into_pointer_value();
-        let lo = param(2).into_int_value();
-        let hi = param(3).into_int_value();
-        let entry = self.cx.append_basic_block(llfn, "entry");
-        let code = self.cx.append_basic_block(llfn, "code");
-        self.builder.position_at_end(entry);
-        let to_code = self.builder.build_unconditional_branch(code)?;
-        let alloca_builder = self.cx.create_builder();
-        alloca_builder.position_before(&to_code);
-        self.builder.position_at_end(code);
+        let ChunkParams {
+            env,
+            ctx,
+            lo,
+            hi,
+            alloca_builder,
+            ..
+        } = self.begin_chunk_fn(llfn)?;
         let load = |s: &Self, k: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| {
             debug_assert!(k < slots);
-            // SAFETY (LLVM): k < slots.
-            let p = unsafe {
-                s.builder
-                    .build_in_bounds_gep(i64t, env, &[i64t.const_int(k as u64, false)], "")?
-            };
-            Ok::<_, crate::runtime::error::VrError>(s.builder.build_load(ty, p, "")?)
+            s.env_load(env, k, ty)
         };
-        let ints = |s: &Self, from: u32| -> VrResult<Vec<IntValue<'ctx>>> {
-            (0..d)
-                .map(|k| Ok(load(s, from + k, i64t.into())?.into_int_value()))
-                .collect()
-        };
+        let ints = |s: &Self, from: u32| s.env_load_ints(env, from, d);
         // The array in loop order, as a row-major view (only its strides matter).
         let view = ArrayView {
             ty: ArrayType::new(t, d, Layout::Strided),
@@ -176,17 +147,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             strides: ints(self, 1 + d)?,
         };
         let shared = load(self, 1 + 2 * d, ptr.into())?.into_pointer_value();
-        let mut g2 = FnGen {
-            f: g.f,
-            llfn,
-            ctx_ptr: ctx,
-            outs: Vec::new(),
-            vars: Default::default(),
-            loops: Vec::new(),
-            line: g.line,
-            alloca_builder,
-            depth_in: self.i64c(0),
-        };
+        let mut g2 = self.chunk_fngen(g, llfn, ctx, alloca_builder);
         let acc = g2.alloca_builder.build_alloca(it, "acc")?;
         self.builder
             .build_store(acc, self.identity(op, it)?)?;
