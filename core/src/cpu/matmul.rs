@@ -4,19 +4,26 @@
 //! Every rank combination is one general product `dst (m x n) = a (m x k) * b (k x n)`
 //! with arbitrary element strides (rows and columns of a strided view, negative or zero
 //! ones included), so views are multiplied where they lie, without packing here:
-//! - f32 / f64 go to the `gemm` crate (blocked, packed, FMA micro-kernels chosen at run
-//!   time for the host CPU). Measured against Debian's OpenBLAS (`vr-bench-matmul`,
-//!   bench/RESULTS.md) it reaches about 0.75 of dgemm at n = 2000, below the 0.8 target:
-//!   the planned next step is OpenBLAS loaded at run time for operands with a unit
-//!   stride, this kernel staying the fallback. Its order of additions is not k-ascending
-//!   and products may be fused: docs/vrir-semantics.md leaves both unspecified for floats.
+//! - f32, f64, c64 and c128 go first to OpenBLAS's `?gemm`, loaded at run time
+//!   ([`crate::cpu::blas`]: the module doc there says which library, which operands and
+//!   how many threads). Measured side by side (`vr-bench-matmul`, bench/RESULTS.md),
+//!   the `gemm` crate alone reaches only about 0.75 of `dgemm` at n = 2000 on this
+//!   project's machine, below issue 3's 0.8 target.
+//! - When BLAS is absent or cannot take the operands (no unit stride in either
+//!   dimension, negative or zero strides, extents beyond `i32`, BLAS busy in another
+//!   thread), the `gemm` crate does the product (blocked, packed, FMA micro-kernels
+//!   chosen at run time for the host CPU; complex kernels included).
+//!   Neither adds in k-ascending order and both may fuse products:
+//!   docs/vrir-semantics.md leaves both unspecified for floats.
 //! - i32 / i64 use a simple exact loop with wrapping arithmetic (a ring: the order does
 //!   not change the result), rows of `dst` accumulated k-outer for locality.
 //!
-//! `parallel` lets the kernel use rayon's pool (the `cpu-par` backend turns it on);
-//! serial code passes 0.
+//! `parallel` lets the kernel use several threads (the `cpu-par` backend turns it on;
+//! serial code passes 0): the call's thread count for BLAS, rayon's pool for `gemm`.
 
 use crate::cpu::abi::CallCtx;
+use crate::cpu::blas::{self, BlasElem, Strided};
+use num_complex::Complex;
 use crate::vrir::types::ScalarType;
 
 /// One operand or the destination: first element and element strides.
@@ -96,6 +103,44 @@ pub unsafe fn gemm_float<T: 'static + Copy + Default>(
     );
 }
 
+/// `dst = a * b` for floats and complex numbers: BLAS when it takes the operands (with
+/// `threads` threads), else the `gemm` crate (on rayon's pool when `threads > 1`).
+///
+/// # Safety
+/// As for [`gemm_float`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn float_product<T: BlasElem + Default>(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: MatRef<T>,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    one: T,
+    threads: usize,
+) {
+    let threads = if m.saturating_mul(n).saturating_mul(k) >= PARALLEL_MIN_FLOPS {
+        threads
+    } else {
+        1
+    };
+    let strided = |p: MatRef<T>, rows: usize, cols: usize| Strided {
+        ptr: p.ptr,
+        rows,
+        cols,
+        rs: p.rs,
+        cs: p.cs,
+    };
+    if m > 0
+        && n > 0
+        && k > 0
+        && blas::try_gemm(strided(dst, m, n), strided(a, m, k), strided(b, k, n), threads)
+    {
+        return;
+    }
+    gemm_float(m, n, k, dst, a, b, one, threads > 1);
+}
+
 /// Integer element arithmetic the exact loop needs (wrapping, as VRIR integers do).
 pub trait WrappingElem: Copy + Default {
     fn wrapping_mul_add(self, x: Self, y: Self) -> Self;
@@ -172,6 +217,14 @@ pub unsafe extern "C" fn vr_cpu_matmul(
 ) -> i32 {
     let (m, n, k) = (m.max(0) as usize, n.max(0) as usize, k.max(0) as usize);
     let t = ScalarType::ALL.get(elem as usize).copied();
+    // BLAS threads (see `crate::cpu::blas`): one for the serial backend and inside a
+    // parfor worker (the pool is busy there), else the call's thread count.
+    let threads = match ctx.as_ref() {
+        _ if parallel == 0 => 1,
+        Some(c) if !c.shared_arena.is_null() => 1,
+        Some(c) => c.threads.max(1),
+        None => crate::cpu::parallel::default_threads(),
+    };
     let run = move || {
         fn mr<T>(p: *const u8, rs: i64, cs: i64) -> MatRef<T> {
             MatRef {
@@ -180,45 +233,33 @@ pub unsafe extern "C" fn vr_cpu_matmul(
                 cs: cs as isize,
             }
         }
+        let (d, x, y) = ((dst, dst_rs, dst_cs), (a, a_rs, a_cs), (b, b_rs, b_cs));
+        macro_rules! product {
+            ($kernel:ident, $t:ty $(, $extra:expr)*) => {
+                $kernel::<$t>(
+                    m,
+                    n,
+                    k,
+                    mr(d.0, d.1, d.2),
+                    mr(x.0, x.1, x.2),
+                    mr(y.0, y.1, y.2)
+                    $(, $extra)*
+                )
+            };
+        }
         // SAFETY: the caller's contract (see above).
         unsafe {
             match t {
-                Some(ScalarType::F64) => gemm_float::<f64>(
-                    m,
-                    n,
-                    k,
-                    mr(dst, dst_rs, dst_cs),
-                    mr(a, a_rs, a_cs),
-                    mr(b, b_rs, b_cs),
-                    1.0,
-                    parallel != 0,
-                ),
-                Some(ScalarType::F32) => gemm_float::<f32>(
-                    m,
-                    n,
-                    k,
-                    mr(dst, dst_rs, dst_cs),
-                    mr(a, a_rs, a_cs),
-                    mr(b, b_rs, b_cs),
-                    1.0,
-                    parallel != 0,
-                ),
-                Some(ScalarType::I64) => exact_int::<i64>(
-                    m,
-                    n,
-                    k,
-                    mr(dst, dst_rs, dst_cs),
-                    mr(a, a_rs, a_cs),
-                    mr(b, b_rs, b_cs),
-                ),
-                Some(ScalarType::I32) => exact_int::<i32>(
-                    m,
-                    n,
-                    k,
-                    mr(dst, dst_rs, dst_cs),
-                    mr(a, a_rs, a_cs),
-                    mr(b, b_rs, b_cs),
-                ),
+                Some(ScalarType::F64) => product!(float_product, f64, 1.0, threads),
+                Some(ScalarType::F32) => product!(float_product, f32, 1.0, threads),
+                Some(ScalarType::C128) => {
+                    product!(float_product, Complex<f64>, Complex::new(1.0, 0.0), threads)
+                }
+                Some(ScalarType::C64) => {
+                    product!(float_product, Complex<f32>, Complex::new(1.0, 0.0), threads)
+                }
+                Some(ScalarType::I64) => product!(exact_int, i64),
+                Some(ScalarType::I32) => product!(exact_int, i32),
                 other => return Err(format!("matmul kernel: no kernel for {other:?}")),
             }
         }

@@ -108,6 +108,7 @@ mod jit;
 mod libm;
 mod marshal;
 mod marshal_value;
+pub mod blas;
 pub mod matmul;
 pub mod parallel;
 mod object;

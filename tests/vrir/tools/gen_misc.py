@@ -576,6 +576,34 @@ case("reduce", "reduce_strided_view", "numpy",
      fn("reduce_strided_view", 0, "((a f64[2,row])) (f64[1,row] f64)",
         "    (locals (v f64[2,strided]))\n    (set v (index a (range _ _ -2) (range 1 _ 2) :view))\n    (return (sum v :axis 0) (amax v))"),
      ["run: f(%s) == %s, %s" % (V(Bs, "f64"), V(Bs[::-2, 1::2].sum(axis=0), "f64"), f64(Bs[::-2, 1::2].max()))])
+def par_int_reductions(n):
+    i = np.arange(n, dtype=np.int64)
+    a = (i * 7919) % 10007 - 5000
+    b = 2 * (i % 13) + 1
+    ii, jj = np.meshgrid(i, np.arange(3, dtype=np.int64), indexing="ij")
+    c = ((ii * 31 + jj * 17) % 1000 - 500).astype(np.int32)
+    d = (2 * ((ii + jj) % 7) + 1).astype(np.int32)
+    vals = [a.sum(dtype=np.int64), np.prod(b, dtype=np.int64), a.min(), a.max(), a[::-3].sum(dtype=np.int64),
+            c.sum(dtype=np.int32), np.prod(d, dtype=np.int32), c.min(), c.max()]
+    return "run: f(%d) == %s" % (n, ", ".join(str(int(v)) for v in vals))
+
+
+case("reduce", "par_int_reductions", "numpy",
+     fn("par_int_reductions", 0, "((n i64)) (i64 i64 i64 i64 i64 i32 i32 i32 i32)",
+        "    (locals (a i64[1,row]) (b i64[1,row]) (c i32[2,col]) (d i32[2,col]) (i i64) (j i64))\n"
+        "    (set a (zeros i64[1,row] n))\n    (set b (zeros i64[1,row] n))\n"
+        "    (set c (zeros i32[2,col] n 3))\n    (set d (zeros i32[2,col] n 3))\n"
+        "    (for (i) (range 0 (- n 1)) (block\n"
+        "      (set (index a i) (- (mod (* i 7919) 10007) 5000))\n"
+        "      (set (index b i) (+ (* 2 (mod i 13)) 1))\n"
+        "      (for (j) (range 0 2) (block\n"
+        "        (set (index c i j) (cast i32 (- (mod (+ (* i 31) (* j 17)) 1000) 500)))\n"
+        "        (set (index d i j) (cast i32 (+ (* 2 (mod (+ i j) 7)) 1)))))))\n"
+        "    (return (sum a) (prod b) (amin a) (amax a) (sum (index a (range _ _ -3) :view))\n"
+        "      (sum c) (prod d) (amin c) (amax c))"),
+     [par_int_reductions(n) for n in (100000, 1000, 1)],
+     "integer reductions large enough for cpu-par to split them over threads (n = 100000; 300000 "
+     "elements for the 2-D i32 ones), wrapping sums and products (odd factors: never 0) included, and small ones that stay serial")
 case("reduce", "sum_bool_count", "hand",
      fn("sum_bool_count", 0, "((x f64[1,row])) (i64)", "    (locals)\n    (return (sum (cast i64[1,row] (> x 0.0))))"),
      ["run: f([1.0, -1.0, 2.0, 0.0, 3.0]) == 3"], "count positives: cast the bool mask to integers and sum")
@@ -787,6 +815,26 @@ zarr = np.array([[1 + 1j, 2 - 1j], [0.5j, -3 + 0j]])
 case("complex", "complex_matmul", "numpy",
      fn("complex_matmul", 0, "((a c128[2,row])) (c128[2,row])", "    (locals)\n    (return (matmul a a))"),
      ["run: f(%s) == %s" % (V(zarr, "c128"), V(zarr @ zarr, "c128"))])
+zM = np.array([[1 + 2j, -0.5 + 0.25j, 3 + 0j], [0 - 1j, 2 - 2j, -1.5 + 4j]])
+zN = np.array([[0.5 - 1j, 2 + 0j], [1 + 1j, -1 + 0.5j], [0.25j, 4 - 2j]])
+zv = np.array([1 - 1j, 0.5 + 2j, -2 + 0j])
+case("complex", "complex_matmul_c64_col", "numpy",
+     fn("complex_matmul_c64_col", 0, "((a c64[2,col]) (b c64[2,col])) (c64[2,col])", "    (locals)\n    (return (matmul a b))"),
+     ["run: f(%s, %s) == %s" % (V(zM, "c64"), V(zN, "c64"), V((zM @ zN).astype(np.complex64), "c64"))],
+     "single-precision complex, column-major operands and result (binary fractions: every product is exact)")
+case("complex", "complex_matmul_vectors", "numpy",
+     fn("complex_matmul_vectors", 0, "((a c128[2,row]) (v c128[1,row]) (w c128[1,row])) (c128[1,row] c128[1,row] c128)",
+        "    (locals)\n    (return (matmul a v) (matmul w a) (matmul v v))"),
+     ["run: f(%s, %s, %s) == %s, %s, %s" % (V(zM, "c128"), V(zv, "c128"), V(zv[:2], "c128"), V(zM @ zv, "c128"),
+                                            V(zv[:2] @ zM, "c128"), V(zv @ zv, "c128"))],
+     "matrix-vector, vector-matrix and the dot product (no conjugation, as NumPy's @)")
+zS = np.array([[(r - 2) + 0.5j * c for c in range(5)] for r in range(4)])
+case("complex", "complex_matmul_strided", "numpy",
+     fn("complex_matmul_strided", 0, "((a c128[2,row])) (c128[2,row])",
+        "    (locals (p c128[2,strided]) (q c128[2,strided]))\n    (set p (index a (range 0 2 2) (range 0 4 2) :view))\n"
+        "    (set q (index a (range 3 1 -1) (range 1 _ 3) :view))\n    (return (matmul p q))"),
+     ["run: f(%s) == %s" % (V(zS, "c128"), V(zS[0:3:2, 0:5:2] @ zS[3:0:-1, 1::3], "c128"))],
+     "views with no unit stride (one with a negative row stride): the general strided kernel, not BLAS")
 case("complex", "complex_array_abs", "numpy",
      fn("complex_array_abs", 0, "((a c128[1,col])) (f64[1,col])", "    (locals)\n    (return (abs a))"),
      ['run: f([{"re": 3.0, "im": 4.0}, {"re": 0.0, "im": -2.0}]) == [5.0, 2.0]'])

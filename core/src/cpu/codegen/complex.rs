@@ -374,8 +374,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         Ok(Val { v, ty: t })
     }
 
-    /// Call a C function `name` of float arguments returning the same float type.
-    fn call_float_fn(&self, name: &str, args: &[FloatValue<'ctx>]) -> VrResult<FloatValue<'ctx>> {
+    /// Call a C function `name` of float arguments returning the same float type
+    /// (declared on first use; the math library calls of `expr.rs` go through it too).
+    pub(crate) fn call_float_fn(&self, name: &str, args: &[FloatValue<'ctx>]) -> VrResult<FloatValue<'ctx>> {
         let ft = args[0].get_type();
         let f = match self.module.get_function(name) {
             Some(f) => f,

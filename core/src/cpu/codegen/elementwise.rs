@@ -419,6 +419,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// storage order of A's type (column-major: first index fastest; otherwise last index
     /// fastest) from 0 (`sum`), 1 (`prod`) or the first element (`amin`/`amax`, where an
     /// empty array is the interpreter's run-time error): bit-identical to the interpreter.
+    /// On `cpu-par`, large integer arrays are folded in parallel (`par_reduce.rs`: exact,
+    /// since their operations are associative and commutative).
     pub(crate) fn reduce_all(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
@@ -426,6 +428,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         arg: &Expr,
     ) -> VrResult<Val<'ctx>> {
         let (a, _) = self.array_arg(g, arg)?;
+        if self.reduction_is_parallel(op, &a) {
+            let whole = a.clone();
+            return self.reduce_view_parallel(g, op, &a, &mut |cg, g| {
+                cg.reduce_view(g, op, &whole)
+            });
+        }
         self.reduce_view(g, op, &a)
     }
 

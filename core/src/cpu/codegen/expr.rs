@@ -7,7 +7,7 @@ use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::{VrError, VrResult};
 use crate::vrir::ast::{BinOp, Expr, LibFn, Literal, UnOp};
 use crate::vrir::types::{ScalarType, Type};
-use inkwell::values::{BasicMetadataValueEnum, FloatValue, IntValue, ValueKind};
+use inkwell::values::{FloatValue, IntValue, ValueKind};
 use inkwell::{FloatPredicate, IntPredicate};
 
 /// Name of a construct for "not supported yet" messages.
@@ -426,30 +426,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         } else {
             base.to_string()
         };
-        let f = match self.module.get_function(&name) {
-            Some(f) => f,
-            None => {
-                let params: Vec<_> = args.iter().map(|_| ft.into()).collect();
-                let f = self.module.add_function(
-                    &name,
-                    ft.fn_type(&params, false),
-                    Some(inkwell::module::Linkage::External),
-                );
-                f.add_attribute(
-                    inkwell::attributes::AttributeLoc::Function,
-                    self.enum_attr("nounwind"),
-                );
-                f
-            }
-        };
-        let a: Vec<BasicMetadataValueEnum> = args.iter().map(|v| (*v).into()).collect();
-        match self.builder.build_call(f, &a, "")?.try_as_basic_value() {
-            ValueKind::Basic(v) => Ok(v.into_float_value()),
-            _ => Err(VrError::new(
-                crate::ErrorKind::Internal,
-                format!("{name} returned nothing"),
-            )),
-        }
+        self.call_float_fn(&name, args)
     }
 
     fn lib(&mut self, g: &mut FnGen<'ctx, 'm>, func: LibFn, args: &[Expr]) -> VrResult<Val<'ctx>> {

@@ -2,6 +2,7 @@
 //! `data + sum(p_k * stride_k)`, with index base, `:neg`, `:flat` and bounds checks that
 //! report the same fields as the interpreter (variable, index as written, extent, dim).
 
+use super::selection::Written;
 use super::stmt::CallOut;
 use super::{unsupported, ArrayView, CodeGen, FnGen, Slot, Val};
 use crate::cpu::abi::ErrorCode;
@@ -372,15 +373,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ));
         }
         // The written values, left to right (start, stop, step of each range).
-        enum W<'ctx> {
-            One(IntValue<'ctx>),
-            Range(
-                Option<IntValue<'ctx>>,
-                Option<IntValue<'ctx>>,
-                IntValue<'ctx>,
-            ),
-        }
-        let mut written = Vec::new();
+        let mut written: Vec<Written<'ctx>> = Vec::new();
         for ix in indices {
             let int =
                 |s: &mut Self, g: &mut FnGen<'ctx, 'm>, e: &Expr| -> VrResult<IntValue<'ctx>> {
@@ -410,136 +403,60 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         Some(e) => int(self, g, e)?,
                         None => self.i64c(1),
                     };
-                    written.push(W::Range(a, b, s));
+                    written.push(Written::Range {
+                        start: a,
+                        stop: b,
+                        step: s,
+                    });
                 }
                 // A range value (a variable, a tuple item): its start, stop and step.
                 other if self.is_range_index(g, other) => {
                     let r = self.range_values(g, other)?[0];
-                    written.push(W::Range(Some(r.start), Some(r.stop), r.step));
+                    written.push(Written::Range {
+                        start: Some(r.start),
+                        stop: Some(r.stop),
+                        step: r.step,
+                    });
                 }
-                other => written.push(W::One(int(self, g, other)?)),
+                other => written.push(Written::Scalar(int(self, g, other)?)),
             }
         }
-        // The access as written, for out-of-bounds messages.
-        let mut shape_items = Vec::new();
-        let mut note_vals = Vec::new();
-        for w in &written {
-            match w {
-                W::One(i) => {
-                    shape_items.push("S".to_string());
-                    note_vals.push(*i);
-                }
-                W::Range(a, z, st) => {
-                    shape_items.push(format!("R{}{}", a.is_some() as u8, z.is_some() as u8));
-                    note_vals.extend(a.iter().chain(z.iter()).copied());
-                    note_vals.push(*st);
-                }
-            }
-        }
-        let note_shape = shape_items.join(",");
-        while written.len() < n {
-            written.push(W::Range(None, None, self.i64c(1)));
-        }
-        let base = self.i64c(self.vm.index_base as i64);
-        let zero = self.i64c(0);
-        let one = self.i64c(1);
-        let mut offset = zero;
+        // Each written index resolved and checked as a selection's (selection.rs), in
+        // order; axes without an index are taken whole.
+        let mut offset = self.i64c(0);
         let (mut dims, mut strides) = (Vec::new(), Vec::new());
-        for (k, w) in written.into_iter().enumerate() {
-            let u = src.dims[k];
-            let stride = src.strides[k];
-            let b = &self.builder;
-            let pos = |b: &inkwell::builder::Builder<'ctx>,
-                       i: IntValue<'ctx>|
-             -> VrResult<IntValue<'ctx>> {
-                let p = b.build_int_sub(i, base, "")?;
-                if flags.negative {
-                    let neg = b.build_int_compare(IntPredicate::SLT, i, zero, "")?;
-                    let w = b.build_int_add(i, u, "")?;
-                    Ok(b.build_select(neg, w, p, "")?.into_int_value())
-                } else {
-                    Ok(p)
-                }
-            };
-            match w {
-                W::One(i) => {
-                    let p = pos(b, i)?;
+        for k in 0..n {
+            let (extent, stride) = (src.dims[k], src.strides[k]);
+            match written.get(k) {
+                Some(Written::Scalar(i)) => {
+                    let p = self.position(*i, extent, flags.negative)?;
                     let ok = self
                         .builder
-                        .build_int_compare(IntPredicate::ULT, p, u, "")?;
-                    self.check_noted(
-                        g,
-                        ok,
-                        ErrorCode::OutOfBounds,
-                        Some(&name),
-                        Some((i, u, self.i64c(k as i64))),
-                        Some((&note_shape, &note_vals)),
-                    )?;
+                        .build_int_compare(IntPredicate::ULT, p, extent, "")?;
+                    self.check_in_bounds(g, ok, Some(&name), *i, extent, k, &written)?;
                     let t = self.builder.build_int_mul(p, stride, "")?;
                     offset = self.builder.build_int_add(offset, t, "")?;
                 }
-                W::Range(a, z, s) => {
-                    let nz = self
-                        .builder
-                        .build_int_compare(IntPredicate::NE, s, zero, "")?;
-                    self.check(g, nz, ErrorCode::ZeroStepIndex, None, None)?;
-                    let b = &self.builder;
-                    let last = b.build_int_sub(u, one, "")?;
-                    let up = b.build_int_compare(IntPredicate::SGT, s, zero, "")?;
-                    let p0 = match a {
-                        Some(i) => pos(b, i)?,
-                        None => b.build_select(up, zero, last, "")?.into_int_value(),
-                    };
-                    let p1 = match z {
-                        Some(i) => pos(b, i)?,
-                        None => b.build_select(up, last, zero, "")?.into_int_value(),
-                    };
-                    // count = s > 0 ? (p1 >= p0 ? (p1 - p0) / s + 1 : 0) : (p1 <= p0 ? (p0 - p1) / -s + 1 : 0)
-                    let dist_up = b.build_int_sub(p1, p0, "")?;
-                    let dist_dn = b.build_int_sub(p0, p1, "")?;
-                    let dist = b.build_select(up, dist_up, dist_dn, "")?.into_int_value();
-                    let neg_s = b.build_int_neg(s, "")?;
-                    let mag = b.build_select(up, s, neg_s, "")?.into_int_value();
-                    let nonneg = b.build_int_compare(IntPredicate::SGE, dist, zero, "")?;
-                    let q = b.build_int_signed_div(dist, mag, "")?;
-                    let q1 = b.build_int_add(q, one, "")?;
-                    let count = b.build_select(nonneg, q1, zero, "")?.into_int_value();
-                    let empty = b.build_int_compare(IntPredicate::EQ, count, zero, "")?;
-                    let in0 = b.build_int_compare(IntPredicate::ULT, p0, u, "")?;
-                    let ok0 = b.build_or(empty, in0, "")?;
-                    let w0 = a.unwrap_or(base);
-                    self.check_noted(
+                Some(Written::Range { start, stop, step }) => {
+                    let (first, count) = self.resolve_range(
                         g,
-                        ok0,
-                        ErrorCode::OutOfBounds,
                         Some(&name),
-                        Some((w0, u, self.i64c(k as i64))),
-                        Some((&note_shape, &note_vals)),
+                        *start,
+                        *stop,
+                        *step,
+                        extent,
+                        k,
+                        flags,
+                        &written,
                     )?;
-                    let b = &self.builder;
-                    let cm1 = b.build_int_sub(count, one, "")?;
-                    let span = b.build_int_mul(cm1, s, "")?;
-                    let pn = b.build_int_add(p0, span, "")?;
-                    let inn = b.build_int_compare(IntPredicate::ULT, pn, u, "")?;
-                    let okn = b.build_or(empty, inn, "")?;
-                    let wn = match z {
-                        Some(i) => i,
-                        None => b.build_int_add(last, base, "")?,
-                    };
-                    self.check_noted(
-                        g,
-                        okn,
-                        ErrorCode::OutOfBounds,
-                        Some(&name),
-                        Some((wn, u, self.i64c(k as i64))),
-                        Some((&note_shape, &note_vals)),
-                    )?;
-                    let b = &self.builder;
-                    let start = b.build_select(empty, zero, p0, "")?.into_int_value();
-                    let t = b.build_int_mul(start, stride, "")?;
-                    offset = b.build_int_add(offset, t, "")?;
+                    let t = self.builder.build_int_mul(first, stride, "")?;
+                    offset = self.builder.build_int_add(offset, t, "")?;
                     dims.push(count);
-                    strides.push(b.build_int_mul(stride, s, "")?);
+                    strides.push(self.builder.build_int_mul(stride, *step, "")?);
+                }
+                _ => {
+                    dims.push(extent);
+                    strides.push(stride);
                 }
             }
         }

@@ -6,13 +6,11 @@
 //! and strides; the result has the first array's layout (`strided` becoming `row`).
 
 use super::elementwise::{fresh_layout, Operand};
-use super::{internal_name, ArrayView, CodeGen, FnGen, Val};
-use crate::cpu::abi::ErrorCode;
+use super::{ArrayView, CodeGen, FnGen, Val};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::Expr;
 use crate::vrir::types::{ArrayType, Type};
-use inkwell::values::{BasicMetadataValueEnum, ValueKind};
-use inkwell::IntPredicate;
+use inkwell::values::BasicMetadataValueEnum;
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     pub(crate) fn map_expr(
@@ -95,48 +93,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             .build_alloca(self.mem_type(rt, &g.f.name)?, "ret")?;
         let mut call_args: Vec<BasicMetadataValueEnum> = vec![g.ctx_ptr.into(), slot.into()];
         call_args.extend(args.iter().map(|v| BasicMetadataValueEnum::from(v.v)));
-        let depth = self
-            .builder
-            .build_load(self.cx.i64_type(), g.ctx_ptr, "depth")?
-            .into_int_value();
-        let ok = self.builder.build_int_compare(
-            IntPredicate::SLT,
-            depth,
-            self.i64c(crate::cpu::abi::MAX_CALL_DEPTH),
-            "",
-        )?;
-        self.check_noted(
-            g,
-            ok,
-            ErrorCode::RecursionTooDeep,
-            None,
-            None,
-            Some((func, &[])),
-        )?;
-        let llcallee = self
-            .module
-            .get_function(&internal_name(func))
-            .ok_or_else(|| self.type_err(g, format!("`{func}` was not declared")))?;
-        let status = match self
-            .builder
-            .build_call(llcallee, &call_args, "status")?
-            .try_as_basic_value()
-        {
-            ValueKind::Basic(v) => v.into_int_value(),
-            _ => return Err(self.type_err(g, "call without status".into())),
-        };
-        let ok = self.builder.build_int_compare(
-            IntPredicate::EQ,
-            status,
-            self.cx.i32_type().const_zero(),
-            "",
-        )?;
-        let ok_bb = self.cx.append_basic_block(g.llfn, "call.ok");
-        let err_bb = self.cx.append_basic_block(g.llfn, "call.err");
-        self.builder.build_conditional_branch(ok, ok_bb, err_bb)?;
-        self.builder.position_at_end(err_bb);
-        self.builder.build_return(Some(&status))?;
-        self.builder.position_at_end(ok_bb);
+        self.emit_checked_call(g, func, &call_args)?;
         let raw = self
             .builder
             .build_load(self.mem_type(rt, &g.f.name)?, slot, "")?;

@@ -84,9 +84,6 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         if elem != b.ty.elem || !(1..=2).contains(&a.ty.ndims) || !(1..=2).contains(&b.ty.ndims) {
             return Err(self.type_err(g, format!("`matmul` of {} and {}", a.ty, b.ty)));
         }
-        if elem.is_complex() {
-            return Err(unsupported("`matmul` of complex arrays", &g.f.name));
-        }
         let mt = self.mem_type(elem, &g.f.name)?;
         // Inner extents: A's last, B's first.
         let ka = *a.dims.last().expect("rank checked");

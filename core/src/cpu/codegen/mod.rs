@@ -17,6 +17,7 @@ mod interrupt;
 mod map;
 mod matmul;
 mod par_elementwise;
+mod par_reduce;
 mod parfor;
 mod selection;
 mod slice_assign;

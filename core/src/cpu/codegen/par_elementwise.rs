@@ -8,20 +8,67 @@
 //! first failing element in logical order: chunks are contiguous in that order and the
 //! runtime reports the failed chunk of lowest index (see `cpu::parallel`).
 //!
-//! Reductions are not parallel: the contract (docs/vrir-semantics.md) fixes their
-//! accumulation order, so float `sum`/`prod` stay serial to remain bit-identical; integer
-//! reductions and `amin`/`amax` would be exact in parallel but are not done yet.
+//! Whole-array reductions of large integer arrays are parallel too (`par_reduce.rs`);
+//! float reductions stay serial (the module doc there says why).
 
 use super::elementwise::{ElemFn, Operand};
+use super::parfor::ChunkParams;
 use super::{ArrayView, CodeGen, FnGen, Val};
 use crate::runtime::error::VrResult;
-use inkwell::values::{FunctionValue, IntValue, PointerValue};
+use inkwell::basic_block::BasicBlock;
+use inkwell::values::{FunctionValue, IntValue};
 use inkwell::IntPredicate;
 
 /// Fewest result elements for which an element-wise operator runs on the pool.
 pub(crate) const PARALLEL_MIN_ELEMENTS: i64 = 1 << 16;
 
+/// The blocks of [`CodeGen::split_on_size`].
+pub(crate) struct SizeSplit<'ctx> {
+    /// Taken for large arrays: the parallel code goes here.
+    pub(crate) par: BasicBlock<'ctx>,
+    /// Where the parallel code goes when the runtime reports an error.
+    pub(crate) err: BasicBlock<'ctx>,
+    /// Where both paths meet.
+    pub(crate) join: BasicBlock<'ctx>,
+}
+
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
+    /// Branch on `count >= PARALLEL_MIN_ELEMENTS` to a parallel block or a serial one,
+    /// leaving the builder in the serial block (blocks named after `prefix`).
+    pub(crate) fn split_on_size(
+        &mut self,
+        g: &FnGen<'ctx, 'm>,
+        count: IntValue<'ctx>,
+        prefix: &str,
+    ) -> VrResult<SizeSplit<'ctx>> {
+        let big = self.builder.build_int_compare(
+            IntPredicate::SGE,
+            count,
+            self.i64c(PARALLEL_MIN_ELEMENTS),
+            "big",
+        )?;
+        let par = self.cx.append_basic_block(g.llfn, &format!("{prefix}.par"));
+        let serial = self.cx.append_basic_block(g.llfn, &format!("{prefix}.serial"));
+        let err = self.cx.append_basic_block(g.llfn, &format!("{prefix}.err"));
+        let join = self.cx.append_basic_block(g.llfn, &format!("{prefix}.done"));
+        self.builder.build_conditional_branch(big, par, serial)?;
+        self.builder.position_at_end(serial);
+        Ok(SizeSplit { par, err, join })
+    }
+
+    /// Environment slots `from..from + n` read as i64 (inside a chunk function).
+    pub(crate) fn env_load_ints(
+        &self,
+        env: inkwell::values::PointerValue<'ctx>,
+        from: u32,
+        n: u32,
+    ) -> VrResult<Vec<IntValue<'ctx>>> {
+        let i64t = self.cx.i64_type();
+        (from..from + n)
+            .map(|k| Ok(self.env_load(env, k, i64t.into())?.into_int_value()))
+            .collect()
+    }
+
     /// Fill `out` from `ops` with `f` (as `map_elements`), on the pool when `out` is large.
     pub(crate) fn map_elements_parallel(
         &mut self,
@@ -31,18 +78,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         f: &mut ElemFn<'_, 'ctx, 'm>,
     ) -> VrResult<()> {
         let total = self.element_count(out)?;
-        let big = self.builder.build_int_compare(
-            IntPredicate::SGE,
-            total,
-            self.i64c(PARALLEL_MIN_ELEMENTS),
-            "big",
-        )?;
-        let par_bb = self.cx.append_basic_block(g.llfn, "ew.par");
-        let ser_bb = self.cx.append_basic_block(g.llfn, "ew.serial");
-        let err_bb = self.cx.append_basic_block(g.llfn, "ew.err");
-        let join = self.cx.append_basic_block(g.llfn, "ew.done");
-        self.builder.build_conditional_branch(big, par_bb, ser_bb)?;
-        self.builder.position_at_end(ser_bb);
+        let SizeSplit {
+            par: par_bb,
+            err: err_bb,
+            join,
+        } = self.split_on_size(g, total, "ew")?;
         self.map_elements(g, out, &[], ops, f)?;
         self.builder.build_unconditional_branch(join)?;
 
@@ -59,17 +99,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         self.builder.position_at_end(par_bb);
         let body = self.outline_elementwise(g, out, ops, f, slots)?;
         self.builder.position_at_end(par_bb);
-        let i64t = self.cx.i64_type();
-        let env = g
-            .alloca_builder
-            .build_alloca(i64t.array_type(slots), "ew.env")?;
-        let slot = |s: &Self, k: u32| -> VrResult<PointerValue<'ctx>> {
-            // SAFETY (LLVM): k < slots.
-            Ok(unsafe {
-                s.builder
-                    .build_in_bounds_gep(i64t, env, &[i64t.const_int(k as u64, false)], "")?
-            })
-        };
+        let env = self.new_env(g, slots, "ew.env")?;
+        let slot = |s: &Self, k: u32| s.env_slot(env, k);
         self.builder.build_store(slot(self, 0)?, out.data)?;
         for k in 0..d {
             self.builder
@@ -110,35 +141,21 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         slots: u32,
     ) -> VrResult<FunctionValue<'ctx>> {
         let ptr = self.ptr_type();
-        let i64t = self.cx.i64_type();
         let llfn = self.declare_chunk_fn(g, "elementwise");
-        let param = |k: u32| llfn.get_nth_param(k).expect("declared parameter");
-        let env = param(0).into_pointer_value();
-        let ctx = param(1).into_pointer_value();
-        let lo = param(2).into_int_value();
-        let hi = param(3).into_int_value();
-        let entry = self.cx.append_basic_block(llfn, "entry");
-        let code = self.cx.append_basic_block(llfn, "code");
-        self.builder.position_at_end(entry);
-        let to_code = self.builder.build_unconditional_branch(code)?;
-        let alloca_builder = self.cx.create_builder();
-        alloca_builder.position_before(&to_code);
-        self.builder.position_at_end(code);
+        let ChunkParams {
+            env,
+            ctx,
+            lo,
+            hi,
+            alloca_builder,
+            ..
+        } = self.begin_chunk_fn(llfn)?;
         let load = |s: &Self, k: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| {
             debug_assert!(k < slots);
-            // SAFETY (LLVM): k < slots.
-            let p = unsafe {
-                s.builder
-                    .build_in_bounds_gep(i64t, env, &[i64t.const_int(k as u64, false)], "")?
-            };
-            Ok::<_, crate::runtime::error::VrError>(s.builder.build_load(ty, p, "")?)
+            s.env_load(env, k, ty)
         };
         let d = out.dims.len() as u32;
-        let ints = |s: &Self, from: u32| -> VrResult<Vec<IntValue<'ctx>>> {
-            (0..d)
-                .map(|k| Ok(load(s, from + k, i64t.into())?.into_int_value()))
-                .collect()
-        };
+        let ints = |s: &Self, from: u32| s.env_load_ints(env, from, d);
         let null = ptr.const_null();
         let dims = ints(self, 1)?;
         let out2 = ArrayView {
@@ -172,17 +189,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
             }
         }
-        let mut g2 = FnGen {
-            f: g.f,
-            llfn,
-            ctx_ptr: ctx,
-            outs: Vec::new(),
-            vars: Default::default(),
-            loops: Vec::new(),
-            line: g.line,
-            alloca_builder,
-            depth_in: self.i64c(0),
-        };
+        let mut g2 = self.chunk_fngen(g, llfn, ctx, alloca_builder);
         let rows = self.builder.build_int_sub(hi, lo, "rows")?;
         self.counted_loop(&mut g2, rows, |cg, g2, i| {
             let row = cg.builder.build_int_add(lo, i, "row")?;

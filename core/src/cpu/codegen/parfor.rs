@@ -95,6 +95,19 @@ fn assigned_in(stmts: &[Stmt], out: &mut BTreeSet<String>) {
     }
 }
 
+/// The parameters of a chunk function being built ([`CodeGen::begin_chunk_fn`]).
+pub(crate) struct ChunkParams<'ctx> {
+    pub(crate) env: PointerValue<'ctx>,
+    pub(crate) ctx: PointerValue<'ctx>,
+    /// First and one-past-last iteration of the chunk.
+    pub(crate) lo: IntValue<'ctx>,
+    pub(crate) hi: IntValue<'ctx>,
+    /// Whether the chunk holds the last iteration.
+    pub(crate) last: IntValue<'ctx>,
+    /// Positioned in the entry block, before its branch: allocas go there.
+    pub(crate) alloca_builder: inkwell::builder::Builder<'ctx>,
+}
+
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     pub(crate) fn declare_parallel_runtime(&self) {
         let ptr = self.ptr_type();
@@ -192,10 +205,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let err_bb = self.cx.append_basic_block(g.llfn, "parfor.err");
         self.builder.build_conditional_branch(all, run_bb, done_bb)?;
         self.builder.position_at_end(run_bb);
-        let i64t = self.cx.i64_type();
-        let env = g
-            .alloca_builder
-            .build_alloca(i64t.array_type(slots.max(1)), "parfor.env")?;
+        let env = self.new_env(g, slots, "parfor.env")?;
         for (k, r) in ranges.iter().enumerate() {
             let k = k as u32;
             self.builder.build_store(self.env_slot(env, k)?, r.start)?;
@@ -212,13 +222,90 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// Address of environment slot `k`.
-    fn env_slot(&self, env: PointerValue<'ctx>, k: u32) -> VrResult<PointerValue<'ctx>> {
+    pub(crate) fn env_slot(&self, env: PointerValue<'ctx>, k: u32) -> VrResult<PointerValue<'ctx>> {
         let i64t = self.cx.i64_type();
         // SAFETY (LLVM): k is below the environment's slot count.
         Ok(unsafe {
             self.builder
                 .build_in_bounds_gep(i64t, env, &[i64t.const_int(k as u64, false)], "")?
         })
+    }
+
+    /// Environment slot `k` read as `ty` (inside a chunk function).
+    pub(crate) fn env_load(
+        &self,
+        env: PointerValue<'ctx>,
+        k: u32,
+        ty: inkwell::types::BasicTypeEnum<'ctx>,
+    ) -> VrResult<inkwell::values::BasicValueEnum<'ctx>> {
+        Ok(self.builder.build_load(ty, self.env_slot(env, k)?, "")?)
+    }
+
+    /// A fresh environment of `slots` i64-sized slots in the calling function's frame.
+    pub(crate) fn new_env(
+        &self,
+        g: &FnGen<'ctx, 'm>,
+        slots: u32,
+        name: &str,
+    ) -> VrResult<PointerValue<'ctx>> {
+        let i64t = self.cx.i64_type();
+        Ok(g.alloca_builder
+            .build_alloca(i64t.array_type(slots.max(1)), name)?)
+    }
+
+    /// Start building chunk function `llfn` (see [`Self::declare_chunk_fn`]): an entry
+    /// block that holds the allocas and branches to the code block, where the builder is
+    /// left; its parameters, named.
+    pub(crate) fn begin_chunk_fn(&self, llfn: FunctionValue<'ctx>) -> VrResult<ChunkParams<'ctx>> {
+        let param = |k: u32| llfn.get_nth_param(k).expect("declared parameter");
+        let (env, ctx) = (param(0).into_pointer_value(), param(1).into_pointer_value());
+        let (lo, hi, last) = (
+            param(2).into_int_value(),
+            param(3).into_int_value(),
+            param(4).into_int_value(),
+        );
+        env.set_name("env");
+        ctx.set_name("ctx");
+        lo.set_name("lo");
+        hi.set_name("hi");
+        last.set_name("last");
+        let entry = self.cx.append_basic_block(llfn, "entry");
+        let code = self.cx.append_basic_block(llfn, "init");
+        self.builder.position_at_end(entry);
+        let to_code = self.builder.build_unconditional_branch(code)?;
+        let alloca_builder = self.cx.create_builder();
+        alloca_builder.position_before(&to_code);
+        self.builder.position_at_end(code);
+        Ok(ChunkParams {
+            env,
+            ctx,
+            lo,
+            hi,
+            last,
+            alloca_builder,
+        })
+    }
+
+    /// The function state for code of chunk function `llfn` that uses none of `g`'s
+    /// variables (parallel element-wise loops and reductions).
+    pub(crate) fn chunk_fngen(
+        &self,
+        g: &FnGen<'ctx, 'm>,
+        llfn: FunctionValue<'ctx>,
+        ctx: PointerValue<'ctx>,
+        alloca_builder: inkwell::builder::Builder<'ctx>,
+    ) -> FnGen<'ctx, 'm> {
+        FnGen {
+            f: g.f,
+            llfn,
+            ctx_ptr: ctx,
+            outs: Vec::new(),
+            vars: Default::default(),
+            loops: Vec::new(),
+            line: g.line,
+            alloca_builder,
+            depth_in: self.i64c(0),
+        }
     }
 
     /// How each variable of the enclosing function is captured, and the slot count.
@@ -419,28 +506,15 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let ptr = self.ptr_type();
         let i64t = self.cx.i64_type();
         let bool_t = self.cx.bool_type();
-        let param = |k: u32| llfn.get_nth_param(k).expect("declared parameter");
-        let env = param(0).into_pointer_value();
-        let ctx = param(1).into_pointer_value();
-        let lo = param(2).into_int_value();
-        let hi = param(3).into_int_value();
-        let last = param(4).into_int_value();
-        env.set_name("env");
-        ctx.set_name("ctx");
-        lo.set_name("lo");
-        hi.set_name("hi");
-        last.set_name("last");
-        let entry = self.cx.append_basic_block(llfn, "entry");
-        let init = self.cx.append_basic_block(llfn, "init");
-        self.builder.position_at_end(entry);
-        let to_init = self.builder.build_unconditional_branch(init)?;
-        let alloca_builder = self.cx.create_builder();
-        alloca_builder.position_before(&to_init);
-        self.builder.position_at_end(init);
-        let load_slot = |s: &Self, k: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| {
-            let p = s.env_slot(env, k)?;
-            Ok::<_, crate::runtime::error::VrError>(s.builder.build_load(ty, p, "")?)
-        };
+        let ChunkParams {
+            env,
+            ctx,
+            lo,
+            hi,
+            last,
+            alloca_builder,
+        } = self.begin_chunk_fn(llfn)?;
+        let load_slot = |s: &Self, k: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| s.env_load(env, k, ty);
         let mut starts = Vec::new();
         let mut steps = Vec::new();
         let mut counts = Vec::new();

@@ -199,7 +199,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     /// The 0-based position a written index names (not checked): `i - base`, or with
     /// `:neg` a negative `i` counted from the end.
-    fn position(
+    pub(crate) fn position(
         &self,
         i: IntValue<'ctx>,
         extent: IntValue<'ctx>,
@@ -273,7 +273,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// Fail with the interpreter's out-of-bounds error unless `ok`: the access as written
     /// (`A[0, 1:_, [4, 9], mask]`) is assembled on the error path only.
     #[allow(clippy::too_many_arguments)]
-    fn check_in_bounds(
+    pub(crate) fn check_in_bounds(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         ok: IntValue<'ctx>,
@@ -467,7 +467,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// interpreter's checks (zero step; a non-empty range must lie within the extent),
     /// computed in 128 bits so that no written value can overflow.
     #[allow(clippy::too_many_arguments)]
-    fn resolve_range(
+    pub(crate) fn resolve_range(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         name: Option<&str>,

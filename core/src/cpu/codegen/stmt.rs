@@ -410,6 +410,61 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         Ok(())
     }
 
+    /// Call module function `func` with marshalled arguments (`ctx`, result slots, then
+    /// the parameters): the recursion limit checked first (the interpreter checks it in
+    /// the caller, after the arguments), a failing callee's status returned at once; the
+    /// builder is left on the success path.
+    pub(crate) fn emit_checked_call(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        func: &str,
+        call_args: &[BasicMetadataValueEnum<'ctx>],
+    ) -> VrResult<()> {
+        let depth = self
+            .builder
+            .build_load(self.cx.i64_type(), g.ctx_ptr, "depth")?
+            .into_int_value();
+        let ok = self.builder.build_int_compare(
+            IntPredicate::SLT,
+            depth,
+            self.i64c(crate::cpu::abi::MAX_CALL_DEPTH),
+            "",
+        )?;
+        self.check_noted(
+            g,
+            ok,
+            ErrorCode::RecursionTooDeep,
+            None,
+            None,
+            Some((func, &[])),
+        )?;
+        let llcallee = self
+            .module
+            .get_function(&internal_name(func))
+            .ok_or_else(|| self.type_err(g, format!("`{func}` was not declared")))?;
+        let status = match self
+            .builder
+            .build_call(llcallee, call_args, "status")?
+            .try_as_basic_value()
+        {
+            ValueKind::Basic(v) => v.into_int_value(),
+            _ => return Err(self.type_err(g, "call without status".into())),
+        };
+        let ok = self.builder.build_int_compare(
+            IntPredicate::EQ,
+            status,
+            self.cx.i32_type().const_zero(),
+            "",
+        )?;
+        let ok_bb = self.cx.append_basic_block(g.llfn, "call.ok");
+        let err_bb = self.cx.append_basic_block(g.llfn, "call.err");
+        self.builder.build_conditional_branch(ok, ok_bb, err_bb)?;
+        self.builder.position_at_end(err_bb);
+        self.builder.build_return(Some(&status))?;
+        self.builder.position_at_end(ok_bb);
+        Ok(())
+    }
+
     /// Call a module function; returns its results (checked status: on error, return
     /// the callee's status at once).
     pub(crate) fn call(
@@ -518,48 +573,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
         // Recursion limit, checked where the interpreter checks it: in the caller, at
         // the calling statement, after the arguments.
-        let depth = self
-            .builder
-            .build_load(self.cx.i64_type(), g.ctx_ptr, "depth")?
-            .into_int_value();
-        let ok = self.builder.build_int_compare(
-            IntPredicate::SLT,
-            depth,
-            self.i64c(crate::cpu::abi::MAX_CALL_DEPTH),
-            "",
-        )?;
-        self.check_noted(
-            g,
-            ok,
-            ErrorCode::RecursionTooDeep,
-            None,
-            None,
-            Some((func, &[])),
-        )?;
-        let llcallee = self
-            .module
-            .get_function(&internal_name(func))
-            .expect("declared");
-        let status = match self
-            .builder
-            .build_call(llcallee, &call_args, "status")?
-            .try_as_basic_value()
-        {
-            ValueKind::Basic(v) => v.into_int_value(),
-            _ => return Err(self.type_err(g, "call without status".into())),
-        };
-        let ok = self.builder.build_int_compare(
-            IntPredicate::EQ,
-            status,
-            self.cx.i32_type().const_zero(),
-            "",
-        )?;
-        let ok_bb = self.cx.append_basic_block(g.llfn, "call.ok");
-        let err_bb = self.cx.append_basic_block(g.llfn, "call.err");
-        self.builder.build_conditional_branch(ok, ok_bb, err_bb)?;
-        self.builder.position_at_end(err_bb);
-        self.builder.build_return(Some(&status))?;
-        self.builder.position_at_end(ok_bb);
+        self.emit_checked_call(g, func, &call_args)?;
         let mut vals = Vec::new();
         for (p, kind) in outs {
             match kind {
