@@ -9,6 +9,7 @@ PACKAGES=(
   llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libffi-dev   # CPU backend (LLVM 19)
   pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev clinfo    # GPU backend, OpenCL on the CPU
   r-base-dev r-cran-testthat                                      # R package
+  r-cran-roxygen2 r-cran-knitr r-cran-markdown                    # R package: help pages, vignette
   octave liboctave-dev                                            # Octave package
   python3-numpy                                                   # expected values of tests; the Python C-API example
   libopenblas0                                                    # bench: dgemm reference of vr-bench-matmul
@@ -50,4 +51,15 @@ if [ "${1:-}" = "--no-build" ]; then
 fi
 echo "setup: building ($(cargo --version))"
 cargo build --workspace --release
+# The R package, from the repository, sharing the release build's dependencies.
+RLIB=$(Rscript -e 'cat(.libPaths()[1])')
+if [ ! -w "$RLIB" ]; then
+  RLIB=$(Rscript -e 'cat(Sys.getenv("R_LIBS_USER"))')
+  mkdir -p "$RLIB"
+fi
+echo "setup: installing the R package velociraptor into $RLIB"
+t0=$(date +%s)
+VR_R_CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" VR_R_CARGO_TARGET_DIR="$PWD/target" \
+  R CMD INSTALL --no-multiarch -l "$RLIB" r-package
+echo "setup: R package installed in $(( $(date +%s) - t0 )) s"
 echo "setup: done; try: bash scripts/demo.sh"

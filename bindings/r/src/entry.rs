@@ -1,0 +1,326 @@
+//! A compiled R function as the package holds it (behind an external pointer): the R
+//! source (the function and every function it calls), the entry's name, and one
+//! specialization per signature of argument types, compiled on the first call with that
+//! signature (an in-process cache; the context's on-disk cache serves a new process).
+//! Also the process's one C-API context, which `vr_options()` recreates.
+
+use crate::convert::{arg_sig, from_value, to_value, ArgSig, Scratch};
+use crate::failure::{Failure, Phase};
+use crate::hooks::{note_r_thread, r_hooks};
+use extendr_api::prelude::*;
+use extendr_ffi::{Rf_xlength, TYPEOF, VECTOR_ELT, SEXP, SEXPTYPE};
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::sync::Mutex;
+use std::time::Instant;
+use velociraptor::{ErrorKind, VrError};
+use velociraptor_capi::*;
+
+/// The process's context and how many times it was made (entries compiled under an
+/// older one recompile).
+struct Context {
+    ptr: *mut VrContext,
+    generation: u64,
+}
+// SAFETY: the context is only used from R's main thread; the mutex orders access.
+unsafe impl Send for Context {}
+
+static CONTEXT: Mutex<Context> = Mutex::new(Context { ptr: std::ptr::null_mut(), generation: 0 });
+
+/// The C API's last error of this thread as a `VrError`, with the R front end's checks
+/// explained (R's message, the R function and line).
+fn last_error() -> VrError {
+    let mut info = VrErrorInfo {
+        status: VrStatus::VR_OK,
+        message: std::ptr::null(),
+        function: std::ptr::null(),
+        variable: std::ptr::null(),
+        line: -1,
+        has_index: 0,
+        index: 0,
+        has_bound: 0,
+        bound: 0,
+        dim: -1,
+    };
+    let status = vr_last_error(&mut info);
+    let s = |p: *const std::os::raw::c_char| -> Option<String> {
+        // SAFETY: strings of the last error stay valid until the next API call.
+        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    };
+    let kind = match status {
+        VrStatus::VR_PARSE_ERROR => ErrorKind::Parse,
+        VrStatus::VR_TYPE_ERROR => ErrorKind::Type,
+        VrStatus::VR_UNSUPPORTED => ErrorKind::Unsupported,
+        VrStatus::VR_OUT_OF_BOUNDS => ErrorKind::OutOfBounds,
+        VrStatus::VR_DIVISION_BY_ZERO => ErrorKind::DivisionByZero,
+        VrStatus::VR_SHAPE_MISMATCH => ErrorKind::ShapeMismatch,
+        VrStatus::VR_RUNTIME_ERROR => ErrorKind::Runtime,
+        VrStatus::VR_INVALID_ARGUMENT => ErrorKind::InvalidArgument,
+        VrStatus::VR_DEVICE_ERROR => ErrorKind::Device,
+        _ => ErrorKind::Internal,
+    };
+    let mut e = VrError::new(kind, s(info.message).unwrap_or_default());
+    e.function = s(info.function);
+    e.variable = s(info.variable);
+    e.line = (info.line >= 0).then_some(info.line as u32);
+    e.index = (info.has_index != 0).then_some(info.index);
+    e.bound = (info.has_bound != 0).then_some(info.bound);
+    e.dim = (info.dim >= 0).then_some(info.dim as u32);
+    velociraptor::frontend::r::explain_error(e)
+}
+
+fn check(status: VrStatus, phase: Phase) -> Result<(), Failure> {
+    if status == VrStatus::VR_OK {
+        Ok(())
+    } else {
+        Err(Failure::new(phase, last_error()))
+    }
+}
+
+/// Make a new context (threads 0 = every core; empty `cache_dir` = no disk cache).
+pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result<(), Failure> {
+    note_r_thread();
+    let mut pairs = vec![("bounds_check".to_string(), if bounds_checks { "on" } else { "off" }.to_string())];
+    if threads > 0 {
+        pairs.push(("threads".into(), threads.to_string()));
+    }
+    pairs.push(("cache_dir".into(), if cache_dir.is_empty() { "off".into() } else { cache_dir.to_string() }));
+    let keys: Vec<CString> = pairs.iter().map(|(k, _)| CString::new(k.as_str()).unwrap()).collect();
+    let values: Vec<CString> = pairs.iter().map(|(_, v)| CString::new(v.as_str()).unwrap()).collect();
+    let kp: Vec<*const std::os::raw::c_char> = keys.iter().map(|k| k.as_ptr()).collect();
+    let vp: Vec<*const std::os::raw::c_char> = values.iter().map(|v| v.as_ptr()).collect();
+    let mut ctx: *mut VrContext = std::ptr::null_mut();
+    check(vr_context_create(kp.as_ptr(), vp.as_ptr(), kp.len(), &mut ctx), Phase::Compile)?;
+    let hooks = r_hooks();
+    if let Err(e) = check(vr_context_set_hooks(ctx, &hooks), Phase::Compile) {
+        vr_context_destroy(ctx);
+        return Err(e);
+    }
+    let mut c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
+    if !c.ptr.is_null() {
+        // Functions made from it stay usable until freed (entries free theirs when
+        // they see the new generation).
+        vr_context_destroy(c.ptr);
+    }
+    c.ptr = ctx;
+    c.generation += 1;
+    Ok(())
+}
+
+fn context() -> Result<(*mut VrContext, u64), Failure> {
+    let needs = CONTEXT.lock().unwrap_or_else(|p| p.into_inner()).ptr.is_null();
+    if needs {
+        configure(0, "", true)?;
+    }
+    let c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
+    Ok((c.ptr, c.generation))
+}
+
+pub fn stats() -> Result<Robj, Failure> {
+    let (ctx, _) = context()?;
+    let mut s = VrCacheStats { compiles: 0, memory_hits: 0, disk_hits: 0, disk_writes: 0, disk_rejects: 0 };
+    check(vr_context_stats(ctx, &mut s), Phase::Run)?;
+    Ok(list!(
+        compiles = s.compiles as f64,
+        memory_hits = s.memory_hits as f64,
+        disk_hits = s.disk_hits as f64,
+        disk_writes = s.disk_writes as f64,
+        disk_rejects = s.disk_rejects as f64
+    )
+    .into())
+}
+
+struct Compiled {
+    f: *mut VrFunction,
+    n_results: usize,
+}
+
+struct Spec {
+    compiled: Result<Compiled, Failure>,
+    seconds: f64,
+    calls: u64,
+}
+
+pub struct Entry {
+    source: String,
+    name: String,
+    generation: u64,
+    specs: HashMap<Vec<ArgSig>, Spec>,
+    /// Signatures in the order they were first seen (for `vr_explain`).
+    order: Vec<Vec<ArgSig>>,
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+/// The entry behind an external pointer; a stale one (after `unserialize`) is a
+/// `stale` failure the R side answers by making a new entry from the source.
+pub fn from_robj(x: &Robj) -> Result<&'static mut Entry, Failure> {
+    note_r_thread();
+    let p: &mut ExternalPtr<Entry> = <&mut ExternalPtr<Entry>>::try_from(&mut x.clone()).map_err(|_| Failure::stale())?;
+    let e = p.try_addr_mut().map_err(|_| Failure::stale())?;
+    // SAFETY: the external pointer keeps the entry alive while R holds it, and R holds
+    // it for the whole `.Call`.
+    Ok(unsafe { &mut *(e as *mut Entry) })
+}
+
+/// Compile `name` of R `source` for `sig`: the one place that goes from R source to a
+/// compiled function.
+fn compile_source(ctx: *mut VrContext, source: &str, name: &str, sig: &[ArgSig]) -> Result<Compiled, Failure> {
+    let tys: Vec<VrType> = sig
+        .iter()
+        .map(|a| VrType {
+            kind: if a.rank == 0 { VR_KIND_SCALAR } else { VR_KIND_ARRAY },
+            elem: a.elem,
+            ndims: a.rank as i32,
+            layout: VR_LAYOUT_COL,
+        })
+        .collect();
+    let c_lang = CString::new("r").unwrap();
+    let c_src = CString::new(source).map_err(|_| Failure::invalid("the R source holds a NUL byte"))?;
+    let c_name = CString::new(name).map_err(|_| Failure::invalid("the name holds a NUL byte"))?;
+    let mut f: *mut VrFunction = std::ptr::null_mut();
+    let status = vr_compile_source(ctx, c_lang.as_ptr(), c_src.as_ptr(), c_name.as_ptr(), tys.as_ptr(), tys.len(), &mut f);
+    if status == VrStatus::VR_OK {
+        return finish(f);
+    }
+    let err = last_error();
+    // Until the C API has the R front end wired in (`vr_compile_source` answers
+    // "not wired"), go through the front end here and hand the C API the VRIR.
+    if !(err.kind == ErrorKind::Unsupported && err.message.contains("not wired")) {
+        return Err(Failure::new(Phase::Compile, err));
+    }
+    let fe_tys = sig
+        .iter()
+        .map(|a| {
+            let elem = match a.elem {
+                VR_F64 => velociraptor::vrir::ScalarType::F64,
+                VR_I32 => velociraptor::vrir::ScalarType::I32,
+                VR_BOOL => velociraptor::vrir::ScalarType::Bool,
+                _ => velociraptor::vrir::ScalarType::C128,
+            };
+            velociraptor::frontend::types::Ty { elem, rank: a.rank }
+        })
+        .collect();
+    let module = velociraptor::frontend::r::compile(source, name, fe_tys).map_err(|e| Failure::new(Phase::Compile, e))?;
+    let json = velociraptor::vrir::json::to_json(&module);
+    let mut m: *mut VrModule = std::ptr::null_mut();
+    check(vr_module_load(ctx, json.as_ptr() as *const _, json.len(), VR_FORMAT_JSON, &mut m), Phase::Compile)?;
+    let mut params = [VrType { kind: 0, elem: 0, ndims: 0, layout: 0 }; 64];
+    let (mut np, mut nr) = (0usize, 0usize);
+    let r = check(vr_module_signature(m, c_name.as_ptr(), params.as_mut_ptr(), 64, &mut np, std::ptr::null_mut(), 0, &mut nr), Phase::Compile)
+        .and_then(|_| check(vr_compile(m, c_name.as_ptr(), params.as_ptr(), np.min(64), &mut f), Phase::Compile));
+    vr_module_free(m);
+    r?;
+    finish(f)
+}
+
+fn finish(f: *mut VrFunction) -> Result<Compiled, Failure> {
+    let (mut np, mut nr) = (0usize, 0usize);
+    if let Err(e) = check(vr_function_signature(f, std::ptr::null_mut(), 0, &mut np, std::ptr::null_mut(), 0, &mut nr), Phase::Compile) {
+        vr_function_free(f);
+        return Err(e);
+    }
+    Ok(Compiled { f, n_results: nr })
+}
+
+impl Entry {
+    pub fn new(source: &str, name: &str) -> Entry {
+        note_r_thread();
+        Entry { source: source.into(), name: name.into(), generation: 0, specs: HashMap::new(), order: Vec::new() }
+    }
+
+    fn clear(&mut self) {
+        for (_, s) in self.specs.drain() {
+            if let Ok(c) = s.compiled {
+                vr_function_free(c.f);
+            }
+        }
+        self.order.clear();
+    }
+
+    pub fn call(&mut self, args: &Robj) -> Result<Robj, Failure> {
+        let (ctx, generation) = context()?;
+        if generation != self.generation {
+            self.clear();
+            self.generation = generation;
+        }
+        // SAFETY: a live R object.
+        let list = unsafe { args.get() };
+        // SAFETY: `args` is a live R object for the whole call.
+        unsafe {
+            if TYPEOF(list) != SEXPTYPE::VECSXP {
+                return Err(Failure::invalid("args is not a list"));
+            }
+            let n = Rf_xlength(list) as usize;
+            let xs: Vec<SEXP> = (0..n).map(|i| VECTOR_ELT(list, i as isize)).collect();
+            let mut sig = Vec::with_capacity(n);
+            for (i, x) in xs.iter().enumerate() {
+                sig.push(arg_sig(*x, &|| format!("{} of {}", i + 1, self.name))?);
+            }
+            if !self.specs.contains_key(&sig) {
+                let t0 = Instant::now();
+                let compiled = compile_source(ctx, &self.source, &self.name, &sig);
+                let seconds = t0.elapsed().as_secs_f64();
+                self.order.push(sig.clone());
+                self.specs.insert(sig.clone(), Spec { compiled, seconds, calls: 0 });
+            }
+            let spec = self.specs.get_mut(&sig).expect("inserted above");
+            spec.calls += 1;
+            let compiled = match &spec.compiled {
+                Ok(c) => c,
+                Err(f) => return Err(f.clone()),
+            };
+            let mut scratch = Scratch::default();
+            let mut values = Vec::with_capacity(n);
+            for (i, (x, s)) in xs.iter().zip(&sig).enumerate() {
+                values.push(to_value(*x, *s, &|| format!("{} of {}", i + 1, self.name), &mut scratch)?);
+            }
+            let mut results: Vec<VrValue> = (0..compiled.n_results)
+                .map(|_| std::mem::zeroed::<VrValue>())
+                .collect();
+            check(vr_call(compiled.f, values.as_ptr(), values.len(), results.as_mut_ptr(), results.len()), Phase::Run)?;
+            let mut out = Vec::with_capacity(results.len());
+            for r in &results {
+                out.push(from_value(r, &xs)?);
+            }
+            drop(scratch);
+            Ok(match out.len() {
+                0 => Robj::from(()),
+                1 => out.pop().unwrap(),
+                _ => List::from_values(out).into(),
+            })
+        }
+    }
+
+    pub fn explain(&self) -> Result<Robj, Failure> {
+        let mut items = Vec::new();
+        for sig in &self.order {
+            let s = &self.specs[sig];
+            let signature = sig.iter().map(|a| a.describe()).collect::<Vec<_>>().join(", ");
+            let (vrir, error): (Robj, Robj) = match &s.compiled {
+                Ok(c) => {
+                    let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
+                    check(vr_function_dump(c.f, VR_DUMP_VRIR_TEXT, &mut text), Phase::Run)?;
+                    // SAFETY: a string the C API returned, freed right after.
+                    let t = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+                    vr_string_free(text);
+                    (Robj::from(t), Robj::from(()))
+                }
+                Err(f) => (Robj::from(()), Robj::from(f.error.message.clone())),
+            };
+            items.push(Robj::from(list!(
+                signature = signature,
+                compiled = s.compiled.is_ok(),
+                compile_seconds = s.seconds,
+                calls = s.calls as f64,
+                vrir = vrir,
+                error = error
+            )));
+        }
+        Ok(List::from_values(items).into())
+    }
+}

@@ -1,0 +1,132 @@
+//! The R adapter of Velociraptor: the `.Call` entry points of the R package
+//! `velociraptor` (r-package/). R is one host of the C API (`velociraptor-capi`), so
+//! everything here goes through its `vr_*` entry points (called as Rust functions of its
+//! rlib): R vectors cross as array descriptors pointing into R's memory (no copy), result
+//! arrays are allocated as R vectors by the host hooks (`hooks.rs`), arguments are passed
+//! by value (the caller's object never changes).
+//!
+//! Errors never unwind through R: every entry point catches panics and returns either
+//! its value or a *failure* (a list of class `vr_failure` with the status, message,
+//! function, line, variable, index and bound); the R code of the package turns a failure
+//! into a classed condition. Nothing here calls `Rf_error`.
+//!
+//! Files: `convert.rs` (R values to descriptors and back), `hooks.rs` (allocation hooks),
+//! `entry.rs` (a compiled R function: its source and its specializations), `failure.rs`.
+
+mod convert;
+mod entry;
+mod failure;
+mod hooks;
+
+use entry::Entry;
+use extendr_api::prelude::*;
+use failure::Failure;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+thread_local! {
+    /// Where the last panic on this thread happened (the panic hook records it).
+    static LAST_PANIC: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// A panic hook that records the panic instead of printing it to R's console: the
+/// entry point reports it as an R error (class `velociraptor_error`, kind `internal`).
+/// Panics of other threads (workers of parallel loops) still print.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if hooks::on_r_thread() {
+                LAST_PANIC.with(|p| *p.borrow_mut() = info.to_string());
+            } else {
+                default_hook(info)
+            }
+        }));
+    });
+}
+
+/// Run an entry point's body; a panic becomes an internal-error failure.
+fn guarded(what: &str, body: impl FnOnce() -> std::result::Result<Robj, Failure>) -> Robj {
+    hooks::note_r_thread();
+    install_panic_hook();
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(f)) => f.into_robj(),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            let place = LAST_PANIC.with(|p| std::mem::take(&mut *p.borrow_mut()));
+            let place = if place.is_empty() { msg } else { place.replace('\n', " ") };
+            Failure::internal(format!("internal error in {what} (a bug in velociraptor, please report it): {place}")).into_robj()
+        }
+    }
+}
+
+/// (Re)create the process's context: `threads` (0: every core), on-disk cache
+/// directory (`""`: none), bounds checks on or off.
+#[extendr]
+fn vr_rs_configure(threads: Robj, cache_dir: Robj, bounds_checks: Robj) -> Robj {
+    guarded("vr_rs_configure", || {
+        let threads = threads.as_real().unwrap_or(0.0).max(0.0) as usize;
+        let cache_dir = cache_dir.as_str().unwrap_or("").to_string();
+        let bounds = bounds_checks.as_bool().unwrap_or(true);
+        entry::configure(threads, &cache_dir, bounds)?;
+        Ok(Robj::from(true))
+    })
+}
+
+/// A new compiled function: R `source` holding `name` and the functions it calls.
+#[extendr]
+fn vr_rs_new(source: Robj, name: Robj) -> Robj {
+    guarded("vr_rs_new", || {
+        let source = source.as_str().ok_or_else(|| Failure::invalid("source is not a string"))?;
+        let name = name.as_str().ok_or_else(|| Failure::invalid("name is not a string"))?;
+        Ok(ExternalPtr::new(Entry::new(source, name)).into())
+    })
+}
+
+/// Call the compiled function with the values in `args` (a list, one per formal),
+/// compiling it first for their types when this is the first call with them.
+#[extendr]
+fn vr_rs_call(entry: Robj, args: Robj) -> Robj {
+    guarded("vr_rs_call", || {
+        let entry = entry::from_robj(&entry)?;
+        entry.call(&args)
+    })
+}
+
+/// The specializations compiled so far: a list of lists (signature, VRIR text, compile
+/// seconds, calls) for `vr_explain`.
+#[extendr]
+fn vr_rs_explain(entry: Robj) -> Robj {
+    guarded("vr_rs_explain", || {
+        let entry = entry::from_robj(&entry)?;
+        entry.explain()
+    })
+}
+
+/// Counters of the context's compile caches (compiles, memory hits, disk hits, ...).
+#[extendr]
+fn vr_rs_stats() -> Robj {
+    guarded("vr_rs_stats", entry::stats)
+}
+
+/// For the tests: a panic inside an entry point comes back as an internal-error
+/// failure and R keeps running.
+#[extendr]
+fn vr_rs_panic_for_test() -> Robj {
+    guarded("vr_rs_panic_for_test", || panic!("a panic the tests asked for"))
+}
+
+extendr_module! {
+    mod velociraptor;
+    fn vr_rs_configure;
+    fn vr_rs_new;
+    fn vr_rs_call;
+    fn vr_rs_explain;
+    fn vr_rs_stats;
+    fn vr_rs_panic_for_test;
+}

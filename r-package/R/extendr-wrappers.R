@@ -1,0 +1,17 @@
+# The .Call entry points of bindings/r (src/lib.rs, `extendr_module!`). Internal: the
+# exported API is in velociraptor.R. Written by hand to match the Rust names.
+
+#' @useDynLib velociraptor, .registration = TRUE
+NULL
+
+vr_rs_configure <- function(threads, cache_dir, bounds_checks) .Call(wrap__vr_rs_configure, threads, cache_dir, bounds_checks)
+
+vr_rs_new <- function(source, name) .Call(wrap__vr_rs_new, source, name)
+
+vr_rs_call <- function(entry, args) .Call(wrap__vr_rs_call, entry, args)
+
+vr_rs_explain <- function(entry) .Call(wrap__vr_rs_explain, entry)
+
+vr_rs_stats <- function() .Call(wrap__vr_rs_stats)
+
+vr_rs_panic_for_test <- function() .Call(wrap__vr_rs_panic_for_test)

@@ -1,0 +1,360 @@
+# The R side of the package: vr_compile() and its wrapper functions, the conditions
+# raised for failures the Rust side reports (it never raises R errors itself), options,
+# and the prange()/gpu() markers.
+
+.vr <- new.env(parent = emptyenv())
+
+#' Compile a numeric R function to native code
+#'
+#' `vr_compile(f)` returns a function with the same formals as `f`. Its first call
+#' with a given signature of argument types (`typeof`, and rank: a length-one vector
+#' without a `dim` attribute is a scalar, any other vector has rank 1, a matrix rank 2,
+#' an array `length(dim)`) compiles `f`, and every function it calls by name, for those
+#' types; later calls with the same signature go straight to native code. Arguments are
+#' passed by value: the caller's objects never change.
+#'
+#' The R source of `f` (from `deparse()`) and of the closures it calls by name (found
+#' from `environment(f)`, transitively) is what gets compiled; numeric constants it
+#' reads from there are inlined. The wrapper keeps that source, so it can be saved,
+#' serialized and sent to other R processes, where it compiles again on its first call.
+#'
+#' @param f An R function (a closure) working on double, integer, logical or complex
+#'   vectors, matrices and arrays.
+#' @param fallback What to do when `f` (or a signature of it) cannot be compiled:
+#'   `TRUE` runs `f` in R, with one warning of class `velociraptor_fallback` per
+#'   function that names the construct and line; `FALSE` raises an error of class
+#'   `velociraptor_unsupported`.
+#' @return A function with the formals of `f` (class `vr_function`).
+#' @details Errors in compiled code (an index out of bounds, an integer division by
+#'   zero, non-conforming shapes) are R errors of class `velociraptor_error` with fields
+#'   `kind`, `fun`, `line`, `variable`, `index` and `bound`. Where R has an answer
+#'   compiled code cannot give (an `NA` in an integer argument, an integer overflow) the
+#'   call runs in R instead, as a fallback.
+#' @seealso [vr_explain()], [vr_options()], [prange()], `vignette("compiling", package = "velociraptor")`.
+#' @examples
+#' sumsq <- function(x) {
+#'   s <- 0
+#'   for (i in seq_along(x)) s <- s + x[i]^2
+#'   s
+#' }
+#' g <- vr_compile(sumsq)
+#' x <- runif(1000)
+#' all.equal(g(x), sumsq(x))
+#' @export
+vr_compile <- function(f, fallback = TRUE) {
+  if (!is.function(f) || is.primitive(f)) {
+    stop("vr_compile() needs an R closure, not ", class(f)[1])
+  }
+  if (!is.logical(fallback) || length(fallback) != 1L || is.na(fallback)) {
+    stop("`fallback` must be TRUE or FALSE")
+  }
+  name <- if (is.name(substitute(f))) as.character(substitute(f)) else "vr_main"
+  if (!grepl("^[A-Za-z][A-Za-z0-9_.]*$", name)) name <- "vr_main"
+  state <- new.env(parent = emptyenv())
+  state$f <- f
+  state$name <- name
+  state$fallback <- fallback
+  state$warned <- FALSE
+  state$source <- vr_source(f, name)
+  state$ptr <- vr_rs_new(state$source, name)
+  fmls <- formals(f)
+  wrapper <- function() NULL
+  formals(wrapper) <- fmls
+  if ("..." %in% names(fmls)) {
+    # `...` has no type to specialize on: the function always runs in R.
+    state$static_failure <- list(phase = "compile", kind = "unsupported",
+      message = "a function with `...` among its formals does not compile", "function" = name)
+  }
+  args <- lapply(setdiff(names(fmls), "..."), as.name)
+  body(wrapper) <- if ("..." %in% names(fmls)) {
+    as.call(list(as.name(".vr_invoke"), as.name(".vr_state"),
+      as.call(c(list(as.name("list")), args, list(as.name("..."))))))
+  } else {
+    as.call(list(as.name(".vr_invoke"), as.name(".vr_state"),
+      as.call(c(list(as.name("list")), args))))
+  }
+  env <- new.env(parent = asNamespace("velociraptor"))
+  env$.vr_state <- state
+  environment(wrapper) <- env
+  class(wrapper) <- c("vr_function", "function")
+  wrapper
+}
+
+# One call of a compiled function: the Rust side compiles on the first call with these
+# argument types, then calls; a failure comes back as a `vr_failure` list.
+.vr_invoke <- function(state, args) {
+  if (!is.null(state$static_failure)) return(.vr_failed(state, args, state$static_failure))
+  r <- .Call(wrap__vr_rs_call, state$ptr, args)
+  if (inherits(r, "vr_failure")) return(.vr_failed(state, args, r))
+  r
+}
+
+# Where it happened, for a message that does not say so itself.
+.vr_where <- function(failure) {
+  if (!is.null(failure$line) && grepl("line", failure$message, fixed = TRUE)) return("")
+  parts <- c(
+    if (!is.null(failure[["function"]])) paste0("in ", failure[["function"]]),
+    if (!is.null(failure$line)) paste0("line ", failure$line),
+    if (!is.null(failure$variable)) paste0("variable `", failure$variable, "`"),
+    if (!is.null(failure$index)) paste0("index ", failure$index),
+    if (!is.null(failure$bound)) paste0("bound ", failure$bound))
+  if (length(parts)) paste0(" (", paste(parts, collapse = ", "), ")") else ""
+}
+
+# The fields of an R condition for a failure (`fun` is the R function it names).
+.vr_fields <- function(failure) {
+  list(kind = failure$kind, fun = failure[["function"]], line = failure$line,
+    variable = failure$variable, index = failure$index, bound = failure$bound)
+}
+
+.vr_failed <- function(state, args, failure) {
+  # The compiler counts lines of the whole source; R users count from the function.
+  starts <- attr(state$source, "starts")
+  fn <- failure[["function"]]
+  if (!is.null(failure$line) && !is.null(fn) && fn %in% names(starts)) {
+    line <- failure$line - starts[[fn]] + 1
+    failure$message <- gsub(paste0("line ", failure$line), paste0("line ", line), failure$message, fixed = TRUE)
+    failure$line <- line
+  }
+  if (identical(failure$message, "stale")) {
+    # The external pointer did not survive serialize(): rebuild from the kept source.
+    state$ptr <- vr_rs_new(state$source, state$name)
+    return(.vr_invoke(state, args))
+  }
+  runs_in_r <- identical(failure$phase, "compile") || identical(failure$kind, "unsupported")
+  if (runs_in_r) {
+    msg <- paste0("velociraptor: ", state$name, " cannot be compiled: ", failure$message,
+      .vr_where(failure))
+    if (!state$fallback) {
+      stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
+        c(list(message = msg, call = NULL), .vr_fields(failure))))
+    }
+    if (!state$warned) {
+      state$warned <- TRUE
+      warning(structure(class = c("velociraptor_fallback", "warning", "condition"),
+        c(list(message = paste0(msg, "; it runs in R"), call = NULL), .vr_fields(failure))))
+    }
+    return(do.call(state$f, args))
+  }
+  msg <- paste0("velociraptor: ", failure$message, .vr_where(failure))
+  stop(structure(class = c("velociraptor_error", "error", "condition"),
+    c(list(message = msg, call = NULL), .vr_fields(failure))))
+}
+
+# The names a function assigns (`x <- ...`, `x[i] <- ...`, `for (x in ...)`): such a
+# name is a local, never a constant of the enclosing environment.
+.vr_assigned <- function(e) {
+  if (!is.call(e)) return(character())
+  head <- e[[1]]
+  out <- character()
+  if (is.name(head) && as.character(head) %in% c("<-", "=", "<<-") && length(e) >= 2) {
+    t <- e[[2]]
+    while (is.call(t)) t <- t[[2]]
+    if (is.name(t)) out <- as.character(t)
+  }
+  if (is.name(head) && identical(as.character(head), "for") && is.name(e[[2]])) {
+    out <- c(out, as.character(e[[2]]))
+  }
+  for (k in seq_along(e)[-1]) {
+    if (is.call(e[[k]])) out <- c(out, .vr_assigned(e[[k]]))
+  }
+  unique(out)
+}
+
+.vr_deparse <- function(x) {
+  paste(deparse(x, width.cutoff = 500L,
+    control = c("keepNA", "keepInteger", "niceNames", "showAttributes", "digits17")),
+    collapse = "\n")
+}
+
+# A function's text, its first line being its header: the original source when R kept
+# it (so line numbers are the user's), else deparse() with `{` joined to the header.
+.vr_function_text <- function(fun) {
+  src <- attr(fun, "srcref")
+  if (!is.null(src)) return(paste(as.character(src), collapse = "\n"))
+  lines <- strsplit(.vr_deparse(fun), "\n", fixed = TRUE)[[1]]
+  if (length(lines) >= 2L && identical(trimws(lines[2]), "{")) {
+    lines <- c(paste0(lines[1], "{"), lines[-(1:2)])
+  }
+  paste(lines, collapse = "\n")
+}
+
+# The R source handed to the compiler: `name <- f` and every closure f calls by name
+# (from environment(f), transitively; functions of packages are R's library, not
+# compiled), then the numeric constants they read. Attribute "starts": the line where
+# each function starts, to turn the compiler's line numbers into the function's own.
+vr_source <- function(f, name) {
+  seen <- character()
+  funs <- character()
+  consts <- character()
+  visit <- function(fun, nm) {
+    seen <<- c(seen, nm)
+    funs[[nm]] <<- paste0(nm, " <- ", .vr_function_text(fun))
+    env <- environment(fun)
+    if (is.null(env)) env <- globalenv()
+    locals <- c(names(formals(fun)), .vr_assigned(body(fun)))
+    for (g in setdiff(all.names(body(fun)), c(seen, locals))) {
+      if (!exists(g, envir = env)) next
+      obj <- get(g, envir = env)
+      if (is.function(obj)) {
+        fenv <- environment(obj)
+        if (is.primitive(obj) || is.null(fenv) || isNamespace(fenv) ||
+            identical(fenv, baseenv())) next
+        visit(obj, g)
+      } else if ((is.numeric(obj) || is.logical(obj) || is.complex(obj)) &&
+                 length(obj) == 1L && is.null(attributes(obj)) && !is.na(obj) &&
+                 !(g %in% c("T", "F", "pi"))) {
+        seen <<- c(seen, g)
+        consts <<- c(consts, paste0(g, " <- ", .vr_deparse(obj)))
+      }
+    }
+  }
+  visit(f, name)
+  nlines <- vapply(funs, function(t) length(strsplit(t, "\n", fixed = TRUE)[[1]]), 0L)
+  starts <- cumsum(c(1L, nlines))[seq_along(funs)]
+  names(starts) <- names(funs)
+  structure(paste(c(funs, consts), collapse = "\n"), starts = starts)
+}
+
+#' @export
+print.vr_function <- function(x, ...) {
+  state <- environment(x)$.vr_state
+  cat("<velociraptor compiled function `", state$name, "`>\n", sep = "")
+  print(state$f, ...)
+  invisible(x)
+}
+
+#' Explain a compiled function
+#'
+#' The specializations compiled so far for a function made by [vr_compile()]: each
+#' signature of argument types, whether it compiled (or why not), the compile time,
+#' how often it was called, and its VRIR (the typed IR the compiler optimizes and turns
+#' into machine code; parallel loops are `parfor`, GPU sections `on_gpu` blocks).
+#'
+#' @param g A function returned by [vr_compile()].
+#' @param vrir Whether to print the VRIR of each specialization.
+#' @return Invisibly, a list with one element per specialization (fields `signature`,
+#'   `compiled`, `compile_seconds`, `calls`, `vrir`, `error`).
+#' @examples
+#' g <- vr_compile(function(x) sum(x * 2))
+#' g(c(1, 2, 3))
+#' vr_explain(g)
+#' @export
+vr_explain <- function(g, vrir = TRUE) {
+  if (!inherits(g, "vr_function")) stop("vr_explain() needs a function made by vr_compile()")
+  state <- environment(g)$.vr_state
+  specs <- .Call(wrap__vr_rs_explain, state$ptr)
+  if (inherits(specs, "vr_failure")) specs <- list()
+  cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)\n", sep = "")
+  for (s in specs) {
+    cat(sprintf("- (%s): %s, compile %.3f s, %d call(s)\n", s$signature,
+      if (isTRUE(s$compiled)) "native code on the CPU" else paste("runs in R:", s$error),
+      s$compile_seconds, as.integer(s$calls)))
+    if (vrir && !is.null(s$vrir)) cat(s$vrir, "\n", sep = "")
+  }
+  invisible(specs)
+}
+
+.vr_default_threads <- function() {
+  limit <- Sys.getenv("_R_CHECK_LIMIT_CORES_", "")
+  if (nzchar(limit) && !identical(tolower(limit), "false")) 2L else 0L
+}
+
+.vr_default_cache_dir <- function() {
+  tools::R_user_dir("velociraptor", "cache")
+}
+
+#' Options of the compiler
+#'
+#' Sets (and reports) how compiled functions run. Changing an option makes every
+#' compiled function compile again on its next call.
+#'
+#' @param threads Threads of parallel loops (`prange`) and parallel array operators;
+#'   `0` means every core. At most 2 when the environment variable
+#'   `_R_CHECK_LIMIT_CORES_` is set (as `R CMD check` does).
+#' @param cache_dir Directory of the on-disk cache of machine code (`""`: none); by
+#'   default `tools::R_user_dir("velociraptor", "cache")`.
+#' @param bounds_checks Whether compiled code checks indices (`FALSE` is faster and
+#'   undefined on an out-of-bounds index).
+#' @return The options in force, as a list (invisibly when any was set).
+#' @examples
+#' old <- vr_options()
+#' vr_options(threads = 1)
+#' vr_options(threads = old$threads)
+#' @export
+vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL) {
+  opts <- .vr$options
+  if (is.null(threads) && is.null(cache_dir) && is.null(bounds_checks)) return(opts)
+  if (!is.null(threads)) {
+    threads <- as.integer(threads)
+    if (length(threads) != 1L || is.na(threads) || threads < 0L) stop("`threads` must be a count (0: every core)")
+    if (.vr_default_threads() == 2L && (threads == 0L || threads > 2L)) threads <- 2L
+    opts$threads <- threads
+  }
+  if (!is.null(cache_dir)) opts$cache_dir <- as.character(cache_dir)
+  if (!is.null(bounds_checks)) opts$bounds_checks <- isTRUE(bounds_checks)
+  .vr_apply_options(opts)
+  invisible(opts)
+}
+
+.vr_apply_options <- function(opts) {
+  dir <- opts$cache_dir
+  if (nzchar(dir) && !dir.exists(dir)) {
+    if (!dir.create(dir, recursive = TRUE, showWarnings = FALSE)) dir <- ""
+  }
+  r <- vr_rs_configure(as.numeric(opts$threads), dir, opts$bounds_checks)
+  if (inherits(r, "vr_failure")) stop("velociraptor: ", r$message)
+  .vr$options <- opts
+}
+
+#' Cache statistics
+#'
+#' Counters of the compile caches of this R process: functions compiled by LLVM, calls
+#' answered from the in-process cache, machine code loaded from the on-disk cache.
+#' @return A list of counts.
+#' @examples
+#' vr_stats()
+#' @export
+vr_stats <- function() {
+  r <- vr_rs_stats()
+  if (inherits(r, "vr_failure")) stop("velociraptor: ", r$message)
+  r
+}
+
+#' Markers for parallel loops and GPU sections
+#'
+#' In R these are plain functions, so marked code runs unchanged without compiling:
+#' `prange(n)` is `seq_len(n)` and `gpu(expr)` evaluates `expr`. A compiled function
+#' runs `for (i in prange(n))` as a parallel loop (its iterations must be independent)
+#' and a `gpu({ ... })` section on a GPU where one is available (else on the CPU).
+#'
+#' @param n The number of iterations.
+#' @param expr A block of code.
+#' @return `prange`: `seq_len(n)`; `gpu`: the value of `expr`, invisibly.
+#' @examples
+#' f <- function(x) {
+#'   y <- numeric(length(x))
+#'   for (i in prange(length(x))) y[i] <- sqrt(x[i])
+#'   y
+#' }
+#' f(c(1, 4, 9))
+#' gpu({ z <- 1 + 1 })
+#' @export
+prange <- function(n) seq_len(n)
+
+#' @rdname prange
+#' @export
+gpu <- function(expr) invisible(expr)
+
+.onLoad <- function(libname, pkgname) {
+  threads <- getOption("velociraptor.threads", .vr_default_threads())
+  if (.vr_default_threads() == 2L) threads <- min(max(threads, 1L), 2L)
+  cache <- getOption("velociraptor.cache_dir", .vr_default_cache_dir())
+  .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE)
+  # Created at load, except under R CMD check (which must not write to the user's files).
+  if (!dir.exists(cache) && !nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) {
+    dir.create(cache, recursive = TRUE, showWarnings = FALSE)
+  }
+  r <- vr_rs_configure(as.numeric(threads), if (dir.exists(cache)) cache else "", TRUE)
+  if (inherits(r, "vr_failure")) warning("velociraptor: ", r$message)
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(velociraptor)
+
+test_check("velociraptor")
