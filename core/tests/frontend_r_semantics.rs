@@ -27,6 +27,8 @@ enum Expect {
     Near(f64),
     /// R answers (NA, recycling, ...) but compiled code must raise an error.
     Error,
+    /// R raises an error (`stop("...")`) and compiled code raises one carrying R's message.
+    SameError,
 }
 use Expect::*;
 
@@ -171,6 +173,16 @@ fn cases() -> Vec<Case> {
         c("truthy", json!([[1.0, -2.0]]), Same),
         c("int_matrix", json!([{"dtype": "i32", "shape": [2, 2], "data": [[1, 2], [3, 4]]}]), Same),
         c("int_matrix", json!([{"dtype": "i32", "shape": [1, 2], "data": [[1, 1073741824]]}]), Error),
+        c("checked_sqrt", json!([2.25]), Same),
+        c("checked_sqrt", json!([-1.0]), SameError),
+        c("clip_low", json!([[1.0, 5.0, -2.0, 3.0], 2.0]), Same),
+        c("clip_low", json!([[1.0, "nan"], 2.0]), Error),
+        c("ifelse_mat", json!([mat]), Same),
+        c("collatz_step", json!([{"dtype": "i32", "shape": [4], "data": [6, 7, 1, -3]}]), Same),
+        c("ifelse_scalar", json!([3.0, 1.0]), Same),
+        c("ifelse_scalar", json!([1.0, 3.0]), Same),
+        c("ifelse_recycled", json!([[1.0, -1.0, 2.0, 3.0]]), Error),
+        c("ifelse_recycled", json!([[1.0, -1.0]]), Same),
         c("plane", json!([{"dtype": "f64", "shape": [2, 2, 2], "data": [[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]}, i32s(2)]), Same),
     ]
 }
@@ -443,6 +455,8 @@ fn compiled_r_functions_agree_with_r() {
             };
             let ok = match (c.expect, r_out) {
                 (Error, _) => matches!(got, Outcome::Error(_)),
+                (SameError, Outcome::Error(r_message)) => matches!(&got, Outcome::Error(m) if m.contains(r_message.as_str())),
+                (SameError, _) => false,
                 (_, Outcome::Error(_)) => matches!(got, Outcome::Error(_)),
                 (Same, _) => agree(r_out, &got, None),
                 (Near(t), _) => agree(r_out, &got, Some(t)),

@@ -25,6 +25,10 @@ fn r_functions_lower_to_the_expected_vrir() {
     let cases: Vec<(&str, &str, Json)> = vec![
         ("sumsq", "sumsq", json!([vec])),
         ("fib", "fib", json!([1.0])),
+        ("checked_sqrt", "checked_sqrt", json!([1.0])),
+        ("clip_low", "clip_low", json!([vec, 1.0])),
+        ("ifelse_mat", "ifelse_mat", json!([mat])),
+        ("collatz_step", "collatz_step", json!([ivec()])),
         ("fib_int", "fib_int", json!([int(1)])),
         ("iadd", "iadd", json!([int(1), int(2)])),
         ("iadd_double_logical", "iadd", json!([1.0, true])),

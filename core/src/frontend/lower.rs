@@ -46,6 +46,32 @@ impl Lowered {
 /// their failures back into the message the rule table gives.
 pub const ERROR_HELPER_PREFIX: &str = "_error_";
 
+/// The reason prefix of a user's own error (R `stop("message")`): the message follows,
+/// hex-encoded, since a helper's name may hold only letters, digits and `_`.
+pub const STOP_REASON: &str = "stop_";
+
+/// Messages longer than this are cut (with "..."): the name of a function carries them.
+const STOP_MESSAGE_MAX: usize = 200;
+
+/// The reason `raise_if` gets for a user's error with this message.
+pub fn stop_reason(message: &str) -> String {
+    let mut text: String = message.chars().take(STOP_MESSAGE_MAX).collect();
+    if text.len() < message.len() {
+        text.push_str("...");
+    }
+    let hex: String = text.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("{STOP_REASON}{hex}")
+}
+
+/// The message `stop_reason` encoded (None when `hex` is not such an encoding).
+pub fn decode_stop_message(hex: &str) -> Option<String> {
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..hex.len()).step_by(2).map(|k| u8::from_str_radix(hex.get(k..k + 2)?, 16).ok()).collect();
+    String::from_utf8(bytes?).ok()
+}
+
 /// Turn a run-time error raised through `Lowerer::raise_if` into the language's
 /// message, naming the source function and line; other errors pass through.
 pub fn explain_error(lang: &dyn super::rules::Language, e: VrError) -> VrError {
@@ -453,6 +479,15 @@ impl<'p> Lowerer<'p> {
                         let stmts = self.block(&a.value, false)?;
                         self.push(out, StmtKind::Block(Block { on_gpu: true, stmts }), line);
                         self.void_tail(tail, line, out)
+                    }
+                    Some(Marker::Stop) => {
+                        if tail {
+                            return Err(self.unsupported(&format!("`{func}(...)` as the function's value"), line, "compiled code raises errors only from statements that a value follows"));
+                        }
+                        let message = self.stop_message(func, args, line)?;
+                        self.raise_if(vrir::Expr::lit(Literal::Bool(true)), &stop_reason(&message));
+                        out.append(&mut self.pre);
+                        Ok(())
                     }
                     _ => {
                         let v = self.expr(e)?;
@@ -909,6 +944,7 @@ impl<'p> Lowerer<'p> {
                 Marker::Return => "use `return` as a statement",
                 Marker::Gpu => "use it as a statement around a block",
                 Marker::ParallelRange => "use it only as a `for` loop's sequence",
+                Marker::Stop => "use it as a statement (`if (bad) stop(\"...\")`)",
             }));
         }
         let lang = self.prog.lang;
@@ -920,6 +956,20 @@ impl<'p> Lowerer<'p> {
                 &format!("`{func}` is neither a function of this source nor a {} function the compiler knows", lang.name()),
             )),
         }
+    }
+
+    /// The message of `stop(...)`: its string arguments pasted together, as R does; a
+    /// logical `call.` argument only affects R's printing of the call.
+    fn stop_message(&self, func: &str, args: &[Arg], line: Line) -> LResult<String> {
+        let mut message = String::new();
+        for a in args {
+            match (&a.name, &a.value.kind) {
+                (None, ExprKind::Str(s)) => message.push_str(s),
+                (Some(n), ExprKind::Bool(_)) if n == "call." => {}
+                _ => return Err(self.unsupported(&format!("`{func}` with an argument that is not a string constant"), line, "compiled errors carry constant messages")),
+            }
+        }
+        Ok(message)
     }
 
     /// A call of a function of the source: its specialization for these argument

@@ -29,6 +29,8 @@ pub enum Marker {
     Gpu,
     /// Its argument is a loop count; a `for` over it is a parfor (R `prange(n)`).
     ParallelRange,
+    /// Raise an error with the message its string arguments spell (R `stop("...")`).
+    Stop,
 }
 
 pub trait Language: Sync {

@@ -346,3 +346,14 @@ heat_steps <- function(u, steps) {
   }
   u
 }
+
+# stop() with its message pasted from several strings; ifelse on scalars and arrays.
+checked_sqrt <- function(x) {
+  if (x < 0) stop("x must be ", "non-negative")
+  sqrt(x)
+}
+clip_low <- function(x, lo) ifelse(x < lo, lo, x)
+ifelse_mat <- function(m) ifelse(m > 2, m * 10, -m)
+collatz_step <- function(x) ifelse(x %% 2L == 0L, x %/% 2L, 3L * x + 1L)
+ifelse_scalar <- function(a, b) ifelse(a > b, a - b, 0.5)
+ifelse_recycled <- function(x) ifelse(x > 0, c(1, 2), 0)

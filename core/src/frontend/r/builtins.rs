@@ -96,6 +96,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         "abs" | "sqrt" | "exp" | "log" | "log10" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh"
         | "floor" | "ceiling" | "round" | "trunc" | "Re" | "Im" | "Mod" | "Conj" | "is.na" => math1(lw, name, args, line),
         "atan2" => atan2(lw, args, line),
+        "ifelse" => ifelse(lw, args, line),
         "t" => transpose(lw, args, line),
         "crossprod" => crossprod(lw, args, line),
         "as.integer" | "as.double" | "as.numeric" | "as.logical" | "as.complex" => convert(lw, name, args, line),
@@ -619,6 +620,57 @@ fn atan2(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     let rank = super::rules::elementwise_rank(lw, "`atan2`", y.ty, x.ty, line)?;
     let (y, x) = (lw.cast(y, DOUBLE), lw.cast(x, DOUBLE));
     Ok(Lowered::new(lib(LibFn::Atan2, vec![y.expr, x.expr]), Ty::array(DOUBLE, rank)))
+}
+
+/// `ifelse(test, yes, no)`: element-wise choice, through a scalar helper function
+/// (`_ifelse_<type>`) called directly on scalars and mapped over arrays. The result has
+/// the shape of `test`; `yes` and `no` are scalars or of that shape (other lengths,
+/// which R recycles, are a shape-mismatch error). Its type is the wider of `yes` and
+/// `no`, where R's is the wider of the branches some element actually took (values are
+/// equal). Both `yes` and `no` are evaluated, as R does whenever `test` holds both
+/// TRUE and FALSE.
+fn ifelse(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let b = bind(lw, "ifelse", args, &["test", "yes", "no"], line)?;
+    let test = lw.expr(required(lw, "ifelse", b[0], "test", line)?)?;
+    let yes = lw.expr(required(lw, "ifelse", b[1], "yes", line)?)?;
+    let no = lw.expr(required(lw, "ifelse", b[2], "no", line)?)?;
+    let test = to_logical(lw, test, line)?;
+    if test.ty.rank == 0 && (yes.ty.rank != 0 || no.ty.rank != 0) {
+        return Err(lw.unsupported("`ifelse` with a single test and array branches", line, "R takes their first elements; index them explicitly"));
+    }
+    if test.ty.rank != 0 {
+        super::rules::elementwise_rank(lw, "`ifelse`", test.ty, yes.ty, line)?;
+        super::rules::elementwise_rank(lw, "`ifelse`", test.ty, no.ty, line)?;
+    }
+    let elem = wider(yes.ty.elem, no.ty.elem);
+    let (yes, no) = (lw.cast(yes, elem), lw.cast(no, elem));
+    let helper = format!("_ifelse_{}", format!("{elem:?}").to_lowercase());
+    let scalar_ty = Type::Scalar { elem };
+    lw.prog.helpers.entry(helper.clone()).or_insert_with(|| {
+        let ret = |v: &str| Stmt { kind: StmtKind::Return { values: vec![vrir::Expr::var(v)] }, line: Some(line) };
+        let param = |n: &str, ty: Type| vrir::Param { name: n.into(), ty, restrict: false };
+        vrir::Function {
+            name: helper.clone(),
+            params: vec![param("test", Type::Scalar { elem: LOGICAL }), param("yes", scalar_ty.clone()), param("no", scalar_ty.clone())],
+            results: vec![scalar_ty.clone()],
+            locals: vec![],
+            body: vec![Stmt {
+                kind: StmtKind::If {
+                    cond: vrir::Expr::var("test"),
+                    then: Block { on_gpu: false, stmts: vec![ret("yes")] },
+                    els: Some(Block { on_gpu: false, stmts: vec![ret("no")] }),
+                },
+                line: Some(line),
+            }],
+            line: None,
+        }
+    });
+    let call_args = vec![test.expr, yes.expr, no.expr];
+    if test.ty.rank == 0 {
+        Ok(Lowered::new(vrir::Expr::Call { func: helper, args: call_args }, Ty::scalar(elem)))
+    } else {
+        Ok(Lowered::new(vrir::Expr::Map { func: helper, args: call_args }, Ty::array(elem, test.ty.rank)))
+    }
 }
 
 /// A 1-D value as a matrix with these extents (column-major).

@@ -6,7 +6,7 @@
 
 use super::builtins;
 use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line, MissingKind, UnOp};
-use crate::frontend::lower::{LResult, Lowered, Lowerer};
+use crate::frontend::lower::{decode_stop_message, LResult, Lowered, Lowerer, STOP_REASON};
 use crate::frontend::rules::{Language, Marker, SeqParts};
 use crate::frontend::types::{wider, Ty};
 use crate::vrir::{self, Layout, LibFn, Literal, ReduceOp, ScalarType};
@@ -154,6 +154,7 @@ impl Language for R {
             "return" => Some(Marker::Return),
             "gpu" => Some(Marker::Gpu),
             "prange" => Some(Marker::ParallelRange),
+            "stop" => Some(Marker::Stop),
             _ => None,
         }
     }
@@ -337,10 +338,13 @@ impl Language for R {
     fn host_has_answer(&self, reason: &str) -> bool {
         // R errors too for a wrong-signed `by` or a negative length; everything else
         // has an R answer (NA, a dropped dimension, a double sequence).
-        !matches!(reason, "seq_wrong_sign" | "negative_length")
+        !matches!(reason, "seq_wrong_sign" | "negative_length") && !reason.starts_with(STOP_REASON)
     }
 
     fn error_message(&self, reason: &str) -> String {
+        if let Some(message) = reason.strip_prefix(STOP_REASON).and_then(decode_stop_message) {
+            return message;
+        }
         match reason {
             "integer_overflow" => "integer overflow: R's result is NA (with a warning); compiled code raises this error instead".into(),
             "integer_na_argument" => "an integer argument holds NA, which compiled code does not handle (run the function in R)".into(),

@@ -1,0 +1,31 @@
+# matmul_loops (bench/kernels/matmul_loops.vrir, bench/c/matmul_loops.c) in R: the
+# textbook triple loop (not %*%), a dot product per element.
+matmul_loops <- function(a, b) {
+  m <- nrow(a)
+  p <- ncol(a)
+  n <- ncol(b)
+  c <- matrix(0, m, n)
+  for (j in seq_len(n)) {
+    for (i in seq_len(m)) {
+      s <- 0
+      for (k in seq_len(p)) s <- s + a[i, k] * b[k, j]
+      c[i, j] <- s
+    }
+  }
+  c
+}
+
+matmul_loops_par <- function(a, b) {
+  m <- nrow(a)
+  p <- ncol(a)
+  n <- ncol(b)
+  c <- matrix(0, m, n)
+  for (j in prange(n)) {
+    for (i in seq_len(m)) {
+      s <- 0
+      for (k in seq_len(p)) s <- s + a[i, k] * b[k, j]
+      c[i, j] <- s
+    }
+  }
+  c
+}
