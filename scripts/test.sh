@@ -6,6 +6,13 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TERM_COLOR=never RUST_BACKTRACE=1
 
+# The R package's crate has its own lock file (bindings/r/Cargo.toml says why): it must
+# agree with the workspace's crates, or the package would not build offline.
+cargo metadata --locked --offline --format-version 1 --manifest-path bindings/r/Cargo.toml >/dev/null || {
+  echo "bindings/r/Cargo.lock is stale: run cargo metadata --offline --manifest-path bindings/r/Cargo.toml" >&2
+  exit 1
+}
+
 cargo test --workspace --locked --no-fail-fast
 
 cargo build --locked --quiet -p velociraptor --bin vr
