@@ -12,7 +12,7 @@ PACKAGES=(
   r-cran-roxygen2 r-cran-knitr r-cran-markdown                    # R package: help pages, vignette
   octave liboctave-dev                                            # Octave package
   python3-numpy                                                   # expected values of tests; the Python C-API example
-  libopenblas0                                                    # bench: dgemm reference of vr-bench-matmul
+  libopenblas0                                                    # matmul calls its ?gemm, loaded at run time (optional: without it a slower Rust gemm runs); also the dgemm reference of vr-bench-matmul
   valgrind                                                        # the C example runs under it (scripts/test.sh)
   build-essential
 )

@@ -9,7 +9,6 @@ use crate::failure::{Failure, Phase};
 use crate::hooks::{note_r_thread, r_hooks};
 use extendr_api::prelude::*;
 use extendr_ffi::{Rf_xlength, TYPEOF, VECTOR_ELT, SEXP, SEXPTYPE};
-use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -117,10 +116,13 @@ pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result
 }
 
 fn context() -> Result<(*mut VrContext, u64), Failure> {
-    let needs = CONTEXT.lock().unwrap_or_else(|p| p.into_inner()).ptr.is_null();
-    if needs {
-        configure(0, "", true)?;
+    {
+        let c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
+        if !c.ptr.is_null() {
+            return Ok((c.ptr, c.generation));
+        }
     }
+    configure(0, "", true)?;
     let c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
     Ok((c.ptr, c.generation))
 }
@@ -154,9 +156,9 @@ pub struct Entry {
     source: String,
     name: String,
     generation: u64,
-    specs: HashMap<Vec<ArgSig>, Spec>,
-    /// Signatures in the order they were first seen (for `vr_explain`).
-    order: Vec<Vec<ArgSig>>,
+    /// One per signature, in the order first seen (for `vr_explain`). A function has a
+    /// handful at most: a linear search is cheaper than hashing the signature per call.
+    specs: Vec<(Vec<ArgSig>, Spec)>,
 }
 
 impl Drop for Entry {
@@ -211,16 +213,15 @@ fn finish(f: *mut VrFunction) -> Result<Compiled, Failure> {
 impl Entry {
     pub fn new(source: &str, name: &str) -> Entry {
         note_r_thread();
-        Entry { source: source.into(), name: name.into(), generation: 0, specs: HashMap::new(), order: Vec::new() }
+        Entry { source: source.into(), name: name.into(), generation: 0, specs: Vec::new() }
     }
 
     fn clear(&mut self) {
-        for (_, s) in self.specs.drain() {
+        for (_, s) in self.specs.drain(..) {
             if let Ok(c) = s.compiled {
                 vr_function_free(c.f);
             }
         }
-        self.order.clear();
     }
 
     pub fn call(&mut self, args: &Robj) -> Result<Robj, Failure> {
@@ -242,14 +243,17 @@ impl Entry {
             for (i, x) in xs.iter().enumerate() {
                 sig.push(arg_sig(*x, &|| format!("{} of {}", i + 1, self.name))?);
             }
-            if !self.specs.contains_key(&sig) {
-                let t0 = Instant::now();
-                let compiled = compile_source(ctx, &self.source, &self.name, &sig);
-                let seconds = t0.elapsed().as_secs_f64();
-                self.order.push(sig.clone());
-                self.specs.insert(sig.clone(), Spec { compiled, seconds, calls: 0 });
-            }
-            let spec = self.specs.get_mut(&sig).expect("inserted above");
+            let at = match self.specs.iter().position(|(s, _)| *s == sig) {
+                Some(at) => at,
+                None => {
+                    let t0 = Instant::now();
+                    let compiled = compile_source(ctx, &self.source, &self.name, &sig);
+                    let seconds = t0.elapsed().as_secs_f64();
+                    self.specs.push((sig.clone(), Spec { compiled, seconds, calls: 0 }));
+                    self.specs.len() - 1
+                }
+            };
+            let spec = &mut self.specs[at].1;
             spec.calls += 1;
             let compiled = match &spec.compiled {
                 Ok(c) => c,
@@ -279,8 +283,7 @@ impl Entry {
 
     pub fn explain(&self) -> Result<Robj, Failure> {
         let mut items = Vec::new();
-        for sig in &self.order {
-            let s = &self.specs[sig];
+        for (sig, s) in &self.specs {
             let signature = sig.iter().map(|a| a.describe()).collect::<Vec<_>>().join(", ");
             let (vrir, error): (Robj, Robj) = match &s.compiled {
                 Ok(c) => {

@@ -160,6 +160,11 @@ pub fn check_argument(param: &Type, arg: &HostArg) -> Result<(), String> {
 /// Copy every element of an array of `dims` from `src` (strides `src_strides`) to `dst`
 /// (strides `dst_strides`), `size` bytes each.
 ///
+/// Results and by-value arguments cross the C API through here, so it must run at memory
+/// speed: one `memcpy` when both sides are the same dense layout, one `memcpy` per run
+/// along a dimension both sides step through element by element, and element copies
+/// (a transpose) only when no such dimension exists.
+///
 /// # Safety
 /// Both pointers address valid, non-overlapping arrays of that shape.
 pub unsafe fn copy_strided(
@@ -173,33 +178,63 @@ pub unsafe fn copy_strided(
     if dims.iter().any(|d| *d <= 0) {
         return;
     }
+    let count: i64 = dims.iter().product();
+    if src_strides == dst_strides && is_dense(dims, src_strides) {
+        std::ptr::copy_nonoverlapping(src, dst, count as usize * size);
+        return;
+    }
     let n = dims.len();
-    let mut idx = vec![0i64; n];
+    // The dimension copied as one run: unit stride on both sides (the longest such).
+    let run = (0..n)
+        .filter(|&k| src_strides[k] == 1 && dst_strides[k] == 1)
+        .max_by_key(|&k| dims[k]);
+    let (run_len, outer): (i64, Vec<usize>) = match run {
+        Some(r) => (dims[r], (0..n).filter(|&k| k != r).collect()),
+        None => (1, (0..n).collect()),
+    };
+    let run_bytes = run_len as usize * size;
+    let mut idx = vec![0i64; outer.len()];
+    let (mut so, mut d_o) = (0i64, 0i64);
     loop {
-        let (mut so, mut d_o) = (0i64, 0i64);
-        for k in 0..n {
-            so += idx[k] * src_strides[k];
-            d_o += idx[k] * dst_strides[k];
-        }
         std::ptr::copy_nonoverlapping(
             src.offset((so * size as i64) as isize),
             dst.offset((d_o * size as i64) as isize),
-            size,
+            run_bytes,
         );
-        // Odometer over the indices, last dimension fastest.
-        let mut k = n;
+        // Odometer over the other dimensions, the last fastest; offsets kept incrementally.
+        let mut j = outer.len();
         loop {
-            if k == 0 {
+            if j == 0 {
                 return;
             }
-            k -= 1;
-            idx[k] += 1;
-            if idx[k] < dims[k] {
+            j -= 1;
+            let k = outer[j];
+            idx[j] += 1;
+            so += src_strides[k];
+            d_o += dst_strides[k];
+            if idx[j] < dims[k] {
                 break;
             }
-            idx[k] = 0;
+            so -= idx[j] * src_strides[k];
+            d_o -= idx[j] * dst_strides[k];
+            idx[j] = 0;
         }
     }
+}
+
+/// Strides (in elements) that lay `dims` out with no gaps, in some order of dimensions;
+/// dimensions of extent 1 may have any stride.
+fn is_dense(dims: &[i64], strides: &[i64]) -> bool {
+    let mut order: Vec<usize> = (0..dims.len()).filter(|&k| dims[k] != 1).collect();
+    order.sort_by_key(|&k| strides[k]);
+    let mut expect = 1i64;
+    for k in order {
+        if strides[k] != expect {
+            return false;
+        }
+        expect *= dims[k];
+    }
+    true
 }
 
 #[cfg(test)]
@@ -257,5 +292,40 @@ mod tests {
             )
         };
         assert_eq!(dst, vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    }
+
+    /// Every path of `copy_strided` (one block, runs, element copies, negative strides)
+    /// against an element-by-element reference.
+    #[test]
+    fn copy_paths_agree_with_elementwise_copy() {
+        let dims = [3i64, 4, 5];
+        let src: Vec<f64> = (0..60).map(|v| v as f64).collect();
+        let layouts: [[i64; 3]; 4] = [[20, 5, 1], [1, 3, 12], [5, 15, 1], [1, 15, 3]];
+        let value_at = |strides: &[i64; 3], buf: &[f64], i: i64, j: i64, k: i64| {
+            buf[(i * strides[0] + j * strides[1] + k * strides[2]) as usize]
+        };
+        for s in &layouts {
+            for d in &layouts {
+                let mut dst = vec![-1.0f64; 60];
+                unsafe {
+                    copy_strided(8, &dims, src.as_ptr() as *const u8, s, dst.as_mut_ptr() as *mut u8, d)
+                };
+                for i in 0..3 {
+                    for j in 0..4 {
+                        for k in 0..5 {
+                            assert_eq!(value_at(d, &dst, i, j, k), value_at(s, &src, i, j, k), "{s:?} -> {d:?}");
+                        }
+                    }
+                }
+            }
+        }
+        // A reversed vector (negative stride, data pointing at its first logical element).
+        let mut dst = vec![0.0f64; 4];
+        unsafe {
+            copy_strided(8, &[4], src.as_ptr().add(3) as *const u8, &[-1], dst.as_mut_ptr() as *mut u8, &[1])
+        };
+        assert_eq!(dst, vec![3.0, 2.0, 1.0, 0.0]);
+        assert!(is_dense(&[2, 1, 3], &[3, 99, 1]));
+        assert!(!is_dense(&[2, 3], &[4, 1]));
     }
 }
