@@ -101,6 +101,7 @@
 
 pub mod abi;
 mod callgraph;
+mod big_stack;
 mod codegen;
 mod complex_rt;
 pub mod interrupt;
@@ -165,36 +166,7 @@ impl CpuOptions {
     }
 }
 
-/// Stack for calls into recursive modules: room for `abi::MAX_CALL_DEPTH` frames
-/// (pages are committed only when touched).
-const RECURSIVE_STACK_BYTES: usize = 1 << 30;
-
-/// Run `f` on a fresh thread with a large stack, waiting for it.
-fn on_large_stack(f: impl FnOnce() -> i32) -> VrResult<i32> {
-    struct AssertSend<T>(T);
-    // SAFETY: the calling thread is blocked in `join` for the whole life of the worker,
-    // so whatever `f` borrows (the call frame, raw pointers) is used by one thread at a time.
-    unsafe impl<T> Send for AssertSend<T> {}
-    let job = AssertSend(f);
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("vr-cpu".into())
-            .stack_size(RECURSIVE_STACK_BYTES)
-            .spawn_scoped(scope, move || {
-                let job = job;
-                (job.0)()
-            });
-        match worker {
-            Ok(h) => h.join().map_err(|_| {
-                VrError::new(ErrorKind::Internal, "cpu backend: call thread panicked")
-            }),
-            Err(_) => Err(VrError::new(
-                ErrorKind::Internal,
-                "cpu backend: cannot start the call thread",
-            )),
-        }
-    })
-}
+use big_stack::on_large_stack;
 
 /// Compile every function of `m` (which must have passed the verifier), serially: parfor
 /// loops run in order on the calling thread (the `cpu` backend).

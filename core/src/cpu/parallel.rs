@@ -45,7 +45,7 @@ pub type BodyFn = unsafe extern "C" fn(*const u8, *mut CallCtx, u64, u64, i32) -
 const CHUNKS_PER_THREAD: u64 = 8;
 
 /// Worker stack size: room for the recursion limit, as the caller's thread has.
-const WORKER_STACK_BYTES: usize = super::RECURSIVE_STACK_BYTES;
+const WORKER_STACK_BYTES: usize = super::big_stack::STACK_BYTES;
 
 /// The thread count `cpu-par` uses when the caller does not set one: `VR_THREADS` when
 /// it is a positive integer, else every core.
