@@ -218,6 +218,13 @@ fn cases() -> Vec<Case> {
         c("na_store", json!([[1.0, 2.0, 3.0]]), Same),
         c("na_plus", json!([[1.0, 2.0]]), Same),
         c("na_compare", json!([[1.0, 2.0]]), Error),
+        c("na_branch", json!([[1.0, -1.0, 2.0]]), Same),
+        c("na_branch", json!([[-1.0, -2.0]]), Error),
+        c("na_branch", json!([empty_f64()]), Error),
+        c("na_branch", json!([3.0]), Same),
+        c("na_branch", json!([-3.0]), Error),
+        c("na_branch_first", json!([[1.0, -1.0, 2.0]]), Same),
+        c("na_branch_first", json!([[1.0, 2.0]]), Error),
         // seq(..., length.out =).
         c("seq_lo", json!([0.0, 1.0, 11.0]), Same),
         c("seq_lo", json!([1.0, 10.0, i32s(4)]), Same),

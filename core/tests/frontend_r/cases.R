@@ -391,3 +391,5 @@ seq_loop <- function(n) {
   for (x in seq(0, 1, length.out = n)) s <- s * 2 + x
   s
 }
+na_branch <- function(x) ifelse(x > 0, x, NA)
+na_branch_first <- function(x) ifelse(x > 0, NA, x * 2)

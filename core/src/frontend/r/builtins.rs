@@ -4,7 +4,8 @@
 //! `sum`/`cumsum` overflow is NA). Anything else called by name is a diagnostic naming it.
 
 use super::rules::{bin, check_int_range, i64c, lib, to_i64, to_logical, COMPLEX, DOUBLE, INTEGER, LOGICAL};
-use crate::frontend::hir::{Arg, Expr, ExprKind, Line};
+use crate::frontend::hir::{Arg, Expr, ExprKind, Line, MissingKind};
+use crate::frontend::rules::Language;
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
 use crate::frontend::types::{wider, Ty};
 use crate::vrir::{self, AllocInit, ArrayType, Block, IndexFlags, LValue, LibFn, Literal, ReduceOp, ScalarType, Stmt, StmtKind, Type};
@@ -633,11 +634,40 @@ fn atan2(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
 fn ifelse(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     let b = bind(lw, "ifelse", args, &["test", "yes", "no"], line)?;
     let test = lw.expr(required(lw, "ifelse", b[0], "test", line)?)?;
-    let yes = lw.expr(required(lw, "ifelse", b[1], "yes", line)?)?;
-    let no = lw.expr(required(lw, "ifelse", b[2], "no", line)?)?;
+    let (yes_e, no_e) = (required(lw, "ifelse", b[1], "yes", line)?, required(lw, "ifelse", b[2], "no", line)?);
+    // R's `NA` as a branch takes the other branch's type (`ifelse(x > 0, x, NA)`).
+    let is_na = |e: &Expr| e.kind == ExprKind::Missing(MissingKind::Logical);
+    let (yes, no, na_in_yes) = match (is_na(yes_e), is_na(no_e)) {
+        (false, true) => {
+            let yes = lw.expr(yes_e)?;
+            let no = super::rules::RULES.missing_as(lw, no_e, yes.ty.elem).expect("an NA literal")?;
+            (yes, no, Some(false))
+        }
+        (true, false) => {
+            let no = lw.expr(no_e)?;
+            let yes = super::rules::RULES.missing_as(lw, yes_e, no.ty.elem).expect("an NA literal")?;
+            (yes, no, Some(true))
+        }
+        _ => (lw.expr(yes_e)?, lw.expr(no_e)?, None),
+    };
     let test = to_logical(lw, test, line)?;
+    let test = lw.hoist(test);
     if test.ty.rank == 0 && (yes.ty.rank != 0 || no.ty.rank != 0) {
         return Err(lw.unsupported("`ifelse` with a single test and array branches", line, "R takes their first elements; index them explicitly"));
+    }
+    if let Some(in_yes) = na_in_yes {
+        // R's result is logical (all NA) when no element takes the other branch.
+        let only_na = if test.ty.rank == 0 {
+            if in_yes {
+                test.expr.clone()
+            } else {
+                vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(test.expr.clone()) }
+            }
+        } else {
+            let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(test.clone(), ScalarType::I64).expr), axis: None };
+            bin(vrir::BinOp::Eq, count, if in_yes { lib(LibFn::Len, vec![test.expr.clone()]) } else { i64c(0) })
+        };
+        lw.raise_if(only_na, "ifelse_all_na");
     }
     let (test, yes, no) = if test.ty.rank != 0 {
         let test = lw.hoist(test);

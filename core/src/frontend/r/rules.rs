@@ -366,6 +366,7 @@ impl Language for R {
             "negative_length" => "a negative length or count (R: invalid argument)".into(),
             "dimension_dropped" => "a slice with a dimension of length 1 and another dimension: R drops it (drop = TRUE), which compiled code with static ranks cannot".into(),
             "seq_wrong_sign" => "wrong sign in 'by' argument of seq()".into(),
+            "ifelse_all_na" => "ifelse() with an NA branch that every element takes: R's result is a logical NA vector (or logical(0)), which compiled code does not hold".into(),
             "seq_bad_length" => "'length.out' must be a non-negative number".into(),
             "seq_from_not_finite" => "'from' must be a finite number".into(),
             "seq_to_not_finite" => "'to' must be a finite number".into(),
