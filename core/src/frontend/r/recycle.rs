@@ -25,6 +25,8 @@ pub const RECYCLING: &str = "recycling";
 pub fn conform(lw: &mut Lowerer, what: &str, a: Lowered, b: Lowered, line: Line) -> LResult<(Lowered, Lowered)> {
     match (a.ty.rank, b.ty.rank) {
         (0, _) | (_, 0) => Ok((a, b)),
+        // `x * x`: one variable has one length.
+        _ if matches!(a.expr, vrir::Expr::Var { .. }) && a.expr == b.expr => Ok((a, b)),
         (1, 1) => vectors(lw, a, b),
         (1, _) => {
             let (a, b) = single_element(lw, a, b, true);
