@@ -95,6 +95,19 @@ fn lengths_that_do_not_recycle_raise_naming_both() {
     }
 }
 
+/// The C API hands hosts the error as text (`VrError`'s display form); the lengths are
+/// recovered from it too. -(2^32 + 4 * 2^26 + 2) encodes lengths 4 and 2.
+#[test]
+fn recycling_lengths_survive_the_c_api_message() {
+    let helper = "_error_recycling__f__3";
+    let text = format!("runtime error in {helper} (line 3): invalid cast: f64 value -4563402754 does not fit i32");
+    let mut e = velociraptor::VrError::new(ErrorKind::Runtime, text).with_function(helper);
+    e.line = Some(3);
+    let e = r::explain_error(e);
+    assert_eq!((e.kind, e.function.as_deref(), e.line), (ErrorKind::Unsupported, Some("f"), Some(3)), "{e}");
+    assert!(e.message.contains("lengths 4 and 2"), "{e}");
+}
+
 #[test]
 fn recursion_without_a_base_case_cannot_be_typed() {
     let e = diag("f <- function(x) f(x - 1)");

@@ -95,9 +95,12 @@ pub const COUNT_MAX: i64 = (1 << 26) - 1;
 const COUNT_BASE: i64 = 1 << 32;
 
 /// The two counts a failing `raise_if_counts` helper encoded in the value of its invalid
-/// cast (`invalid cast: f64 value -4563402755 does not fit i32`); None for other errors.
+/// cast (`invalid cast: f64 value -4563402754 does not fit i32`, also inside a message
+/// that hosts received as text, such as the C API's `runtime error in ...: invalid
+/// cast: ...`); None for other errors.
 pub fn decode_counts(message: &str) -> Option<(i64, i64)> {
-    let rest = message.strip_prefix("invalid cast: f64 value ")?;
+    const CAST: &str = "invalid cast: f64 value ";
+    let rest = &message[message.find(CAST)? + CAST.len()..];
     let value: f64 = rest.split_whitespace().next()?.parse().ok()?;
     if !(value.fract() == 0.0 && value <= -(COUNT_BASE as f64) && value > -9.0e15) {
         return None;
