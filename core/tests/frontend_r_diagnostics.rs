@@ -36,7 +36,10 @@ fn unsupported_constructs_are_named_with_their_line() {
     check("f <- function(x) paste(x)", U, "strings", 1);
     check("f <- function(x) mystery(x)", U, "`mystery`", 1);
     check("f <- function(x) {\n  g <- function(y) y\n  x\n}", U, "function definition", 2);
-    check("f <- function(x) x + NA", U, "`NA`", 1);
+    // R's logical NA compiles only where it becomes a double (or complex) NA.
+    check("f <- function(x) {\n  y <- NA\n  x\n}", U, "`NA`", 2);
+    check("f <- function(x) as.integer(x) + NA", U, "`NA`", 1);
+    check("f <- function(x) {\n  v <- logical(3)\n  v[1] <- NA\n  x\n}", U, "`NA`", 3);
 }
 
 #[test]
@@ -58,12 +61,51 @@ fn a_variable_that_cannot_be_unified_is_an_error() {
 }
 
 #[test]
-fn vectors_and_matrices_do_not_mix_silently() {
+fn arrays_of_different_ranks_do_not_mix_silently() {
     let mat = Ty::array(ScalarType::F64, 2);
-    let vec = Ty::array(ScalarType::F64, 1);
-    let e = r::compile("f <- function(m, v) m + v", "f", vec![mat, vec]).unwrap_err();
+    let cube = Ty::array(ScalarType::F64, 3);
+    let e = r::compile("f <- function(m, a) m + a", "f", vec![mat, cube]).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
     assert!(e.message.contains("`+`") && e.message.contains("line 1"), "{e}");
+}
+
+/// Lengths R would recycle (a multiple) or warn about: a run-time error on every
+/// backend naming the function, the line and both lengths in operand order, of kind
+/// `unsupported` so that the R adapter runs the function in R.
+#[test]
+fn lengths_that_do_not_recycle_raise_naming_both() {
+    use serde_json::json;
+    use velociraptor::backend::{self, Backend};
+    let src = "f <- function(x, y) {\n  z <- x * 2\n  z + y\n}";
+    let mat = json!({"dtype": "f64", "shape": [3, 2], "data": [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]});
+    let cases = [
+        (json!([[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0]]), "lengths 4 and 3"),
+        (json!([[1.0, 2.0], [1.0, 2.0, 3.0, 4.0]]), "lengths 2 and 4"),
+        (json!([[], [1.0, 2.0]]), "lengths 0 and 2"),
+        (json!([mat, [1.0, 2.0, 3.0]]), "lengths 6 and 3"),
+    ];
+    for (args, lengths) in cases {
+        let (m, values) = r::compile_for_json(src, "f", args.as_array().unwrap()).unwrap_or_else(|e| panic!("{args}: {e}"));
+        for b in Backend::available() {
+            let e = backend::execute(b, &m, "f", values.clone()).map(|_| ()).map_err(r::explain_error).expect_err("must raise");
+            assert_eq!(e.kind, ErrorKind::Unsupported, "{b} {args}: {e}");
+            assert_eq!((e.function.as_deref(), e.line), (Some("f"), Some(3)), "{b} {args}: {e}");
+            assert!(e.message.contains(lengths) && e.message.contains("recycles"), "{b} {args}: `{lengths}` not in {e}");
+        }
+    }
+}
+
+/// The C API hands hosts the error as text (`VrError`'s display form); the lengths are
+/// recovered from it too. -(2^32 + 4 * 2^26 + 2) encodes lengths 4 and 2.
+#[test]
+fn recycling_lengths_survive_the_c_api_message() {
+    let helper = "_error_recycling__f__3";
+    let text = format!("runtime error in {helper} (line 3): invalid cast: f64 value -4563402754 does not fit i32");
+    let mut e = velociraptor::VrError::new(ErrorKind::Runtime, text).with_function(helper);
+    e.line = Some(3);
+    let e = r::explain_error(e);
+    assert_eq!((e.kind, e.function.as_deref(), e.line), (ErrorKind::Unsupported, Some("f"), Some(3)), "{e}");
+    assert!(e.message.contains("lengths 4 and 2"), "{e}");
 }
 
 #[test]

@@ -42,6 +42,14 @@ fn i32s(v: i32) -> Json {
     json!({"dtype": "i32", "data": v})
 }
 
+fn ivec(v: &[i32]) -> Json {
+    json!({"dtype": "i32", "shape": [v.len()], "data": v})
+}
+
+fn empty_f64() -> Json {
+    json!({"dtype": "f64", "shape": [0], "data": []})
+}
+
 fn cases() -> Vec<Case> {
     let c = |func, args: Json, expect| Case { func, args, expect };
     let mat = json!({"dtype": "f64", "shape": [3, 2], "data": [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]});
@@ -184,6 +192,69 @@ fn cases() -> Vec<Case> {
         c("ifelse_recycled", json!([[1.0, -1.0, 2.0, 3.0]]), Error),
         c("ifelse_recycled", json!([[1.0, -1.0]]), Same),
         c("plane", json!([{"dtype": "f64", "shape": [2, 2, 2], "data": [[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]}, i32s(2)]), Same),
+        // Run-time recycling (vectors of length 1 at run time are `[v]`).
+        c("recycle_one", json!([[1.0, 2.0, 3.0], [2.5]]), Same),
+        c("recycle_one", json!([[2.5], [1.0, 2.0, 3.0]]), Same),
+        c("recycle_one", json!([[2.5], [-1.0]]), Same),
+        c("recycle_one", json!([empty_f64(), [2.0]]), Same),
+        c("recycle_one", json!([[1.0, 2.0, 3.0, 4.0], [1.0, 2.0]]), Error),
+        c("recycle_one", json!([[1.0, 2.0, 3.0], [1.0, 2.0]]), Error),
+        c("recycle_one", json!([[1.0, 2.0], empty_f64()]), Error),
+        c("recycle_cmp", json!([[1.0, 2.0, 3.0], [1.5]]), Same),
+        c("recycle_cmp", json!([[1.0, 2.0, 3.0], [1.5, "nan", 0.0]]), Error),
+        c("recycle_mat", json!([mat.clone(), [-2.0]]), Same),
+        c("recycle_mat", json!([mat.clone(), [1.0, 2.0, 3.0]]), Error),
+        c("recycle_mat", json!([mat.clone(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]]), Error),
+        c("recycle_int", json!([ivec(&[1, -2, 3]), ivec(&[40])]), Same),
+        c("recycle_int", json!([ivec(&[5]), ivec(&[1, -2, 3])]), Same),
+        c("recycle_int", json!([ivec(&[2147483647, 1]), ivec(&[1])]), Error),
+        c("recycle_lgl", json!([{"dtype": "bool", "shape": [3], "data": [true, false, true]}, {"dtype": "bool", "shape": [1], "data": [false]}]), Same),
+        c("recycle_ifelse", json!([[1.0, -1.0, 2.0], [10.0]]), Same),
+        c("recycle_ifelse", json!([[1.0, -1.0, 2.0], [10.0, 20.0, 30.0]]), Same),
+        c("recycle_ifelse", json!([[1.0, -1.0, 2.0], [10.0, 20.0]]), Error),
+        c("recycle_atan2", json!([[1.0, -2.0], [0.5]]), Same),
+        c("recycle_inner", json!([[1.0, 2.5, 4.0]]), Same),
+        // Logical NA as a double.
+        c("na_store", json!([[1.0, 2.0, 3.0]]), Same),
+        c("na_plus", json!([[1.0, 2.0]]), Same),
+        c("na_compare", json!([[1.0, 2.0]]), Error),
+        c("na_branch", json!([[1.0, -1.0, 2.0]]), Same),
+        c("na_branch", json!([[-1.0, -2.0]]), Error),
+        c("na_branch", json!([empty_f64()]), Error),
+        c("na_branch", json!([3.0]), Same),
+        c("na_branch", json!([-3.0]), Error),
+        c("na_branch_first", json!([[1.0, -1.0, 2.0]]), Same),
+        c("na_branch_first", json!([[1.0, 2.0]]), Error),
+        // seq(..., length.out =).
+        c("seq_lo", json!([0.0, 1.0, 11.0]), Same),
+        c("seq_lo", json!([1.0, 10.0, i32s(4)]), Same),
+        c("seq_lo", json!([0.1, -0.7, 7.0]), Same),
+        c("seq_lo", json!([5.0, 5.0, 4.0]), Same),
+        c("seq_lo", json!([1.0, 2.0, 1.0]), Same),
+        c("seq_lo", json!([1.0, 2.0, 2.0]), Same),
+        c("seq_lo", json!([0.0, 1.0, 2.5]), Same),
+        c("seq_lo", json!([0.0, i32s(10), i32s(5)]), Same),
+        c("seq_lo", json!([0.0, 1.0, 0.0]), Error),
+        c("seq_lo", json!([0.0, 1.0, -1.0]), SameError),
+        c("seq_lo", json!([0.0, 1.0, "nan"]), SameError),
+        c("seq_lo", json!(["inf", 1.0, 3.0]), SameError),
+        c("seq_lo", json!([0.0, "nan", 3.0]), SameError),
+        c("seq_n", json!([i32s(4)]), Same),
+        c("seq_n", json!([2.5]), Same),
+        c("seq_n", json!([0.0]), Same),
+        c("seq_n", json!([i32s(-1)]), SameError),
+        c("seq_from_n", json!([2.5, 4.0]), Same),
+        c("seq_from_n", json!([-1.0, i32s(1)]), Same),
+        c("seq_by_n", json!([1.0, 0.1, 5.0]), Same),
+        c("seq_by_n", json!([i32s(1), i32s(3), i32s(4)]), Same),
+        c("seq_by_n", json!([i32s(10), true, 3.0]), Same),
+        c("seq_by_n", json!([i32s(1), 0.5, i32s(3)]), Same),
+        c("seq_by_n", json!([i32s(1), i32s(3), 0.0]), Same),
+        c("seq_by_n", json!([i32s(2147483600), i32s(100), i32s(2)]), Error),
+        c("seq_by_n", json!([1.0, 2.0, 0.0]), Error),
+        c("seq_by_n", json!(["nan", 2.0, 3.0]), SameError),
+        c("seq_partial", json!([5.0]), Same),
+        c("seq_loop", json!([i32s(6)]), Same),
     ]
 }
 

@@ -90,6 +90,14 @@ fn r_functions_lower_to_the_expected_vrir() {
         ("for_each", "for_each", json!([vec])),
         ("right_assign", "right_assign", json!([vec])),
         ("truthy", "truthy", json!([vec])),
+        ("recycle_one", "recycle_one", json!([vec, vec])),
+        ("recycle_mat", "recycle_mat", json!([mat, vec])),
+        ("recycle_ifelse", "recycle_ifelse", json!([vec, vec])),
+        ("na_store", "na_store", json!([vec])),
+        ("seq_lo", "seq_lo", json!([1.0, 2.0, 3.0])),
+        ("seq_n", "seq_n", json!([2.5])),
+        ("seq_by_n_int", "seq_by_n", json!([int(1), int(2), int(3)])),
+        ("seq_by_n_double", "seq_by_n", json!([1.0, 2.0, 3.0])),
         ("int_matrix", "int_matrix", json!([{"dtype": "i32", "shape": [1, 2], "data": [[1, 2]]}])),
     ];
     assert!(cases.len() >= 40);

@@ -80,9 +80,33 @@ pub fn explain_error(lang: &dyn super::rules::Language, e: VrError) -> VrError {
     let Some((reason, func_line)) = rest.split_once("__") else { return e };
     let func = func_line.rsplit_once("__").map_or(func_line, |(f, _)| f);
     let kind = if lang.host_has_answer(reason) { ErrorKind::Unsupported } else { ErrorKind::Runtime };
-    let mut out = VrError::new(kind, lang.error_message(reason)).with_function(func);
+    let counts = decode_counts(&e.message);
+    let mut out = VrError::new(kind, lang.error_message(reason, counts)).with_function(func);
     out.line = e.line;
     out
+}
+
+/// Counts a helper of `Lowerer::raise_if_counts` can carry exactly: each below 2^26,
+/// larger ones are shown as `COUNT_MAX` (so the encoded value stays below 2^53).
+pub const COUNT_MAX: i64 = (1 << 26) - 1;
+
+/// Base of the encoding: any encoded value is below -2^32, outside every backend's i32
+/// range, so the cast that carries it always fails.
+const COUNT_BASE: i64 = 1 << 32;
+
+/// The two counts a failing `raise_if_counts` helper encoded in the value of its invalid
+/// cast (`invalid cast: f64 value -4563402754 does not fit i32`, also inside a message
+/// that hosts received as text, such as the C API's `runtime error in ...: invalid
+/// cast: ...`); None for other errors.
+pub fn decode_counts(message: &str) -> Option<(i64, i64)> {
+    const CAST: &str = "invalid cast: f64 value ";
+    let rest = &message[message.find(CAST)? + CAST.len()..];
+    let value: f64 = rest.split_whitespace().next()?.parse().ok()?;
+    if !(value.fract() == 0.0 && value <= -(COUNT_BASE as f64) && value > -9.0e15) {
+        return None;
+    }
+    let code = -(value as i64) - COUNT_BASE;
+    Some((code >> 26, code & COUNT_MAX))
 }
 
 pub struct Lowerer<'p> {
@@ -255,6 +279,36 @@ impl<'p> Lowerer<'p> {
             line: None,
         });
         let call = Stmt { kind: StmtKind::Expr { expr: vrir::Expr::Call { func: helper, args: vec![] } }, line: Some(self.line) };
+        self.emit(StmtKind::If { cond, then: Block { on_gpu: false, stmts: vec![call] }, els: None });
+    }
+
+    /// `raise_if` for an error whose message names two run-time counts (R: the lengths
+    /// of operands that do not recycle). The helper takes the counts and fails with an
+    /// invalid cast whose value encodes them (VRIR errors carry no other run-time
+    /// value); `explain_error` decodes them. Counts above `COUNT_MAX` show as it.
+    pub fn raise_if_counts(&mut self, cond: vrir::Expr, reason: &str, counts: [vrir::Expr; 2]) {
+        let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.vrir_fname, self.line);
+        let line = self.line;
+        self.prog.helpers.entry(helper.clone()).or_insert_with(|| {
+            let clamped = |n: &str| vrir::Expr::Lib { func: vrir::LibFn::Min, args: vec![vrir::Expr::var(n), vrir::Expr::i64(COUNT_MAX)] };
+            // -(2^32 + a * 2^26 + b), exact in f64.
+            let code = vrir::Expr::binary(
+                vrir::BinOp::Add,
+                vrir::Expr::binary(vrir::BinOp::Add, vrir::Expr::i64(COUNT_BASE), vrir::Expr::binary(vrir::BinOp::Mul, clamped("a"), vrir::Expr::i64(1 << 26))),
+                clamped("b"),
+            );
+            let value = vrir::Expr::Unary { op: vrir::UnOp::Neg, arg: Box::new(vrir::Expr::Cast { to: Type::F64, arg: Box::new(code) }) };
+            let param = |n: &str| Param { name: n.into(), ty: Type::I64, restrict: false };
+            vrir::Function {
+                name: helper.clone(),
+                params: vec![param("a"), param("b")],
+                results: vec![Type::I32],
+                locals: vec![],
+                body: vec![Stmt { kind: StmtKind::Return { values: vec![vrir::Expr::Cast { to: Type::I32, arg: Box::new(value) }] }, line: Some(line) }],
+                line: None,
+            }
+        });
+        let call = Stmt { kind: StmtKind::Expr { expr: vrir::Expr::Call { func: helper, args: counts.into() } }, line: Some(self.line) };
         self.emit(StmtKind::If { cond, then: Block { on_gpu: false, stmts: vec![call] }, els: None });
     }
 
@@ -629,8 +683,11 @@ impl<'p> Lowerer<'p> {
                 let ExprKind::Var(name) = &arr.kind else {
                     return Err(self.unsupported("assignment into an index of an expression", line, "only `x[i] <- v` with a variable `x` compiles"));
                 };
-                let v = self.expr(value)?;
                 let at = self.var_type(name, line)?;
+                let v = match self.prog.lang.missing_as(self, value, at.elem) {
+                    Some(v) => v?,
+                    None => self.expr(value)?,
+                };
                 if at.rank == 0 {
                     return Err(self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}; growing a value by assignment does not compile")));
                 }
@@ -754,8 +811,7 @@ impl<'p> Lowerer<'p> {
                 self.materialize(parts)
             }
             ExprKind::Binary(op, a, b) => {
-                let a = self.expr(a)?;
-                let b = self.expr(b)?;
+                let (a, b) = self.operands(a, b)?;
                 lang.binary(self, *op, a, b, line)
             }
             ExprKind::Call { func, args } => self.call(func, args, line),
@@ -825,6 +881,25 @@ impl<'p> Lowerer<'p> {
             ExprKind::Assign { .. } => Err(self.unsupported("assignment used as a value", line, "assign in a statement of its own")),
             ExprKind::Unsupported(what) => Err(self.unsupported(what, line, "not compilable")),
         }
+    }
+
+    /// The operands of a binary operator, in order; a missing-value literal takes the
+    /// other operand's element type (R: `x + NA` is a double NA when `x` is double).
+    fn operands(&mut self, a: &Expr, b: &Expr) -> LResult<(Lowered, Lowered)> {
+        let lang = self.prog.lang;
+        if lang.missing_as(self, b, ScalarType::Bool).is_some() && lang.missing_as(self, a, ScalarType::Bool).is_none() {
+            let a = self.expr(a)?;
+            let b = lang.missing_as(self, b, a.ty.elem).expect("checked above")?;
+            return Ok((a, b));
+        }
+        let b_value = |lw: &mut Self| lw.expr(b);
+        if lang.missing_as(self, a, ScalarType::Bool).is_some() && lang.missing_as(self, b, ScalarType::Bool).is_none() {
+            let b = b_value(self)?;
+            let a = lang.missing_as(self, a, b.ty.elem).expect("checked above")?;
+            return Ok((a, b));
+        }
+        let a = self.expr(a)?;
+        Ok((a, b_value(self)?))
     }
 
     /// A VRIR bool scalar for `e` used as a condition.

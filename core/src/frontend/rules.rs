@@ -52,6 +52,11 @@ pub trait Language: Sync {
     fn drops_unit_dims(&self) -> bool;
     /// Constants (numbers, logicals, missing values).
     fn literal(&self, lw: &mut Lowerer, e: &Expr) -> LResult<Lowered>;
+    /// A missing-value literal whose type comes from where it stands (R's `NA` is
+    /// logical, and an operator or an element assignment coerces it to the other
+    /// operand's or the array's type): `e` lowered as a missing value of `elem`. None
+    /// when `e` is not such a literal; an error when `elem` has no missing value.
+    fn missing_as(&self, lw: &mut Lowerer, e: &Expr, elem: vrir::ScalarType) -> Option<LResult<Lowered>>;
     fn unary(&self, lw: &mut Lowerer, op: UnOp, a: Lowered, line: Line) -> LResult<Lowered>;
     /// Every binary operator except the short-circuit ones and sequences, which the
     /// engine handles through `condition` and `seq`.
@@ -69,8 +74,9 @@ pub trait Language: Sync {
     fn index_array(&self, lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Expr>;
     /// Checks on a parameter at function entry (R: no integer NA).
     fn entry_check(&self, lw: &mut Lowerer, var: &str, ty: Ty);
-    /// The message of a run-time error raised by `Lowerer::raise_if(reason)`.
-    fn error_message(&self, reason: &str) -> String;
+    /// The message of a run-time error raised by `Lowerer::raise_if(reason)` (with the
+    /// two counts of `Lowerer::raise_if_counts`, when it was raised that way).
+    fn error_message(&self, reason: &str, counts: Option<(i64, i64)>) -> String;
     /// Whether the host language defines an answer where this check fires (R: NA for
     /// an integer overflow). Such errors are `Unsupported` at run time, which tells the
     /// host adapter to run the original function in the host instead; the others are

@@ -357,3 +357,39 @@ ifelse_mat <- function(m) ifelse(m > 2, m * 10, -m)
 collatz_step <- function(x) ifelse(x %% 2L == 0L, x %/% 2L, 3L * x + 1L)
 ifelse_scalar <- function(a, b) ifelse(a > b, a - b, 0.5)
 ifelse_recycled <- function(x) ifelse(x > 0, c(1, 2), 0)
+
+# Run-time recycling: a vector that holds one element at run time combines like R's
+# length-1 operand; equal lengths element-wise; anything else raises.
+recycle_one <- function(x, y) x * y + y
+recycle_cmp <- function(x, y) sum(x > y)
+recycle_mat <- function(m, v) m * v
+recycle_int <- function(x, y) x + y
+recycle_lgl <- function(x, y) x & !y
+recycle_ifelse <- function(x, y) ifelse(x > 0, y, -y)
+recycle_atan2 <- function(y, x) atan2(y, x)
+recycle_inner <- function(x) {
+  s <- x[2:2]
+  x - s
+}
+
+# R's logical NA next to a double, or stored into a double vector, is NA_real_.
+na_store <- function(x) {
+  x[2] <- NA
+  x
+}
+na_plus <- function(x) x + NA
+na_compare <- function(x) x > NA
+
+# seq() with length.out.
+seq_lo <- function(a, b, n) seq(a, b, length.out = n)
+seq_n <- function(n) seq(length.out = n)
+seq_from_n <- function(a, n) seq(a, length.out = n)
+seq_by_n <- function(a, b, n) seq(a, by = b, length.out = n)
+seq_partial <- function(n) seq(0, 1, length = n)
+seq_loop <- function(n) {
+  s <- 0
+  for (x in seq(0, 1, length.out = n)) s <- s * 2 + x
+  s
+}
+na_branch <- function(x) ifelse(x > 0, x, NA)
+na_branch_first <- function(x) ifelse(x > 0, NA, x * 2)

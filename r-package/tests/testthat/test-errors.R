@@ -71,3 +71,30 @@ test_that("R keeps running after 1,000 failing calls and internal panics", {
   }
   expect_identical(g(x, 2L), 2)
 })
+
+test_that("R's recycling: a length-1 vector recycles compiled, other lengths run in R", {
+  f <- function(x, k) {
+    y <- x[seq_len(k)]
+    x * y
+  }
+  g <- vr_compile(f)
+  expect_no_warning(expect_identical(g(c(1, 2, 3), 1L), f(c(1, 2, 3), 1L)))
+  expect_warning(r <- g(c(1, 2, 3, 4), 2L), class = "velociraptor_fallback")
+  expect_identical(r, f(c(1, 2, 3, 4), 2L))
+  e <- tryCatch(vr_compile(f, fallback = FALSE)(c(1, 2, 3, 4), 2L), error = function(e) e)
+  expect_s3_class(e, "velociraptor_unsupported")
+  expect_match(conditionMessage(e), "lengths 4 and 2")
+  expect_equal(e$line, 3)
+})
+
+test_that("seq() with length.out compiles with R's values and types", {
+  f <- function(a, b, n) seq(a, b, length.out = n)
+  g <- vr_compile(f, fallback = FALSE)
+  expect_identical(g(0, 1, 11L), f(0, 1, 11L))
+  expect_identical(g(0.1, -0.7, 7), f(0.1, -0.7, 7))
+  h <- function(a, b, n) seq(a, by = b, length.out = n)
+  k <- vr_compile(h, fallback = FALSE)
+  expect_identical(k(1L, 3L, 4L), h(1L, 3L, 4L))
+  expect_identical(k(1, 0.1, 5), h(1, 0.1, 5))
+  expect_error(g(0, 1, -1), "'length.out' must be a non-negative number", class = "velociraptor_error")
+})

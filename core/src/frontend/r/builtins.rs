@@ -4,14 +4,14 @@
 //! `sum`/`cumsum` overflow is NA). Anything else called by name is a diagnostic naming it.
 
 use super::rules::{bin, check_int_range, i64c, lib, to_i64, to_logical, COMPLEX, DOUBLE, INTEGER, LOGICAL};
-use crate::frontend::hir::{Arg, Expr, ExprKind, Line};
+use crate::frontend::hir::{Arg, Expr, ExprKind, Line, MissingKind};
+use crate::frontend::rules::Language;
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
-use crate::frontend::rules::SeqParts;
 use crate::frontend::types::{wider, Ty};
 use crate::vrir::{self, AllocInit, ArrayType, Block, IndexFlags, LValue, LibFn, Literal, ReduceOp, ScalarType, Stmt, StmtKind, Type};
 
 /// Match arguments to R formals: exact names first, then positions in order.
-fn bind<'a>(lw: &Lowerer, func: &str, args: &'a [Arg], formals: &[&str], line: Line) -> LResult<Vec<Option<&'a Expr>>> {
+pub(super) fn bind<'a>(lw: &Lowerer, func: &str, args: &'a [Arg], formals: &[&str], line: Line) -> LResult<Vec<Option<&'a Expr>>> {
     let mut out: Vec<Option<&Expr>> = vec![None; formals.len()];
     let mut positional = Vec::new();
     for a in args {
@@ -36,7 +36,7 @@ fn bind<'a>(lw: &Lowerer, func: &str, args: &'a [Arg], formals: &[&str], line: L
     Ok(out)
 }
 
-fn required<'a>(lw: &Lowerer, func: &str, v: Option<&'a Expr>, name: &str, line: Line) -> LResult<&'a Expr> {
+pub(super) fn required<'a>(lw: &Lowerer, func: &str, v: Option<&'a Expr>, name: &str, line: Line) -> LResult<&'a Expr> {
     v.ok_or_else(|| lw.unsupported(&format!("call to `{func}`"), line, &format!("argument `{name}` is missing")))
 }
 
@@ -102,7 +102,8 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         "as.integer" | "as.double" | "as.numeric" | "as.logical" | "as.complex" => convert(lw, name, args, line),
         "invisible" | "identity" => one_arg(lw, name, args, line).and_then(|e| lw.expr(e)),
         "complex" => complex_ctor(lw, args, line),
-        "seq_len" | "seq_along" | "seq" => seq_call(lw, name, args, line).and_then(|p| lw.materialize(p)),
+        "seq" if super::sequences::is_value(args) => super::sequences::seq_length_out(lw, args, line),
+        "seq_len" | "seq_along" | "seq" => super::sequences::seq_call(lw, name, args, line).and_then(|p| lw.materialize(p)),
         _ => return None,
     };
     Some(r)
@@ -193,7 +194,7 @@ fn shaped(lw: &mut Lowerer, data: Lowered, dims: Vec<vrir::Expr>, line: Line) ->
     Ok(Lowered::new(vrir::Expr::var(t), ty))
 }
 
-fn count_arg(lw: &mut Lowerer, e: &Expr, what: &str, line: Line) -> LResult<vrir::Expr> {
+pub(super) fn count_arg(lw: &mut Lowerer, e: &Expr, what: &str, line: Line) -> LResult<vrir::Expr> {
     let v = lw.expr(e)?;
     let n = to_i64(lw, v, what, line)?;
     Ok(lw.hoist(Lowered::new(n, Ty::scalar(ScalarType::I64))).expr)
@@ -617,31 +618,65 @@ fn atan2(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     if y.ty.elem == COMPLEX || x.ty.elem == COMPLEX {
         return Err(lw.unsupported("`atan2` of complex numbers", line, "not compiled"));
     }
-    let rank = super::rules::elementwise_rank(lw, "`atan2`", y.ty, x.ty, line)?;
+    let (y, x) = super::recycle::conform(lw, "`atan2`", y, x, line)?;
+    let rank = y.ty.rank.max(x.ty.rank);
     let (y, x) = (lw.cast(y, DOUBLE), lw.cast(x, DOUBLE));
     Ok(Lowered::new(lib(LibFn::Atan2, vec![y.expr, x.expr]), Ty::array(DOUBLE, rank)))
 }
 
 /// `ifelse(test, yes, no)`: element-wise choice, through a scalar helper function
 /// (`_ifelse_<type>`) called directly on scalars and mapped over arrays. The result has
-/// the shape of `test`; `yes` and `no` are scalars or of that shape (other lengths,
-/// which R recycles, are a shape-mismatch error). Its type is the wider of `yes` and
+/// the shape of `test`; `yes` and `no` are scalars, of that shape or of length 1
+/// (other lengths, which R recycles, raise `recycling`: see `recycle::fit`). Its type is the wider of `yes` and
 /// `no`, where R's is the wider of the branches some element actually took (values are
 /// equal). Both `yes` and `no` are evaluated, as R does whenever `test` holds both
 /// TRUE and FALSE.
 fn ifelse(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     let b = bind(lw, "ifelse", args, &["test", "yes", "no"], line)?;
     let test = lw.expr(required(lw, "ifelse", b[0], "test", line)?)?;
-    let yes = lw.expr(required(lw, "ifelse", b[1], "yes", line)?)?;
-    let no = lw.expr(required(lw, "ifelse", b[2], "no", line)?)?;
+    let (yes_e, no_e) = (required(lw, "ifelse", b[1], "yes", line)?, required(lw, "ifelse", b[2], "no", line)?);
+    // R's `NA` as a branch takes the other branch's type (`ifelse(x > 0, x, NA)`).
+    let is_na = |e: &Expr| e.kind == ExprKind::Missing(MissingKind::Logical);
+    let (yes, no, na_in_yes) = match (is_na(yes_e), is_na(no_e)) {
+        (false, true) => {
+            let yes = lw.expr(yes_e)?;
+            let no = super::rules::RULES.missing_as(lw, no_e, yes.ty.elem).expect("an NA literal")?;
+            (yes, no, Some(false))
+        }
+        (true, false) => {
+            let no = lw.expr(no_e)?;
+            let yes = super::rules::RULES.missing_as(lw, yes_e, no.ty.elem).expect("an NA literal")?;
+            (yes, no, Some(true))
+        }
+        _ => (lw.expr(yes_e)?, lw.expr(no_e)?, None),
+    };
     let test = to_logical(lw, test, line)?;
+    let test = lw.hoist(test);
     if test.ty.rank == 0 && (yes.ty.rank != 0 || no.ty.rank != 0) {
         return Err(lw.unsupported("`ifelse` with a single test and array branches", line, "R takes their first elements; index them explicitly"));
     }
-    if test.ty.rank != 0 {
-        super::rules::elementwise_rank(lw, "`ifelse`", test.ty, yes.ty, line)?;
-        super::rules::elementwise_rank(lw, "`ifelse`", test.ty, no.ty, line)?;
+    if let Some(in_yes) = na_in_yes {
+        // R's result is logical (all NA) when no element takes the other branch.
+        let only_na = if test.ty.rank == 0 {
+            if in_yes {
+                test.expr.clone()
+            } else {
+                vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(test.expr.clone()) }
+            }
+        } else {
+            let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(test.clone(), ScalarType::I64).expr), axis: None };
+            bin(vrir::BinOp::Eq, count, if in_yes { lib(LibFn::Len, vec![test.expr.clone()]) } else { i64c(0) })
+        };
+        lw.raise_if(only_na, "ifelse_all_na");
     }
+    let (test, yes, no) = if test.ty.rank != 0 {
+        let test = lw.hoist(test);
+        let yes = super::recycle::fit(lw, "`ifelse`", &test, yes, line)?;
+        let no = super::recycle::fit(lw, "`ifelse`", &test, no, line)?;
+        (test, yes, no)
+    } else {
+        (test, yes, no)
+    };
     let elem = wider(yes.ty.elem, no.ty.elem);
     let (yes, no) = (lw.cast(yes, elem), lw.cast(no, elem));
     let helper = format!("_ifelse_{}", format!("{elem:?}").to_lowercase());
@@ -784,64 +819,8 @@ fn complex_ctor(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> 
         Some(e) => lw.expr(e)?,
         None => zero,
     };
-    let rank = super::rules::elementwise_rank(lw, "`complex`", re.ty, im.ty, line)?;
+    let (re, im) = super::recycle::conform(lw, "`complex`", re, im, line)?;
+    let rank = re.ty.rank.max(im.ty.rank);
     let (re, im) = (lw.cast(re, DOUBLE), lw.cast(im, DOUBLE));
     Ok(Lowered::new(lib(LibFn::Complex, vec![re.expr, im.expr]), Ty::array(COMPLEX, rank)))
-}
-
-/// `seq_len(n)`, `seq_along(x)`, `seq(from, to)` and `seq(from, to, by)` as sequences.
-pub fn seq_call(lw: &mut Lowerer, func: &str, args: &[Arg], line: Line) -> LResult<SeqParts> {
-    match func {
-        "seq_len" => {
-            let b = bind(lw, func, args, &["length.out"], line)?;
-            let n = count_arg(lw, required(lw, func, b[0], "length.out", line)?, "`seq_len`", line)?;
-            lw.raise_if(bin(vrir::BinOp::Lt, n.clone(), i64c(0)), "negative_length");
-            Ok(SeqParts { start: i64c(1), stop: n, step: i64c(1), elem: INTEGER })
-        }
-        "seq_along" => {
-            let b = bind(lw, func, args, &["along.with"], line)?;
-            let v = lw.expr(required(lw, func, b[0], "along.with", line)?)?;
-            let n = if v.ty.rank == 0 { i64c(1) } else { lib(LibFn::Len, vec![v.expr]) };
-            Ok(SeqParts { start: i64c(1), stop: n, step: i64c(1), elem: INTEGER })
-        }
-        _ => {
-            let b = bind(lw, func, args, &["from", "to", "by"], line)?;
-            let from = required(lw, func, b[0], "from", line)?;
-            let to = required(lw, func, b[1], "to", line)?;
-            let Some(by) = b[2] else {
-                let colon = Expr::new(ExprKind::Binary(crate::frontend::hir::BinOp::Colon, Box::new(from.clone()), Box::new(to.clone())), line);
-                return lw.prog.lang.seq(lw, &colon).expect("`:` is a sequence");
-            };
-            let vf = lw.expr(from)?;
-            let vt = lw.expr(to)?;
-            let vb = lw.expr(by)?;
-            if [vf.ty, vt.ty, vb.ty].iter().any(|t| t.rank != 0 || t.elem == COMPLEX) {
-                return Err(lw.unsupported("`seq(from, to, by)`", line, "compiled with single real numbers"));
-            }
-            let all_int = [vf.ty, vt.ty, vb.ty].iter().all(|t| t.elem == INTEGER);
-            let whole = |lw: &mut Lowerer, v: Lowered| -> vrir::Expr {
-                if v.ty.elem != DOUBLE {
-                    return lw.cast(v, ScalarType::I64).expr;
-                }
-                let v = lw.hoist(v);
-                let s = lw.hoist(lw.cast(v.clone(), ScalarType::I64));
-                let back = lw.cast(s.clone(), DOUBLE);
-                lw.raise_if(bin(vrir::BinOp::Ne, back.expr, v.expr), "non_integer_start");
-                s.expr
-            };
-            let start = whole(lw, vf);
-            let step = whole(lw, vb);
-            let start = lw.hoist(Lowered::new(start, Ty::scalar(ScalarType::I64))).expr;
-            let step = lw.hoist(Lowered::new(step, Ty::scalar(ScalarType::I64))).expr;
-            // n = trunc((to - from) / by); R rejects a negative n ("wrong sign in 'by'").
-            let fromf = lw.cast(Lowered::new(start.clone(), Ty::scalar(ScalarType::I64)), DOUBLE).expr;
-            let stepf = lw.cast(Lowered::new(step.clone(), Ty::scalar(ScalarType::I64)), DOUBLE).expr;
-            let tof = lw.cast(vt, DOUBLE).expr;
-            let q = lw.hoist(Lowered::new(bin(vrir::BinOp::Div, bin(vrir::BinOp::Sub, tof, fromf), stepf), Ty::scalar(DOUBLE)));
-            lw.raise_if(bin(vrir::BinOp::Lt, q.expr.clone(), vrir::Expr::f64(0.0)), "seq_wrong_sign");
-            let n = lw.cast(q, ScalarType::I64).expr;
-            let stop = bin(vrir::BinOp::Add, start.clone(), bin(vrir::BinOp::Mul, n, step.clone()));
-            Ok(SeqParts { start, stop, step, elem: if all_int { INTEGER } else { DOUBLE } })
-        }
-    }
 }

@@ -5,7 +5,9 @@
 pub mod builtins;
 pub mod lexer;
 pub mod parser;
+pub mod recycle;
 pub mod rules;
+pub mod sequences;
 
 use super::hir::{Expr, ExprKind, UnOp};
 use super::infer::Program;

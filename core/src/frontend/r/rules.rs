@@ -6,7 +6,7 @@
 
 use super::builtins;
 use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line, MissingKind, UnOp};
-use crate::frontend::lower::{decode_stop_message, LResult, Lowered, Lowerer, STOP_REASON};
+use crate::frontend::lower::{decode_stop_message, LResult, Lowered, Lowerer, COUNT_MAX, STOP_REASON};
 use crate::frontend::rules::{Language, Marker, SeqParts};
 use crate::frontend::types::{wider, Ty};
 use crate::vrir::{self, Layout, LibFn, Literal, ReduceOp, ScalarType};
@@ -104,15 +104,6 @@ pub fn check_int_range(lw: &mut Lowerer, wide: &Lowered) {
     lw.raise_if(cond, "integer_overflow");
 }
 
-/// The rank of an element-wise result, or a diagnostic for operands R would match by
-/// length but VRIR cannot (a vector and a matrix).
-pub fn elementwise_rank(lw: &Lowerer, what: &str, a: Ty, b: Ty, line: Line) -> LResult<u32> {
-    if a.rank > 0 && b.rank > 0 && a.rank != b.rank {
-        return Err(lw.unsupported(what, line, &format!("between a {a} and a {b}: compiled code combines arrays of one rank (and equal length)")));
-    }
-    Ok(a.rank.max(b.rank))
-}
-
 /// The scalar i64 value of an R number used as a count or an index.
 pub fn to_i64(lw: &mut Lowerer, v: Lowered, what: &str, line: Line) -> LResult<vrir::Expr> {
     if v.ty.rank != 0 {
@@ -168,10 +159,29 @@ impl Language for R {
             ExprKind::Imaginary(v) => s(Literal::C128([0.0, *v]), COMPLEX),
             ExprKind::Missing(MissingKind::Real) => s(Literal::F64(f64::NAN), DOUBLE),
             ExprKind::Missing(MissingKind::Complex) => s(Literal::C128([f64::NAN, f64::NAN]), COMPLEX),
-            ExprKind::Missing(MissingKind::Logical) => Err(lw.unsupported("`NA`", e.line, "compiled logicals have no NA; use NA_real_ for a missing double")),
+            ExprKind::Missing(MissingKind::Logical) => Err(lw.unsupported(
+                "`NA`",
+                e.line,
+                "compiled logicals have no NA; NA compiles only next to a double or complex operand (`x + NA`) or stored into a double or complex array (`x[i] <- NA`); use NA_real_ for a missing double",
+            )),
             ExprKind::Missing(MissingKind::Integer) => Err(lw.unsupported("`NA_integer_`", e.line, "compiled integers have no NA")),
             _ => unreachable!("the engine passes only literals"),
         }
+    }
+
+    fn missing_as(&self, lw: &mut Lowerer, e: &Expr, elem: ScalarType) -> Option<LResult<Lowered>> {
+        if e.kind != ExprKind::Missing(MissingKind::Logical) {
+            return None;
+        }
+        Some(match elem {
+            DOUBLE => self.literal(lw, &Expr::new(ExprKind::Missing(MissingKind::Real), e.line)),
+            COMPLEX => self.literal(lw, &Expr::new(ExprKind::Missing(MissingKind::Complex), e.line)),
+            _ => Err(lw.unsupported(
+                "`NA`",
+                e.line,
+                "here it is a logical or integer NA, which compiled code has no (next to a double or stored into a double array it is NA_real_)",
+            )),
+        })
     }
 
     fn unary(&self, lw: &mut Lowerer, op: UnOp, a: Lowered, line: Line) -> LResult<Lowered> {
@@ -198,7 +208,8 @@ impl Language for R {
         if op == BinOp::MatMul {
             return builtins::matmul(lw, a, b, line);
         }
-        let rank = elementwise_rank(lw, &what, a.ty, b.ty, line)?;
+        let (a, b) = super::recycle::conform(lw, &what, a, b, line)?;
+        let rank = a.ty.rank.max(b.ty.rank);
         let both = wider(a.ty.elem, b.ty.elem);
         let ty = |e: ScalarType| Ty::array(e, rank);
         match op {
@@ -286,7 +297,8 @@ impl Language for R {
         match &e.kind {
             ExprKind::Binary(BinOp::Colon, a, b) => Some(colon(lw, a, b, e.line)),
             ExprKind::Call { func, args } if !lw.is_user_function(func) => match func.as_str() {
-                "seq_len" | "seq_along" | "seq" => Some(builtins::seq_call(lw, func, args, e.line)),
+                "seq" if super::sequences::is_value(args) => None,
+                "seq_len" | "seq_along" | "seq" => Some(super::sequences::seq_call(lw, func, args, e.line)),
                 _ => None,
             },
             _ => None,
@@ -338,10 +350,10 @@ impl Language for R {
     fn host_has_answer(&self, reason: &str) -> bool {
         // R errors too for a wrong-signed `by` or a negative length; everything else
         // has an R answer (NA, a dropped dimension, a double sequence).
-        !matches!(reason, "seq_wrong_sign" | "negative_length") && !reason.starts_with(STOP_REASON)
+        !matches!(reason, "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite") && !reason.starts_with(STOP_REASON)
     }
 
-    fn error_message(&self, reason: &str) -> String {
+    fn error_message(&self, reason: &str, counts: Option<(i64, i64)>) -> String {
         if let Some(message) = reason.strip_prefix(STOP_REASON).and_then(decode_stop_message) {
             return message;
         }
@@ -354,7 +366,18 @@ impl Language for R {
             "negative_length" => "a negative length or count (R: invalid argument)".into(),
             "dimension_dropped" => "a slice with a dimension of length 1 and another dimension: R drops it (drop = TRUE), which compiled code with static ranks cannot".into(),
             "seq_wrong_sign" => "wrong sign in 'by' argument of seq()".into(),
-            "recycling" => "lengths differ and neither is 1: compiled code recycles only equal lengths or length 1".into(),
+            "ifelse_all_na" => "ifelse() with an NA branch that every element takes: R's result is a logical NA vector (or logical(0)), which compiled code does not hold".into(),
+            "seq_bad_length" => "'length.out' must be a non-negative number".into(),
+            "seq_from_not_finite" => "'from' must be a finite number".into(),
+            "seq_to_not_finite" => "'to' must be a finite number".into(),
+            "seq_empty_integer" => "seq(..., length.out = 0) is integer(0) in R, where compiled code's sequence is double".into(),
+            "seq_range_overflow" => "seq(from, to, length.out =) with `to - from` beyond the double range: R rescales, compiled code does not".into(),
+            "seq_double_result" => "seq(from, by =, length.out =) of integers whose last value is beyond R's integers: R's result is double, compiled code's integer".into(),
+            super::recycle::RECYCLING => {
+                let shown = |n: i64| if n >= COUNT_MAX { format!("{n} or more") } else { n.to_string() };
+                let lengths = counts.map_or("lengths".to_string(), |(a, b)| format!("lengths {} and {}", shown(a), shown(b)));
+                format!("{lengths} differ and neither is 1: R recycles the shorter, compiled code combines only equal lengths or length 1")
+            }
             other => format!("run-time check `{other}` failed"),
         }
     }
