@@ -239,13 +239,16 @@ print.vr_function <- function(x, ...) {
 #'
 #' The specializations compiled so far for a function made by [vr_compile()]: each
 #' signature of argument types, whether it compiled (or why not), the compile time,
-#' how often it was called, and its VRIR (the typed IR the compiler optimizes and turns
-#' into machine code; parallel loops are `parfor`, GPU sections `on_gpu` blocks).
+#' how often it was called, where it runs (serial or parallel, with how many threads),
+#' what the optimizer did (per pass: bounds checks removed, loops versioned, temporaries
+#' made, ...), and its VRIR after the optimizer (the typed IR the compiler turns into
+#' machine code; parallel loops are `parfor`, GPU sections `on_gpu` blocks).
 #'
 #' @param g A function returned by [vr_compile()].
 #' @param vrir Whether to print the VRIR of each specialization.
 #' @return Invisibly, a list with one element per specialization (fields `signature`,
-#'   `compiled`, `compile_seconds`, `calls`, `vrir`, `error`).
+#'   `compiled`, `compile_seconds`, `calls`, `vrir`, `report` (backend, bounds checks,
+#'   the optimizer's counts), `error`).
 #' @examples
 #' g <- vr_compile(function(x) sum(x * 2))
 #' g(c(1, 2, 3))
@@ -261,6 +264,7 @@ vr_explain <- function(g, vrir = TRUE) {
     cat(sprintf("- (%s): %s, compile %.3f s, %d call(s)\n", s$signature,
       if (isTRUE(s$compiled)) "native code on the CPU" else paste("runs in R:", s$error),
       s$compile_seconds, as.integer(s$calls)))
+    if (!is.null(s$report)) cat(paste0("  ", strsplit(s$report, "\n", fixed = TRUE)[[1]]), sep = "\n")
     if (vrir && !is.null(s$vrir)) cat(s$vrir, "\n", sep = "")
   }
   invisible(specs)

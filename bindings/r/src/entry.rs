@@ -201,6 +201,16 @@ fn compile_source(ctx: *mut VrContext, source: &str, name: &str, sig: &[ArgSig])
     Err(Failure::new(Phase::Compile, last_error()))
 }
 
+/// One of the C API's text dumps of a compiled function.
+fn dump(f: *mut VrFunction, what: i32) -> Result<String, Failure> {
+    let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
+    check(vr_function_dump(f, what, &mut text), Phase::Run)?;
+    // SAFETY: a string the C API returned, freed right after.
+    let t = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    Ok(t)
+}
+
 fn finish(f: *mut VrFunction) -> Result<Compiled, Failure> {
     let (mut np, mut nr) = (0usize, 0usize);
     if let Err(e) = check(vr_function_signature(f, std::ptr::null_mut(), 0, &mut np, std::ptr::null_mut(), 0, &mut nr), Phase::Compile) {
@@ -285,16 +295,13 @@ impl Entry {
         let mut items = Vec::new();
         for (sig, s) in &self.specs {
             let signature = sig.iter().map(|a| a.describe()).collect::<Vec<_>>().join(", ");
-            let (vrir, error): (Robj, Robj) = match &s.compiled {
-                Ok(c) => {
-                    let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
-                    check(vr_function_dump(c.f, VR_DUMP_VRIR_TEXT, &mut text), Phase::Run)?;
-                    // SAFETY: a string the C API returned, freed right after.
-                    let t = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
-                    vr_string_free(text);
-                    (Robj::from(t), Robj::from(()))
-                }
-                Err(f) => (Robj::from(()), Robj::from(f.error.message.clone())),
+            let (vrir, report, error): (Robj, Robj, Robj) = match &s.compiled {
+                Ok(c) => (
+                    Robj::from(dump(c.f, VR_DUMP_VRIR_TEXT)?),
+                    Robj::from(dump(c.f, VR_DUMP_EXPLAIN)?),
+                    Robj::from(()),
+                ),
+                Err(f) => (Robj::from(()), Robj::from(()), Robj::from(f.error.message.clone())),
             };
             items.push(Robj::from(list!(
                 signature = signature,
@@ -302,6 +309,7 @@ impl Entry {
                 compile_seconds = s.seconds,
                 calls = s.calls as f64,
                 vrir = vrir,
+                report = report,
                 error = error
             )));
         }

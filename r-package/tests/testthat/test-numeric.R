@@ -148,10 +148,29 @@ test_that("one specialization per signature, reused by later calls", {
   f <- function(x) sum(x)
   g <- vr_compile(f, fallback = FALSE)
   g(c(1, 2)); g(c(3, 4, 5)); g(1:3); g(1:4)
-  specs <- vr_explain(g, vrir = FALSE)
+  expect_output(specs <- vr_explain(g, vrir = FALSE), "2 specialization")
   expect_length(specs, 2)
   expect_identical(vapply(specs, function(s) s$calls, 0), c(2, 2))
   expect_match(specs[[1]]$vrir, "function f")
+  # Where it runs and what the optimizer did, per pass.
+  expect_match(specs[[1]]$report, "backend: cpu-par")
+  expect_match(specs[[1]]$report, "optimizer:")
+  expect_output(vr_explain(g, vrir = FALSE), "bounds checks: on")
+})
+
+test_that("vr_explain reports where the code runs and each optimizer pass", {
+  f <- function(x) {
+    s <- 0
+    for (i in seq_len(length(x))) s <- s + x[i]
+    s
+  }
+  g <- vr_compile(f, fallback = FALSE)
+  expect_identical(g(c(1, 2, 4)), 7)
+  expect_output(specs <- vr_explain(g, vrir = FALSE), "bce-version on f:")
+  report <- specs[[1]]$report
+  for (pass in c("simplify", "bce-redundant", "bce-version")) {
+    expect_match(report, paste0(pass, " on f:"), fixed = TRUE)
+  }
 })
 
 test_that("complex scalars cross as arguments and results", {
