@@ -225,12 +225,12 @@ fn an_unknown_pass_in_vr_passes_is_an_error_naming_the_passes() {
             "--args",
             "[[[1.0]], [[1.0]]]",
         ],
-        Some("-fusion"),
+        Some("-vectorize"),
     );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("VR_PASSES: unknown optimizer pass `fusion`"),
+        err.contains("VR_PASSES: unknown optimizer pass `vectorize`"),
         "{err}"
     );
 }
