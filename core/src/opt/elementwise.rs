@@ -270,7 +270,12 @@ pub fn loop_nest(
         .cloned()
         .zip(extents.into_iter().map(|n| Expr::Range {
             start: Some(Box::new(Expr::i64(base))),
-            stop: Some(Box::new(Expr::binary(BinOp::Sub, n, Expr::i64(1 - base)))),
+            // Stops are inclusive: the last index is n - 1 + base.
+            stop: Some(Box::new(if base == 1 {
+                n
+            } else {
+                Expr::binary(BinOp::Sub, n, Expr::i64(1 - base))
+            })),
             step: None,
         }))
         .collect();

@@ -158,8 +158,18 @@ impl Fuser<'_> {
         j: usize,
     ) -> Option<(usize, Vec<Stmt>, [u64; 3])> {
         let s = &written[j];
-        let StmtKind::Assign { targets, value } = &s.kind else { return None };
-        let [LValue::Var { name: target }] = targets.as_slice() else { return None };
+        // Where the result goes: a variable, or `return` (None).
+        let (target, value): (Option<&str>, &Expr) = match &s.kind {
+            StmtKind::Assign { targets, value } => match targets.as_slice() {
+                [LValue::Var { name }] => (Some(name.as_str()), value),
+                _ => return None,
+            },
+            StmtKind::Return { values } => match values.as_slice() {
+                [value] => (None, value),
+                _ => return None,
+            },
+            _ => return None,
+        };
         let (root, mut tree) = match value {
             Expr::Reduce {
                 op: op @ (ReduceOp::Sum | ReduceOp::Prod),
@@ -233,15 +243,24 @@ impl Fuser<'_> {
             .collect()
     }
 
-    /// `target = tree` as: a fresh array of the tree's type, one loop writing each
-    /// element, then the assignment (straight into `target` when that is a local of the
+    /// `target = tree` (`return tree` for no target) as: a fresh array of the tree's
+    /// type, one loop writing each element, then the assignment or the return (straight
+    /// into `target` when that is a local of the
     /// tree's type the tree does not read).
-    fn map_loop(&mut self, target: &str, tree: &Expr, info: &Tree, line: Option<u32>) -> Option<Vec<Stmt>> {
+    fn map_loop(
+        &mut self,
+        target: Option<&str>,
+        tree: &Expr,
+        info: &Tree,
+        line: Option<u32>,
+    ) -> Option<Vec<Stmt>> {
         let ty = Type::Array(info.ty);
-        let direct = self.orig.locals.iter().any(|l| l.name == target && l.ty == ty)
-            && !info.arrays.iter().chain(&info.scalars).any(|v| v == target);
-        let dest = if direct {
-            target.to_string()
+        let direct = target.filter(|t| {
+            self.orig.locals.iter().any(|l| l.name == *t && l.ty == ty)
+                && !info.arrays.iter().chain(&info.scalars).any(|v| v == t)
+        });
+        let dest = if let Some(t) = direct {
+            t.to_string()
         } else {
             fresh_local(&mut self.table, "_f", ty)
         };
@@ -263,8 +282,10 @@ impl Fuser<'_> {
         let col = info.fallible == 0 && !storage_is_logical(&info.ty);
         let body = vec![store(&dest, &idx, element(tree, &idx, &info.arrays), line)];
         out.push(loop_nest(self.m.index_base, &idx, extents, col, body, line));
-        if !direct {
-            out.push(assign(target, Expr::var(dest), line));
+        match (target, direct) {
+            (Some(t), None) => out.push(assign(t, Expr::var(dest), line)),
+            (None, _) => out.push(give_back(Expr::var(dest), line)),
+            _ => {}
         }
         Some(out)
     }
@@ -273,14 +294,15 @@ impl Fuser<'_> {
     /// the storage order of the tree's type (the order the interpreter folds in).
     fn reduce_loop(
         &mut self,
-        target: &str,
+        target: Option<&str>,
         op: ReduceOp,
         tree: &Expr,
         info: &Tree,
         line: Option<u32>,
     ) -> Option<Vec<Stmt>> {
         let elem = info.ty.elem;
-        if elem == ScalarType::Bool || self.orig.var_type(target) != Some(&Type::scalar(elem)) {
+        let target_ok = target.is_none_or(|t| self.orig.var_type(t) == Some(&Type::scalar(elem)));
+        if elem == ScalarType::Bool || !target_ok {
             return None;
         }
         let acc = fresh_local(&mut self.table, "_acc", Type::scalar(elem));
@@ -300,8 +322,21 @@ impl Fuser<'_> {
         Some(vec![
             assign(&acc, identity(elem, op == ReduceOp::Prod)?, line),
             loop_nest(self.m.index_base, &idx, extents, !storage_is_logical(&info.ty), body, line),
-            assign(target, Expr::var(acc), line),
+            match target {
+                Some(t) => assign(t, Expr::var(acc), line),
+                None => give_back(Expr::var(acc), line),
+            },
         ])
+    }
+}
+
+/// `(return value)`.
+fn give_back(value: Expr, line: Option<u32>) -> Stmt {
+    Stmt {
+        kind: StmtKind::Return {
+            values: vec![value],
+        },
+        line,
     }
 }
 
