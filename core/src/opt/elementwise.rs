@@ -85,7 +85,6 @@ impl Recogniser<'_> {
             },
             Expr::Binary { op, lhs, rhs } => {
                 let t = self.elem_of(lhs)?;
-                let before = self.tree.fallible;
                 let l = self.node(lhs)?;
                 let after_lhs = self.tree.fallible;
                 let r = self.node(rhs)?;
@@ -93,7 +92,6 @@ impl Recogniser<'_> {
                     // A scalar `and`/`or` would skip the right side's failure.
                     return None;
                 }
-                let _ = before;
                 self.tree.ops += 1;
                 if t.is_int() && matches!(op, BinOp::Div | BinOp::IDiv | BinOp::Mod) {
                     self.tree.fallible += 1;
