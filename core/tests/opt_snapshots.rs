@@ -202,3 +202,20 @@ fn reuse_of_a_fused_loop() {
             (return c)))"
     ));
 }
+
+#[test]
+fn fusion_keeps_a_failing_temporary_from_another_line() {
+    // t's division may fail and its error names line 2: t stays; u's product (line 4,
+    // cannot fail) is absorbed into line 5's loop.
+    insta::assert_snapshot!(with(
+        "+fusion",
+        "(module m :index-base 0
+          (function f ((a i64[1,row]) (b i64[1,row])) (i64[1,row])
+            (locals (t i64[1,row]) (u i64[1,row]) (d i64[1,row]))
+            (set t (idiv a b) :line 2)
+            (set d (- (+ t b) a) :line 3)
+            (set u (* a b) :line 4)
+            (set d (- (+ u d) b) :line 5)
+            (return d)))"
+    ));
+}

@@ -23,6 +23,8 @@
 //!   unfused code meets first, so loops then visit elements in logical order.
 //!   Reductions accumulate in the storage order the interpreter folds in, from the
 //!   same 0 or 1, so floating-point sums are bit-identical.
+//! - Errors name the same line: simplify's temporaries carry their user's line; one
+//!   from another source line is absorbed only when none of its operations can fail.
 //! - Nothing is fused inside `parfor` bodies or GPU sections.
 //!
 //! Counters: `ops_fused` (element-wise operations now computed inside a fused loop),
@@ -183,8 +185,12 @@ impl Fuser<'_> {
         while start > 0 {
             let StmtKind::Assign { targets, value } = &written[start - 1].kind else { break };
             let [LValue::Var { name: t }] = targets.as_slice() else { break };
-            if !self.absorbable(t, &tree) || recognise(self.m, &self.orig, value).is_none() {
-                break;
+            // An element error carries the fused statement's line: a temporary from
+            // another line is absorbed only if none of its operations can fail.
+            let same_line = written[start - 1].line == s.line;
+            match recognise(self.m, &self.orig, value) {
+                Some(def) if self.absorbable(t, &tree) && (same_line || def.fallible == 0) => {}
+                _ => break,
             }
             substitute(&mut tree, t, value);
             start -= 1;
