@@ -55,7 +55,11 @@ fn tree(r: &mut Rng, int: bool, arrays: &[String], depth: u32) -> (String, bool)
     let (a, a_arr) = tree(r, int, arrays, depth - 1);
     let (b, b_arr) = tree(r, int, arrays, depth - 1);
     // Scalar subexpressions stay leaves: an operation gets an array operand.
-    let a = if a_arr || b_arr { a } else { r.pick(arrays).clone() };
+    let a = if a_arr || b_arr {
+        a
+    } else {
+        r.pick(arrays).clone()
+    };
     let float_ops = ["+", "-", "*", "/", "sin", "neg", "max", "cast"];
     let int_ops = ["+", "-", "*", "/", "mod", "idiv", "neg", "min"];
     let op = *r.pick(if int { &int_ops } else { &float_ops });
@@ -83,7 +87,11 @@ fn case(seed: u64) -> Case {
     let base = *r.pick(&[0u8, 1]);
     // Extents: mostly equal, sometimes one array differs.
     let dims: Vec<usize> = (0..ndims).map(|_| r.below(4) as usize).collect();
-    let odd = if r.below(5) == 0 { Some(r.below(3) as usize) } else { None };
+    let odd = if r.below(5) == 0 {
+        Some(r.below(3) as usize)
+    } else {
+        None
+    };
     let mut args = Vec::new();
     let names = ["a", "b", "c"];
     for (k, _) in names.iter().enumerate() {
@@ -105,8 +113,18 @@ fn case(seed: u64) -> Case {
         let ty = parse_type(&aty).unwrap();
         args.push(Value::from_json(&serde_json::from_str(&json).unwrap(), &ty).unwrap());
     }
-    let s = if int { "2".to_string() } else { "0.5".to_string() };
-    args.push(Value::from_json(&serde_json::from_str(&s).unwrap(), &parse_type(elem).unwrap()).unwrap());
+    let s = if int {
+        "2".to_string()
+    } else {
+        "0.5".to_string()
+    };
+    args.push(
+        Value::from_json(
+            &serde_json::from_str(&s).unwrap(),
+            &parse_type(elem).unwrap(),
+        )
+        .unwrap(),
+    );
 
     let mut arrays: Vec<String> = names.iter().map(|s| s.to_string()).collect();
     let mut body = String::new();
@@ -116,8 +134,15 @@ fn case(seed: u64) -> Case {
         let (e, is_array) = tree(&mut r, int, &arrays, 3);
         let e = e.replace("[_]", &format!("[{ndims},{layout}]"));
         // A bare variable or scalar is no operation: add an array operand.
-        let e = if is_array && e.starts_with('(') { e } else { format!("(+ {e} a)") };
-        body.push_str(&format!("    (set {target} {e} :line {})\n", 3 + body.lines().count()));
+        let e = if is_array && e.starts_with('(') {
+            e
+        } else {
+            format!("(+ {e} a)")
+        };
+        body.push_str(&format!(
+            "    (set {target} {e} :line {})\n",
+            3 + body.lines().count()
+        ));
         if !arrays.iter().any(|x| x == target) {
             arrays.push(target.to_string());
         }
@@ -126,7 +151,10 @@ fn case(seed: u64) -> Case {
     let (result, ret) = match r.below(3) {
         0 => (elem.to_string(), format!("(sum (* {last} {last}))")),
         1 if int => (elem.to_string(), format!("(prod (+ {last} 1))")),
-        _ => (aty.clone(), format!("(+ {last} (* a 2{}))", if int { "" } else { ".0" })),
+        _ => (
+            aty.clone(),
+            format!("(+ {last} (* a 2{}))", if int { "" } else { ".0" }),
+        ),
     };
     let src = format!(
         "(module m :index-base {base}
@@ -212,6 +240,9 @@ fn the_generated_programs_are_fused_reused_and_sometimes_fail() {
         failed += run(Backend::Interp, &c.src, &c.args, None).0.is_err() as u32;
     }
     eprintln!("64 programs: {fused} operations fused, {reduced} reductions fused, {reused} buffers reused, {failed} calls failed");
-    assert!(fused > 0 && reduced > 0 && reused > 0, "fused {fused}, reductions {reduced}, reused {reused}");
+    assert!(
+        fused > 0 && reduced > 0 && reused > 0,
+        "fused {fused}, reductions {reduced}, reused {reused}"
+    );
     assert!(failed > 0 && failed < 64, "{failed} of 64 calls failed");
 }

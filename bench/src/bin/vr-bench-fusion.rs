@@ -120,7 +120,12 @@ fn main() -> ExitCode {
     }
     let configs: Vec<(&str, OptOptions)> = ["all", "-fusion", "-reuse", "-fusion,-reuse"]
         .iter()
-        .map(|s| (*s, OptOptions::parse(if *s == "all" { "" } else { s }).unwrap()))
+        .map(|s| {
+            (
+                *s,
+                OptOptions::parse(if *s == "all" { "" } else { s }).unwrap(),
+            )
+        })
         .collect();
     println!(
         "{:<10}{:>12}{:>12}{:>12}{:>16}   (n = {n}, medians of {reps}, {} backend; ratios: time / time with all passes)",
@@ -131,13 +136,25 @@ fn main() -> ExitCode {
         "-fusion,-reuse",
         if par { "cpu-par" } else { "cpu" }
     );
-    let backend = if par { cpu::CpuOptions::parallel() } else { cpu::CpuOptions::default() };
-    for (name, src) in [("arc", ARC), ("sumsq", SUMSQ), ("relax", RELAX), ("colmat", COLMAT)] {
+    let backend = if par {
+        cpu::CpuOptions::parallel()
+    } else {
+        cpu::CpuOptions::default()
+    };
+    for (name, src) in [
+        ("arc", ARC),
+        ("sumsq", SUMSQ),
+        ("relax", RELAX),
+        ("colmat", COLMAT),
+    ] {
         let module = parse_module(src).expect("kernel parses");
         let mut compiled = Vec::new();
         for (label, o) in &configs {
             let (m, stats) = optimize(&module, o).expect("optimizes");
-            eprintln!("{name} {label}: {}", stats.to_string().trim().replace('\n', "; "));
+            eprintln!(
+                "{name} {label}: {}",
+                stats.to_string().trim().replace('\n', "; ")
+            );
             compiled.push(cpu::compile_with(&m, backend).expect("compiles"));
         }
         // Results: bit-identical across configurations, and equal to the interpreter's

@@ -16,7 +16,9 @@
 //! before any element, and they may fail), calls and maps (user functions), reductions,
 //! slices, and `and`/`or` whose right side may fail (a scalar `and` short-circuits).
 
-use crate::vrir::ast::{BinOp, Expr, Function, IndexFlags, LValue, LibFn, Literal, Local, Module, Stmt, StmtKind};
+use crate::vrir::ast::{
+    BinOp, Expr, Function, IndexFlags, LValue, LibFn, Literal, Local, Module, Stmt, StmtKind,
+};
 use crate::vrir::types::{ArrayType, Layout, ScalarType, Type};
 use crate::vrir::verify::expr_type;
 
@@ -115,9 +117,14 @@ impl Recogniser<'_> {
                 }
                 self.combine(&kinds)
             }
-            Expr::Cast { to: Type::Array(to), arg } => {
+            Expr::Cast {
+                to: Type::Array(to),
+                arg,
+            } => {
                 let from = self.elem_of(arg)?;
-                let Kind::Array(n) = self.node(arg)? else { return None };
+                let Kind::Array(n) = self.node(arg)? else {
+                    return None;
+                };
                 if n != to.ndims {
                     return None;
                 }

@@ -183,8 +183,12 @@ impl Fuser<'_> {
         // Absorb the temporaries assigned just before, nearest first.
         let mut start = j;
         while start > 0 {
-            let StmtKind::Assign { targets, value } = &written[start - 1].kind else { break };
-            let [LValue::Var { name: t }] = targets.as_slice() else { break };
+            let StmtKind::Assign { targets, value } = &written[start - 1].kind else {
+                break;
+            };
+            let [LValue::Var { name: t }] = targets.as_slice() else {
+                break;
+            };
             // An element error carries the fused statement's line: a temporary from
             // another line is absorbed only if none of its operations can fail.
             let same_line = written[start - 1].line == s.line;
@@ -327,7 +331,14 @@ impl Fuser<'_> {
         )];
         Some(vec![
             assign(&acc, identity(elem, op == ReduceOp::Prod)?, line),
-            loop_nest(self.m.index_base, &idx, extents, !storage_is_logical(&info.ty), body, line),
+            loop_nest(
+                self.m.index_base,
+                &idx,
+                extents,
+                !storage_is_logical(&info.ty),
+                body,
+                line,
+            ),
             match target {
                 Some(t) => assign(t, Expr::var(acc), line),
                 None => give_back(Expr::var(acc), line),

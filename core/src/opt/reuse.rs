@@ -74,7 +74,9 @@ fn reads_only_at(e: &Expr, c: &str, idx: &[Expr]) -> bool {
     walk_expr(e, &mut |x| match x {
         Expr::Var { name } if name == c => total += 1,
         Expr::Index {
-            array, indices, flags,
+            array,
+            indices,
+            flags,
         } if matches!(&**array, Expr::Var { name } if name == c)
             && indices.as_slice() == idx
             && !flags.negative
@@ -111,10 +113,7 @@ impl Reuser<'_> {
                     .iter()
                     .all(|v| v == c || is_moved_destination(self.f, v, c))
             });
-        local
-            && at.layout != Layout::Strided
-            && alone
-            && self.reach.certainly_assigned(id, c)
+        local && at.layout != Layout::Strided && alone && self.reach.certainly_assigned(id, c)
     }
 
     /// `(dim c k) == extent_k` for every axis where the extent is not `(dim c k)`
@@ -137,8 +136,12 @@ impl Reuser<'_> {
 
     /// `c = tree` written into c's buffer, or None.
     fn assignment(&mut self, table: &mut Function, s: &Stmt, id: usize) -> Option<Stmt> {
-        let StmtKind::Assign { targets, value } = &s.kind else { return None };
-        let [LValue::Var { name: c }] = targets.as_slice() else { return None };
+        let StmtKind::Assign { targets, value } = &s.kind else {
+            return None;
+        };
+        let [LValue::Var { name: c }] = targets.as_slice() else {
+            return None;
+        };
         let info = recognise(self.m, self.f, value)?;
         let ty = Type::Array(info.ty);
         if !self.may_reuse(c, &ty, id)
@@ -151,14 +154,18 @@ impl Reuser<'_> {
             return None;
         }
         let idx = self.index_vars(table, info.ty.ndims);
-        let extents: Vec<Expr> = (0..info.ty.ndims).map(|k| dim(&info.arrays[0], k)).collect();
+        let extents: Vec<Expr> = (0..info.ty.ndims)
+            .map(|k| dim(&info.arrays[0], k))
+            .collect();
         let mut test: Vec<Expr> = Self::size_test(c, &extents).into_iter().collect();
         test.extend(same_shape_test(&info.arrays, info.ty.ndims));
         let col = info.fallible == 0 && !storage_is_logical(&info.ty);
         let body = vec![store(c, &idx, element(value, &idx, &info.arrays), s.line)];
         let in_place = loop_nest(self.m.index_base, &idx, extents, col, body, s.line);
         self.reused += 1;
-        let Some(cond) = all_of(test) else { return Some(in_place) };
+        let Some(cond) = all_of(test) else {
+            return Some(in_place);
+        };
         Some(Stmt {
             kind: StmtKind::If {
                 cond,
@@ -179,8 +186,12 @@ impl Reuser<'_> {
     /// nest over exactly `dims` storing each element of d, then `(set c d)` unless d is
     /// c. Returns how many statements it spans and what replaces them.
     fn fused(&mut self, stmts: &[Stmt], j: usize, id: usize) -> Option<(usize, Vec<Stmt>)> {
-        let StmtKind::Assign { targets, value } = &stmts[j].kind else { return None };
-        let [LValue::Var { name: d }] = targets.as_slice() else { return None };
+        let StmtKind::Assign { targets, value } = &stmts[j].kind else {
+            return None;
+        };
+        let [LValue::Var { name: d }] = targets.as_slice() else {
+            return None;
+        };
         let Expr::Alloc {
             init: AllocInit::Empty,
             ty,
@@ -193,7 +204,9 @@ impl Reuser<'_> {
             return None;
         }
         let nest = stmts.get(j + 1)?;
-        let StmtKind::For { body, .. } = &nest.kind else { return None };
+        let StmtKind::For { body, .. } = &nest.kind else {
+            return None;
+        };
         let [Stmt {
             kind:
                 StmtKind::Assign {
@@ -225,7 +238,11 @@ impl Reuser<'_> {
             let expected = loop_nest(self.m.index_base, &idx, dims.clone(), col, vec![], None);
             match (&expected.kind, &nest.kind) {
                 (
-                    StmtKind::For { vars: ev, domain: ed, .. },
+                    StmtKind::For {
+                        vars: ev,
+                        domain: ed,
+                        ..
+                    },
                     StmtKind::For { vars, domain, .. },
                 ) => ev == vars && ed == domain,
                 _ => false,
@@ -235,9 +252,11 @@ impl Reuser<'_> {
             return None;
         }
         let moved = match stmts.get(j + 2).map(|s| &s.kind) {
-            Some(StmtKind::Assign { targets, value: Expr::Var { name } })
-                if name == d
-                    && matches!(targets.as_slice(), [LValue::Var { name: c }] if c != d) =>
+            Some(StmtKind::Assign {
+                targets,
+                value: Expr::Var { name },
+            }) if name == d
+                && matches!(targets.as_slice(), [LValue::Var { name: c }] if c != d) =>
             {
                 match targets.as_slice() {
                     [LValue::Var { name: c }] => Some(c.clone()),
