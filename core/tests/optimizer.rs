@@ -204,13 +204,13 @@ fn vr_explain_shows_the_optimized_function_and_the_counts() {
     );
     let text = String::from_utf8(off.stdout).unwrap();
     assert_eq!(text.matches(":nocheck").count(), 0, "{text}");
-    assert!(text.contains("; passes on: simplify\n"), "{text}");
+    assert!(text.contains("; passes on: simplify, fusion, reuse\n"), "{text}");
     let env_off = vr(
         &["explain", "bench/kernels/stencil5.vrir", "stencil5"],
         Some("-bce-version"),
     );
     let text = String::from_utf8(env_off.stdout).unwrap();
-    assert!(text.contains("; passes on: simplify, bce-redundant\n"), "{text}");
+    assert!(text.contains("; passes on: simplify, fusion, reuse, bce-redundant\n"), "{text}");
 }
 
 #[test]
@@ -225,12 +225,85 @@ fn an_unknown_pass_in_vr_passes_is_an_error_naming_the_passes() {
             "--args",
             "[[[1.0]], [[1.0]]]",
         ],
-        Some("-fusion"),
+        Some("-vectorize"),
     );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("VR_PASSES: unknown optimizer pass `fusion`"),
+        err.contains("VR_PASSES: unknown optimizer pass `vectorize`"),
         "{err}"
     );
+}
+
+/// The error of a call, with the module as written on the interpreter, optimized on the
+/// interpreter and optimized on the cpu backend: all three equal, field for field.
+fn same_error_fused(src: &str, args: &[(&str, &str)], pass: &str, counter: &str) -> VrError {
+    let m = parse_module(src).unwrap();
+    let (_, stats) = optimize(&m, &OptOptions::all()).unwrap();
+    assert!(stats.total(pass, counter) >= 1, "{pass} did nothing:\n{stats}");
+    let (oracle, oracle_after) = fails(Backend::Interp, src, "f", args, None);
+    let (opt_interp, opt_interp_after) =
+        fails(Backend::Interp, src, "f", args, Some(OptOptions::all()));
+    assert_eq!(opt_interp, oracle);
+    assert_eq!(opt_interp_after, oracle_after);
+    let (cpu, cpu_after) = fails(Backend::Cpu, src, "f", args, Some(OptOptions::all()));
+    assert_eq!(cpu, oracle, "cpu: {cpu}\ninterp: {oracle}");
+    assert_eq!(cpu_after, oracle_after);
+    oracle
+}
+
+#[test]
+fn fused_chains_fail_as_the_statements_as_written_do() {
+    let chain = "(module m :index-base 0
+      (function f ((a i64[1,row]) (b i64[1,row]) (c i64[1,row])) (i64[1,row])
+        (locals (t i64[1,row]) (d i64[1,row]))
+        (set t (* a 2) :line 3)
+        (set d (+ (/ t b) c) :line 4)
+        (return d)))";
+    let args = |b: &'static str, c: &'static str| {
+        [("[4, 6, 8]", "i64[1,row]"), (b, "i64[1,row]"), (c, "i64[1,row]")]
+    };
+    // Element 1 divides by zero, in the fused loop (line 4, where the division is).
+    let e = same_error_fused(chain, &args("[2, 0, 0]", "[1, 1, 1]"), "fusion", "ops_fused");
+    assert_eq!((e.kind, e.line), (ErrorKind::DivisionByZero, Some(4)));
+    // c's length differs: the statements as written raise the shape error.
+    let e = same_error_fused(chain, &args("[2, 2, 2]", "[1, 1]"), "fusion", "ops_fused");
+    assert_eq!((e.kind, e.line), (ErrorKind::ShapeMismatch, Some(4)));
+    // Both: the division (before the addition) fails first, as written.
+    let e = same_error_fused(chain, &args("[2, 0, 2]", "[1, 1]"), "fusion", "ops_fused");
+    assert_eq!(e.kind, ErrorKind::DivisionByZero);
+
+    // A float-to-integer cast that fails inside a fused sum.
+    let sum = "(module m :index-base 0
+      (function f ((a f64[1,row])) (i64)
+        (locals (s i64))
+        (set s (sum (+ (cast i64[1,row] (* a 2.0)) 1)) :line 5)
+        (return s)))";
+    let e = same_error_fused(sum, &[("[1.0, 1.0e300, 2.0]", "f64[1,row]")], "fusion", "reductions_fused");
+    assert_eq!(e.line, Some(5));
+    assert!(e.message.contains("invalid cast"), "{e}");
+}
+
+#[test]
+fn writing_in_place_fails_as_the_assignment_as_written_does() {
+    let src = "(module m :index-base 0
+      (function f ((a i64[1,row]) (b i64[1,row])) (i64[1,row])
+        (locals (c i64[1,row]))
+        (set c (+ a 1) :line 3)
+        (set c (mod c b) :line 4)
+        (return c)))";
+    let e = same_error_fused(
+        src,
+        &[("[5, 6, 7]", "i64[1,row]"), ("[2, 0, 3]", "i64[1,row]")],
+        "reuse",
+        "buffers_reused",
+    );
+    assert_eq!((e.kind, e.line), (ErrorKind::DivisionByZero, Some(4)));
+    let e = same_error_fused(
+        src,
+        &[("[5, 6, 7]", "i64[1,row]"), ("[2, 3]", "i64[1,row]")],
+        "reuse",
+        "buffers_reused",
+    );
+    assert_eq!((e.kind, e.line), (ErrorKind::ShapeMismatch, Some(4)));
 }

@@ -12,7 +12,10 @@
 //! [`with_options`]. The order and every counter are documented in docs/optimizer.md.
 
 pub mod bce;
+pub mod elementwise;
 pub mod explain;
+pub mod fusion;
+pub mod reuse;
 pub mod simplify;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
@@ -40,9 +43,17 @@ pub struct Pass {
 }
 
 /// Every pass, in the order they run: simplification first (later passes see explicit
-/// allocations), then redundant checks, then versioning (which copies nests whose
-/// redundant checks are already gone).
-pub const PASSES: &[Pass] = &[simplify::SIMPLIFY, bce::REDUNDANT, bce::VERSION];
+/// allocations), then fusion (which absorbs simplify's temporaries into one loop), then
+/// memory reuse (which sees fused loops as well as single operations and writes them
+/// into the target's buffer), then redundant checks, then versioning (which copies
+/// nests whose redundant checks are already gone).
+pub const PASSES: &[Pass] = &[
+    simplify::SIMPLIFY,
+    fusion::FUSION,
+    reuse::REUSE,
+    bce::REDUNDANT,
+    bce::VERSION,
+];
 
 /// Names that switch several passes at once.
 const GROUPS: &[(&str, &[&str])] = &[("bce", &["bce-redundant", "bce-version"])];
@@ -336,10 +347,12 @@ mod tests {
         );
         let o = OptOptions::parse("-bce,all").unwrap();
         assert_eq!(o, OptOptions::all());
-        let e = OptOptions::parse("-fusion").unwrap_err();
+        let o = OptOptions::parse("-fusion,-reuse").unwrap();
+        assert!(!o.is_enabled("fusion") && !o.is_enabled("reuse") && o.is_enabled("simplify"));
+        let e = OptOptions::parse("-vectorize").unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidArgument);
         assert!(
-            e.message.contains("unknown optimizer pass `fusion`"),
+            e.message.contains("unknown optimizer pass `vectorize`"),
             "{}",
             e.message
         );

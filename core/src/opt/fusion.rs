@@ -1,0 +1,385 @@
+//! `fusion`: chains of element-wise operations become one loop with no temporary
+//! arrays (Parakeet's map fusion), and a `sum`/`prod` of such a chain becomes one
+//! accumulation loop (reduce-of-map fusion).
+//!
+//! Why: every element-wise operator compiles to a loop that writes a fresh array
+//! (`cpu/codegen/elementwise.rs`), and `simplify` makes each nested one an explicit
+//! temporary, so `d = a * 2.0 + sqrt(b)` allocates, writes and reads two arrays it
+//! throws away. Here a temporary assigned an element-wise tree, used once (by the next
+//! statements' tree) and mentioned nowhere else, is substituted back into its user;
+//! when the user's tree then holds two or more operations (or is reduced), it becomes
+//! loops over the elements (`elementwise.rs`). A nested tree written by hand (simplify
+//! off) fuses the same way.
+//!
+//! What keeps behaviour the same, errors included:
+//! - Only the statements just before the user, in a row, are substituted: they assign
+//!   temporaries only, so nothing the tree reads changes between them.
+//! - Every variable the tree reads is certainly assigned where the chain starts.
+//! - Shapes: the fused code runs only when every array of the tree has the extents of
+//!   the first; otherwise the statements as written run and raise their shape error
+//!   (the original test order, after the same work).
+//! - At most one operation that can fail on an element (integer division, `rem`,
+//!   `pow`, float-to-integer casts): with one, the first failing element is the one the
+//!   unfused code meets first, so loops then visit elements in logical order.
+//!   Reductions accumulate in the storage order the interpreter folds in, from the
+//!   same 0 or 1, so floating-point sums are bit-identical.
+//! - Errors name the same line: simplify's temporaries carry their user's line; one
+//!   from another source line is absorbed only when none of its operations can fail.
+//! - Nothing is fused inside `parfor` bodies or GPU sections.
+//!
+//! Counters: `ops_fused` (element-wise operations now computed inside a fused loop),
+//! `temporaries_removed` (temporaries substituted into their user), `reductions_fused`.
+
+use super::elementwise::{
+    assign, element, fresh_local, identity, loop_nest, mentions, recognise, same_shape_test,
+    storage_is_logical, store, Tree,
+};
+use super::{Counters, Pass, PassContext};
+use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::stmt_count;
+use crate::runtime::error::VrResult;
+use crate::vrir::ast::{
+    AllocInit, BinOp, Block, Expr, Function, LValue, Module, ReduceOp, Stmt, StmtKind,
+};
+use crate::vrir::types::{ScalarType, Type};
+
+/// The counters, in the order `fuse` reports them.
+const COUNTERS: [&str; 3] = ["ops_fused", "temporaries_removed", "reductions_fused"];
+
+pub const FUSION: Pass = Pass {
+    name: "fusion",
+    summary: "fuse chains of element-wise operations (and sums/products of them) into one loop",
+    run,
+};
+
+struct Fuser<'a> {
+    m: &'a Module,
+    /// The function as written (analyses and mention counts refer to it).
+    orig: Function,
+    /// The function's symbol table, where fresh locals are added.
+    table: Function,
+    reach: ReachingDefs,
+    counters: &'a mut Counters,
+}
+
+/// What the user statement computes.
+enum Root {
+    /// `target = tree`.
+    Map,
+    /// `target = (sum|prod tree)`.
+    Reduce(ReduceOp),
+}
+
+impl Fuser<'_> {
+    /// Is `t` a temporary that `tree` may absorb: a local array variable mentioned
+    /// exactly twice in the function (this assignment and one read, in `tree`).
+    fn absorbable(&self, t: &str, tree: &Expr) -> bool {
+        let is_local_array = self
+            .orig
+            .locals
+            .iter()
+            .any(|l| l.name == t && matches!(l.ty, Type::Array(_)));
+        let mut reads_in_tree = 0;
+        crate::analysis::walk_expr(tree, &mut |e| {
+            if matches!(e, Expr::Var { name } if name == t) {
+                reads_in_tree += 1;
+            }
+        });
+        is_local_array && reads_in_tree == 1 && mentions(&self.orig.body, t) == 2
+    }
+
+    /// Statements `stmts` (as written), the first numbered `first` in preorder.
+    fn stmts(&mut self, stmts: Vec<Stmt>, first: usize) -> Vec<Stmt> {
+        let written = stmts.clone();
+        let mut ids = Vec::with_capacity(stmts.len());
+        let mut id = first;
+        for s in &stmts {
+            ids.push(id);
+            id += stmt_count(s);
+        }
+        let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
+        // How many statements of `out` each statement of `written` became.
+        let mut emitted: Vec<usize> = Vec::with_capacity(stmts.len());
+        // What each statement's fusion added to the counters (taken back when a later
+        // fusion absorbs the statement as written).
+        let mut added: Vec<[u64; 3]> = Vec::with_capacity(stmts.len());
+        for (j, mut s) in stmts.into_iter().enumerate() {
+            let sid = ids[j];
+            match &mut s.kind {
+                StmtKind::Block(b) if !b.on_gpu => {
+                    b.stmts = self.stmts(std::mem::take(&mut b.stmts), sid + 1)
+                }
+                StmtKind::If { then, els, .. } => {
+                    let else_first = sid + 1 + then.stmts.iter().map(stmt_count).sum::<usize>();
+                    if !then.on_gpu {
+                        then.stmts = self.stmts(std::mem::take(&mut then.stmts), sid + 1);
+                    }
+                    if let Some(e) = els.as_mut().filter(|e| !e.on_gpu) {
+                        e.stmts = self.stmts(std::mem::take(&mut e.stmts), else_first);
+                    }
+                }
+                StmtKind::For { body, .. } | StmtKind::While { body, .. } if !body.on_gpu => {
+                    body.stmts = self.stmts(std::mem::take(&mut body.stmts), sid + 1)
+                }
+                _ => {}
+            }
+            match self.fuse(&written, &ids, j) {
+                Some((absorbed, replacement, counts)) => {
+                    let dropped: usize = emitted[j - absorbed..].iter().sum();
+                    out.truncate(out.len() - dropped);
+                    emitted[j - absorbed..].iter_mut().for_each(|n| *n = 0);
+                    for undone in &mut added[j - absorbed..] {
+                        for (k, name) in COUNTERS.iter().enumerate() {
+                            *self.counters.entry(name).or_default() -= undone[k];
+                        }
+                        *undone = [0; 3];
+                    }
+                    for (k, name) in COUNTERS.iter().enumerate() {
+                        *self.counters.entry(name).or_default() += counts[k];
+                    }
+                    emitted.push(replacement.len());
+                    added.push(counts);
+                    out.extend(replacement);
+                }
+                None => {
+                    emitted.push(1);
+                    added.push([0; 3]);
+                    out.push(s);
+                }
+            }
+        }
+        out
+    }
+
+    /// Fuse statement `j` of `written` with the temporaries just before it: how many
+    /// earlier statements it absorbs and what replaces them and it.
+    fn fuse(
+        &mut self,
+        written: &[Stmt],
+        ids: &[usize],
+        j: usize,
+    ) -> Option<(usize, Vec<Stmt>, [u64; 3])> {
+        let s = &written[j];
+        // Where the result goes: a variable, or `return` (None).
+        let (target, value): (Option<&str>, &Expr) = match &s.kind {
+            StmtKind::Assign { targets, value } => match targets.as_slice() {
+                [LValue::Var { name }] => (Some(name.as_str()), value),
+                _ => return None,
+            },
+            StmtKind::Return { values } => match values.as_slice() {
+                [value] => (None, value),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let (root, mut tree) = match value {
+            Expr::Reduce {
+                op: op @ (ReduceOp::Sum | ReduceOp::Prod),
+                arg,
+                axis: None,
+            } => (Root::Reduce(*op), (**arg).clone()),
+            other => (Root::Map, other.clone()),
+        };
+        // Absorb the temporaries assigned just before, nearest first.
+        let mut start = j;
+        while start > 0 {
+            let StmtKind::Assign { targets, value } = &written[start - 1].kind else {
+                break;
+            };
+            let [LValue::Var { name: t }] = targets.as_slice() else {
+                break;
+            };
+            // An element error carries the fused statement's line: a temporary from
+            // another line is absorbed only if none of its operations can fail.
+            let same_line = written[start - 1].line == s.line;
+            match recognise(self.m, &self.orig, value) {
+                Some(def) if self.absorbable(t, &tree) && (same_line || def.fallible == 0) => {}
+                _ => break,
+            }
+            substitute(&mut tree, t, value);
+            start -= 1;
+        }
+        let info = recognise(self.m, &self.orig, &tree)?;
+        let absorbed = j - start;
+        let worth = match root {
+            Root::Map => info.ops >= 2,
+            Root::Reduce(_) => info.ops >= 1,
+        };
+        let order_ok = match root {
+            Root::Map => true,
+            Root::Reduce(_) => info.fallible == 0 || storage_is_logical(&info.ty),
+        };
+        let assigned = info
+            .arrays
+            .iter()
+            .chain(&info.scalars)
+            .all(|v| self.reach.certainly_assigned(ids[start], v));
+        if !worth || info.fallible > 1 || !order_ok || !assigned {
+            return None;
+        }
+        let line = s.line;
+        let fused = match root {
+            Root::Map => self.map_loop(target, &tree, &info, line)?,
+            Root::Reduce(op) => self.reduce_loop(target, op, &tree, &info, line)?,
+        };
+        let counts = [
+            info.ops as u64,
+            absorbed as u64,
+            matches!(root, Root::Reduce(_)) as u64,
+        ];
+        let replacement = match same_shape_test(&info.arrays, info.ty.ndims) {
+            None => fused,
+            Some(test) => vec![Stmt {
+                kind: StmtKind::If {
+                    cond: test,
+                    then: Block {
+                        on_gpu: false,
+                        stmts: fused,
+                    },
+                    els: Some(Block {
+                        on_gpu: false,
+                        stmts: written[start..=j].to_vec(),
+                    }),
+                },
+                line,
+            }],
+        };
+        Some((absorbed, replacement, counts))
+    }
+
+    fn index_vars(&mut self, n: u32) -> Vec<String> {
+        (0..n)
+            .map(|_| fresh_local(&mut self.table, "_i", Type::I64))
+            .collect()
+    }
+
+    /// `target = tree` (`return tree` for no target) as: a fresh array of the tree's
+    /// type, one loop writing each element, then the assignment or the return (straight
+    /// into `target` when that is a local of the
+    /// tree's type the tree does not read).
+    fn map_loop(
+        &mut self,
+        target: Option<&str>,
+        tree: &Expr,
+        info: &Tree,
+        line: Option<u32>,
+    ) -> Option<Vec<Stmt>> {
+        let ty = Type::Array(info.ty);
+        let direct = target.filter(|t| {
+            self.orig.locals.iter().any(|l| l.name == *t && l.ty == ty)
+                && !info.arrays.iter().chain(&info.scalars).any(|v| v == t)
+        });
+        let dest = if let Some(t) = direct {
+            t.to_string()
+        } else {
+            fresh_local(&mut self.table, "_f", ty)
+        };
+        let idx = self.index_vars(info.ty.ndims);
+        let extents: Vec<Expr> = (0..info.ty.ndims)
+            .map(|k| super::elementwise::dim(&info.arrays[0], k))
+            .collect();
+        let mut out = vec![assign(
+            &dest,
+            Expr::Alloc {
+                init: AllocInit::Empty,
+                ty: info.ty,
+                dims: extents.clone(),
+            },
+            line,
+        )];
+        // With no operation that can fail, any order gives the same array: storage
+        // order is the fast one.
+        let col = info.fallible == 0 && !storage_is_logical(&info.ty);
+        let body = vec![store(&dest, &idx, element(tree, &idx, &info.arrays), line)];
+        out.push(loop_nest(self.m.index_base, &idx, extents, col, body, line));
+        match (target, direct) {
+            (Some(t), None) => out.push(assign(t, Expr::var(dest), line)),
+            (None, _) => out.push(give_back(Expr::var(dest), line)),
+            _ => {}
+        }
+        Some(out)
+    }
+
+    /// `target = (op tree)` as an accumulation from op's identity over the elements in
+    /// the storage order of the tree's type (the order the interpreter folds in).
+    fn reduce_loop(
+        &mut self,
+        target: Option<&str>,
+        op: ReduceOp,
+        tree: &Expr,
+        info: &Tree,
+        line: Option<u32>,
+    ) -> Option<Vec<Stmt>> {
+        let elem = info.ty.elem;
+        let target_ok = target.is_none_or(|t| self.orig.var_type(t) == Some(&Type::scalar(elem)));
+        if elem == ScalarType::Bool || !target_ok {
+            return None;
+        }
+        let acc = fresh_local(&mut self.table, "_acc", Type::scalar(elem));
+        let idx = self.index_vars(info.ty.ndims);
+        let extents: Vec<Expr> = (0..info.ty.ndims)
+            .map(|k| super::elementwise::dim(&info.arrays[0], k))
+            .collect();
+        let step = match op {
+            ReduceOp::Sum => BinOp::Add,
+            _ => BinOp::Mul,
+        };
+        let body = vec![assign(
+            &acc,
+            Expr::binary(step, Expr::var(&acc), element(tree, &idx, &info.arrays)),
+            line,
+        )];
+        Some(vec![
+            assign(&acc, identity(elem, op == ReduceOp::Prod)?, line),
+            loop_nest(
+                self.m.index_base,
+                &idx,
+                extents,
+                !storage_is_logical(&info.ty),
+                body,
+                line,
+            ),
+            match target {
+                Some(t) => assign(t, Expr::var(acc), line),
+                None => give_back(Expr::var(acc), line),
+            },
+        ])
+    }
+}
+
+/// `(return value)`.
+fn give_back(value: Expr, line: Option<u32>) -> Stmt {
+    Stmt {
+        kind: StmtKind::Return {
+            values: vec![value],
+        },
+        line,
+    }
+}
+
+/// Replace the one read of `t` in `e` by `value`.
+fn substitute(e: &mut Expr, t: &str, value: &Expr) {
+    if matches!(e, Expr::Var { name } if name == t) {
+        *e = value.clone();
+        return;
+    }
+    for c in super::sub_exprs_mut(e) {
+        substitute(c, t, value);
+    }
+}
+
+fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<()> {
+    let mut table = f.clone();
+    table.body = Vec::new();
+    let mut fuser = Fuser {
+        m: cx.module,
+        orig: f.clone(),
+        table,
+        reach: ReachingDefs::compute(f),
+        counters,
+    };
+    let body = fuser.stmts(std::mem::take(&mut f.body), 0);
+    f.locals = fuser.table.locals;
+    f.body = body;
+    Ok(())
+}
