@@ -134,7 +134,11 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
             None => crate::interp::run(m, func, args),
         },
         Backend::Cpu | Backend::CpuPar => {
-            let (optimized, _) = crate::opt::optimize(m, &crate::opt::OptOptions::current()?)?;
+            let passes = crate::opt::OptOptions {
+                parallel_loops: backend == Backend::CpuPar,
+                ..crate::opt::OptOptions::current()?
+            };
+            let (optimized, _) = crate::opt::optimize(m, &passes)?;
             let options = if backend == Backend::CpuPar {
                 crate::cpu::CpuOptions::parallel()
             } else {

@@ -235,3 +235,43 @@ fn the_thread_count_can_be_set() {
     let serial = cpu::compile(&parse_module("(module m :index-base 0 (function f () () (locals)))").unwrap()).unwrap();
     assert_eq!(serial.threads(), 1);
 }
+
+/// A fused element-wise chain over more elements than the parallel threshold becomes a
+/// `parfor` for cpu-par (opt/elementwise.rs); its result must be every element of the
+/// chain, computed here with the same IEEE operations, on every thread count, with the
+/// matrices column-major (the loop nest walks storage order; values compared in logical
+/// order).
+#[test]
+fn fused_element_wise_loops_run_on_the_pool() {
+    let n = 300usize;
+    let m = 301usize; // 90,300 elements: above the 65,536 threshold
+    let src = "(module m :index-base 1
+      (function f ((a f64[2,col]) (b f64[2,col])) (f64[2,col])
+        (locals (d f64[2,col]))
+        (set d (+ (* a 2.0) (sqrt b)))
+        (return d)))";
+    let module = parse_module(src).expect("parses");
+    let opts = velociraptor::opt::OptOptions { parallel_loops: true, ..velociraptor::opt::OptOptions::all() };
+    let (optimized, stats) = velociraptor::opt::optimize(&module, &opts).expect("optimizes");
+    assert!(stats.to_string().contains("ops_fused="), "{stats}");
+    assert!(velociraptor::vrir::text::print_module(&optimized).contains("(parfor"), "no parfor");
+    let a: Vec<f64> = (0..n * m).map(|k| k as f64 * 0.25 - 7.0).collect();
+    let b: Vec<f64> = (0..n * m).map(|k| (k % 97) as f64 + 0.5).collect();
+    let matrix = |xs: &[f64]| {
+        let elems: Vec<Scalar> = xs.iter().map(|x| Scalar::F64(*x)).collect();
+        Value::Array(Array::from_logical(ArrayType::new(ScalarType::F64, 2, Layout::Col), vec![n, m], &elems))
+    };
+    for threads in THREADS {
+        let compiled = cpu::compile_with(
+            &optimized,
+            CpuOptions { parallel: true, threads: Some(threads), ..CpuOptions::default() },
+        )
+        .expect("compiles");
+        let out = compiled.call("f", vec![matrix(&a), matrix(&b)]).expect("runs");
+        let got = f64s(&out[0]);
+        assert_eq!(got.len(), n * m);
+        for (k, g) in got.iter().enumerate() {
+            assert_eq!(g.to_bits(), (a[k] * 2.0 + b[k].sqrt()).to_bits(), "element {k}, {threads} threads");
+        }
+    }
+}

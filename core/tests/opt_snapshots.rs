@@ -219,3 +219,22 @@ fn fusion_keeps_a_failing_temporary_from_another_line() {
             (return d)))"
     ));
 }
+
+/// For a backend that runs `parfor` in parallel (cpu-par), a fused loop with no
+/// operation that can fail becomes `parfor` above the element-wise threshold; one with
+/// a fallible operation (integer division) stays a serial loop in logical order.
+#[test]
+fn fusion_for_a_parallel_backend() {
+    let m = load(
+        "(module m :index-base 0
+          (function f ((a f64[1,row]) (b f64[1,row]) (k i64[1,row])) (f64[1,row] i64[1,row])
+            (locals (d f64[1,row]) (q i64[1,row]))
+            (set d (+ (* a 2.0) (sqrt b)))
+            (set q (+ (idiv k 2) 1))
+            (return d q)))",
+    )
+    .unwrap();
+    let opts = OptOptions { parallel_loops: true, ..OptOptions::parse("none,+simplify,+fusion").unwrap() };
+    let (out, stats) = optimize(&m, &opts).unwrap();
+    insta::assert_snapshot!(format!("{}{stats}", print_module(&out)));
+}

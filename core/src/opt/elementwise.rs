@@ -337,6 +337,41 @@ pub fn assign(v: &str, value: Expr, line: Option<u32>) -> Stmt {
     }
 }
 
+/// Loops over fewer elements stay serial under [`parallel_when_large`]: below this the
+/// cost of starting workers exceeds the work (the cpu backend's own threshold for
+/// element-wise operators, `cpu/codegen/par_elementwise.rs`).
+pub const PARALLEL_MIN_ELEMENTS: i64 = 1 << 16;
+
+/// A loop nest from [`loop_nest`] whose iterations are independent (each writes its own
+/// element; nothing in it can fail, so no order of errors is to keep), for a backend
+/// that runs `parfor` in parallel: `(if (>= COUNT MIN) (parfor ...) (for ...))`, where
+/// COUNT is the product of `extents`. Anything else is returned as it is.
+pub fn parallel_when_large(nest: Stmt, extents: &[Expr]) -> Stmt {
+    let StmtKind::For { vars, domain, body } = &nest.kind else {
+        return nest;
+    };
+    let Some(count) = extents.iter().cloned().reduce(|a, b| Expr::binary(BinOp::Mul, a, b)) else {
+        return nest;
+    };
+    let parallel = Stmt {
+        kind: StmtKind::Parfor {
+            vars: vars.clone(),
+            domain: domain.clone(),
+            body: body.clone(),
+        },
+        line: nest.line,
+    };
+    let line = nest.line;
+    Stmt {
+        kind: StmtKind::If {
+            cond: Expr::binary(BinOp::Ge, count, Expr::i64(PARALLEL_MIN_ELEMENTS)),
+            then: crate::vrir::ast::Block { on_gpu: false, stmts: vec![parallel] },
+            els: Some(crate::vrir::ast::Block { on_gpu: false, stmts: vec![nest] }),
+        },
+        line,
+    }
+}
+
 /// Whether a loop over `ty`'s elements in its storage order visits them in logical
 /// order too (what an element that may fail needs: the first failing element is the
 /// same).

@@ -31,7 +31,8 @@
 //! `temporaries_removed` (temporaries substituted into their user), `reductions_fused`.
 
 use super::elementwise::{
-    assign, element, fresh_local, identity, loop_nest, mentions, recognise, same_shape_test,
+    assign, element, fresh_local, identity, loop_nest, mentions, parallel_when_large, recognise,
+    same_shape_test,
     storage_is_logical, store, Tree,
 };
 use super::{Counters, Pass, PassContext};
@@ -54,6 +55,8 @@ pub const FUSION: Pass = Pass {
 
 struct Fuser<'a> {
     m: &'a Module,
+    /// Fused element-wise loops over many elements become `parfor` (cpu-par).
+    parallel: bool,
     /// The function as written (analyses and mention counts refer to it).
     orig: Function,
     /// The function's symbol table, where fresh locals are added.
@@ -291,7 +294,8 @@ impl Fuser<'_> {
         // order is the fast one.
         let col = info.fallible == 0 && !storage_is_logical(&info.ty);
         let body = vec![store(&dest, &idx, element(tree, &idx, &info.arrays), line)];
-        out.push(loop_nest(self.m.index_base, &idx, extents, col, body, line));
+        let nest = loop_nest(self.m.index_base, &idx, extents.clone(), col, body, line);
+        out.push(if self.parallel && info.fallible == 0 { parallel_when_large(nest, &extents) } else { nest });
         match (target, direct) {
             (Some(t), None) => out.push(assign(t, Expr::var(dest), line)),
             (None, _) => out.push(give_back(Expr::var(dest), line)),
@@ -373,6 +377,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
     table.body = Vec::new();
     let mut fuser = Fuser {
         m: cx.module,
+        parallel: cx.options.parallel_loops,
         orig: f.clone(),
         table,
         reach: ReachingDefs::compute(f),

@@ -65,6 +65,11 @@ pub struct OptOptions {
     pub disabled: BTreeSet<&'static str>,
     /// The host declares that array parameters never share storage (R, MATLAB).
     pub params_never_alias: bool,
+    /// The backend runs `parfor` loops in parallel (cpu-par): loops that passes write
+    /// over many elements become `parfor` where their iterations are independent, so
+    /// fused code keeps the parallel element-wise loops it replaces. Set by whoever
+    /// picks the backend, not by `VR_PASSES`.
+    pub parallel_loops: bool,
 }
 
 /// The environment variable [`OptOptions::from_env`] reads.
@@ -81,6 +86,7 @@ impl OptOptions {
         OptOptions {
             disabled: PASSES.iter().map(|p| p.name).collect(),
             params_never_alias: false,
+            parallel_loops: false,
         }
     }
 

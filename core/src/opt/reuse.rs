@@ -21,7 +21,8 @@
 //! Counter: `buffers_reused` (assignments that may now write in place).
 
 use super::elementwise::{
-    all_of, dim, element, loop_nest, mentions, recognise, same_shape_test, storage_is_logical,
+    all_of, dim, element, loop_nest, mentions, parallel_when_large, recognise, same_shape_test,
+    storage_is_logical,
     store,
 };
 use super::{Counters, Pass, PassContext};
@@ -42,6 +43,8 @@ pub const REUSE: Pass = Pass {
 
 struct Reuser<'a> {
     m: &'a Module,
+    /// In-place loops over many elements become `parfor` (cpu-par).
+    parallel: bool,
     f: &'a Function,
     alias: AliasSets,
     reach: ReachingDefs,
@@ -161,7 +164,8 @@ impl Reuser<'_> {
         test.extend(same_shape_test(&info.arrays, info.ty.ndims));
         let col = info.fallible == 0 && !storage_is_logical(&info.ty);
         let body = vec![store(c, &idx, element(value, &idx, &info.arrays), s.line)];
-        let in_place = loop_nest(self.m.index_base, &idx, extents, col, body, s.line);
+        let nest = loop_nest(self.m.index_base, &idx, extents.clone(), col, body, s.line);
+        let in_place = if self.parallel && info.fallible == 0 { parallel_when_large(nest, &extents) } else { nest };
         self.reused += 1;
         let Some(cond) = all_of(test) else {
             return Some(in_place);
@@ -425,6 +429,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
     table.body = Vec::new();
     let mut r = Reuser {
         m: cx.module,
+        parallel: cx.options.parallel_loops,
         f: &orig,
         alias: AliasSets::compute(&orig, cx.options.params_never_alias),
         reach: ReachingDefs::compute(&orig),

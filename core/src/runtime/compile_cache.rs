@@ -314,7 +314,8 @@ impl CompileCache {
         // (the by-value convention copies those); the optimizer never adds writes.
         let writes = param_writes::params_possibly_written(&sub, func)
             .expect("the root is in its sub-module");
-        let (optimized, stats) = crate::opt::optimize(&sub, &opts.passes)?;
+        let passes = crate::opt::OptOptions { parallel_loops: opts.parallel, ..opts.passes.clone() };
+        let (optimized, stats) = crate::opt::optimize(&sub, &passes)?;
         let compiled = self.compile(&optimized, &key, opts)?;
         let spec = Arc::new(Specialized {
             module: optimized,

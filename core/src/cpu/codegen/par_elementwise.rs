@@ -19,8 +19,9 @@ use inkwell::basic_block::BasicBlock;
 use inkwell::values::{FunctionValue, IntValue};
 use inkwell::IntPredicate;
 
-/// Fewest result elements for which an element-wise operator runs on the pool.
-pub(crate) const PARALLEL_MIN_ELEMENTS: i64 = 1 << 16;
+/// Fewest result elements for which an element-wise operator runs on the pool (the
+/// optimizer's fused loops switch to `parfor` at the same size).
+pub(crate) const PARALLEL_MIN_ELEMENTS: i64 = crate::opt::elementwise::PARALLEL_MIN_ELEMENTS;
 
 /// The blocks of [`CodeGen::split_on_size`].
 pub(crate) struct SizeSplit<'ctx> {
