@@ -11,8 +11,10 @@
 //! configuration (which fills the same struct), or, for tests, scoped to a thread with
 //! [`with_options`]. The order and every counter are documented in docs/optimizer.md.
 
+pub mod alias_version;
 pub mod bce;
 pub mod explain;
+pub mod hoist_dims;
 pub mod simplify;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
@@ -41,8 +43,16 @@ pub struct Pass {
 
 /// Every pass, in the order they run: simplification first (later passes see explicit
 /// allocations), then redundant checks, then versioning (which copies nests whose
-/// redundant checks are already gone).
-pub const PASSES: &[Pass] = &[simplify::SIMPLIFY, bce::REDUNDANT, bce::VERSION];
+/// redundant checks are already gone), then extent hoisting (after versioning, which
+/// reads `(dim A k)` forms in loop bounds as extents), and last the decision which
+/// functions the cpu backend compiles a no-alias version of (on the final VRIR).
+pub const PASSES: &[Pass] = &[
+    simplify::SIMPLIFY,
+    bce::REDUNDANT,
+    bce::VERSION,
+    hoist_dims::HOIST_DIMS,
+    alias_version::ALIAS_VERSION,
+];
 
 /// Names that switch several passes at once.
 const GROUPS: &[(&str, &[&str])] = &[("bce", &["bce-redundant", "bce-version"])];
@@ -344,7 +354,7 @@ mod tests {
             e.message
         );
         assert!(
-            e.message.contains("bce-redundant, bce-version, bce"),
+            e.message.contains("bce-redundant, bce-version, hoist-dims, alias-version, bce"),
             "{}",
             e.message
         );
