@@ -158,3 +158,26 @@ fn switched_off_there_is_no_version() {
     assert_eq!(values(&y), vec![0.0, 1.0, 2.0]);
     assert_eq!(c.noalias_calls(), 0);
 }
+
+/// A parfor body is a plain loop on the serial backend, so the function is versioned
+/// there; on cpu-par the body is outlined and reloads its pointers, so it is not.
+#[test]
+fn a_parfor_function_is_versioned_on_the_serial_backend_only() {
+    let src = "(module m :index-base 0
+      (function scale ((x f64[1,row]) (y f64[1,row])) ()
+        (locals (i i64))
+        (parfor (i) (range 0 (- (dim x 0) 1))
+          (block (set (index y i) (* 2.0 (index x i)))))))";
+    let m = parse_module(src).unwrap();
+    let (optimized, stats) = optimize(&m, &OptOptions::all()).unwrap();
+    assert_eq!(stats.total("alias-version", "functions_versioned"), 1);
+    for (opts, fast_calls) in [(CpuOptions::default(), 1), (CpuOptions::parallel(), 0)] {
+        let c = cpu::compile_with(&optimized, opts).unwrap();
+        let x = vector(&[1.0, 2.0, 3.0]);
+        let y = vector(&[0.0, 0.0, 0.0]);
+        c.call("scale", vec![Value::Array(x), Value::Array(y.clone())])
+            .unwrap();
+        assert_eq!(values(&y), vec![2.0, 4.0, 6.0]);
+        assert_eq!(c.noalias_calls(), fast_calls, "parallel: {}", opts.parallel);
+    }
+}

@@ -14,8 +14,9 @@
 //! a data pointer reloaded from the array's descriptor (as a callee would, or a local
 //! array that refers to the parameter). So a function qualifies only when each array
 //! parameter appears solely as the array of an element read or write, or in `dim`, and
-//! the function makes no calls (`call`, `map`) and has no `parfor` (outlined bodies
-//! reload pointers from an environment).
+//! the function makes no calls (`call`, `map`) and, on the parallel backend, has no
+//! `parfor` (outlined bodies reload pointers from an environment; the serial backend
+//! compiles a parfor as a `for` loop). The counter is that of the serial backend.
 //!
 //! The entry test only needs the pairs where one side is written (reading the same
 //! memory through two `noalias` pointers is allowed); a `:restrict` parameter is the
@@ -68,10 +69,12 @@ fn uses_ok(m: &Module, f: &Function, params: &BTreeSet<&str>, e: &Expr) -> bool 
 
 /// The pairs of array parameters (indices into `f.params`) whose storage the entry must
 /// test for overlap before running the no-alias version; `None` when `f` gets none.
+/// `parallel`: for the parallel backend (`cpu-par`), where parfor bodies are outlined.
 pub fn overlap_pairs(
     m: &Module,
     f: &Function,
     params_never_alias: bool,
+    parallel: bool,
 ) -> Option<Vec<(usize, usize)>> {
     if params_never_alias {
         return None;
@@ -86,7 +89,7 @@ pub fn overlap_pairs(
     let mut ok = true;
     let mut written: BTreeSet<&str> = BTreeSet::new();
     walk_stmts(&f.body, &mut |s| {
-        if matches!(s.kind, StmtKind::Parfor { .. }) {
+        if parallel && matches!(s.kind, StmtKind::Parfor { .. }) {
             ok = false;
         }
         if let StmtKind::Assign { targets, .. } = &s.kind {
@@ -133,7 +136,7 @@ pub fn overlap_pairs(
 }
 
 fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<()> {
-    let versioned = overlap_pairs(cx.module, f, cx.options.params_never_alias).is_some();
+    let versioned = overlap_pairs(cx.module, f, cx.options.params_never_alias, false).is_some();
     *counters.entry("functions_versioned").or_default() += versioned as u64;
     Ok(())
 }

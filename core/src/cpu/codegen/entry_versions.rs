@@ -42,7 +42,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         if !self.alias_versions {
             return Ok(());
         }
-        let Some(pairs) = crate::opt::alias_version::overlap_pairs(self.vm, f, false) else {
+        let Some(pairs) = crate::opt::alias_version::overlap_pairs(self.vm, f, false, self.parallel) else {
             return Ok(());
         };
         let base = self.funcs[&f.name];
