@@ -45,8 +45,13 @@ pub fn run(kernels: &[Kernel], opts: &Options, dir: &c_ref::BuildDir) -> Result<
         let mut times = Vec::new();
         for (label, o) in &configs {
             let (optimized, _) = optimize(&module, o).map_err(|e| format!("{}: {label}: {e}", k.name))?;
-            let compiled: CompiledModule =
-                cpu::compile(&optimized).map_err(|e| format!("{}: {label}: {e}", k.name))?;
+            // `alias-version` is carried out by the backend: it follows the switch.
+            let cpu_opts = cpu::CpuOptions {
+                alias_versions: o.is_enabled("alias-version") && !o.params_never_alias,
+                ..cpu::CpuOptions::default()
+            };
+            let compiled: CompiledModule = cpu::compile_with(&optimized, cpu_opts)
+                .map_err(|e| format!("{}: {label}: {e}", k.name))?;
             let args = fresh_copy(&inputs);
             let results = compiled.call(k.name, args.clone()).map_err(|e| format!("{}: {label}: {e}", k.name))?;
             compare(&observed(&args, &results), &expected)

@@ -134,16 +134,18 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
             None => crate::interp::run(m, func, args),
         },
         Backend::Cpu | Backend::CpuPar => {
-            let passes = crate::opt::OptOptions {
+            let opts = crate::opt::OptOptions {
                 parallel_loops: backend == Backend::CpuPar,
                 ..crate::opt::OptOptions::current()?
             };
-            let (optimized, _) = crate::opt::optimize(m, &passes)?;
-            let options = if backend == Backend::CpuPar {
+            let (optimized, _) = crate::opt::optimize(m, &opts)?;
+            let mut options = if backend == Backend::CpuPar {
                 crate::cpu::CpuOptions::parallel()
             } else {
                 crate::cpu::CpuOptions::default()
             };
+            options.alias_versions =
+                opts.is_enabled("alias-version") && !opts.params_never_alias;
             crate::cpu::compile_with(&optimized, options)?.call(func, args)
         }
         Backend::Gpu => Err(backend.missing()),

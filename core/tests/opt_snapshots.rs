@@ -238,3 +238,53 @@ fn fusion_for_a_parallel_backend() {
     let (out, stats) = optimize(&m, &opts).unwrap();
     insta::assert_snapshot!(format!("{}{stats}", print_module(&out)));
 }
+
+#[test]
+fn extents_read_in_loops_are_hoisted() {
+    insta::assert_snapshot!(only(
+        "hoist-dims",
+        "(module m :index-base 0
+          (function f ((a f64[2,row]) (c bool)) (f64)
+            (locals (i i64) (j i64) (k i64) (s f64) (b f64[1,row]) (u f64[1,row]))
+            (set s 0.0)
+            (set k 0)
+            ; the outer domain runs once: (dim a 0) stays; the inner domain and the
+            ; subscript read (dim a 1) on every iteration of i: one local before i
+            (for (i) (range 0 (- (dim a 0) 1))
+              (block
+                (for (j) (range 0 (- (dim a 1) 1))
+                  (block (set s (+ s (index a i (- (- (dim a 1) 1) j))))))))
+            ; a `while` condition runs every iteration: hoisted before the while
+            (while (< k (dim a 0)) (block (set k (+ k 1))))
+            ; b is reassigned in the loop: its extent stays
+            (set b (zeros f64[1,row] 1))
+            (for (i) (range 0 3)
+              (block
+                (set s (+ s (cast f64 (dim b 0))))
+                (set b (zeros f64[1,row] (+ i 2)))))
+            ; u may be unassigned before the loop: reading it early could fail
+            (if c (block (set u (zeros f64[1,row] 2))))
+            (for (i) (range 0 k) (block (set s (+ s (cast f64 (dim u 0))))))
+            (return s)))"
+    ));
+}
+
+#[test]
+fn extents_are_hoisted_after_versioning() {
+    // bce-version reads (dim a 0) in the bounds and TEST; hoist-dims then serves both
+    // copies of the nest from one local set before the enclosing while loop.
+    insta::assert_snapshot!(with(
+        "+bce-version,+hoist-dims",
+        "(module m :index-base 0
+          (function f ((a f64[1,row]) (n i64)) (f64)
+            (locals (i i64) (r i64) (s f64))
+            (set s 0.0)
+            (set r 0)
+            (while (< r n)
+              (block
+                (for (i) (range 1 (- (dim a 0) 1))
+                  (block (set s (+ s (index a (- i 1))))))
+                (set r (+ r 1))))
+            (return s)))"
+    ));
+}

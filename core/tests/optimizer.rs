@@ -204,13 +204,16 @@ fn vr_explain_shows_the_optimized_function_and_the_counts() {
     );
     let text = String::from_utf8(off.stdout).unwrap();
     assert_eq!(text.matches(":nocheck").count(), 0, "{text}");
-    assert!(text.contains("; passes on: simplify, fusion, reuse\n"), "{text}");
+    assert!(text.contains("; passes on: simplify, fusion, reuse, hoist-dims, alias-version\n"), "{text}");
     let env_off = vr(
         &["explain", "bench/kernels/stencil5.vrir", "stencil5"],
         Some("-bce-version"),
     );
     let text = String::from_utf8(env_off.stdout).unwrap();
-    assert!(text.contains("; passes on: simplify, fusion, reuse, bce-redundant\n"), "{text}");
+    assert!(
+        text.contains("; passes on: simplify, fusion, reuse, bce-redundant, hoist-dims, alias-version\n"),
+        "{text}"
+    );
 }
 
 #[test]

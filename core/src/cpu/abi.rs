@@ -131,6 +131,9 @@ pub struct CallCtx {
     /// arena, shared by every worker; allocations go there under the lock, so arrays
     /// made by one iteration live until the end of the call. Null outside parfors.
     pub shared_arena: *const std::sync::Mutex<Arena>,
+    /// Entries into a function's no-alias version during this call (see
+    /// `codegen/entry_versions.rs`); only entry wrappers touch it.
+    pub noalias_entries: u64,
 }
 
 /// Values of a note kept (3 per range index, 9 per gather: enough for 10 dimensions).
@@ -178,6 +181,7 @@ impl Default for CallCtx {
             arena: Arena::default(),
             threads: 1,
             shared_arena: std::ptr::null(),
+            noalias_entries: 0,
         }
     }
 }
@@ -432,6 +436,7 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         arena: std::mem::take(&mut ctx.arena),
         threads: ctx.threads,
         shared_arena: ctx.shared_arena,
+        noalias_entries: ctx.noalias_entries,
         depth: ctx.depth,
         code,
         line,

@@ -164,8 +164,14 @@ pub fn llvm_opt_level(opt_level: u8) -> OptimizationLevel {
 }
 
 /// Compile `vm` with the `default<O{opt_level}>` pipeline (0 to 3); `parallel`: parfor
-/// loops on the thread pool (`cpu-par`).
-pub fn compile(vm: &VModule, parallel: bool, opt_level: u8) -> VrResult<JitModule> {
+/// loops on the thread pool (`cpu-par`); `alias_versions`: no-alias versions chosen at
+/// entry (`codegen/entry_versions.rs`).
+pub fn compile(
+    vm: &VModule,
+    parallel: bool,
+    opt_level: u8,
+    alias_versions: bool,
+) -> VrResult<JitModule> {
     let opt_level = opt_level.min(3);
     let tm = host_machine()?;
     let context: &'static Context = Box::leak(Box::new(Context::create()));
@@ -174,6 +180,7 @@ pub fn compile(vm: &VModule, parallel: bool, opt_level: u8) -> VrResult<JitModul
     let result = (|| -> VrResult<(ExecutionEngine<'static>, HashMap<String, EntryFn>)> {
         let module = CodeGen::new(context, vm)
             .with_parallel(parallel)
+            .with_alias_versions(alias_versions)
             .generate()?;
         module.set_triple(&tm.get_triple());
         module.set_data_layout(&tm.get_target_data().get_data_layout());

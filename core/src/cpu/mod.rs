@@ -132,6 +132,8 @@ pub struct CompiledModule {
     alloc_limit: u64,
     /// Threads a parfor may use (1: serial; see [`CompiledModule::set_threads`]).
     threads: usize,
+    /// Calls that ran a function's no-alias version (see [`CompiledModule::noalias_calls`]).
+    noalias_calls: std::sync::atomic::AtomicU64,
 }
 
 /// How to compile a module for the CPU.
@@ -144,6 +146,11 @@ pub struct CpuOptions {
     pub threads: Option<usize>,
     /// LLVM's `default<O{opt_level}>` pipeline, 0 to 3 (larger counts as 3); 2 by default.
     pub opt_level: u8,
+    /// Compile a no-alias version of functions whose array parameters may overlap,
+    /// chosen at entry by an address-range test (`codegen/entry_versions.rs`; the
+    /// optimizer's `alias-version` switch). On by default; hosts that promise
+    /// parameters never alias turn it off (nothing to test).
+    pub alias_versions: bool,
 }
 
 impl Default for CpuOptions {
@@ -152,6 +159,7 @@ impl Default for CpuOptions {
             parallel: false,
             threads: None,
             opt_level: 2,
+            alias_versions: true,
         }
     }
 }
@@ -177,13 +185,14 @@ pub fn compile(m: &Module) -> VrResult<CompiledModule> {
 /// Compile `m` with `opts` (`CpuOptions::parallel()` for the `cpu-par` backend).
 pub fn compile_with(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(m)?;
-    let jit = jit::compile(m, opts.parallel, opts.opt_level)?;
+    let jit = jit::compile(m, opts.parallel, opts.opt_level, opts.alias_versions)?;
     Ok(CompiledModule {
         module: m.clone(),
         jit,
         recursive: callgraph::is_recursive(m),
         alloc_limit: abi::DEFAULT_ALLOC_LIMIT,
         threads: threads_for(&opts),
+        noalias_calls: Default::default(),
     })
 }
 
@@ -220,6 +229,12 @@ impl CompiledModule {
         self.threads
     }
 
+    /// How many calls so far ran a function's no-alias version (arguments found not
+    /// to overlap at entry).
+    pub fn noalias_calls(&self) -> u64 {
+        self.noalias_calls.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Call `func` with `args`; arrays are passed by reference (writes are visible in the
     /// caller's arrays). Errors come back as the interpreter reports them.
     pub fn call(&self, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
@@ -249,6 +264,8 @@ impl CompiledModule {
         } else {
             run()
         };
+        self.noalias_calls
+            .fetch_add(ctx.noalias_entries, std::sync::atomic::Ordering::Relaxed);
         if status != 0 {
             return Err(ctx.error(self.module.index_base).unwrap_or_else(|| {
                 VrError::new(

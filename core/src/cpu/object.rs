@@ -50,7 +50,10 @@ pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
     let opt_level = opts.opt_level;
     let tm = jit::host_machine_with(RelocMode::PIC, CodeModel::Small)?;
     let cx = Context::create();
-    let module = CodeGen::new(&cx, vm).with_parallel(opts.parallel).generate()?;
+    let module = CodeGen::new(&cx, vm)
+        .with_parallel(opts.parallel)
+        .with_alias_versions(opts.alias_versions)
+        .generate()?;
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
     jit::add_host_attributes(&module, &cx);
@@ -178,6 +181,7 @@ pub fn load_object(vm: &VModule, object: &[u8], opts: CpuOptions) -> VrResult<Co
             recursive: super::callgraph::is_recursive(vm),
             alloc_limit: super::abi::DEFAULT_ALLOC_LIMIT,
             threads: super::threads_for(&opts),
+            noalias_calls: Default::default(),
         })
     }
 }

@@ -185,6 +185,8 @@ impl CompiledModule {
         // caller vouches for the host memory; generated code does not unwind.
         let run = move || unsafe { entry(ctx_p, args_p, results_p) };
         let status = if self.recursive { super::on_large_stack(run)? } else { run() };
+        self.noalias_calls
+            .fetch_add(ctx.noalias_entries, std::sync::atomic::Ordering::Relaxed);
         if status != 0 {
             return Err(ctx.error(self.module.index_base).unwrap_or_else(|| {
                 VrError::new(

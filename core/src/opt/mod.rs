@@ -11,10 +11,12 @@
 //! configuration (which fills the same struct), or, for tests, scoped to a thread with
 //! [`with_options`]. The order and every counter are documented in docs/optimizer.md.
 
+pub mod alias_version;
 pub mod bce;
 pub mod elementwise;
 pub mod explain;
 pub mod fusion;
+pub mod hoist_dims;
 pub mod reuse;
 pub mod simplify;
 
@@ -46,13 +48,18 @@ pub struct Pass {
 /// allocations), then fusion (which absorbs simplify's temporaries into one loop), then
 /// memory reuse (which sees fused loops as well as single operations and writes them
 /// into the target's buffer), then redundant checks, then versioning (which copies
-/// nests whose redundant checks are already gone).
+/// nests whose redundant checks are already gone), then extent hoisting (after
+/// versioning, which reads `(dim A k)` forms in loop bounds as extents), and last the
+/// decision which functions the cpu backend compiles a no-alias version of (on the
+/// final VRIR).
 pub const PASSES: &[Pass] = &[
     simplify::SIMPLIFY,
     fusion::FUSION,
     reuse::REUSE,
     bce::REDUNDANT,
     bce::VERSION,
+    hoist_dims::HOIST_DIMS,
+    alias_version::ALIAS_VERSION,
 ];
 
 /// Names that switch several passes at once.
@@ -363,7 +370,7 @@ mod tests {
             e.message
         );
         assert!(
-            e.message.contains("bce-redundant, bce-version, bce"),
+            e.message.contains("bce-redundant, bce-version, hoist-dims, alias-version, bce"),
             "{}",
             e.message
         );

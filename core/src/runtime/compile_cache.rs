@@ -52,7 +52,12 @@ impl Default for CompileOptions {
 impl CompileOptions {
     /// What the CPU backend is given.
     fn cpu(&self) -> crate::cpu::CpuOptions {
-        crate::cpu::CpuOptions { parallel: self.parallel, threads: self.threads, opt_level: self.opt_level }
+        crate::cpu::CpuOptions {
+            parallel: self.parallel,
+            threads: self.threads,
+            opt_level: self.opt_level,
+            alias_versions: self.passes.is_enabled("alias-version") && !self.passes.params_never_alias,
+        }
     }
 
     /// The options that change the machine code, as a line of the cache key.

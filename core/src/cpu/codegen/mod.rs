@@ -11,6 +11,7 @@ mod alloc;
 mod atomics;
 mod complex;
 mod elementwise;
+mod entry_versions;
 mod expr;
 mod index;
 mod interrupt;
@@ -146,6 +147,11 @@ pub struct CodeGen<'ctx, 'm> {
     /// Outline parfor bodies and run them on the thread pool (`cpu-par`); serial when
     /// false (`cpu`).
     pub(crate) parallel: bool,
+    /// Compile no-alias versions of qualifying functions (`entry_versions.rs`).
+    pub(crate) alias_versions: bool,
+    /// Functions with a no-alias version: its LLVM function and the parameter pairs the
+    /// entry tests for overlap.
+    pub(crate) noalias_variants: HashMap<String, (FunctionValue<'ctx>, Vec<(usize, usize)>)>,
 }
 
 /// Per-function state.
@@ -178,7 +184,16 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             funcs: HashMap::new(),
             strings: HashMap::new(),
             parallel: false,
+            alias_versions: false,
+            noalias_variants: HashMap::new(),
         }
+    }
+
+    /// Compile no-alias versions of functions whose array parameters may overlap,
+    /// chosen at entry (see `entry_versions.rs`).
+    pub fn with_alias_versions(mut self, on: bool) -> Self {
+        self.alias_versions = on;
+        self
     }
 
     /// Compile parfor loops for the thread pool (see `parfor.rs`).
@@ -195,7 +210,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             self.funcs.insert(f.name.clone(), llfn);
         }
         for f in &self.vm.functions {
-            self.define_function(f)?;
+            self.declare_noalias_variant(f)?;
+        }
+        for f in &self.vm.functions {
+            self.define_function(f, self.funcs[&f.name], false)?;
+            if let Some((variant, _)) = self.noalias_variants.get(&f.name) {
+                self.define_function(f, *variant, true)?;
+            }
             self.define_entry(f)?;
         }
         if let Err(e) = self.module.verify() {
@@ -380,8 +401,15 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         p
     }
 
-    fn define_function(&mut self, f: &'m Function) -> VrResult<()> {
-        let llfn = self.funcs[&f.name];
+    /// Define `llfn` as the code of `f`. `noalias_data`: `llfn` is `f`'s no-alias
+    /// version, whose extra trailing parameters are the array parameters' data pointers,
+    /// used in place of the descriptors' (`entry_versions.rs`).
+    fn define_function(
+        &mut self,
+        f: &'m Function,
+        llfn: FunctionValue<'ctx>,
+        noalias_data: bool,
+    ) -> VrResult<()> {
         let entry = self.cx.append_basic_block(llfn, "entry");
         self.builder.position_at_end(entry);
         let alloca_builder = self.cx.create_builder();
@@ -471,6 +499,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
             }
         }
+        let first_data = (first_param + f.params.len()) as u32;
+        let mut arrays_seen = 0u32;
         for (name, v) in inits {
             let p = f.params.iter().find(|p| p.name == name).expect("parameter");
             match &p.ty {
@@ -479,7 +509,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     self.store_var(&g, &name, val)?;
                 }
                 Type::Array(a) => {
-                    let view = self.load_desc(v.into_pointer_value(), *a, &name)?;
+                    let mut view = self.load_desc(v.into_pointer_value(), *a, &name)?;
+                    if noalias_data {
+                        view.data = llfn
+                            .get_nth_param(first_data + arrays_seen)
+                            .expect("declared data parameter")
+                            .into_pointer_value();
+                    }
+                    arrays_seen += 1;
                     g.vars.insert(name, Slot::Array(view));
                 }
                 _ => {
@@ -727,6 +764,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
                 _ => call_args.push(a.into()),
             }
+        }
+        if self.noalias_variants.contains_key(&f.name) {
+            return self.dispatch_on_overlap(f, entry_fn, ctx, call_args);
         }
         let status = self
             .builder
