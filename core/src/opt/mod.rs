@@ -13,6 +13,8 @@
 
 pub mod bce;
 pub mod explain;
+pub mod index_arith;
+pub mod licm;
 pub mod simplify;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
@@ -40,9 +42,16 @@ pub struct Pass {
 }
 
 /// Every pass, in the order they run: simplification first (later passes see explicit
-/// allocations), then redundant checks, then versioning (which copies nests whose
-/// redundant checks are already gone).
-pub const PASSES: &[Pass] = &[simplify::SIMPLIFY, bce::REDUNDANT, bce::VERSION];
+/// allocations), then integer index arithmetic and invariant hoisting (which put
+/// subscripts and loop bounds in the form versioning reads), then redundant checks,
+/// then versioning (which copies nests whose redundant checks are already gone).
+pub const PASSES: &[Pass] = &[
+    simplify::SIMPLIFY,
+    index_arith::INDEX_ARITH,
+    licm::LICM,
+    bce::REDUNDANT,
+    bce::VERSION,
+];
 
 /// Names that switch several passes at once.
 const GROUPS: &[(&str, &[&str])] = &[("bce", &["bce-redundant", "bce-version"])];
