@@ -476,8 +476,8 @@ impl AffineContext for NestCx<'_> {
 /// A form small enough that evaluating it cannot wrap (see the module comment).
 fn small(a: &Affine) -> bool {
     a.terms.len() <= MAX_TERMS
-        && a.constant.abs() <= MAX_CONST
-        && a.terms.values().all(|c| c.abs() <= MAX_COEFF)
+        && a.constant.unsigned_abs() <= MAX_CONST as u64
+        && a.terms.values().all(|c| c.unsigned_abs() <= MAX_COEFF as u64)
 }
 
 /// The least (or greatest) value of `form` over the loops of `env`: substitute each
@@ -493,7 +493,8 @@ fn extreme(form: &Affine, env: &[LoopIndex], max: bool) -> Option<Affine> {
             g = g.substitute(&atom, by)?;
         }
     }
-    (g.coeff_magnitude()? <= MAX_SUBSTITUTED && g.constant.abs() <= MAX_CONST).then_some(g)
+    (g.coeff_magnitude()? <= MAX_SUBSTITUTED && g.constant.unsigned_abs() <= MAX_CONST as u64)
+        .then_some(g)
 }
 
 /// An upper end's array, the dimensions its extent spans, and its terms.

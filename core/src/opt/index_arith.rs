@@ -19,7 +19,9 @@
 
 use super::{sub_exprs_mut, Counters, Pass, PassContext};
 use crate::runtime::error::VrResult;
-use crate::vrir::ast::{BinOp, Block, Expr, Function, LValue, Literal, Module, Stmt, StmtKind, UnOp};
+use crate::vrir::ast::{
+    BinOp, Block, Expr, Function, LValue, Literal, Module, Stmt, StmtKind, UnOp,
+};
 use crate::vrir::types::{ScalarType, Type};
 use crate::vrir::verify::expr_type;
 
@@ -52,8 +54,20 @@ impl Rewriter<'_> {
     fn integral(&self, e: &Expr) -> Option<(Expr, u128)> {
         let (out, bound) = match e {
             Expr::Cast { to, arg } if *to == Type::F64 => match self.scalar(arg)? {
-                ScalarType::I32 => (Expr::Cast { to: Type::I64, arg: arg.clone() }, 1u128 << 31),
-                ScalarType::Bool => (Expr::Cast { to: Type::I64, arg: arg.clone() }, 1),
+                ScalarType::I32 => (
+                    Expr::Cast {
+                        to: Type::I64,
+                        arg: arg.clone(),
+                    },
+                    1u128 << 31,
+                ),
+                ScalarType::Bool => (
+                    Expr::Cast {
+                        to: Type::I64,
+                        arg: arg.clone(),
+                    },
+                    1,
+                ),
                 _ => return None,
             },
             Expr::Const {

@@ -95,7 +95,10 @@ impl Analyses<'_> {
             let [LValue::Var { name: x }] = targets.as_slice() else {
                 return false;
             };
-            let assignments: usize = all.iter().map(|t| crate::analysis::assignments_of(t, x)).sum();
+            let assignments: usize = all
+                .iter()
+                .map(|t| crate::analysis::assignments_of(t, x))
+                .sum();
             matches!(self.f.var_type(x), Some(Type::Scalar { .. }))
                 && assignments == 1
                 && !self.live.is_live(id, x)
@@ -126,7 +129,8 @@ fn move_one(stmts: &mut Vec<Stmt>, first: usize, a: &Analyses) -> bool {
                     true
                 } else {
                     child += in_then;
-                    els.as_mut().is_some_and(|e| move_one(&mut e.stmts, child, a))
+                    els.as_mut()
+                        .is_some_and(|e| move_one(&mut e.stmts, child, a))
                 }
             }
             StmtKind::For { body, .. }
