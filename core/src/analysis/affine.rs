@@ -212,9 +212,7 @@ pub fn exact(e: &Expr, cx: &dyn AffineContext) -> Option<Affine> {
         Expr::Var { name } => match cx.definition(name) {
             Some(form) => Some(form),
             None => match cx.role(name) {
-                VarRole::Index | VarRole::Invariant => {
-                    Some(Affine::atom(Atom::Var(name.clone())))
-                }
+                VarRole::Index | VarRole::Invariant => Some(Affine::atom(Atom::Var(name.clone()))),
                 VarRole::Other => None,
             },
         },
@@ -384,6 +382,58 @@ mod tests {
         assert_eq!(hi.to_string(), "(- n 1)");
         assert!(upper_bound(&expr("(max i n)"), &Cx).is_none());
         assert!(lower_bound(&expr("(min i n)"), &Cx).is_none());
+    }
+
+    /// Cx plus an i32 copy `ji` of j, an i64 temporary `t` = i - 1, and a record of
+    /// the narrowing requirements (refused for forms mentioning `n`).
+    struct Copies(std::cell::RefCell<Vec<Affine>>);
+    impl AffineContext for Copies {
+        fn role(&self, v: &str) -> VarRole {
+            Cx.role(v)
+        }
+        fn dims_invariant(&self, a: &str) -> bool {
+            Cx.dims_invariant(a)
+        }
+        fn definition(&self, v: &str) -> Option<Affine> {
+            match v {
+                "ji" => Some(Affine::atom(Atom::Var("j".into()))),
+                "t" => exact(&expr("(- i 1)"), &Cx),
+                _ => None,
+            }
+        }
+        fn is_i32(&self, v: &str) -> bool {
+            v == "ji" || v == "k32"
+        }
+        fn require_within_i32(&self, form: &Affine) -> bool {
+            self.0.borrow_mut().push(form.clone());
+            form.coeff(&Atom::Var("n".into())) == 0
+        }
+    }
+
+    #[test]
+    fn widening_casts_definitions_and_narrowing_casts_are_seen_through() {
+        let cx = Copies(Default::default());
+        let f = exact(&expr("(+ (cast i64 ji) t)"), &cx).unwrap();
+        assert_eq!(f.to_string(), "(- (+ i j) 1)");
+        assert!(cx.0.borrow().is_empty());
+        // (cast i32 t) is t only where t fits i32: the context is told.
+        let g = int_value(&expr("(cast i32 t)"), &cx).unwrap();
+        assert_eq!(g.to_string(), "(- i 1)");
+        assert_eq!(cx.0.borrow().len(), 1);
+        assert!(int_value(&expr("(cast i32 (+ n 1))"), &cx).is_none());
+        assert_eq!(
+            int_value(&expr("ji"), &cx),
+            Some(Affine::atom(Atom::Var("j".into())))
+        );
+        // i32 arithmetic may wrap, an i32 without a definition has no form, and a
+        // float cast is no integer.
+        assert!(exact(&expr("(cast i64 (+ ji 1:i32))"), &cx).is_none());
+        assert!(exact(&expr("(cast i64 k32)"), &cx).is_none());
+        assert!(
+            exact(&expr("ji"), &cx).is_none(),
+            "an i32 is not an i64 form"
+        );
+        assert!(exact(&expr("(cast i64 (cast f64 i))"), &cx).is_none());
     }
 
     #[test]

@@ -477,7 +477,9 @@ impl AffineContext for NestCx<'_> {
 fn small(a: &Affine) -> bool {
     a.terms.len() <= MAX_TERMS
         && a.constant.unsigned_abs() <= MAX_CONST as u64
-        && a.terms.values().all(|c| c.unsigned_abs() <= MAX_COEFF as u64)
+        && a.terms
+            .values()
+            .all(|c| c.unsigned_abs() <= MAX_COEFF as u64)
 }
 
 /// The least (or greatest) value of `form` over the loops of `env`: substitute each
@@ -919,7 +921,11 @@ impl Versioner<'_> {
         // Narrowing casts read as their argument: that argument must fit in i32.
         for (lo, hi) in within_i32 {
             for (form, min) in [(lo, true), (hi, false)] {
-                let limit = if min { i32::MIN as i64 } else { i32::MAX as i64 };
+                let limit = if min {
+                    i32::MIN as i64
+                } else {
+                    i32::MAX as i64
+                };
                 if form.terms.is_empty() {
                     if (min && form.constant < limit) || (!min && form.constant > limit) {
                         return None;
