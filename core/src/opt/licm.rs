@@ -19,7 +19,8 @@
 //!
 //! Whole chains move, one statement at a time (`_t7` first, then `_t8` reading it),
 //! until nothing more can: the analyses are recomputed after each move. `parfor` and
-//! `while` bodies are left alone. Counts `hoisted`.
+//! `while` bodies are left alone. Counts `hoisted`: moves (a statement that leaves two
+//! nested loops counts twice).
 
 use super::{Counters, Pass, PassContext};
 use crate::analysis::liveness::LiveVars;
