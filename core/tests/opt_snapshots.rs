@@ -288,3 +288,88 @@ fn extents_are_hoisted_after_versioning() {
             (return s)))"
     ));
 }
+
+/// Run the passes `spec` switches on (from none) over `src`, with their counters.
+fn with_passes(spec: &str, src: &str) -> String {
+    let m = load(src).unwrap();
+    let (out, stats) = optimize(&m, &OptOptions::parse(spec).unwrap()).unwrap();
+    format!("{}{stats}", print_module(&out))
+}
+
+#[test]
+fn index_arith_rewrites_exact_float_index_arithmetic() {
+    insta::assert_snapshot!(only(
+        "index-arith",
+        "(module m :index-base 1
+          (function f ((a f64[1,col]) (j i32) (k i64) (c bool)) (f64)
+            (locals (s f64))
+            ; exact: an i32 and whole constants, every value within 2^53
+            (set s (index a (cast i64 (- (cast f64 j) 1.0))))
+            (set s (+ s (index a (cast i64 (+ (* 2.0 (cast f64 j)) (cast f64 c))))))
+            ; (2^31 * 2^22 = 2^53 is still exact)
+            (set s (+ s (cast f64 (cast i64 (* (cast f64 j) 4194304.0)))))
+            ; kept: 2^31 * 2^23 may round; an i64 leaf; a fraction; a division
+            (set s (+ s (cast f64 (cast i64 (* (cast f64 j) 8388608.0)))))
+            (set s (+ s (index a (cast i64 (- (cast f64 k) 1.0)))))
+            (set s (+ s (index a (cast i64 (+ (cast f64 j) 0.5)))))
+            (set s (+ s (index a (cast i64 (/ (cast f64 j) 2.0)))))
+            (return s)))"
+    ));
+}
+
+#[test]
+fn licm_moves_invariant_assignments_that_cannot_fail() {
+    insta::assert_snapshot!(only(
+        "licm",
+        "(module m :index-base 0
+          (function f ((a f64[1,row]) (m i32) (n i64) (d i64) (x f64)) (f64)
+            (locals (i i64) (s f64) (t1 i64) (t2 i64) (t3 i64) (t4 i64) (t5 i64) (t6 i64) (t7 i64))
+            (set s 0.0)
+            (set t5 0)
+            (for (i) (range 0 n)
+              (block
+                ; moves, then t2 (reading t1) moves after it
+                (set t1 (- (cast i64 m) 1))
+                (set t2 (+ t1 (dim a 0)))
+                ; stays: reads the loop index
+                (set t3 (+ i 1))
+                ; stays: integer division may fail
+                (set t4 (idiv n d))
+                ; stays: t5 is read before it is assigned (live before the loop)
+                (set s (+ s (cast f64 t5)))
+                (set t5 n)
+                ; stays: a float-to-integer cast may fail
+                (set t6 (cast i64 x))
+                ; stays: t7 is read after the loop
+                (set t7 n)
+                (set s (+ s (cast f64 (+ (+ (+ t2 t3) t4) t6))))))
+            (return (+ s (cast f64 t7)))))"
+    ));
+}
+
+#[test]
+fn versioning_an_r_nest_with_i32_copies_and_a_computed_step() {
+    // What the R front end emits for `for (j in 2L:(n - 1L)) for (i in 2L:(m - 1L))
+    // b[i, j] <- a[i, j - 1L] + a[i + 1L, j]`: i32 copies of the loop indices, i64
+    // temporaries narrowed back to i32, overflow checks, R's counting-down step.
+    insta::assert_snapshot!(with_passes(
+        "none,+licm,+bce-version",
+        "(module m :index-base 1
+          (function f ((a f64[2,col]) (b f64[2,col]) (m i32) (n i32)) ()
+            (locals (i i32) (j i32) (_i1 i64) (_i2 i64) (_t1 i64) (_t2 i64) (_t3 i64) (_t4 i64))
+            (set _t1 (- (cast i64 n) 1))
+            (for (_i1) (range 2 _t1 (- (* 2 (cast i64 (<= 2 _t1))) 1))
+              (block
+                (set j (cast i32 _i1))
+                (set _t2 (- (cast i64 m) 1))
+                (for (_i2) (range 2 _t2 (- (* 2 (cast i64 (<= 2 _t2))) 1))
+                  (block
+                    (set i (cast i32 _i2))
+                    (set _t3 (- (cast i64 j) 1))
+                    (if (> _t3 2147483647) (block (expr (call g))))
+                    (set _t4 (+ (cast i64 i) 1))
+                    (set (index b i j)
+                      (+ (index a i (cast i32 _t3)) (index a (cast i32 _t4) j))))))))
+          (function g () (i32) (locals) (return (cast i32 nan))))"
+    ));
+}

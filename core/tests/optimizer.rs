@@ -204,14 +204,14 @@ fn vr_explain_shows_the_optimized_function_and_the_counts() {
     );
     let text = String::from_utf8(off.stdout).unwrap();
     assert_eq!(text.matches(":nocheck").count(), 0, "{text}");
-    assert!(text.contains("; passes on: simplify, fusion, reuse, hoist-dims, alias-version\n"), "{text}");
+    assert!(text.contains("; passes on: simplify, fusion, reuse, index-arith, licm, hoist-dims, alias-version\n"), "{text}");
     let env_off = vr(
         &["explain", "bench/kernels/stencil5.vrir", "stencil5"],
         Some("-bce-version"),
     );
     let text = String::from_utf8(env_off.stdout).unwrap();
     assert!(
-        text.contains("; passes on: simplify, fusion, reuse, bce-redundant, hoist-dims, alias-version\n"),
+        text.contains("; passes on: simplify, fusion, reuse, index-arith, licm, bce-redundant, hoist-dims, alias-version\n"),
         "{text}"
     );
 }
@@ -309,4 +309,68 @@ fn writing_in_place_fails_as_the_assignment_as_written_does() {
         "buffers_reused",
     );
     assert_eq!((e.kind, e.line), (ErrorKind::ShapeMismatch, Some(4)));
+}
+
+/// The shape the R front end gives `for (j in 2L:(n - 1L)) for (i in 2L:(m - 1L))
+/// b[i, j] <- a[i, j - 1L] + a[i + 1L, j]` (bounds passed in, `m - 1L` as `_t2`).
+const R_NEST: &str = "(module m :index-base 1
+  (function st ((a f64[2,col]) (b f64[2,col]) (m i32) (n i32)) ()
+    (locals (i i32) (j i32) (_i1 i64) (_i2 i64) (_t1 i64) (_t2 i64) (_t3 i64) (_t4 i64))
+    (set _t1 (- (cast i64 n) 1) :line 2)
+    (for (_i1) (range 2 _t1 (- (* 2 (cast i64 (<= 2 _t1))) 1))
+      (block
+        (set j (cast i32 _i1) :line 2)
+        (set _t2 (- (cast i64 m) 1) :line 3)
+        (for (_i2) (range 2 _t2 (- (* 2 (cast i64 (<= 2 _t2))) 1))
+          (block
+            (set i (cast i32 _i2) :line 3)
+            (set _t3 (- (cast i64 j) 1) :line 4)
+            (if (> _t3 2147483647) (block (expr (call overflow) :line 4)))
+            (set _t4 (+ (cast i64 i) 1) :line 4)
+            (set (index b i j)
+              (+ (index a i (cast i32 _t3)) (index a (cast i32 _t4) j)) :line 4))
+          :line 3))
+      :line 2))
+  (function overflow () (i32) (locals) (return (cast i32 nan))))";
+
+#[test]
+fn an_r_nest_with_i32_copies_fails_past_its_rows_where_the_interpreter_does() {
+    let three = "[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]";
+    let zeros = "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]";
+    // m = 5: i runs 2..4 and a[i + 1, j] reads row 4 of 3 at i = 3.
+    let e = same_error_everywhere(
+        R_NEST,
+        "st",
+        &[
+            (three, "f64[2,col]"),
+            (zeros, "f64[2,col]"),
+            ("5", "i32"),
+            ("3", "i32"),
+        ],
+    );
+    assert_eq!(
+        (e.variable.as_deref(), e.index, e.bound, e.line),
+        (Some("a"), Some(4), Some(3), Some(4))
+    );
+}
+
+#[test]
+fn an_r_range_that_counts_down_runs_the_checked_copy() {
+    let three = "[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]";
+    let zeros = "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]";
+    // n = 2: R's 2:1 is j = 2, 1 (step -1, which TEST rules out); at j = 1, a[i, 0].
+    let e = same_error_everywhere(
+        R_NEST,
+        "st",
+        &[
+            (three, "f64[2,col]"),
+            (zeros, "f64[2,col]"),
+            ("3", "i32"),
+            ("2", "i32"),
+        ],
+    );
+    assert_eq!(
+        (e.variable.as_deref(), e.index, e.bound, e.line),
+        (Some("a"), Some(0), Some(3), Some(4))
+    );
 }

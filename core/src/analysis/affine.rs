@@ -1,5 +1,7 @@
 //! Affine forms of integer expressions: `c0 + c1*a1 + ... + cn*an` where each atom is
-//! an `i64` variable or the extent `(dim A k)` of an array variable. Loop versioning
+//! an `i64` variable or the extent `(dim A k)` of an array variable. Widening casts,
+//! `i32` variables and `i64` temporaries with a single definition in the nest, and
+//! narrowing `(cast i32 X)` (under a run-time range requirement) are seen through. Loop versioning
 //! reads subscripts and loop bounds in this form and computes their extremes over a
 //! loop nest before it runs.
 //!
@@ -10,6 +12,7 @@
 //! coefficients overflow is no form.
 
 use crate::vrir::ast::{BinOp, Expr, LibFn, Literal, UnOp};
+use crate::vrir::types::{ScalarType, Type};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -38,6 +41,23 @@ pub trait AffineContext {
     fn role(&self, var: &str) -> VarRole;
     /// Whether `(dim A k)` is the same throughout the nest (A never reassigned in it).
     fn dims_invariant(&self, array: &str) -> bool;
+    /// The form of an integer variable whose only assignment in the nest certainly ran
+    /// before this point with the operands it read still unchanged (forward
+    /// substitution); None when there is no such assignment.
+    fn definition(&self, _var: &str) -> Option<Affine> {
+        None
+    }
+    /// Whether `var` is an `i32` variable (its value is a form only through
+    /// [`AffineContext::definition`]; `i32` arithmetic is never affine here).
+    fn is_i32(&self, _var: &str) -> bool {
+        false
+    }
+    /// Called where `(cast i32 X)` is read as X's form: the context must make sure
+    /// (at run time, before the nest) that `form` stays within `i32` wherever it is
+    /// evaluated; false when it cannot.
+    fn require_within_i32(&self, _form: &Affine) -> bool {
+        false
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -158,16 +178,51 @@ impl fmt::Display for Affine {
     }
 }
 
-/// The exact affine form of `e`, if it has one in this context.
+/// The value of an integer expression of any integer type as an affine form: what
+/// [`exact`] gives for `i64` expressions, and for `i32` ones an `i32` constant, an
+/// `i32` variable with a [`AffineContext::definition`], or `(cast i32 X)` with X's
+/// form when the context can require that form to stay within `i32` (then the cast
+/// changes nothing). Subscripts and assignments to `i32` variables are read with it.
+pub fn int_value(e: &Expr, cx: &dyn AffineContext) -> Option<Affine> {
+    match e {
+        Expr::Const {
+            value: Literal::I32(v),
+        } => Some(Affine::constant(*v as i64)),
+        Expr::Var { name } if cx.is_i32(name) => cx.definition(name),
+        Expr::Cast {
+            to: Type::Scalar {
+                elem: ScalarType::I32,
+            },
+            arg,
+        } => {
+            let form = exact(arg, cx)?;
+            cx.require_within_i32(&form).then_some(form)
+        }
+        _ => exact(e, cx),
+    }
+}
+
+/// The exact affine form of an `i64` expression `e`, if it has one in this context.
 pub fn exact(e: &Expr, cx: &dyn AffineContext) -> Option<Affine> {
     match e {
         Expr::Const {
             value: Literal::I64(v),
         } => Some(Affine::constant(*v)),
-        Expr::Var { name } => match cx.role(name) {
-            VarRole::Index | VarRole::Invariant => Some(Affine::atom(Atom::Var(name.clone()))),
-            VarRole::Other => None,
+        Expr::Var { name } if cx.is_i32(name) => None,
+        Expr::Var { name } => match cx.definition(name) {
+            Some(form) => Some(form),
+            None => match cx.role(name) {
+                VarRole::Index | VarRole::Invariant => Some(Affine::atom(Atom::Var(name.clone()))),
+                VarRole::Other => None,
+            },
         },
+        // Widening an integer keeps its value (a float or bool argument has no form).
+        Expr::Cast {
+            to: Type::Scalar {
+                elem: ScalarType::I64,
+            },
+            arg,
+        } => int_value(arg, cx),
         Expr::Dim { arg, axis } => match &**arg {
             Expr::Var { name } if cx.dims_invariant(name) => {
                 Some(Affine::atom(Atom::Dim(name.clone(), *axis)))
@@ -327,6 +382,58 @@ mod tests {
         assert_eq!(hi.to_string(), "(- n 1)");
         assert!(upper_bound(&expr("(max i n)"), &Cx).is_none());
         assert!(lower_bound(&expr("(min i n)"), &Cx).is_none());
+    }
+
+    /// Cx plus an i32 copy `ji` of j, an i64 temporary `t` = i - 1, and a record of
+    /// the narrowing requirements (refused for forms mentioning `n`).
+    struct Copies(std::cell::RefCell<Vec<Affine>>);
+    impl AffineContext for Copies {
+        fn role(&self, v: &str) -> VarRole {
+            Cx.role(v)
+        }
+        fn dims_invariant(&self, a: &str) -> bool {
+            Cx.dims_invariant(a)
+        }
+        fn definition(&self, v: &str) -> Option<Affine> {
+            match v {
+                "ji" => Some(Affine::atom(Atom::Var("j".into()))),
+                "t" => exact(&expr("(- i 1)"), &Cx),
+                _ => None,
+            }
+        }
+        fn is_i32(&self, v: &str) -> bool {
+            v == "ji" || v == "k32"
+        }
+        fn require_within_i32(&self, form: &Affine) -> bool {
+            self.0.borrow_mut().push(form.clone());
+            form.coeff(&Atom::Var("n".into())) == 0
+        }
+    }
+
+    #[test]
+    fn widening_casts_definitions_and_narrowing_casts_are_seen_through() {
+        let cx = Copies(Default::default());
+        let f = exact(&expr("(+ (cast i64 ji) t)"), &cx).unwrap();
+        assert_eq!(f.to_string(), "(- (+ i j) 1)");
+        assert!(cx.0.borrow().is_empty());
+        // (cast i32 t) is t only where t fits i32: the context is told.
+        let g = int_value(&expr("(cast i32 t)"), &cx).unwrap();
+        assert_eq!(g.to_string(), "(- i 1)");
+        assert_eq!(cx.0.borrow().len(), 1);
+        assert!(int_value(&expr("(cast i32 (+ n 1))"), &cx).is_none());
+        assert_eq!(
+            int_value(&expr("ji"), &cx),
+            Some(Affine::atom(Atom::Var("j".into())))
+        );
+        // i32 arithmetic may wrap, an i32 without a definition has no form, and a
+        // float cast is no integer.
+        assert!(exact(&expr("(cast i64 (+ ji 1:i32))"), &cx).is_none());
+        assert!(exact(&expr("(cast i64 k32)"), &cx).is_none());
+        assert!(
+            exact(&expr("ji"), &cx).is_none(),
+            "an i32 is not an i64 form"
+        );
+        assert!(exact(&expr("(cast i64 (cast f64 i))"), &cx).is_none());
     }
 
     #[test]

@@ -216,6 +216,18 @@ pub fn stmt_defs(s: &Stmt) -> Vec<String> {
     }
 }
 
+/// How many times statement `s` by itself (nested blocks not counted) assigns `x`,
+/// loop variables and `free` included.
+pub fn assignments_of(s: &Stmt, x: &str) -> usize {
+    match &s.kind {
+        StmtKind::For { vars, .. } | StmtKind::Parfor { vars, .. } => {
+            vars.iter().filter(|v| *v == x).count()
+        }
+        StmtKind::Free { var } => (var == x) as usize,
+        _ => stmt_defs(s).iter().filter(|v| *v == x).count(),
+    }
+}
+
 /// All variables a function declares: parameters then locals.
 pub fn declared_vars(f: &Function) -> Vec<String> {
     f.params

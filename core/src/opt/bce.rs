@@ -39,6 +39,7 @@ use crate::vrir::ast::{
 };
 use crate::vrir::types::{ScalarType, Type};
 use crate::vrir::verify::expr_type;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const REDUNDANT: Pass = Pass {
@@ -402,6 +403,16 @@ struct LoopIndex {
     hi: Affine,
 }
 
+/// A variable's only assignment in the nest, seen from the statements after it in the
+/// same loop body.
+#[derive(Clone, Debug)]
+struct Definition {
+    form: Affine,
+    /// Least and greatest values that must lie within `i32` for `form` to be the
+    /// variable's value (its narrowing casts), over the loops enclosing the assignment.
+    within_i32: Vec<(Affine, Affine)>,
+}
+
 /// How names look from inside one nest.
 struct NestCx<'a> {
     f: &'a Function,
@@ -409,6 +420,10 @@ struct NestCx<'a> {
     assigned: &'a BTreeSet<String>,
     /// The analyzable loops enclosing the point being looked at, outermost first.
     env: &'a [LoopIndex],
+    /// Definitions that reach the point being looked at.
+    defs: &'a BTreeMap<String, Definition>,
+    /// Where the ranges that TEST must keep within `i32` are collected.
+    within_i32: &'a RefCell<Vec<(Affine, Affine)>>,
 }
 
 impl AffineContext for NestCx<'_> {
@@ -431,13 +446,40 @@ impl AffineContext for NestCx<'_> {
     fn dims_invariant(&self, array: &str) -> bool {
         !self.assigned.contains(array) && array_rank(self.f, array).is_some()
     }
+    fn definition(&self, var: &str) -> Option<Affine> {
+        let d = self.defs.get(var)?;
+        self.within_i32
+            .borrow_mut()
+            .extend(d.within_i32.iter().cloned());
+        Some(d.form.clone())
+    }
+    fn is_i32(&self, var: &str) -> bool {
+        matches!(
+            self.f.var_type(var),
+            Some(Type::Scalar {
+                elem: ScalarType::I32
+            })
+        )
+    }
+    fn require_within_i32(&self, form: &Affine) -> bool {
+        let (Some(lo), Some(hi)) = (
+            extreme(form, self.env, false),
+            extreme(form, self.env, true),
+        ) else {
+            return false;
+        };
+        self.within_i32.borrow_mut().push((lo, hi));
+        true
+    }
 }
 
 /// A form small enough that evaluating it cannot wrap (see the module comment).
 fn small(a: &Affine) -> bool {
     a.terms.len() <= MAX_TERMS
-        && a.constant.abs() <= MAX_CONST
-        && a.terms.values().all(|c| c.abs() <= MAX_COEFF)
+        && a.constant.unsigned_abs() <= MAX_CONST as u64
+        && a.terms
+            .values()
+            .all(|c| c.unsigned_abs() <= MAX_COEFF as u64)
 }
 
 /// The least (or greatest) value of `form` over the loops of `env`: substitute each
@@ -453,7 +495,8 @@ fn extreme(form: &Affine, env: &[LoopIndex], max: bool) -> Option<Affine> {
             g = g.substitute(&atom, by)?;
         }
     }
-    (g.coeff_magnitude()? <= MAX_SUBSTITUTED && g.constant.abs() <= MAX_CONST).then_some(g)
+    (g.coeff_magnitude()? <= MAX_SUBSTITUTED && g.constant.unsigned_abs() <= MAX_CONST as u64)
+        .then_some(g)
 }
 
 /// An upper end's array, the dimensions its extent spans, and its terms.
@@ -486,6 +529,14 @@ struct NestWalk<'a, 'v> {
     root: usize,
     /// Set when some loop bound could not be computed safely: give the nest up.
     failed: bool,
+    /// Integer variables the nest assigns exactly once.
+    assigned_once: BTreeSet<String>,
+    /// Definitions that reach the statement being walked.
+    defs: BTreeMap<String, Definition>,
+    /// Ranges TEST must keep within `i32` (narrowing casts read as their argument).
+    within_i32: RefCell<Vec<(Affine, Affine)>>,
+    /// Invariant step expressions TEST must find equal to 1.
+    unit_steps: Vec<Expr>,
 }
 
 impl NestWalk<'_, '_> {
@@ -494,6 +545,8 @@ impl NestWalk<'_, '_> {
             f: self.v.f,
             assigned: &self.assigned,
             env,
+            defs: &self.defs,
+            within_i32: &self.within_i32,
         }
     }
 
@@ -507,7 +560,7 @@ impl NestWalk<'_, '_> {
         }
         let mut ranges = Vec::new();
         for i in indices {
-            let Some(form) = affine::exact(i, &cx).filter(small) else {
+            let Some(form) = affine::int_value(i, &cx).filter(small) else {
                 return;
             };
             let (Some(lo), Some(hi)) = (extreme(&form, env, false), extreme(&form, env, true))
@@ -565,7 +618,8 @@ impl NestWalk<'_, '_> {
         domain: &Expr,
         body: &Block,
         env: &[LoopIndex],
-    ) -> Option<Vec<LoopIndex>> {
+    ) -> Option<(Vec<LoopIndex>, Vec<Expr>)> {
+        let mut unit_steps = Vec::new();
         if env.len() + vars.len() > MAX_DEPTH {
             return None;
         }
@@ -608,6 +662,12 @@ impl NestWalk<'_, '_> {
                 Some(Expr::Const {
                     value: Literal::I32(k),
                 }) => *k as i64,
+                // R's `a:b` steps by (a <= b) * 2 - 1: when that is the same throughout
+                // the nest, TEST may require it to be 1 and the copy assume so.
+                Some(e) if self.invariant_step(e) => {
+                    unit_steps.push(e.clone());
+                    1
+                }
                 Some(_) => return None,
             };
             let (lo, hi) = match step {
@@ -635,7 +695,94 @@ impl NestWalk<'_, '_> {
             extreme(&l.lo, env, false)?;
             extreme(&l.hi, env, true)?;
         }
-        Some(out)
+        Some((out, unit_steps))
+    }
+
+    /// Whether a step expression is `i64`, cannot fail, has no effects and reads only
+    /// variables the nest never assigns that are certainly assigned before it: then
+    /// TEST can evaluate it, and it has that value wherever the nest evaluates it.
+    fn invariant_step(&self, e: &Expr) -> bool {
+        fn pure(w: &NestWalk, e: &Expr) -> bool {
+            match e {
+                Expr::Const { .. } => true,
+                Expr::Var { name } => {
+                    !w.assigned.contains(name)
+                        && w.v.reach.certainly_assigned(w.root, name)
+                        && matches!(w.v.f.var_type(name), Some(Type::Scalar { .. }))
+                }
+                Expr::Unary { arg, .. } => pure(w, arg),
+                Expr::Cast { arg, .. } => {
+                    matches!(
+                        expr_type(w.v.m, w.v.f, arg),
+                        Ok(Type::Scalar {
+                            elem: ScalarType::Bool | ScalarType::I32 | ScalarType::I64
+                        })
+                    ) && pure(w, arg)
+                }
+                Expr::Binary { op, lhs, rhs } => {
+                    !matches!(op, BinOp::Div | BinOp::IDiv | BinOp::Mod)
+                        && pure(w, lhs)
+                        && pure(w, rhs)
+                }
+                _ => false,
+            }
+        }
+        matches!(
+            expr_type(self.v.m, self.v.f, e),
+            Ok(Type::Scalar {
+                elem: ScalarType::I64
+            })
+        ) && pure(self, e)
+    }
+
+    /// Record the definition made by `s` (a statement directly in a loop body) when it
+    /// assigns an integer variable that the nest assigns nowhere else and its value
+    /// has a form here. Statements after `s` in the same body see it: `s` ran in this
+    /// iteration, nothing else assigns the variable, and the form reads only indices
+    /// of loops enclosing `s` and variables the nest never assigns.
+    fn define(&mut self, s: &Stmt, env: &[LoopIndex]) {
+        let StmtKind::Assign { targets, value } = &s.kind else {
+            return;
+        };
+        let [LValue::Var { name }] = targets.as_slice() else {
+            return;
+        };
+        if !self.assigned_once.contains(name) {
+            return;
+        }
+        let wide = match self.v.f.var_type(name) {
+            Some(Type::Scalar {
+                elem: ScalarType::I64,
+            }) => true,
+            Some(Type::Scalar {
+                elem: ScalarType::I32,
+            }) => false,
+            _ => return,
+        };
+        let collected = RefCell::new(Vec::new());
+        let form = {
+            let cx = NestCx {
+                f: self.v.f,
+                assigned: &self.assigned,
+                env,
+                defs: &self.defs,
+                within_i32: &collected,
+            };
+            if wide {
+                affine::exact(value, &cx)
+            } else {
+                affine::int_value(value, &cx)
+            }
+        };
+        if let Some(form) = form.filter(small) {
+            self.defs.insert(
+                name.clone(),
+                Definition {
+                    form,
+                    within_i32: collected.into_inner(),
+                },
+            );
+        }
     }
 
     fn block(&mut self, b: &mut Block, env: &mut Vec<LoopIndex>) {
@@ -673,10 +820,17 @@ impl NestWalk<'_, '_> {
             StmtKind::For { vars, domain, body } | StmtKind::Parfor { vars, domain, body } => {
                 self.expr(domain, env);
                 let depth = env.len();
-                if let Some(indices) = self.loop_indices(vars, domain, body, env) {
+                if let Some((indices, steps)) = self.loop_indices(vars, domain, body, env) {
                     env.extend(indices);
+                    self.unit_steps.extend(steps);
                 }
-                self.block(body, env);
+                // Definitions made in the body are seen by what follows them in it.
+                let outer = self.defs.clone();
+                for s in &mut body.stmts {
+                    self.stmt(s, env);
+                    self.define(s, env);
+                }
+                self.defs = outer;
                 env.truncate(depth);
             }
             StmtKind::While { cond, body } => {
@@ -703,7 +857,13 @@ fn and(a: Expr, b: Expr) -> Expr {
 impl Versioner<'_> {
     /// TEST for the guarded accesses of a nest at statement `id`, or None when it
     /// would read a variable that may be unassigned there.
-    fn test(&self, id: usize, guarded: &[Guarded]) -> Option<Expr> {
+    fn test(
+        &self,
+        id: usize,
+        guarded: &[Guarded],
+        within_i32: &[(Affine, Affine)],
+        unit_steps: &[Expr],
+    ) -> Option<Expr> {
         let mut atoms: BTreeSet<Atom> = BTreeSet::new();
         let base = self.index_base;
         // Forms with the same terms differ only by their constant: the least lower end
@@ -758,6 +918,28 @@ impl Versioner<'_> {
                 .reduce(|a, b| Expr::binary(BinOp::Mul, a, b))?;
             conds.push(Expr::binary(BinOp::Lt, top.to_expr(), extent));
         }
+        // Narrowing casts read as their argument: that argument must fit in i32.
+        for (lo, hi) in within_i32 {
+            for (form, min) in [(lo, true), (hi, false)] {
+                let limit = if min {
+                    i32::MIN as i64
+                } else {
+                    i32::MAX as i64
+                };
+                if form.terms.is_empty() {
+                    if (min && form.constant < limit) || (!min && form.constant > limit) {
+                        return None;
+                    }
+                    continue;
+                }
+                atoms.extend(form.terms.keys().cloned());
+                let op = if min { BinOp::Ge } else { BinOp::Le };
+                conds.push(Expr::binary(op, form.to_expr(), Expr::i64(limit)));
+            }
+        }
+        for step in unit_steps {
+            conds.push(Expr::binary(BinOp::Eq, step.clone(), Expr::i64(1)));
+        }
         // Extents are compared as they are (no arithmetic on them needs a guard), but
         // reading them needs the array assigned.
         if !guarded
@@ -798,19 +980,37 @@ impl Versioner<'_> {
     /// Version the loop `s` (preorder number `id`) if it has accesses to guard.
     fn try_version(&mut self, s: &mut Stmt, id: usize) -> bool {
         let mut fast = s.clone();
+        let assigned = assigned_vars(std::slice::from_ref(s));
+        let nest = crate::analysis::preorder(std::slice::from_ref(s));
+        let assigned_once = assigned
+            .iter()
+            .filter(|x| {
+                nest.iter()
+                    .map(|t| crate::analysis::assignments_of(t, x))
+                    .sum::<usize>()
+                    == 1
+            })
+            .cloned()
+            .collect();
         let mut walk = NestWalk {
             v: self,
-            assigned: assigned_vars(std::slice::from_ref(s)),
+            assigned,
             guarded: Vec::new(),
             root: id,
             failed: false,
+            assigned_once,
+            defs: BTreeMap::new(),
+            within_i32: RefCell::new(Vec::new()),
+            unit_steps: Vec::new(),
         };
         walk.stmt(&mut fast, &mut Vec::new());
         if walk.failed || walk.guarded.is_empty() {
             return false;
         }
         let guarded = std::mem::take(&mut walk.guarded);
-        let Some(test) = self.test(id, &guarded) else {
+        let within_i32 = walk.within_i32.take();
+        let unit_steps = std::mem::take(&mut walk.unit_steps);
+        let Some(test) = self.test(id, &guarded, &within_i32, &unit_steps) else {
             return false;
         };
         let (_, inner_before) = count_checks(std::slice::from_ref(s));

@@ -17,6 +17,8 @@ pub mod elementwise;
 pub mod explain;
 pub mod fusion;
 pub mod hoist_dims;
+pub mod index_arith;
+pub mod licm;
 pub mod reuse;
 pub mod simplify;
 
@@ -47,15 +49,18 @@ pub struct Pass {
 /// Every pass, in the order they run: simplification first (later passes see explicit
 /// allocations), then fusion (which absorbs simplify's temporaries into one loop), then
 /// memory reuse (which sees fused loops as well as single operations and writes them
-/// into the target's buffer), then redundant checks, then versioning (which copies
-/// nests whose redundant checks are already gone), then extent hoisting (after
-/// versioning, which reads `(dim A k)` forms in loop bounds as extents), and last the
-/// decision which functions the cpu backend compiles a no-alias version of (on the
-/// final VRIR).
+/// into the target's buffer), then integer index arithmetic and invariant hoisting
+/// (which put subscripts and loop bounds in the form versioning reads), then redundant
+/// checks, then versioning (which copies nests whose redundant checks are already
+/// gone), then extent hoisting (after versioning, which reads `(dim A k)` forms in loop
+/// bounds as extents), and last the decision which functions the cpu backend compiles
+/// a no-alias version of (on the final VRIR).
 pub const PASSES: &[Pass] = &[
     simplify::SIMPLIFY,
     fusion::FUSION,
     reuse::REUSE,
+    index_arith::INDEX_ARITH,
+    licm::LICM,
     bce::REDUNDANT,
     bce::VERSION,
     hoist_dims::HOIST_DIMS,
