@@ -72,12 +72,16 @@ vr_compile <- function(f, fallback = TRUE) {
   } else {
     # The hot path, inlined (no further closure calls: each costs R about 0.3 us): the
     # native call, then a failure (a classed list; results never carry a class) goes
-    # to .vr_failed.
-    arglist <- as.call(c(list(as.name("list")), args))
-    bquote({
-      .vr_r <- .Call(wrap__vr_rs_call, .vr_state$ptr, .(arglist))
-      if (is.object(.vr_r)) .vr_failed(.vr_state, .(arglist), .vr_r) else .vr_r
-    })
+    # to .vr_failed. The primitives are placed in the call itself rather than named,
+    # which spares R a search through four environments for each (about 0.8 us per
+    # call); primitives serialize by name, so the wrapper still travels.
+    arglist <- as.call(c(list(list), args))
+    as.call(list(`{`,
+      as.call(list(`<-`, quote(.vr_r), as.call(list(.Call, quote(wrap__vr_rs_call),
+        as.call(list(`$`, quote(.vr_state), quote(ptr))), arglist)))),
+      as.call(list(`if`, as.call(list(is.object, quote(.vr_r))),
+        as.call(c(list(quote(.vr_failed), quote(.vr_state)), list(arglist), list(quote(.vr_r)))),
+        quote(.vr_r)))))
   }
   env <- new.env(parent = asNamespace("velociraptor"))
   env$.vr_state <- state
