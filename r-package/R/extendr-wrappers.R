@@ -8,7 +8,7 @@ vr_rs_configure <- function(threads, cache_dir, bounds_checks) .Call(wrap__vr_rs
 
 vr_rs_new <- function(source, name) .Call(wrap__vr_rs_new, source, name)
 
-vr_rs_call <- function(entry, args) .Call(wrap__vr_rs_call, entry, args)
+vr_rs_call <- function(entry, args) .Call(vr_rs_call_fast, entry, args)
 
 vr_rs_explain <- function(entry) .Call(wrap__vr_rs_explain, entry)
 

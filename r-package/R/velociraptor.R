@@ -77,7 +77,7 @@ vr_compile <- function(f, fallback = TRUE) {
     # call); primitives serialize by name, so the wrapper still travels.
     arglist <- as.call(c(list(list), args))
     as.call(list(`{`,
-      as.call(list(`<-`, quote(.vr_r), as.call(list(.Call, quote(wrap__vr_rs_call),
+      as.call(list(`<-`, quote(.vr_r), as.call(list(.Call, quote(vr_rs_call_fast),
         as.call(list(`$`, quote(.vr_state), quote(ptr))), arglist)))),
       as.call(list(`if`, as.call(list(is.object, quote(.vr_r))),
         as.call(c(list(quote(.vr_failed), quote(.vr_state)), list(arglist), list(quote(.vr_r)))),
@@ -94,7 +94,7 @@ vr_compile <- function(f, fallback = TRUE) {
 # argument types, then calls; a failure comes back as a `vr_failure` list.
 .vr_invoke <- function(state, args) {
   if (!is.null(state$static_failure)) return(.vr_failed(state, args, state$static_failure))
-  r <- .Call(wrap__vr_rs_call, state$ptr, args)
+  r <- .Call(vr_rs_call_fast, state$ptr, args)
   if (inherits(r, "vr_failure")) return(.vr_failed(state, args, r))
   r
 }

@@ -167,6 +167,24 @@ impl Drop for Entry {
     }
 }
 
+/// The entry behind an external pointer, read straight from the SEXP (no `Robj`, whose
+/// protection bookkeeping is a measurable part of a call); stale as in [`from_robj`].
+///
+/// # Safety
+/// `x` is a live R object.
+pub unsafe fn from_sexp(x: SEXP) -> Result<&'static mut Entry, Failure> {
+    note_r_thread();
+    if TYPEOF(x) != SEXPTYPE::EXTPTRSXP {
+        return Err(Failure::stale());
+    }
+    // extendr's ExternalPtr<Entry> holds a Box<Box<dyn Any>> (null once finalized).
+    let boxed = extendr_ffi::R_ExternalPtrAddr(x).cast::<Box<dyn std::any::Any>>();
+    let any = boxed.as_mut().ok_or_else(Failure::stale)?;
+    let e = any.downcast_mut::<Entry>().ok_or_else(Failure::stale)?;
+    // SAFETY: R keeps the external pointer, and so the entry, alive for the whole `.Call`.
+    Ok(&mut *(e as *mut Entry))
+}
+
 /// The entry behind an external pointer; a stale one (after `unserialize`) is a
 /// `stale` failure the R side answers by making a new entry from the source.
 pub fn from_robj(x: &Robj) -> Result<&'static mut Entry, Failure> {
@@ -234,14 +252,14 @@ impl Entry {
         }
     }
 
-    pub fn call(&mut self, args: &Robj) -> Result<Robj, Failure> {
+    /// # Safety
+    /// `list` is a live R object.
+    pub unsafe fn call(&mut self, list: SEXP) -> Result<Robj, Failure> {
         let (ctx, generation) = context()?;
         if generation != self.generation {
             self.clear();
             self.generation = generation;
         }
-        // SAFETY: a live R object.
-        let list = unsafe { args.get() };
         // SAFETY: `args` is a live R object for the whole call.
         unsafe {
             if TYPEOF(list) != SEXPTYPE::VECSXP {
