@@ -289,13 +289,6 @@ fn extents_are_hoisted_after_versioning() {
     ));
 }
 
-/// Run the passes `spec` switches on (from none) over `src`, with their counters.
-fn with_passes(spec: &str, src: &str) -> String {
-    let m = load(src).unwrap();
-    let (out, stats) = optimize(&m, &OptOptions::parse(spec).unwrap()).unwrap();
-    format!("{}{stats}", print_module(&out))
-}
-
 #[test]
 fn index_arith_rewrites_exact_float_index_arithmetic() {
     insta::assert_snapshot!(only(
@@ -352,8 +345,8 @@ fn versioning_an_r_nest_with_i32_copies_and_a_computed_step() {
     // What the R front end emits for `for (j in 2L:(n - 1L)) for (i in 2L:(m - 1L))
     // b[i, j] <- a[i, j - 1L] + a[i + 1L, j]`: i32 copies of the loop indices, i64
     // temporaries narrowed back to i32, overflow checks, R's counting-down step.
-    insta::assert_snapshot!(with_passes(
-        "none,+licm,+bce-version",
+    insta::assert_snapshot!(with(
+        "+licm,+bce-version",
         "(module m :index-base 1
           (function f ((a f64[2,col]) (b f64[2,col]) (m i32) (n i32)) ()
             (locals (i i32) (j i32) (_i1 i64) (_i2 i64) (_t1 i64) (_t2 i64) (_t3 i64) (_t4 i64))
