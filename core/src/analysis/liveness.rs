@@ -50,12 +50,7 @@ impl Walker {
     /// Live before the list `stmts`, whose first statement has preorder number `first`,
     /// given what is live after it.
     fn stmts(&mut self, stmts: &[Stmt], first: usize, out: Set) -> Set {
-        let mut ids = Vec::with_capacity(stmts.len());
-        let mut id = first;
-        for s in stmts {
-            ids.push(id);
-            id += stmt_count(s);
-        }
+        let ids = super::stmt_ids(stmts, first);
         let mut live = out;
         for (s, id) in stmts.iter().zip(ids).rev() {
             live = self.stmt(s, id, live);

@@ -54,6 +54,18 @@ pub fn stmt_count(s: &Stmt) -> usize {
         .sum::<usize>()
 }
 
+/// The preorder numbers of the statements of one list whose first statement is numbered
+/// `first` (each statement counts itself and everything nested in it).
+pub fn stmt_ids(stmts: &[Stmt], first: usize) -> Vec<usize> {
+    let mut ids = Vec::with_capacity(stmts.len());
+    let mut id = first;
+    for s in stmts {
+        ids.push(id);
+        id += stmt_count(s);
+    }
+    ids
+}
+
 /// The blocks nested directly in a statement, in preorder order (then before else).
 pub fn child_blocks(s: &Stmt) -> Vec<&Block> {
     match &s.kind {

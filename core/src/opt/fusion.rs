@@ -94,12 +94,7 @@ impl Fuser<'_> {
     /// Statements `stmts` (as written), the first numbered `first` in preorder.
     fn stmts(&mut self, stmts: Vec<Stmt>, first: usize) -> Vec<Stmt> {
         let written = stmts.clone();
-        let mut ids = Vec::with_capacity(stmts.len());
-        let mut id = first;
-        for s in &stmts {
-            ids.push(id);
-            id += stmt_count(s);
-        }
+        let ids = crate::analysis::stmt_ids(&stmts, first);
         let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
         // How many statements of `out` each statement of `written` became.
         let mut emitted: Vec<usize> = Vec::with_capacity(stmts.len());

@@ -321,12 +321,7 @@ impl Reuser<'_> {
 
     fn stmts(&mut self, table: &mut Function, stmts: Vec<Stmt>, first: usize) -> Vec<Stmt> {
         let written = stmts.clone();
-        let mut ids = Vec::with_capacity(stmts.len());
-        let mut id = first;
-        for s in &stmts {
-            ids.push(id);
-            id += stmt_count(s);
-        }
+        let ids = crate::analysis::stmt_ids(&stmts, first);
         let mut out = Vec::with_capacity(stmts.len());
         let mut skip = 0;
         for (j, mut s) in stmts.into_iter().enumerate() {
