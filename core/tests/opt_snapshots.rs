@@ -8,10 +8,7 @@ use velociraptor::vrir::text::print_module;
 
 /// Run only `pass` on `src` and show the result with its counters.
 fn only(pass: &str, src: &str) -> String {
-    let m = load(src).unwrap();
-    let opts = OptOptions::parse(&format!("none,+{pass}")).unwrap();
-    let (out, stats) = optimize(&m, &opts).unwrap();
-    format!("{}{stats}", print_module(&out))
+    with(&format!("+{pass}"), src)
 }
 
 #[test]
