@@ -97,6 +97,7 @@ corpus_category <- function(construct, message) {
 corpus_construct <- function(message) {
   m <- sub("^velociraptor: [^ ]+ cannot be compiled: ", "", message)
   m <- sub("; it runs in R$", "", m)
+  m <- sub("^velociraptor: ", "", m)
   # "unsupported in run (line 2): " names the kind and the place; the construct follows.
   m <- sub("^[a-z ]+ in [^ ]+( \\(line [0-9]+\\))?: ", "", m)
   construct <- if (grepl(" \\(line [0-9]+\\)", m)) sub(" \\(line [0-9]+\\).*$", "", m) else sub(": .*$", "", m)
@@ -339,6 +340,10 @@ corpus_child <- function(name, out, quick) {
   if (res$status != "whole" && !is.null(cond)) {
     msg <- conditionMessage(cond)
     parts <- corpus_construct(msg)
+    if (!inherits(cond, c("velociraptor_fallback", "velociraptor_unsupported"))) {
+      # a run-time error (status `error`): its kind and place are the construct
+      parts$construct <- sub(" \\(line [0-9]+\\).*$", "", sub("^velociraptor: ", "", msg))
+    }
     res$message <- parts$text
     res$construct <- parts$construct
     res$category <- corpus_category(parts$construct, parts$text)
