@@ -431,6 +431,15 @@ impl<'p> Lowerer<'p> {
                 }
                 Ok(())
             }
+            ExprKind::Assign { target, value } if matches!(&value.kind, ExprKind::Assign { target: inner, .. } if matches!(inner.kind, ExprKind::Var(_))) => {
+                // R's `a <- b <- v` (also `a = b = v`): the inner assignment, then `a` from
+                // the variable it assigned (copied where either is written later, as any
+                // `a <- b`).
+                let ExprKind::Assign { target: inner, .. } = &value.kind else { unreachable!("matched above") };
+                self.stmt(value, false, out)?;
+                let chained = Expr::new(ExprKind::Assign { target: target.clone(), value: inner.clone() }, line);
+                self.stmt(&chained, tail, out)
+            }
             ExprKind::Assign { target, value } => {
                 self.assign(target, value, line, out)?;
                 if tail {
