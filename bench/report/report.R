@@ -115,7 +115,7 @@ if (!is.null(vr) && any(vr$config == "c")) {
 if (!is.null(vr) && any(vr$config == "cpu-par-sweep")) {
   sw <- vr[vr$config %in% c("cpu-par-sweep", "openmp-sweep"), ]
   sw$speedup <- mapply(function(k, cfg, t) {
-    if (cfg == "cpu-par-sweep") at(vr, k, "cpu-checks-on") / at(vr, k, cfg, t) else at(vr, k, "c") / at(vr, k, cfg, t)
+    if (cfg == "cpu-par-sweep") at(vr, k, "cpu-optimized") / at(vr, k, cfg, t) else at(vr, k, "c") / at(vr, k, cfg, t)
   }, sw$kernel, sw$config, sw$threads)
   sw$impl <- ifelse(sw$config == "cpu-par-sweep", "Velociraptor cpu-par (over serial cpu)", "C + OpenMP (over serial C)")
   threads <- sort(unique(sw$threads))
