@@ -90,12 +90,17 @@ if (!is.null(vr) && any(vr$config == "c")) {
     "cpu-checks-off" = "cpu, checks off")
   d <- do.call(rbind, lapply(ks, function(k) data.frame(kernel = k, variant = unname(configs),
     ratio = vapply(names(configs), function(cfg) at(vr, k, cfg) / at(vr, k, "c"), 0))))
+  # R's bars are R's time against the same C on its own machine; say which when it differs.
+  r_label <- "R's vr_compile(), checks on"
+  if (!is.null(rb) && !identical(unique(rb$machine), unique(vr$machine))) {
+    r_label <- sprintf("R's vr_compile(), checks on (%s)", paste(unique(rb$machine), collapse = ", "))
+  }
   if (!is.null(rb) && any(rb$config == "vr-checks-on")) {
     d <- rbind(d, do.call(rbind, lapply(intersect(ks, rb$kernel), function(k)
-      data.frame(kernel = k, variant = "R's vr_compile(), checks on", ratio = at(rb, k, "vr-checks-on") / at(rb, k, "c")))))
+      data.frame(kernel = k, variant = r_label, ratio = at(rb, k, "vr-checks-on") / at(rb, k, "c")))))
   }
   d <- d[is.finite(d$ratio), ]
-  d$variant <- factor(d$variant, levels = c(unname(configs), "R's vr_compile(), checks on"))
+  d$variant <- factor(d$variant, levels = c(unname(configs), r_label))
   p <- ggplot(d, aes(x = kernel, y = ratio, fill = variant)) +
     geom_col(position = position_dodge(width = 0.85), width = 0.8) +
     geom_hline(yintercept = 1, colour = "grey20", linetype = "dashed") +
@@ -173,15 +178,17 @@ if (!is.null(lat)) {
   lat$mode <- factor(lat$mode, levels = unique(lat$mode))
   p <- ggplot(lat, aes(x = mode, y = seconds * 1e3)) +
     geom_boxplot(outlier.shape = NA, fill = "#deebf7", colour = "#1b6ca8") +
-    geom_jitter(width = 0.15, height = 0, size = 1.4, alpha = 0.7, colour = "#08306b") +
+    geom_jitter(aes(colour = machine), width = 0.15, height = 0, size = 1.4, alpha = 0.8) +
     scale_y_log10() +
+    scale_colour_manual(values = c("#08306b", "#d7301f", "#31a354", "#756bb1")) +
     coord_flip() +
     labs(title = "Compile latency per kernel module", subtitle = "all functions of a kernel's module, VRIR in to callable out (ms, log scale)",
-      x = NULL, y = "ms (log scale)", caption = caption_of(lat)) +
-    theme_report
+      x = NULL, y = "ms (log scale)", colour = NULL, caption = caption_of(lat)) +
+    theme_report + guides(colour = guide_legend(ncol = 1))
   made$latency <- save(p, "compile-latency.png", height = 4)
   med <- tapply(lat$seconds, lat$mode, median) * 1e3
-  notes$latency <- paste(sprintf("%s: median %s ms", names(med), fmt(med, 1)), collapse = "; ")
+  where <- tapply(lat$machine, lat$mode, function(m) paste(unique(m), collapse = ", "))
+  notes$latency <- paste0(paste(sprintf("%s: median %s ms (%s)", names(med), fmt(med, 1), where[names(med)]), collapse = "; "), ".")
 }
 
 # The page.
@@ -190,12 +197,18 @@ section <- function(title, key, text) {
   if (is.null(made[[key]])) return(c(paste("##", title), "", if (!is.null(notes[[key]])) notes[[key]] else "No data in these runs.", ""))
   c(paste("##", title), "", sprintf("![%s](%s)", title, rel(made[[key]])), "", text, if (!is.null(notes[[key]])) notes[[key]], "")
 }
+# What a run's folder says about itself (notes.md: how the machine was, what to discount).
+run_notes <- unlist(lapply(runs, function(r) {
+  f <- file.path(r, "notes.md")
+  if (file.exists(f)) c(sprintf("About `%s`: %s", r, paste(readLines(f), collapse = " ")), "")
+}))
 page <- c(
   "# Benchmark report",
   "",
   sprintf("Made by `bench/report/report.R` from: %s. Regenerate with `bash scripts/bench.sh --report` (a new local run) or `Rscript bench/report/report.R RUN_DIR...` (given runs). Every number is a median of repeated runs; tables with every configuration are in bench/RESULTS.md.",
     paste(sprintf("`%s`", runs), collapse = ", ")),
   "",
+  run_notes,
   section("R code compiled with vr_compile()", "r_speedup",
     "Each kernel of bench/r is an R function with loops, timed in R (byte-compiled) and through `vr_compile()`; the parallel variant marks its outer loop with `prange()`."),
   section("Against C", "vs_c",
