@@ -121,6 +121,15 @@ vr_compile <- function(f, fallback = TRUE) {
   # The compiler counts lines of the whole source; R users count from the function.
   starts <- attr(state$source, "starts")
   fn <- failure[["function"]]
+  if (!is.null(fn) && !(fn %in% names(starts))) {
+    # A further specialization (`g__2`) or a function defined inside `f` (`f.g`,
+    # `f.fn5`): the R function whose lines count is the longest name that begins it.
+    within <- startsWith(fn, paste0(names(starts), ".")) | startsWith(fn, paste0(names(starts), "__"))
+    if (any(within)) {
+      fn <- names(starts)[within][which.max(nchar(names(starts)[within]))]
+      failure[["function"]] <- fn
+    }
+  }
   if (!is.null(failure$line) && !is.null(fn) && fn %in% names(starts)) {
     line <- failure$line - starts[[fn]] + 1
     failure$message <- gsub(paste0("line ", failure$line), paste0("line ", line), failure$message, fixed = TRUE)

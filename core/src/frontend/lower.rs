@@ -1058,9 +1058,9 @@ impl<'p> Lowerer<'p> {
         self.prog.resolve_function(&self.scope, name)
     }
 
-    /// Is `name` a variable of the function being lowered?
+    /// Is `name` a variable of the function being lowered (typed yet or not)?
     pub fn has_variable(&self, name: &str) -> bool {
-        self.vars.contains_key(name) || self.recorded.contains_key(name)
+        self.vars.contains_key(name) || self.recorded.contains_key(name) || self.rebound.contains(name) || self.def.params.iter().any(|p| p.name == name)
     }
 
     /// How messages name a program function: "`f`", or a lifted function's own name.
