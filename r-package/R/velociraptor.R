@@ -191,6 +191,13 @@ vr_compile <- function(f, fallback = TRUE) {
     collapse = "\n")
 }
 
+# The string constants of an expression.
+.vr_strings <- function(e) {
+  if (is.character(e)) return(e)
+  if (!is.call(e)) return(character())
+  unique(unlist(lapply(as.list(e)[-1], .vr_strings)))
+}
+
 # A function's text, its first line being its header: the original source when R kept
 # it (so line numbers are the user's), else deparse() with `{` joined to the header.
 .vr_function_text <- function(fun) {
@@ -217,9 +224,13 @@ vr_source <- function(f, name) {
     env <- environment(fun)
     if (is.null(env)) env <- globalenv()
     locals <- c(names(formals(fun)), .vr_assigned(body(fun)))
-    for (g in setdiff(all.names(body(fun)), c(seen, locals))) {
+    named <- all.names(body(fun))
+    # A function given to sapply & co. as a string (`sapply(x, "f")`).
+    strings <- setdiff(.vr_strings(body(fun)), named)
+    for (g in setdiff(c(named, strings), c(seen, locals))) {
       if (!exists(g, envir = env)) next
       obj <- get(g, envir = env)
+      if (g %in% strings && !is.function(obj)) next
       if (is.function(obj)) {
         fenv <- environment(obj)
         if (is.primitive(obj) || is.null(fenv) || isNamespace(fenv) ||

@@ -39,7 +39,8 @@ test_that("functionals compile with lambdas, local, top-level and builtin functi
     function(x, m) outer(x, 1:2, function(a, b) a * 10 + b),
     function(x, m) apply(m, 2, function(col) max(col) - min(col)),
     function(x, m) mapply(function(a, b) a - b, b = x, a = rev(x)),
-    function(x, m) unlist(lapply(seq_along(x), function(i) seq_len(i)))
+    function(x, m) unlist(lapply(seq_along(x), function(i) seq_len(i))),
+    function(x, m) sapply(x, "clamp", lo = -1, hi = 1)
   )
   x <- c(1.5, -2, 4)
   m <- matrix(c(1, 2, 3, 4, 5, 6), 3, 2)
