@@ -95,6 +95,8 @@ fn cases() -> Vec<Case> {
         c("sap_matrix", json!([i32s(0)]), Same),
         c("sap_ragged", json!([i32s(3)]), Error),
         c("sap_ragged", json!([i32s(1)]), Error),
+        c("sap_local", json!([v3.clone()]), Same),
+        c("sap_nested", json!([v3.clone()]), Same),
         c("sap_top", json!([v3.clone()]), Same),
         c("sap_logical", json!([[0.5, 1.5, 2.0]]), Same),
         c("sap_matrix_input", json!([mat.clone()]), Same),
@@ -609,57 +611,170 @@ fn diag(src: &str) -> velociraptor::VrError {
 fn refused(src: &str, construct: &str, line: u32) {
     let e = diag(src);
     assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
-    assert!(e.message.contains(construct), "`{construct}` not named in: {e}");
-    assert_eq!((e.function.as_deref(), e.line), (Some("f"), Some(line)), "{e}");
+    assert!(
+        e.message.contains(construct),
+        "`{construct}` not named in: {e}"
+    );
+    assert_eq!(
+        (e.function.as_deref(), e.line),
+        (Some("f"), Some(line)),
+        "{e}"
+    );
 }
 
 #[test]
 fn closures_that_write_outside_or_escape_are_refused() {
-    refused("f <- function(x) {\n  g <- function() {\n    x <<- 1\n  }\n  g()\n  x\n}", "superassignment `<<-`", 3);
-    refused("f <- function(x) {\n  function(v) v * x\n}", "the function at line 2 used as a value", 2);
-    refused("f <- function(x) {\n  g <- function(v) v\n  h <- g\n  h(x)\n}", "function `g` used as a value", 3);
-    refused("f <- function(x) {\n  g <- function(v) v\n}", "function `g` as the function's value", 2);
-    refused("f <- function(x) {\n  g <- function(v) v\n  g <- function(v) 2 * v\n  g(x)\n}", "second definition of function `g`", 3);
-    refused("f <- function(x) {\n  g <- function(v) v\n  g <- 3\n  x\n}", "both a function and a variable", 2);
-    refused("f <- function(x) {\n  g <- function(v, ...) v\n  g(x)\n}", "`...`", 3);
+    refused(
+        "f <- function(x) {\n  g <- function() {\n    x <<- 1\n  }\n  g()\n  x\n}",
+        "superassignment `<<-`",
+        3,
+    );
+    refused(
+        "f <- function(x) {\n  function(v) v * x\n}",
+        "the function at line 2 used as a value",
+        2,
+    );
+    refused(
+        "f <- function(x) {\n  g <- function(v) v\n  h <- g\n  h(x)\n}",
+        "function `g` used as a value",
+        3,
+    );
+    refused(
+        "f <- function(x) {\n  g <- function(v) v\n}",
+        "function `g` as the function's value",
+        2,
+    );
+    refused(
+        "f <- function(x) {\n  g <- function(v) v\n  g <- function(v) 2 * v\n  g(x)\n}",
+        "second definition of function `g`",
+        3,
+    );
+    refused(
+        "f <- function(x) {\n  g <- function(v) v\n  g <- 3\n  x\n}",
+        "both a function and a variable",
+        2,
+    );
+    refused(
+        "f <- function(x) {\n  g <- function(v, ...) v\n  g(x)\n}",
+        "`...`",
+        3,
+    );
+    refused(
+        "f <- function(x) {\n  y <- g(x)\n  g <- function(v) v\n  y\n}",
+        "before its definition",
+        2,
+    );
+    refused(
+        "f <- function(x) {\n  if (x[1] > 0) g <- function(v) v\n  g(x)\n}",
+        "before its definition",
+        3,
+    );
     // `b` would have to pass `a` the `k` of `f`, but hides it behind its own `k`.
     refused("f <- function(x) {\n  k <- 2\n  a <- function(v) v * k\n  b <- function(v) {\n    k <- 10\n    a(v) + k\n  }\n  b(x)\n}", "hides", 6);
 }
 
 #[test]
 fn functionals_r_answers_with_lists_are_refused() {
-    refused("f <- function(x) {\n  lapply(x, sqrt)\n}", "call to `lapply`", 2);
+    refused(
+        "f <- function(x) {\n  lapply(x, sqrt)\n}",
+        "call to `lapply`",
+        2,
+    );
     refused("f <- function(x) Map(function(a) a, x)", "call to `Map`", 1);
-    refused("f <- function(x) sapply(x, function(v) v, simplify = FALSE)", "`simplify =` of `sapply`", 1);
-    refused("f <- function(x) vapply(x, function(v) v * 2, integer(1))", "values must be type 'integer'", 1);
-    refused("f <- function(x) apply(x, 1, sum)", "`apply` to a double vector", 1);
-    refused("f <- function(x) {\n  g <- sqrt\n  sapply(x, g)\n}", "a function held in a variable", 3);
+    refused(
+        "f <- function(x) sapply(x, function(v) v, simplify = FALSE)",
+        "`simplify =` of `sapply`",
+        1,
+    );
+    refused(
+        "f <- function(x) vapply(x, function(v) v * 2, integer(1))",
+        "values must be type 'integer'",
+        1,
+    );
+    refused(
+        "f <- function(x) apply(x, 1, sum)",
+        "`apply` to a double vector",
+        1,
+    );
+    refused(
+        "f <- function(x) {\n  g <- sqrt\n  sapply(x, g)\n}",
+        "a function held in a variable",
+        3,
+    );
     refused("f <- function(x) sapply(x, mystery)", "`mystery`", 1);
-    refused("f <- function(x) Reduce(`+`, x, accumulate = x > 0)", "`accumulate =` of `Reduce`", 1);
+    refused(
+        "f <- function(x) Reduce(`+`, x, accumulate = x > 0)",
+        "`accumulate =` of `Reduce`",
+        1,
+    );
 }
 
 #[test]
 fn calls_r_would_reject_are_named_in_r_words() {
-    refused("f <- function(x) {\n  g <- function(a) a\n  g(x, 2)\n}", "unused argument (2)", 3);
-    refused("f <- function(x) {\n  g <- function(a) a\n  g(x, b = 2)\n}", "unused argument (b = 2)", 3);
-    refused("f <- function(x) {\n  g <- function(abc, abd) abc\n  g(ab = x)\n}", "argument 1 matches multiple formal arguments", 3);
-    refused("f <- function(x) {\n  g <- function(a) a\n  g(a = x, a = 1)\n}", "formal argument \"a\" matched by multiple actual arguments", 3);
-    refused("h <- function(a, b) a\nf <- function(x) h(x, 1, 2, 3)", "unused arguments (2, 3)", 2);
-    refused("f <- function(x) matrix(d = x, 2)", "argument 1 matches multiple formal arguments", 1);
-    refused("f <- function(x) matrix(x, 2, 1, FALSE, NULL, 5)", "unused argument (5)", 1);
-    refused("f <- function(x) matrix(x, 2, byrow = TRUE)", "argument `byrow` of `matrix`", 1);
-    refused("f <- function(x) {\n  g <- function(a, b) a + b\n  g(x)\n}", "argument \"b\" is missing, with no default", 3);
+    refused(
+        "f <- function(x) {\n  g <- function(a) a\n  g(x, 2)\n}",
+        "unused argument (2)",
+        3,
+    );
+    refused(
+        "f <- function(x) {\n  g <- function(a) a\n  g(x, b = 2)\n}",
+        "unused argument (b = 2)",
+        3,
+    );
+    refused(
+        "f <- function(x) {\n  g <- function(abc, abd) abc\n  g(ab = x)\n}",
+        "argument 1 matches multiple formal arguments",
+        3,
+    );
+    refused(
+        "f <- function(x) {\n  g <- function(a) a\n  g(a = x, a = 1)\n}",
+        "formal argument \"a\" matched by multiple actual arguments",
+        3,
+    );
+    refused(
+        "h <- function(a, b) a\nf <- function(x) h(x, 1, 2, 3)",
+        "unused arguments (2, 3)",
+        2,
+    );
+    refused(
+        "f <- function(x) matrix(d = x, 2)",
+        "argument 1 matches multiple formal arguments",
+        1,
+    );
+    refused(
+        "f <- function(x) matrix(x, 2, 1, FALSE, NULL, 5)",
+        "unused argument (5)",
+        1,
+    );
+    refused(
+        "f <- function(x) matrix(x, 2, byrow = TRUE)",
+        "argument `byrow` of `matrix`",
+        1,
+    );
+    refused(
+        "f <- function(x) {\n  g <- function(a, b) a + b\n  g(x)\n}",
+        "argument \"b\" is missing, with no default",
+        3,
+    );
 }
 
 /// A run-time error inside a lifted function names the top-level function around it
 /// (whose lines the host counts) and the line.
 #[test]
 fn errors_inside_inner_functions_name_the_outer_function() {
-    let src = "f <- function(x) {\n  g <- function(v) as.integer(v) + 2147483647L\n  sapply(x, g)\n}";
+    let src =
+        "f <- function(x) {\n  g <- function(v) as.integer(v) + 2147483647L\n  sapply(x, g)\n}";
     let (m, values) = r::compile_for_json(src, "f", &[json!([1.0, 2.0])]).unwrap();
     for b in Backend::available() {
-        let e = backend::execute(b, &m, "f", values.clone()).map(|_| ()).map_err(r::explain_error).expect_err("overflow");
-        assert_eq!((e.kind, e.function.as_deref(), e.line), (ErrorKind::Unsupported, Some("f"), Some(2)), "{b}: {e}");
+        let e = backend::execute(b, &m, "f", values.clone())
+            .map(|_| ())
+            .map_err(r::explain_error)
+            .expect_err("overflow");
+        assert_eq!(
+            (e.kind, e.function.as_deref(), e.line),
+            (ErrorKind::Unsupported, Some("f"), Some(2)),
+            "{b}: {e}"
+        );
         assert!(e.message.contains("integer overflow"), "{b}: {e}");
     }
 }
@@ -669,13 +784,25 @@ fn errors_inside_inner_functions_name_the_outer_function() {
 #[test]
 fn lifted_functions_are_program_functions() {
     let src = "f <- function(x, n) {\n  h <- function(v) v * 2\n  s <- sapply(x, function(v) h(v) + n)\n  c(s, h(n))\n}";
-    let m = r::compile(src, "f", vec![Ty::array(ScalarType::F64, 1), Ty::scalar(ScalarType::I32)]).unwrap();
+    let m = r::compile(
+        src,
+        "f",
+        vec![Ty::array(ScalarType::F64, 1), Ty::scalar(ScalarType::I32)],
+    )
+    .unwrap();
     let names: Vec<&str> = m.functions.iter().map(|f| f.name.as_str()).collect();
     for want in ["f", "f.h", "f.fn3", "f.h__2"] {
         assert!(names.contains(&want), "{want} not in {names:?}");
     }
     // The anonymous function reads `n` of `f`: a parameter after its own.
     let lambda = m.functions.iter().find(|f| f.name == "f.fn3").unwrap();
-    assert_eq!(lambda.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["v", "n"]);
+    assert_eq!(
+        lambda
+            .params
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>(),
+        ["v", "n"]
+    );
     velociraptor::vrir::verify::verify_module(&m).unwrap();
 }

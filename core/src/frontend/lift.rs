@@ -119,6 +119,14 @@ pub fn lift_program(p: &mut Program) {
         if !clash.is_empty() {
             refuse_clashes(&mut def.body, &clash, &scope);
         }
+        let callable: BTreeSet<String> = named
+            .keys()
+            .filter(|n| !clash.contains(*n))
+            .cloned()
+            .collect();
+        if !callable.is_empty() {
+            refuse_early_calls(&mut def.body, &callable, &mut BTreeSet::new());
+        }
         let mut locals = BTreeMap::new();
         for (name, lifted) in &named {
             if !clash.contains(name) {
@@ -292,6 +300,54 @@ fn refuse_clashes(e: &mut Expr, clash: &BTreeSet<String>, scope: &str) {
         return;
     }
     for_each_child(e, &mut |c| refuse_clashes(c, clash, scope));
+}
+
+/// Turn the uses of a local function (`names`) that may come before its definition
+/// runs into diagnostics: R would stop with "could not find function". Evaluation
+/// order, as in `free_reads`; `defined`: the definitions run on every path so far.
+fn refuse_early_calls(e: &mut Expr, names: &BTreeSet<String>, defined: &mut BTreeSet<String>) {
+    let early = |n: &String, defined: &BTreeSet<String>| names.contains(n) && !defined.contains(n);
+    match &mut e.kind {
+        ExprKind::LocalFunction { name, .. } => {
+            defined.insert(name.clone());
+        }
+        ExprKind::Call { func, args } => {
+            args.iter_mut()
+                .for_each(|a| refuse_early_calls(&mut a.value, names, defined));
+            if early(func, defined) {
+                e.kind = ExprKind::Unsupported(format!(
+                    "call of function `{func}` before its definition (R: could not find function)"
+                ));
+            }
+        }
+        ExprKind::Var(n) if early(n, defined) => {
+            e.kind = ExprKind::Unsupported(format!("function `{n}` used before its definition"));
+        }
+        ExprKind::If { cond, then, els } => {
+            refuse_early_calls(cond, names, defined);
+            let mut dt = defined.clone();
+            refuse_early_calls(then, names, &mut dt);
+            let mut de = defined.clone();
+            if let Some(x) = els {
+                refuse_early_calls(x, names, &mut de);
+            }
+            *defined = dt.intersection(&de).cloned().collect();
+        }
+        ExprKind::For { seq, body, .. } => {
+            refuse_early_calls(seq, names, defined);
+            refuse_early_calls(body, names, &mut defined.clone());
+        }
+        ExprKind::While { cond, body } => {
+            refuse_early_calls(cond, names, defined);
+            refuse_early_calls(body, names, &mut defined.clone());
+        }
+        ExprKind::Repeat(body) => refuse_early_calls(body, names, &mut defined.clone()),
+        ExprKind::Assign { target, value } => {
+            refuse_early_calls(value, names, defined);
+            refuse_early_calls(target, names, defined);
+        }
+        _ => for_each_child(e, &mut |c| refuse_early_calls(c, names, defined)),
+    }
 }
 
 fn for_each_child(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {

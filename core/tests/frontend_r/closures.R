@@ -115,6 +115,11 @@ sap_first_named <- function(x) sapply(x, function(v, w) v - w, v = 10)
 sap_seq <- function(n) sapply(1:n, function(i) i * i)
 sap_matrix <- function(n) sapply(1:n, function(i) c(i, i^2, i^3))
 sap_ragged <- function(n) sapply(1:n, function(i) seq_len(i))
+sap_local <- function(x) {
+  sq <- function(v) v * v
+  c(sapply(x, sq), sapply(x, "sq"))
+}
+sap_nested <- function(x) sapply(x, function(v) sum(sapply(x, function(w) v * w)))
 sap_top <- function(x) sapply(x, top_square)
 top_square <- function(v) v * v
 sap_logical <- function(x) sapply(x, function(v) v > 1)
