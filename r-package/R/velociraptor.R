@@ -121,6 +121,15 @@ vr_compile <- function(f, fallback = TRUE) {
   # The compiler counts lines of the whole source; R users count from the function.
   starts <- attr(state$source, "starts")
   fn <- failure[["function"]]
+  if (!is.null(fn) && !(fn %in% names(starts))) {
+    # A further specialization (`g__2`) or a function defined inside `f` (`f.g`,
+    # `f.fn5`): the R function whose lines count is the longest name that begins it.
+    within <- startsWith(fn, paste0(names(starts), ".")) | startsWith(fn, paste0(names(starts), "__"))
+    if (any(within)) {
+      fn <- names(starts)[within][which.max(nchar(names(starts)[within]))]
+      failure[["function"]] <- fn
+    }
+  }
   if (!is.null(failure$line) && !is.null(fn) && fn %in% names(starts)) {
     line <- failure$line - starts[[fn]] + 1
     failure$message <- gsub(paste0("line ", failure$line), paste0("line ", line), failure$message, fixed = TRUE)
@@ -182,6 +191,13 @@ vr_compile <- function(f, fallback = TRUE) {
     collapse = "\n")
 }
 
+# The string constants of an expression.
+.vr_strings <- function(e) {
+  if (is.character(e)) return(e)
+  if (!is.call(e)) return(character())
+  unique(unlist(lapply(as.list(e)[-1], .vr_strings)))
+}
+
 # A function's text, its first line being its header: the original source when R kept
 # it (so line numbers are the user's), else deparse() with `{` joined to the header.
 .vr_function_text <- function(fun) {
@@ -208,9 +224,13 @@ vr_source <- function(f, name) {
     env <- environment(fun)
     if (is.null(env)) env <- globalenv()
     locals <- c(names(formals(fun)), .vr_assigned(body(fun)))
-    for (g in setdiff(all.names(body(fun)), c(seen, locals))) {
+    named <- all.names(body(fun))
+    # A function given to sapply & co. as a string (`sapply(x, "f")`).
+    strings <- setdiff(.vr_strings(body(fun)), named)
+    for (g in setdiff(c(named, strings), c(seen, locals))) {
       if (!exists(g, envir = env)) next
       obj <- get(g, envir = env)
+      if (g %in% strings && !is.function(obj)) next
       if (is.function(obj)) {
         fenv <- environment(obj)
         if (is.primitive(obj) || is.null(fenv) || isNamespace(fenv) ||

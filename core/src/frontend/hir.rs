@@ -123,6 +123,10 @@ pub enum ExprKind {
     /// `x[i, j]` (one `None` per empty position, `x[i, ]`) or `x[[i]]` (`double`).
     Index { target: Box<Expr>, indices: Vec<Option<Expr>>, double: bool },
     Function(FunctionDef),
+    /// Where a function was defined inside another (`name <- function(...) ...`) and
+    /// lifted out into the program function `lifted` (`frontend::lift`): a statement
+    /// that does nothing at run time.
+    LocalFunction { name: String, lifted: String },
     Block(Vec<Expr>),
     If { cond: Box<Expr>, then: Box<Expr>, els: Option<Box<Expr>> },
     For { var: String, seq: Box<Expr>, body: Box<Expr> },

@@ -15,6 +15,7 @@
 //! their callee's specialization, so the module holds exactly what the entry reaches.
 
 use super::hir::{Expr, FunctionDef};
+use super::lift::Closures;
 use super::lower::{LErr, Lowerer};
 use super::rules::Language;
 use super::types::Ty;
@@ -55,11 +56,23 @@ pub struct Program {
     pub specs: Vec<Spec>,
     /// Helper functions the rule table adds (error raisers), by name.
     pub helpers: BTreeMap<String, Function>,
+    /// Functions defined inside functions, lifted into `defs` (`frontend::lift`).
+    pub closures: Closures,
 }
 
 impl Program {
     pub fn new(lang: &'static dyn Language) -> Program {
-        Program { lang, defs: HashMap::new(), constants: HashMap::new(), specs: Vec::new(), helpers: BTreeMap::new() }
+        Program { lang, defs: HashMap::new(), constants: HashMap::new(), specs: Vec::new(), helpers: BTreeMap::new(), closures: Closures::default() }
+    }
+
+    /// The program function a call of `name` from program function `scope` reaches: a
+    /// function defined in `scope` or around it (nearest first), a lifted function by
+    /// its program name, or a top-level function.
+    pub fn resolve_function(&self, scope: &str, name: &str) -> Option<String> {
+        if let Some(p) = self.closures.resolve(scope, name) {
+            return Some(p);
+        }
+        self.defs.contains_key(name).then(|| name.to_string())
     }
 
     /// The specialization of `name` for these argument types, created when new.
@@ -68,7 +81,10 @@ impl Program {
             return i;
         }
         let taken = self.specs.iter().filter(|s| s.source_name == name).count();
-        let base = self.lang.vrir_name(name);
+        let base = match self.closures.lifted.get(name) {
+            Some(l) => l.vrir_base.clone(),
+            None => self.lang.vrir_name(name),
+        };
         let vrir_name = if taken == 0 { base } else { format!("{base}__{}", taken + 1) };
         self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new() });
         self.specs.len() - 1
@@ -77,8 +93,8 @@ impl Program {
     /// Compile `entry` for `args` (one type per formal parameter given; the rest take
     /// their defaults) and every function it reaches into one module.
     pub fn compile(&mut self, module_name: &str, entry: &str, args: Vec<Option<Ty>>) -> VrResult<Module> {
-        let Some(def) = self.defs.get(entry) else {
-            let mut names: Vec<&String> = self.defs.keys().collect();
+        let Some(def) = self.defs.get(entry).filter(|_| !self.closures.lifted.contains_key(entry)) else {
+            let mut names: Vec<&String> = self.defs.keys().filter(|n| !self.closures.lifted.contains_key(*n)).collect();
             names.sort();
             return Err(VrError::new(
                 ErrorKind::InvalidArgument,

@@ -7,11 +7,12 @@
 
 use super::hir::{Arg, BinOp, Expr, ExprKind, FunctionDef, Line};
 use super::infer::{Program, RetTy};
+use super::matching;
 use super::rules::{Marker, SeqParts};
 use super::types::{join, wider, Ty};
 use crate::runtime::error::{ErrorKind, VrError};
 use crate::vrir::{self, Block, IndexFlags, LValue, Literal, Local, Param, ScalarType, Stmt, StmtKind, Type};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Why lowering stopped: a type not known yet (inference tries again next round) or a
 /// real diagnostic.
@@ -113,9 +114,19 @@ pub struct Lowerer<'p> {
     pub prog: &'p mut Program,
     spec: usize,
     final_pass: bool,
-    /// The source function's name, for diagnostics.
+    /// The source function's name, for diagnostics (for a lifted function, the
+    /// top-level function around it, whose lines the host counts).
     pub fname: String,
     vrir_fname: String,
+    /// The program function being lowered (`Spec::source_name`): the scope calls are
+    /// resolved in.
+    scope: String,
+    /// Whose name run-time error helpers carry (`explain_error` reports it): the VRIR
+    /// function, or for a lifted function the top-level one around it.
+    helper_owner: String,
+    /// Values bound to names no source can spell, visible to reads (`bind_value`): how
+    /// the apply family hands an element to the function it calls.
+    bound: HashMap<String, Lowered>,
     def: FunctionDef,
     /// Variable types visible to reads: the previous round's joins and the parameters.
     vars: BTreeMap<String, Ty>,
@@ -150,12 +161,19 @@ impl<'p> Lowerer<'p> {
         collect_written(&def.body, &mut written);
         let mut rebound = HashSet::new();
         collect_rebound(&def.body, &mut rebound);
+        let (fname, helper_owner) = match prog.closures.lifted.get(&s.source_name) {
+            Some(l) => (l.outer.clone(), prog.lang.vrir_name(&l.outer)),
+            None => (s.source_name.clone(), s.vrir_name.clone()),
+        };
         Lowerer {
             prog,
             spec,
             final_pass,
-            fname: s.source_name.clone(),
+            fname,
             vrir_fname: s.vrir_name.clone(),
+            scope: s.source_name.clone(),
+            helper_owner,
+            bound: HashMap::new(),
             def,
             recorded: vars.clone(),
             vars,
@@ -264,7 +282,7 @@ impl<'p> Lowerer<'p> {
     pub fn raise_if(&mut self, cond: vrir::Expr, reason: &str) {
         // One helper per reason, function and line: the helper's statement carries the
         // line, which the error keeps.
-        let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.vrir_fname, self.line);
+        let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.helper_owner, self.line);
         let line = self.line;
         self.prog.helpers.entry(helper.clone()).or_insert_with(|| vrir::Function {
             name: helper.clone(),
@@ -287,7 +305,7 @@ impl<'p> Lowerer<'p> {
     /// invalid cast whose value encodes them (VRIR errors carry no other run-time
     /// value); `explain_error` decodes them. Counts above `COUNT_MAX` show as it.
     pub fn raise_if_counts(&mut self, cond: vrir::Expr, reason: &str, counts: [vrir::Expr; 2]) {
-        let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.vrir_fname, self.line);
+        let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.helper_owner, self.line);
         let line = self.line;
         self.prog.helpers.entry(helper.clone()).or_insert_with(|| {
             let clamped = |n: &str| vrir::Expr::Lib { func: vrir::LibFn::Min, args: vec![vrir::Expr::var(n), vrir::Expr::i64(COUNT_MAX)] };
@@ -317,6 +335,9 @@ impl<'p> Lowerer<'p> {
     pub fn lower_function(&mut self) -> LResult<vrir::Function> {
         let lang = self.prog.lang;
         let spec = self.prog.specs[self.spec].clone();
+        // A lifted function is only ever called from compiled code, whose values have
+        // passed the entry's checks already.
+        let check_entry = !self.prog.closures.lifted.contains_key(&self.scope);
         let mut body = Vec::new();
         let mut params = Vec::new();
         self.line = self.def.body.line;
@@ -330,13 +351,17 @@ impl<'p> Lowerer<'p> {
             let rebound = t.rank > 0 && self.rebound.contains(&p.name);
             if var_ty == *t && !copied && !rebound {
                 params.push(Param { name: name.clone(), ty: t.vrir(self.layout()), restrict: false });
-                lang.entry_check(self, &name, *t);
+                if check_entry {
+                    lang.entry_check(self, &name, *t);
+                }
             } else if var_ty == *t {
                 // Written in the function: the caller's array is copied first (into a
                 // local, so that parameters are never assigned).
                 let pname = format!("_arg_{name}");
                 params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
-                lang.entry_check(self, &pname, *t);
+                if check_entry {
+                    lang.entry_check(self, &pname, *t);
+                }
                 let value = if copied {
                     vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&pname)] }
                 } else {
@@ -348,7 +373,9 @@ impl<'p> Lowerer<'p> {
                 // under another name and convert it.
                 let pname = format!("_arg_{name}");
                 params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
-                lang.entry_check(self, &pname, *t);
+                if check_entry {
+                    lang.entry_check(self, &pname, *t);
+                }
                 let widened = self.cast(Lowered::new(vrir::Expr::var(&pname), *t), var_ty.elem);
                 let value = if t.rank > 0 && widened.ty == *t {
                     vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![widened.expr] }
@@ -564,6 +591,13 @@ impl<'p> Lowerer<'p> {
                     }
                 }
             }
+            ExprKind::LocalFunction { name, .. } => {
+                if tail {
+                    return Err(self.unsupported(&format!("function `{name}` as the function's value"), line, "a closure that escapes (returned or stored) does not compile"));
+                }
+                // The definition itself does nothing: calls reach the lifted function.
+                Ok(())
+            }
             ExprKind::Call { func, args } if self.is_user_function(func) && !tail => {
                 // A call for its effect (or its errors): a void call is fine here.
                 let (call, _) = self.user_call(func, args, line)?;
@@ -674,12 +708,19 @@ impl<'p> Lowerer<'p> {
     }
 
     fn read_var(&mut self, name: &str, line: Line) -> LResult<Lowered> {
+        if let Some(v) = self.bound.get(name) {
+            return Ok(v.clone());
+        }
         if !self.vars.contains_key(name) && !self.recorded.contains_key(name) {
             if let Some(c) = self.prog.constants.get(name).cloned() {
                 return self.expr(&c);
             }
-            if self.prog.defs.contains_key(name) {
-                return Err(self.unsupported(&format!("function `{name}` used as a value"), line, "only calls of functions compile"));
+            if let Some(f) = self.prog.resolve_function(&self.scope, name) {
+                return Err(self.unsupported(
+                    &format!("{} used as a value", self.display_function(&f)),
+                    line,
+                    "a function value compiles only as the function argument of sapply, vapply, mapply, Reduce, Filter, outer, apply or unlist(lapply/Map(...)); a closure that escapes (returned or stored) does not",
+                ));
             }
         }
         let t = self.var_type(name, line)?;
@@ -845,7 +886,12 @@ impl<'p> Lowerer<'p> {
                 lang.binary(self, *op, a, b, line)
             }
             ExprKind::Call { func, args } => self.call(func, args, line),
-            ExprKind::CallExpr { .. } => Err(self.unsupported("call of a computed function", line, "only functions called by name compile")),
+            ExprKind::CallExpr { callee, args } => match &callee.kind {
+                // `(function(x) ...)(v)`: the anonymous function was lifted.
+                ExprKind::Var(f) if self.prog.closures.lifted.contains_key(f) => self.call(f, args, line),
+                _ => Err(self.unsupported("call of a computed function", line, "only functions called by name compile")),
+            },
+            ExprKind::LocalFunction { name, .. } => Err(self.unsupported(&format!("definition of function `{name}` used as a value"), line, "a closure that escapes does not compile")),
             ExprKind::Index { target, indices, double } => {
                 let t = self.expr(target)?;
                 if t.ty.rank == 0 {
@@ -1030,19 +1076,75 @@ impl<'p> Lowerer<'p> {
     // ----- calls -----
 
     pub fn is_user_function(&self, name: &str) -> bool {
-        self.prog.defs.contains_key(name) && !self.vars.contains_key(name)
+        !self.vars.contains_key(name) && self.prog.resolve_function(&self.scope, name).is_some()
+    }
+
+    /// The program function a call of `name` from the function being lowered reaches
+    /// (None: a builtin, or nothing).
+    pub fn resolve_function(&self, name: &str) -> Option<String> {
+        if self.vars.contains_key(name) {
+            return None;
+        }
+        self.prog.resolve_function(&self.scope, name)
+    }
+
+    /// Is `name` a variable of the function being lowered (typed yet or not)?
+    pub fn has_variable(&self, name: &str) -> bool {
+        self.vars.contains_key(name) || self.recorded.contains_key(name) || self.rebound.contains(name) || self.def.params.iter().any(|p| p.name == name)
+    }
+
+    /// How messages name a program function: "`f`", or a lifted function's own name.
+    pub fn display_function(&self, program_name: &str) -> String {
+        match self.prog.closures.lifted.get(program_name) {
+            Some(l) => l.display.clone(),
+            None => format!("function `{program_name}`"),
+        }
+    }
+
+    /// Make `v` readable under a name no source can spell (returned); `unbind` ends it.
+    pub fn bind_value(&mut self, v: Lowered) -> String {
+        self.counter += 1;
+        let name = format!("#value{}", self.counter);
+        self.bound.insert(name.clone(), v);
+        name
+    }
+
+    pub fn unbind(&mut self, name: &str) {
+        self.bound.remove(name);
+    }
+
+    /// Lower with `f` into a statement list of its own (a loop body being built): the
+    /// statements `f` emits, and its result.
+    pub fn in_block<T>(&mut self, f: impl FnOnce(&mut Self) -> LResult<T>) -> (LResult<T>, Vec<Stmt>) {
+        let outer = std::mem::take(&mut self.pre);
+        let r = f(self);
+        let inner = std::mem::replace(&mut self.pre, outer);
+        (r, inner)
+    }
+
+    /// A variable the lowering itself introduces (`name` must be one no source can
+    /// spell, the same in every inference round): record that it holds a `t` here and
+    /// get the type it is compiled with (the join over the whole function). Its VRIR
+    /// name is `vrir_var_name(name)`.
+    pub fn synthetic_var(&mut self, name: &str, t: Ty, line: Line) -> LResult<Ty> {
+        self.record(name, t, line)?;
+        Ok(self.vars.get(name).and_then(|v| join(*v, t)).unwrap_or(t))
+    }
+
+    pub fn vrir_var_name(&self, name: &str) -> String {
+        self.prog.lang.vrir_name(name)
     }
 
     fn call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
         if self.vars.contains_key(func) {
             return Err(self.unsupported(&format!("call of variable `{func}`"), line, "only functions of the source file and builtins can be called"));
         }
-        if self.prog.defs.contains_key(func) {
+        if let Some(target) = self.prog.resolve_function(&self.scope, func) {
             let (expr, ret) = self.user_call(func, args, line)?;
             return match ret.as_slice() {
                 [t] => Ok(Lowered::new(expr, *t)),
-                [] => Err(self.unsupported(&format!("value of `{func}(...)`"), line, "the function returns NULL")),
-                ts => Err(self.unsupported(&format!("value of `{func}(...)`"), line, &format!("the function returns {} values", ts.len()))),
+                [] => Err(self.unsupported(&format!("value of {}", self.display_function(&target)), line, "the function returns NULL")),
+                ts => Err(self.unsupported(&format!("value of {}", self.display_function(&target)), line, &format!("the function returns {} values", ts.len()))),
             };
         }
         if let Some(m) = self.prog.lang.marker(func) {
@@ -1081,43 +1183,46 @@ impl<'p> Lowerer<'p> {
 
     /// A call of a function of the source: its specialization for these argument
     /// types, created when new; the call expression and its result type.
+    /// Arguments are matched to the formals as R does (`matching`); a lifted function's
+    /// captured variables follow as further arguments, read here in the caller.
     fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
-        let def = self.prog.defs[func].clone();
-        let mut slots: Vec<Option<&Expr>> = vec![None; def.params.len()];
-        let mut positional = Vec::new();
-        for a in args {
-            match &a.name {
-                Some(n) => match def.params.iter().position(|p| &p.name == n) {
-                    Some(i) if slots[i].is_none() => slots[i] = Some(&a.value),
-                    _ => return Err(self.unsupported(&format!("argument `{n} =` of `{func}`"), line, "no such parameter (or given twice)")),
-                },
-                None => positional.push(&a.value),
-            }
+        let target = self.prog.resolve_function(&self.scope, func).expect("callers check that `func` is a program function");
+        let def = self.prog.defs[&target].clone();
+        let lifted = self.prog.closures.lifted.get(&target).cloned();
+        let shown = lifted.as_ref().map_or_else(|| format!("`{func}`"), |l| l.display.clone());
+        let shown = shown.strip_prefix("function ").map_or(shown.clone(), str::to_string);
+        let nformals = lifted.as_ref().map_or(def.params.len(), |l| l.formals);
+        let formals: Vec<&str> = def.params[..nformals].iter().map(|p| p.name.as_str()).collect();
+        if formals.contains(&matching::DOTS) {
+            return Err(self.unsupported(&format!("call to {shown}"), line, "a function with `...` among its formals does not compile"));
         }
-        let mut pos = positional.into_iter();
-        for s in slots.iter_mut().filter(|s| s.is_none()) {
-            match pos.next() {
-                Some(v) => *s = Some(v),
-                None => break,
-            }
-        }
-        if pos.next().is_some() {
-            return Err(self.unsupported(&format!("call to `{func}`"), line, &format!("too many arguments (it takes {})", def.params.len())));
-        }
+        let m = matching::match_args(&formals, args).map_err(|m| self.unsupported(&format!("call to {shown}"), line, &matching::message(&m, args)))?;
         let mut types = Vec::new();
         let mut values = Vec::new();
-        for (s, p) in slots.iter().zip(&def.params) {
-            match s {
-                Some(e) => {
-                    let v = self.expr(e)?;
+        for (k, p) in def.params[..nformals].iter().enumerate() {
+            match m.get(args, k) {
+                Some(a) => {
+                    let v = self.expr(&a.value)?;
                     types.push(Some(v.ty));
                     values.push(v.expr);
                 }
                 None if p.default.is_some() => types.push(None),
-                None => return Err(self.unsupported(&format!("call to `{func}`"), line, &format!("argument `{}` is missing, with no default", p.name))),
+                None => return Err(self.unsupported(&format!("call to {shown}"), line, &format!("argument \"{}\" is missing, with no default", p.name))),
             }
         }
-        let idx = self.prog.spec_for(func, types);
+        for x in lifted.iter().flat_map(|l| l.captures.iter()) {
+            if self.prog.closures.shadowed.contains(&(self.scope.clone(), target.clone(), x.clone())) {
+                return Err(self.unsupported(
+                    &format!("call to {shown}"),
+                    line,
+                    &format!("it reads the variable `{x}` of an enclosing function, which this function hides behind a `{x}` of its own (rename one of them)"),
+                ));
+            }
+            let v = self.read_var(x, line)?;
+            types.push(Some(v.ty));
+            values.push(v.expr);
+        }
+        let idx = self.prog.spec_for(&target, types);
         let name = self.prog.specs[idx].vrir_name.clone();
         match &self.prog.specs[idx].ret {
             None => Err(LErr::NotYet),

@@ -8,7 +8,9 @@
 
 pub mod hir;
 pub mod infer;
+pub mod lift;
 pub mod lower;
+pub mod matching;
 pub mod r;
 pub mod rules;
 pub mod types;

@@ -7,33 +7,29 @@ use super::rules::{bin, check_int_range, i64c, lib, to_i64, to_logical, COMPLEX,
 use crate::frontend::hir::{Arg, Expr, ExprKind, Line, MissingKind};
 use crate::frontend::rules::Language;
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
+use crate::frontend::matching;
 use crate::frontend::types::{wider, Ty};
 use crate::vrir::{self, AllocInit, ArrayType, Block, IndexFlags, LValue, LibFn, Literal, ReduceOp, ScalarType, Stmt, StmtKind, Type};
 
-/// Match arguments to R formals: exact names first, then positions in order.
-pub(super) fn bind<'a>(lw: &Lowerer, func: &str, args: &'a [Arg], formals: &[&str], line: Line) -> LResult<Vec<Option<&'a Expr>>> {
-    let mut out: Vec<Option<&Expr>> = vec![None; formals.len()];
-    let mut positional = Vec::new();
-    for a in args {
-        match &a.name {
-            Some(n) => match formals.iter().position(|f| f == n) {
-                Some(i) => out[i] = Some(&a.value),
-                None => return Err(lw.unsupported(&format!("argument `{n} =` of `{func}`"), line, &format!("`{func}` compiles with arguments {}", formals.join(", ")))),
-            },
-            None => positional.push(&a.value),
+/// Match arguments to R's formals of `func` (`formals::of`; `compiled` when the table
+/// has none) as R does (`frontend::matching`), and return those of the formals the
+/// compiled form takes (`compiled`, in that order). A call R would reject is reported
+/// in R's words; an argument R takes but compiled code does not is named.
+pub(super) fn bind<'a>(lw: &Lowerer, func: &str, args: &'a [Arg], compiled: &[&str], line: Line) -> LResult<Vec<Option<&'a Expr>>> {
+    let r_formals = super::formals::of(func).unwrap_or(compiled);
+    let m = matching::match_args(r_formals, args).map_err(|m| lw.unsupported(&format!("call to `{func}`"), line, &matching::message(&m, args)))?;
+    if let Some(&i) = m.dots.first() {
+        let shown = matching::deparse(&args[i].value);
+        return Err(lw.unsupported(&format!("argument `{shown}` of `{func}`"), line, &format!("compiled `{func}` takes {}", compiled.join(", "))));
+    }
+    for (k, f) in r_formals.iter().enumerate() {
+        if let Some(a) = m.get(args, k) {
+            if !compiled.contains(f) && !super::formals::is_default(func, f, &a.value) {
+                return Err(lw.unsupported(&format!("argument `{f}` of `{func}`"), line, &format!("compiled `{func}` takes {}", compiled.join(", "))));
+            }
         }
     }
-    let mut pos = positional.into_iter();
-    for s in out.iter_mut().filter(|s| s.is_none()) {
-        match pos.next() {
-            Some(v) => *s = Some(v),
-            None => break,
-        }
-    }
-    if pos.next().is_some() {
-        return Err(lw.unsupported(&format!("call to `{func}`"), line, &format!("too many arguments (compiled `{func}` takes {})", formals.join(", "))));
-    }
-    Ok(out)
+    Ok(compiled.iter().map(|c| r_formals.iter().position(|f| f == c).and_then(|k| m.get(args, k)).map(|a| &a.value)).collect())
 }
 
 pub(super) fn required<'a>(lw: &Lowerer, func: &str, v: Option<&'a Expr>, name: &str, line: Line) -> LResult<&'a Expr> {
@@ -56,9 +52,7 @@ fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) -> vrir::Expr
 /// Names R users reach for that compiled code does not offer, with the reason.
 fn known_unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
-        "lapply" | "sapply" | "vapply" | "apply" | "mapply" | "tapply" | "Map" | "Reduce" | "Filter" | "outer" | "Vectorize" => {
-            "the apply family does not compile; write the loop"
-        }
+        "tapply" | "Vectorize" => "this member of the apply family does not compile; write the loop",
         "list" | "data.frame" | "names" | "unlist" | "setNames" => "lists and data frames do not compile",
         "environment" | "new.env" | "assign" | "get" | "exists" | "local" | "eval" | "parse" | "quote" | "substitute" | "sys.function" => {
             "environments and evaluation do not compile"
@@ -75,6 +69,9 @@ fn known_unsupported(name: &str) -> Option<&'static str> {
 }
 
 pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
+    if let Some(r) = super::functionals::call(lw, name, args, line) {
+        return Some(r);
+    }
     if let Some(reason) = known_unsupported(name) {
         return Some(Err(lw.unsupported(&format!("call to `{name}`"), line, reason)));
     }
@@ -171,7 +168,7 @@ fn vector_ctor(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResul
 
 /// An array of `elem` with these dims holding `data` (a scalar: filled; a vector of
 /// the right length: its elements in column-major order).
-fn shaped(lw: &mut Lowerer, data: Lowered, dims: Vec<vrir::Expr>, line: Line) -> LResult<Lowered> {
+pub(super) fn shaped(lw: &mut Lowerer, data: Lowered, dims: Vec<vrir::Expr>, line: Line) -> LResult<Lowered> {
     let rank = dims.len() as u32;
     if data.ty.rank == 0 {
         let elem = data.ty.elem;

@@ -3,6 +3,8 @@
 //! shared engine and `builtins` maps R's library onto VRIR. See docs/frontend-r.md.
 
 pub mod builtins;
+pub mod formals;
+pub mod functionals;
 pub mod lexer;
 pub mod parser;
 pub mod recycle;
@@ -19,7 +21,8 @@ use crate::vrir::{Module, ScalarType};
 use serde_json::Value as Json;
 
 /// The functions and constants that R source defines at top level: `name <- function`
-/// definitions (and `name = function`), and names bound to constants.
+/// definitions (and `name = function`), and names bound to constants. Functions
+/// defined inside them are lifted out (`frontend::lift`).
 pub fn program(src: &str) -> VrResult<Program> {
     let mut p = Program::new(&rules::RULES);
     // Base R's constants (a file may rebind them).
@@ -45,6 +48,7 @@ pub fn program(src: &str) -> VrResult<Program> {
             _ => {}
         }
     }
+    crate::frontend::lift::lift_program(&mut p);
     Ok(p)
 }
 

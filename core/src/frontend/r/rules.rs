@@ -355,7 +355,9 @@ impl Language for R {
     fn host_has_answer(&self, reason: &str) -> bool {
         // R errors too for a wrong-signed `by` or a negative length; everything else
         // has an R answer (NA, a dropped dimension, a double sequence).
-        !matches!(reason, "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite") && !reason.starts_with(STOP_REASON)
+        !matches!(reason, "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite")
+            && !reason.starts_with(STOP_REASON)
+            && !super::functionals::is_r_error(reason)
     }
 
     fn error_message(&self, reason: &str, counts: Option<(i64, i64)>) -> String {
@@ -383,7 +385,7 @@ impl Language for R {
                 let lengths = counts.map_or("lengths".to_string(), |(a, b)| format!("lengths {} and {}", shown(a), shown(b)));
                 format!("{lengths} differ and neither is 1: R recycles the shorter, compiled code combines only equal lengths or length 1")
             }
-            other => format!("run-time check `{other}` failed"),
+            other => super::functionals::error_message(other, counts).unwrap_or_else(|| format!("run-time check `{other}` failed")),
         }
     }
 }
