@@ -6,9 +6,11 @@
 // field); the front end passes it through as the other stages do.
 #![allow(clippy::result_large_err)]
 
+pub mod growth;
 pub mod hir;
 pub mod infer;
 pub mod lower;
 pub mod r;
 pub mod rules;
+pub mod subscript;
 pub mod types;
