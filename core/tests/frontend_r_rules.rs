@@ -533,3 +533,20 @@ fn index_errors_speak_r() {
         assert!(e.message.starts_with("x[-1]: negative index -1"), "{e}");
     }
 }
+
+/// Where compiled code cannot follow R, compiling fails naming the construct and line.
+#[test]
+fn what_does_not_compile_is_named() {
+    let refused = |src: &str, args: Json, needle: &str| {
+        let e = r::compile_for_json(src, "f", args.as_array().unwrap()).map(|_| ()).expect_err("must not compile");
+        assert_eq!(e.kind, ErrorKind::Unsupported, "{src}: {e}");
+        assert!(e.to_string().contains(needle), "{src}: {e}");
+    };
+    // `prange` is the package's marker (not defined in the source, so not a function of it).
+    refused("f <- function(n) {\n  x <- c()\n  for (i in prange(n)) x[i] <- i\n  x\n}", json!([3.0]), "parallel loop");
+    refused("f <- function(n) {\n  m <- matrix(nrow = n, ncol = n)\n  m[1, 1] <- TRUE\n  m\n}", json!([2.0]), "`matrix` of NA");
+    refused("f <- function(x) {\n  x <- x + 0.5\n  is.double(x)\n}", json!([i32s(1)]), "is.double(x)");
+    refused("f <- function(x) bitwAnd(x, TRUE)", json!([i32s(1)]), "bitwAnd");
+    refused("f <- function(m) diff(m)", json!([{"dtype": "f64", "shape": [2, 2], "data": [[1.0, 2.0], [3.0, 4.0]]}]), "`diff` of a matrix");
+    refused("f <- function(x) x[[-1]]", json!([[1.0, 2.0]]), "`[[` with a negative index");
+}

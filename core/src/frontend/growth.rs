@@ -270,6 +270,15 @@ impl Lowerer<'_> {
         Some(Ok(Lowered::new(vrir::Expr::Index { array: Box::new(buffer), indices: vec![i], flags: IndexFlags::default() }, Ty::scalar(t.elem))))
     }
 
+    /// Growth reassigns the buffer, which the iterations of a parallel loop would each
+    /// do on their own copy of the variable: refused there.
+    fn check_serial(&self, name: &str, line: Line) -> LResult<()> {
+        if self.parallel_depth > 0 {
+            return Err(self.unsupported(&format!("`{name}` grown in a parallel loop"), line, "its iterations must be independent; grow it in a serial loop"));
+        }
+        Ok(())
+    }
+
     /// Make the buffer of `name` hold at least `needed` (an i64 expression) elements:
     /// when it is too short, a new one of twice the length (or `needed`) takes its
     /// elements.
@@ -309,6 +318,9 @@ impl Lowerer<'_> {
                 line,
                 &format!("a {} into one element: the value must be a scalar", v.ty),
             )));
+        }
+        if let Err(e) = self.check_serial(name, line) {
+            return Some(Err(e));
         }
         let v = self.cast(v, at.elem);
         let v = self.hoist(v);
@@ -350,6 +362,7 @@ impl Lowerer<'_> {
     /// growing the buffer when it must.
     pub(super) fn append(&mut self, name: &str, parts: &[Arg], line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         let at = self.var_type(name, line)?;
+        self.check_serial(name, line)?;
         let mut values = Vec::new();
         let mut elem = at.elem;
         for a in parts {
@@ -387,13 +400,15 @@ impl Lowerer<'_> {
 
     /// Before a write through any other subscript: the buffer becomes exactly the
     /// vector's elements, so that the write's own bounds check is against the length.
-    pub(super) fn fit_length(&mut self, name: &str) {
+    pub(super) fn fit_length(&mut self, name: &str) -> LResult<()> {
         let line = self.line;
+        self.check_serial(name, line)?;
         let x = self.prog.lang.vrir_name(name);
         let len = vrir::Expr::var(self.length_name(name));
         let prefix = vrir::Expr::Index { array: Box::new(vrir::Expr::var(&x)), indices: vec![range(i64c(1), len.clone())], flags: IndexFlags::default() };
         let longer = bin(vrir::BinOp::Ne, len, len_of(vrir::Expr::var(&x)));
         self.emit(StmtKind::If { cond: longer, then: Block { on_gpu: false, stmts: vec![assign(LValue::Var { name: x }, prefix, line)] }, els: None });
+        Ok(())
     }
 
     /// Before `e` (lowered to `v`) is the function's value: a variable that was assigned

@@ -83,6 +83,13 @@ pub fn explain_error(lang: &dyn super::rules::Language, e: VrError) -> VrError {
     let counts = decode_counts(&e.message);
     let mut out = VrError::new(kind, lang.error_message(reason, counts)).with_function(func);
     out.line = e.line;
+    // An index check of `growth` or `subscript` keeps the fields of an index error.
+    if let (Some((name, beyond)), Some((i, len))) = (super::growth::decode_index_reason(reason), counts) {
+        out.variable = Some(name);
+        out.index = Some(if beyond { i } else { -i });
+        out.bound = Some(len);
+        out.dim = Some(0);
+    }
     out
 }
 
@@ -136,6 +143,8 @@ pub struct Lowerer<'p> {
     pub(super) growable: BTreeSet<String>,
     /// Variables assigned the language's NULL (`x <- c()`) somewhere.
     pub(super) nullable: HashSet<String>,
+    /// How many parallel loops enclose the statement being lowered.
+    pub(super) parallel_depth: u32,
     /// Line of the statement being lowered.
     pub line: Line,
 }
@@ -180,6 +189,7 @@ impl<'p> Lowerer<'p> {
             rebound,
             growable,
             nullable,
+            parallel_depth: 0,
             line: 0,
         }
     }
@@ -786,7 +796,7 @@ impl<'p> Lowerer<'p> {
                         return done;
                     }
                     // Any other selection works on the vector's current elements.
-                    self.fit_length(name);
+                    self.fit_length(name)?;
                 }
                 let target = Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), at);
                 let (idx, sel_rank, flatten) = self.indices(&target, indices, *double, line)?;
@@ -875,7 +885,10 @@ impl<'p> Lowerer<'p> {
             kind: StmtKind::Assign { targets: vec![LValue::Var { name: lang.vrir_name(var) }], value: prologue_value },
             line: Some(line),
         }];
-        stmts.extend(self.block(body, false)?);
+        self.parallel_depth += u32::from(parallel);
+        let lowered = self.block(body, false);
+        self.parallel_depth -= u32::from(parallel);
+        stmts.extend(lowered?);
         let body = Block { on_gpu: false, stmts };
         let kind = if parallel {
             StmtKind::Parfor { vars: vec![counter], domain, body }
