@@ -102,6 +102,7 @@ fn cases() -> Vec<Case> {
         c("drop_col", json!([m33.clone(), 1.0]), Same),
         c("drop_col", json!([m33.clone(), [1.0, 3.0]]), Fallback),
         c("zero_index", json!([[1.0, 2.0]]), Same),
+        c("zero_write", json!([[1.0, 2.0]]), Same),
         c("mixed_signs", json!([[1.0, 2.0, 3.0]]), SameError),
         c("write_except", json!([[1.0, 2.0, 3.0]]), Same),
         c("runtime_negative", json!([[1.0, 2.0, 3.0], -1.0]), Fallback),

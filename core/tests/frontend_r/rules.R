@@ -75,6 +75,11 @@ drop_col <- function(m, j) m[, -j]
 
 zero_index <- function(x) x[0]
 
+zero_write <- function(x) {
+  x[0] <- 5
+  x
+}
+
 mixed_signs <- function(x) x[-c(1, -2)]
 
 write_except <- function(x) {
