@@ -36,7 +36,7 @@ pub(super) fn required<'a>(lw: &Lowerer, func: &str, v: Option<&'a Expr>, name: 
     v.ok_or_else(|| lw.unsupported(&format!("call to `{func}`"), line, &format!("argument `{name}` is missing")))
 }
 
-fn arr_ty(lw: &Lowerer, t: Ty) -> Type {
+pub(super) fn arr_ty(lw: &Lowerer, t: Ty) -> Type {
     t.vrir(lw.layout())
 }
 
@@ -44,7 +44,7 @@ fn array_type(elem: ScalarType, rank: u32) -> ArrayType {
     ArrayType::new(elem, rank, vrir::Layout::Col)
 }
 
-fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) -> vrir::Expr {
+pub(super) fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) -> vrir::Expr {
     let rank = dims.len() as u32;
     vrir::Expr::Alloc { init, ty: array_type(elem, rank), dims }
 }
@@ -70,6 +70,9 @@ fn known_unsupported(name: &str) -> Option<&'static str> {
 
 pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
     if let Some(r) = super::functionals::call(lw, name, args, line) {
+        return Some(r);
+    }
+    if let Some(r) = super::library::call(lw, name, args, line) {
         return Some(r);
     }
     if let Some(reason) = known_unsupported(name) {
@@ -106,7 +109,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
     Some(r)
 }
 
-fn one_arg<'a>(lw: &Lowerer, name: &str, args: &'a [Arg], line: Line) -> LResult<&'a Expr> {
+pub(super) fn one_arg<'a>(lw: &Lowerer, name: &str, args: &'a [Arg], line: Line) -> LResult<&'a Expr> {
     match args {
         [a] if a.name.is_none() || a.name.as_deref() == Some("x") => Ok(&a.value),
         _ => Err(lw.unsupported(&format!("call to `{name}`"), line, "compiled with exactly one argument")),
@@ -115,6 +118,11 @@ fn one_arg<'a>(lw: &Lowerer, name: &str, args: &'a [Arg], line: Line) -> LResult
 
 fn sizes(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
     let x = one_arg(lw, name, args, line)?;
+    if let ExprKind::Var(v) = &x.kind {
+        if let (Some(n), "length" | "NROW") = (lw.growable_length(v), name) {
+            return Ok(lw.cast(Lowered::new(n, Ty::scalar(ScalarType::I64)), INTEGER));
+        }
+    }
     let v = lw.expr(x)?;
     let int = Ty::scalar(INTEGER);
     let n = match (name, v.ty.rank) {
@@ -198,22 +206,31 @@ pub(super) fn count_arg(lw: &mut Lowerer, e: &Expr, what: &str, line: Line) -> L
 }
 
 fn matrix(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    matrix_of(lw, args, None, line)
+}
+
+/// `matrix(data, nrow, ncol)`; `na`: the missing value that stands for absent data or
+/// `NA` (`matrix(nrow = n, ncol = m)` assigned to a variable, see `library::na_filled`).
+pub(super) fn matrix_of(lw: &mut Lowerer, args: &[Arg], na: Option<Lowered>, line: Line) -> LResult<Lowered> {
     let b = bind(lw, "matrix", args, &["data", "nrow", "ncol"], line)?;
-    let data = match b[0] {
-        Some(e) => lw.expr(e)?,
-        None => return Err(lw.unsupported("`matrix` without data", line, "R fills it with logical NA")),
+    let data = match (na, b[0]) {
+        (Some(v), _) => v,
+        (None, Some(e)) => lw.expr(e)?,
+        (None, None) => return Err(lw.unsupported("`matrix` without data", line, "R fills it with logical NA (assign it to a variable that also gets doubles, and it compiles as NA_real_)")),
     };
     let data = lw.hoist(data);
     let len = if data.ty.rank == 0 { i64c(1) } else { lib(LibFn::Len, vec![data.expr.clone()]) };
+    // R: the missing extent is ceiling(length(data) / the given one).
+    let ceil_div = |n: vrir::Expr, d: vrir::Expr| bin(vrir::BinOp::Div, bin(vrir::BinOp::Sub, bin(vrir::BinOp::Add, n, d.clone()), i64c(1)), d);
     let (nrow, ncol) = match (b[1], b[2]) {
         (Some(r), Some(c)) => (count_arg(lw, r, "`nrow`", line)?, count_arg(lw, c, "`ncol`", line)?),
         (Some(r), None) => {
             let r = count_arg(lw, r, "`nrow`", line)?;
-            (r.clone(), bin(vrir::BinOp::Div, len, r))
+            (r.clone(), ceil_div(len, r))
         }
         (None, Some(c)) => {
             let c = count_arg(lw, c, "`ncol`", line)?;
-            (bin(vrir::BinOp::Div, len, c.clone()), c)
+            (ceil_div(len, c.clone()), c)
         }
         (None, None) => (len, i64c(1)),
     };
@@ -453,6 +470,10 @@ fn any_all(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
 fn rev(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     let x = one_arg(lw, "rev", args, line)?;
     let v = lw.expr(x)?;
+    if v.ty.rank == 0 {
+        // A single value reversed is itself.
+        return Ok(v);
+    }
     if v.ty.rank != 1 {
         return Err(lw.unsupported(&format!("`rev` of a {}", v.ty), line, "compiled `rev` takes a vector"));
     }
@@ -706,7 +727,7 @@ fn ifelse(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
 }
 
 /// A 1-D value as a matrix with these extents (column-major).
-fn as_matrix(lw: &mut Lowerer, v: Lowered, rows: vrir::Expr, cols: vrir::Expr, line: Line) -> LResult<Lowered> {
+pub(super) fn as_matrix(lw: &mut Lowerer, v: Lowered, rows: vrir::Expr, cols: vrir::Expr, line: Line) -> LResult<Lowered> {
     let v = lw.hoist(v);
     shaped(lw, v, vec![rows, cols], line)
 }
