@@ -357,13 +357,13 @@ fn total(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowe
         "sum" => match v.ty.elem {
             LOGICAL | INTEGER => {
                 let wide = lw.cast(v, ScalarType::I64);
-                let s = if wide.ty.rank == 0 { wide.expr } else { vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(wide.expr), axis: None } };
+                let s = if wide.ty.rank == 0 { wide.expr } else { vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(wide.expr), axis: None, acc: None } };
                 let s = lw.hoist(scalar(s, ScalarType::I64));
                 check_int_range(lw, &s);
                 Ok(lw.cast(s, INTEGER))
             }
             e if v.ty.rank == 0 => Ok(scalar(v.expr, e)),
-            e => Ok(scalar(vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr), axis: None }, e)),
+            e => Ok(scalar(vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr), axis: None, acc: None }, e)),
         },
         "prod" => {
             let e = wider(DOUBLE, v.ty.elem);
@@ -371,7 +371,7 @@ fn total(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowe
             if v.ty.rank == 0 {
                 return Ok(scalar(v.expr, e));
             }
-            Ok(scalar(vrir::Expr::Reduce { op: ReduceOp::Prod, arg: Box::new(v.expr), axis: None }, e))
+            Ok(scalar(vrir::Expr::Reduce { op: ReduceOp::Prod, arg: Box::new(v.expr), axis: None, acc: None }, e))
         }
         _ => {
             // mean: R divides the sum by n, then adds the mean of the residuals.
@@ -383,8 +383,8 @@ fn total(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowe
             let v = lw.hoist(v);
             let n = lw.cast(scalar(lib(LibFn::Len, vec![v.expr.clone()]), ScalarType::I64), e);
             let n = lw.hoist(n);
-            let m = lw.hoist(scalar(bin(vrir::BinOp::Div, vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr.clone()), axis: None }, n.expr.clone()), e));
-            let resid = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(bin(vrir::BinOp::Sub, v.expr, m.expr.clone())), axis: None };
+            let m = lw.hoist(scalar(bin(vrir::BinOp::Div, vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr.clone()), axis: None, acc: None }, n.expr.clone()), e));
+            let resid = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(bin(vrir::BinOp::Sub, v.expr, m.expr.clone())), axis: None, acc: None };
             let fixed = bin(vrir::BinOp::Add, m.expr.clone(), bin(vrir::BinOp::Div, resid, n.expr));
             if e == COMPLEX {
                 return Ok(m);
@@ -426,7 +426,7 @@ fn extreme(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
     let mut acc: Option<vrir::Expr> = None;
     for v in vals {
         let v = lw.cast(v, elem);
-        let s = if v.ty.rank == 0 { v.expr } else { vrir::Expr::Reduce { op: rop, arg: Box::new(v.expr), axis: None } };
+        let s = if v.ty.rank == 0 { v.expr } else { vrir::Expr::Reduce { op: rop, arg: Box::new(v.expr), axis: None, acc: None } };
         acc = Some(match acc {
             None => s,
             Some(a) => lib(fop, vec![a, s]),
@@ -444,7 +444,7 @@ fn any_all(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
         return Ok(v);
     }
     let v = lw.hoist(v);
-    let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(v.clone(), ScalarType::I64).expr), axis: None };
+    let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(v.clone(), ScalarType::I64).expr), axis: None, acc: None };
     let e = if name == "any" {
         bin(vrir::BinOp::Gt, count, i64c(0))
     } else {
@@ -485,7 +485,7 @@ fn margins(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
     }
     let v = lw.hoist(lw.cast(v, DOUBLE));
     let axis = if name.starts_with("col") { 0 } else { 1 };
-    let sums = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr.clone()), axis: Some(axis) };
+    let sums = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr.clone()), axis: Some(axis), acc: None };
     let ty = Ty::array(DOUBLE, 1);
     if name.ends_with("Sums") {
         return Ok(Lowered::new(sums, ty));
@@ -664,7 +664,7 @@ fn ifelse(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
                 vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(test.expr.clone()) }
             }
         } else {
-            let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(test.clone(), ScalarType::I64).expr), axis: None };
+            let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(test.clone(), ScalarType::I64).expr), axis: None, acc: None };
             bin(vrir::BinOp::Eq, count, if in_yes { lib(LibFn::Len, vec![test.expr.clone()]) } else { i64c(0) })
         };
         lw.raise_if(only_na, "ifelse_all_na");
