@@ -293,6 +293,9 @@ fn lane(
     if acc.is_none() && !op.is_mean() {
         return fold(op, elem, xs);
     }
+    if elem.is_complex() {
+        return complex_lane(op, elem, acc, xs);
+    }
     let xs = floats(xs)?;
     let v = match (op, acc) {
         (ReduceOp::Mean, _) => super::extended::mean(&xs, elem, acc),
@@ -304,6 +307,35 @@ fn lane(
         Scalar::F32(v as f32)
     } else {
         Scalar::F64(v)
+    })
+}
+
+/// `lane` for complex elements.
+fn complex_lane(
+    op: ReduceOp,
+    elem: ScalarType,
+    acc: Option<Accum>,
+    xs: impl Iterator<Item = Scalar>,
+) -> VrResult<Scalar> {
+    use super::extended as ext;
+    let xs: Vec<ext::Parts> = xs
+        .map(|x| match x {
+            Scalar::C128(c) => Ok((c.re, c.im)),
+            Scalar::C64(c) => Ok((c.re as f64, c.im as f64)),
+            other => Err(internal(format!("a complex reduction of {}", other.ty()))),
+        })
+        .collect::<VrResult<_>>()?;
+    let (re, im) = match (op, acc) {
+        (ReduceOp::Mean, _) => ext::mean_complex(&xs, elem, acc),
+        (ReduceOp::MeanRefined, _) => ext::mean_refined_complex(&xs, elem, acc),
+        (ReduceOp::Sum, Some(acc)) => ext::sum_complex(&xs, acc),
+        (ReduceOp::Prod, Some(acc)) => ext::prod_complex(&xs, acc),
+        _ => return Err(internal(format!("complex {} with {acc:?}", op.name()))),
+    };
+    Ok(if elem == ScalarType::C64 {
+        Scalar::C64(num_complex::Complex32::new(re as f32, im as f32))
+    } else {
+        Scalar::C128(num_complex::Complex64::new(re, im))
     })
 }
 

@@ -1231,8 +1231,8 @@ impl<'a, 't> FnGen<'a, 't> {
         let op = *self.t.pick(&[ReduceOp::Sum, ReduceOp::Prod]);
         let arg = Box::new(Expr::var(name));
         debug_assert_eq!(a.elem, elem);
-        // f64: also the means, and R's extended accumulator (`:acc f80`).
-        let (op, acc) = if elem == ScalarType::F64 {
+        // f64 and c128: also the means, and R's extended accumulator (`:acc f80`).
+        let (op, acc) = if matches!(elem, ScalarType::F64 | ScalarType::C128) {
             let op = match self.t.below(4) {
                 0 => ReduceOp::Mean,
                 1 => ReduceOp::MeanRefined,

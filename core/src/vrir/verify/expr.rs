@@ -591,7 +591,7 @@ impl<'a> ExprChecker<'a> {
         let elems = match op {
             ReduceOp::Sum | ReduceOp::Prod => Elems::Numeric,
             ReduceOp::Min | ReduceOp::Max => Elems::IntOrFloat,
-            ReduceOp::Mean | ReduceOp::MeanRefined => Elems::Float,
+            ReduceOp::Mean | ReduceOp::MeanRefined => Elems::FloatOrComplex,
         };
         if !elems.admits(a.elem) {
             return Err(format!(
@@ -606,7 +606,7 @@ impl<'a> ExprChecker<'a> {
                     acc.name()
                 ));
             }
-            check_accumulator(name, acc, a)?;
+            check_accumulator(name, acc, a, true)?;
         }
         match axis {
             Some(_) if op == ReduceOp::MeanRefined => {
@@ -628,7 +628,7 @@ impl<'a> ExprChecker<'a> {
             return Err(format!("`{name}` needs a numeric vector (rank 1), got {a}"));
         }
         if let Some(acc) = acc {
-            check_accumulator(name, acc, a)?;
+            check_accumulator(name, acc, a, false)?;
         }
         Ok(Type::array(a.elem, 1, fresh_layout(a.layout)))
     }
@@ -802,12 +802,15 @@ impl<'a> ExprChecker<'a> {
     }
 }
 
-/// An accumulator type must hold every element exactly: `f80` accumulates `f64`.
-fn check_accumulator(name: &str, acc: Accum, a: ArrayType) -> Check<()> {
+/// An accumulator type must hold every element exactly: `f80` accumulates `f64`, and
+/// in reductions the parts of `c128` (R's complex `sum`, `prod`, `mean`).
+fn check_accumulator(name: &str, acc: Accum, a: ArrayType, complex_ok: bool) -> Check<()> {
+    let ok = a.elem == ScalarType::F64 || (complex_ok && a.elem == ScalarType::C128);
     match acc {
-        Accum::F80 if a.elem == ScalarType::F64 => Ok(()),
+        Accum::F80 if ok => Ok(()),
         Accum::F80 => Err(format!(
-            "`{name}` with accumulator type f80 needs an f64 array, got {a}"
+            "`{name}` with accumulator type f80 needs an f64{} array, got {a}",
+            if complex_ok { " or c128" } else { "" }
         )),
     }
 }
