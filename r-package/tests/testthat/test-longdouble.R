@@ -1,6 +1,11 @@
 # R accumulates sum, prod, mean, cumsum, cumprod and rowSums & co. in long double (x87
 # 80-bit on x86-64): compiled code does too, so results are identical() to R's (issue 23).
 
+# No on-disk cache here: these compiles must not serve later files' functions (the
+# semantics tests count their own compiles and disk writes).
+opts_before <- vr_options()
+vr_options(cache_dir = "")
+
 long_double_is_x87 <- function() {
   identical(R.version$arch, "x86_64") && isTRUE(.Machine$longdouble.digits == 64L)
 }
@@ -79,3 +84,5 @@ test_that("an explicit loop adds in double, as R's loop does", {
   expect_identical(g(x), f(x))
   expect_identical(g(x), 1)
 })
+
+vr_options(cache_dir = opts_before$cache_dir)
