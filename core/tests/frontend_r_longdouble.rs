@@ -19,6 +19,8 @@
 //! refuses these functions (checked at the end).
 
 #![allow(clippy::result_large_err)] // VrError is 128 bytes by design
+// Off x86-64 only the refusal is tested: the harness is unused there.
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code, unused_imports))]
 
 use num_complex::Complex64;
 use std::cell::RefCell;
@@ -443,4 +445,21 @@ fn explicit_loops_add_in_double() {
     let x = Input { name: "x", data: Data::Dbl(vec![1e16, 1.0, -1e16, 1.0]), dims: vec![4] };
     let out = backend::execute(Backend::Interp, &m, "ld_loop", vec![value_of(&x).1]).unwrap();
     assert_eq!(ours(&out).bits, vec![1f64.to_bits()]);
+}
+
+/// Fusion keeps the accumulator: `sum(x * y + 1)` becomes one loop writing the chain's
+/// values and the long double sum of them, never a double accumulation loop.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn fusion_keeps_the_long_double_accumulator() {
+    use velociraptor::opt::{optimize, OptOptions};
+    let v = Ty::array(ScalarType::F64, 1);
+    let m = r::compile(SOURCE, "ld_sum_chain", vec![v, v]).unwrap();
+    let (opt, stats) = optimize(&m, &OptOptions::all()).unwrap();
+    let text = velociraptor::vrir::text::print_module(&opt);
+    assert_eq!(stats.total("fusion", "ops_fused"), 2, "{text}");
+    assert_eq!(stats.total("fusion", "reductions_fused"), 0, "{text}");
+    assert!(text.contains("(sum _f1 :acc f80)"), "{text}");
+    // Both the fused code and the as-written fallback (different shapes) keep it.
+    assert!(text.lines().filter(|l| l.contains("(sum ")).all(|l| l.contains(":acc f80")), "{text}");
 }

@@ -55,7 +55,7 @@ fn f64_of(x: X87DoubleExtended) -> f64 {
 }
 
 impl Kind {
-    fn from_elem(self, x: f64) -> Acc {
+    fn of_elem(self, x: f64) -> Acc {
         match self {
             Kind::F32 => Acc::F32(x as f32),
             Kind::F64 => Acc::F64(x),
@@ -64,7 +64,7 @@ impl Kind {
     }
     /// An element count, converted as C converts an integer to the type (exact in f80
     /// below 2^64; rounded to nearest in f32 and f64).
-    fn from_count(self, n: usize) -> Acc {
+    fn of_count(self, n: usize) -> Acc {
         match self {
             Kind::F32 => Acc::F32(n as f32),
             Kind::F64 => Acc::F64(n as f64),
@@ -168,7 +168,7 @@ pub(crate) fn sum_prod(op: ReduceOp, xs: &[f64], acc: Accum, whole: bool) -> f64
     };
     let total = xs
         .iter()
-        .fold(k.from_elem(init), |s, &x| step(s, k.from_elem(x)));
+        .fold(k.of_elem(init), |s, &x| step(s, k.of_elem(x)));
     if whole {
         total.rounded_saturating()
     } else {
@@ -181,25 +181,25 @@ pub(crate) fn mean(xs: &[f64], elem: ScalarType, acc: Option<Accum>) -> f64 {
     let k = kind(elem, acc);
     let s = xs
         .iter()
-        .fold(k.from_elem(0.0), |s, &x| s.add(k.from_elem(x)));
-    s.div(k.from_count(xs.len())).rounded()
+        .fold(k.of_elem(0.0), |s, &x| s.add(k.of_elem(x)));
+    s.div(k.of_count(xs.len())).rounded()
 }
 
 /// `mean-refined`: R's `mean` of doubles (summary.c, `real_mean`, R 4.x), every step in
 /// the accumulator type unless said otherwise.
 pub(crate) fn mean_refined(xs: &[f64], elem: ScalarType, acc: Option<Accum>) -> f64 {
     let k = kind(elem, acc);
-    let n = k.from_count(xs.len());
+    let n = k.of_count(xs.len());
     let total = xs
         .iter()
-        .fold(k.from_elem(0.0), |s, &x| s.add(k.from_elem(x)));
+        .fold(k.of_elem(0.0), |s, &x| s.add(k.of_elem(x)));
     let finite_total = total.finite();
     let s = if finite_total {
         total.div(n)
     } else {
         // The sum overflowed: add the elements divided by n (in the element type).
-        xs.iter().fold(k.from_elem(0.0), |s, &x| {
-            s.add(k.from_elem(k.elem_div(x, xs.len())))
+        xs.iter().fold(k.of_elem(0.0), |s, &x| {
+            s.add(k.of_elem(k.elem_div(x, xs.len())))
         })
     };
     if !s.finite() {
@@ -209,11 +209,11 @@ pub(crate) fn mean_refined(xs: &[f64], elem: ScalarType, acc: Option<Accum>) -> 
         // Correct by the mean of the residuals.
         let t = xs
             .iter()
-            .fold(k.from_elem(0.0), |t, &x| t.add(k.from_elem(x).sub(s)));
+            .fold(k.of_elem(0.0), |t, &x| t.add(k.of_elem(x).sub(s)));
         s.add(t.div(n))
     } else {
-        let t = xs.iter().fold(k.from_elem(0.0), |t, &x| {
-            t.add(k.from_elem(x).sub(s).div(n))
+        let t = xs.iter().fold(k.of_elem(0.0), |t, &x| {
+            t.add(k.of_elem(x).sub(s).div(n))
         });
         s.add(t)
     };
@@ -236,10 +236,10 @@ fn part(elem: ScalarType) -> ScalarType {
 /// rounded to nearest.
 pub(crate) fn sum_complex(xs: &[Parts], acc: Accum) -> Parts {
     let k = kind(ScalarType::F64, Some(acc));
-    let (mut re, mut im) = (k.from_elem(0.0), k.from_elem(0.0));
+    let (mut re, mut im) = (k.of_elem(0.0), k.of_elem(0.0));
     for &(a, b) in xs {
-        re = re.add(k.from_elem(a));
-        im = im.add(k.from_elem(b));
+        re = re.add(k.of_elem(a));
+        im = im.add(k.of_elem(b));
     }
     (re.rounded(), im.rounded())
 }
@@ -249,9 +249,9 @@ pub(crate) fn sum_complex(xs: &[Parts], acc: Accum) -> Parts {
 /// accumulator type (num-complex's formula, as without an accumulator).
 pub(crate) fn prod_complex(xs: &[Parts], acc: Accum) -> Parts {
     let k = kind(ScalarType::F64, Some(acc));
-    let (mut re, mut im) = (k.from_elem(1.0), k.from_elem(0.0));
+    let (mut re, mut im) = (k.of_elem(1.0), k.of_elem(0.0));
     for &(a, b) in xs {
-        let (a, b) = (k.from_elem(a), k.from_elem(b));
+        let (a, b) = (k.of_elem(a), k.of_elem(b));
         let next_re = re.mul(a).sub(im.mul(b));
         let next_im = re.mul(b).add(im.mul(a));
         (re, im) = (next_re, next_im);
@@ -271,20 +271,20 @@ pub(crate) fn mean_complex(xs: &[Parts], elem: ScalarType, acc: Option<Accum>) -
 /// corrected by the mean of its residuals. (No retry after an overflow, unlike reals.)
 pub(crate) fn mean_refined_complex(xs: &[Parts], elem: ScalarType, acc: Option<Accum>) -> Parts {
     let k = kind(part(elem), acc);
-    let n = k.from_count(xs.len());
-    let (mut re, mut im) = (k.from_elem(0.0), k.from_elem(0.0));
+    let n = k.of_count(xs.len());
+    let (mut re, mut im) = (k.of_elem(0.0), k.of_elem(0.0));
     for &(a, b) in xs {
-        re = re.add(k.from_elem(a));
-        im = im.add(k.from_elem(b));
+        re = re.add(k.of_elem(a));
+        im = im.add(k.of_elem(b));
     }
     let (re, im) = (re.div(n), im.div(n));
     if !(re.finite() && im.finite()) {
         return (re.rounded(), im.rounded());
     }
-    let (mut tr, mut ti) = (k.from_elem(0.0), k.from_elem(0.0));
+    let (mut tr, mut ti) = (k.of_elem(0.0), k.of_elem(0.0));
     for &(a, b) in xs {
-        tr = tr.add(k.from_elem(a).sub(re));
-        ti = ti.add(k.from_elem(b).sub(im));
+        tr = tr.add(k.of_elem(a).sub(re));
+        ti = ti.add(k.of_elem(b).sub(im));
     }
     (re.add(tr.div(n)).rounded(), im.add(ti.div(n)).rounded())
 }
@@ -296,10 +296,10 @@ pub(crate) fn scan(op: ScanOp, xs: &[f64], acc: Accum) -> Vec<f64> {
         ScanOp::Sum => (0.0, Acc::add),
         ScanOp::Prod => (1.0, Acc::mul),
     };
-    let mut s = k.from_elem(init);
+    let mut s = k.of_elem(init);
     xs.iter()
         .map(|&x| {
-            s = step(s, k.from_elem(x));
+            s = step(s, k.of_elem(x));
             s.rounded()
         })
         .collect()

@@ -133,7 +133,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// The element value of rounded parts.
-    fn from_parts(&self, elem: ScalarType, p: &[FloatValue<'ctx>]) -> VrResult<Val<'ctx>> {
+    fn value_of_parts(&self, elem: ScalarType, p: &[FloatValue<'ctx>]) -> VrResult<Val<'ctx>> {
         if elem.is_complex() {
             self.complex_make(elem, p[0], p[1])
         } else {
@@ -255,7 +255,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 return Err(self.type_err(g, format!("`{}` with an accumulator", op.name())))
             }
         };
-        self.from_parts(elem, &rounded)
+        self.value_of_parts(elem, &rounded)
     }
 
     /// The product: of reals, step by step; of complex numbers, R's cprod (and
