@@ -18,7 +18,8 @@ in_new_process <- function(code, env = character()) {
     sprintf("saveRDS(out, %s)", deparse(out))), script)
   libs <- paste(.libPaths(), collapse = .Platform$path.sep)
   log <- suppressWarnings(system2(rscript, c("--vanilla", shQuote(script)),
-    env = c(paste0("R_LIBS=", shQuote(libs)), env), stdout = TRUE, stderr = TRUE))
+    # R_TESTS: R CMD check's startup file, which a child R must not source.
+    env = c(paste0("R_LIBS=", shQuote(libs)), "R_TESTS=", env), stdout = TRUE, stderr = TRUE))
   if (!file.exists(out)) stop("the R process failed:\n", paste(log, collapse = "\n"))
   readRDS(out)
 }
