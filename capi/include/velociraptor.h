@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 // Version of the C ABI; bumped on every incompatible change.
-#define VR_ABI_VERSION 2
+#define VR_ABI_VERSION 3
 
 // Most dimensions an array crossing the ABI may have.
 #define VR_MAX_NDIMS 16
@@ -185,6 +185,9 @@ typedef struct VrCacheStats {
   uint64_t disk_writes;
   // On-disk entries found corrupt, truncated or foreign (then rebuilt).
   uint64_t disk_rejects;
+  // Cache directories and entries not used because someone other than this user (or
+  // root) could have written them; `vr_context_cache_status` says why.
+  uint64_t disk_untrusted;
 } VrCacheStats;
 
 // A parameter or result type: a scalar of `elem`, or an array of `elem`, `ndims`
@@ -255,6 +258,12 @@ enum VrStatus vr_context_set_hooks(struct VrContext *ctx, const struct VrHostHoo
 // Counters of the context's compile caches.
 enum VrStatus vr_context_stats(const struct VrContext *ctx, struct VrCacheStats *out);
 
+// One line on the context's on-disk cache (free it with `vr_string_free`): `off`;
+// `in use: DIR`, followed by `; entry not loaded: REASON` once an entry was refused; or
+// `not used: REASON` when the directory could not be made or someone other than this
+// user (or root) could write it. See docs/c-api.md, "Caches".
+enum VrStatus vr_context_cache_status(const struct VrContext *ctx, char **out);
+
 // Load and verify a VRIR module from `len` bytes of text or JSON (`format`:
 // VR_FORMAT_AUTO recognises JSON by a leading `{`). Malformed input is
 // VR_PARSE_ERROR, an ill-typed module VR_TYPE_ERROR.
@@ -319,8 +328,9 @@ enum VrStatus vr_function_signature(const struct VrFunction *f,
 
 // A text dump of the compiled function (`what`: VR_DUMP_VRIR_TEXT, VR_DUMP_VRIR_JSON —
 // the VRIR compiled, after the optimizer; VR_DUMP_LLVM_IR — the LLVM IR before LLVM's
-// optimization; VR_DUMP_EXPLAIN — the backend, the compile time and what each optimizer
-// pass did); free it with `vr_string_free`.
+// optimization; VR_DUMP_EXPLAIN — the backend, the compile time, what the on-disk cache
+// did (or why it was not used) and what each optimizer pass did); free it with
+// `vr_string_free`.
 enum VrStatus vr_function_dump(const struct VrFunction *f, int32_t what, char **out);
 
 // Ask every compiled call running now to stop: each returns `VR_INTERRUPTED` at its

@@ -198,6 +198,9 @@ pub struct VrCacheStats {
     pub disk_writes: u64,
     /// On-disk entries found corrupt, truncated or foreign (then rebuilt).
     pub disk_rejects: u64,
+    /// Cache directories and entries not used because someone other than this user (or
+    /// root) could have written them; `vr_context_cache_status` says why.
+    pub disk_untrusted: u64,
 }
 
 impl std::fmt::Debug for VrValue {

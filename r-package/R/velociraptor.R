@@ -120,6 +120,12 @@ vr_compile <- function(f, fallback = TRUE) {
 }
 
 .vr_failed <- function(state, args, failure) {
+  if (identical(failure$phase, "cache")) {
+    # Not a failure: the on-disk cache refused an entry (said once per process); the
+    # specialization is compiled, so calling again runs it.
+    .vr_cache_warning(failure$message)
+    return(.vr_invoke(state, args))
+  }
   # The compiler counts lines of the whole source; R users count from the function.
   starts <- attr(state$source, "starts")
   fn <- failure[["function"]]
@@ -276,7 +282,7 @@ print.vr_function <- function(x, ...) {
 #' @param vrir Whether to print the VRIR of each specialization.
 #' @return Invisibly, a list with one element per specialization (fields `signature`,
 #'   `compiled`, `compile_seconds`, `calls`, `vrir`, `report` (backend, bounds checks,
-#'   the optimizer's counts), `error`).
+#'   what the on-disk cache did or why it was not used, the optimizer's counts), `error`).
 #' @examples
 #' g <- vr_compile(function(x) sum(x * 2))
 #' g(c(1, 2, 3))
@@ -307,6 +313,14 @@ vr_explain <- function(g, vrir = TRUE) {
   tools::R_user_dir("velociraptor", "cache")
 }
 
+# The on-disk cache refused a directory or entry that someone other than the user could
+# have written (the Rust side reports that once per process): a warning the user can
+# catch or muffle by its class.
+.vr_cache_warning <- function(status) {
+  warning(structure(class = c("velociraptor_cache", "warning", "condition"),
+    list(message = paste0("velociraptor: on-disk cache ", status), call = NULL)))
+}
+
 #' Options of the compiler
 #'
 #' Sets (and reports) how compiled functions run. Changing an option makes every
@@ -316,10 +330,26 @@ vr_explain <- function(g, vrir = TRUE) {
 #'   `0` means every core. At most 2 when the environment variable
 #'   `_R_CHECK_LIMIT_CORES_` is set (as `R CMD check` does).
 #' @param cache_dir Directory of the on-disk cache of machine code (`""`: none); by
-#'   default `tools::R_user_dir("velociraptor", "cache")`.
+#'   default `tools::R_user_dir("velociraptor", "cache")`, created (with any missing
+#'   parent) mode 0700. See "The on-disk cache" below for what it trusts.
 #' @param bounds_checks Whether compiled code checks indices (`FALSE` is faster and
 #'   undefined on an out-of-bounds index).
 #' @return The options in force, as a list (invisibly when any was set).
+#' @section The on-disk cache:
+#' The cache holds machine code that later R processes load and run, so it is used only
+#' where no one but you (or root) can write: the directory must be yours (or root's) and
+#' not writable by group or others, and so must each parent directory up to `/` or to a
+#' sticky directory such as `/tmp` (a root-owned sticky parent may be world-writable:
+#' its sticky bit keeps others from replacing what is yours). An entry is loaded only
+#' when it is a regular file (not a symbolic link) of yours that group and others cannot
+#' write. These are the rules OpenSSH applies to `~/.ssh`. Anything else means another
+#' user could have planted code there: nothing is loaded from it or written to it,
+#' functions compile in memory (same results, a slower first call), and a warning of
+#' class `velociraptor_cache` says why, once per R session; `vr_stats()$disk_cache` and
+#' `vr_explain()` say it too. A directory on a cluster's shared scratch space, or one
+#' whose group may write (a umask of 002), is refused: use a private one, or
+#' `chmod go-w` it. Each entry also carries a checksum, which catches accidents
+#' (truncation, a damaged disk), not an attacker.
 #' @examples
 #' old <- vr_options()
 #' vr_options(threads = 1)
@@ -341,20 +371,21 @@ vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL) {
 }
 
 .vr_apply_options <- function(opts) {
-  dir <- opts$cache_dir
-  if (nzchar(dir) && !dir.exists(dir)) {
-    if (!dir.create(dir, recursive = TRUE, showWarnings = FALSE)) dir <- ""
-  }
-  r <- vr_rs_configure(as.numeric(opts$threads), dir, opts$bounds_checks)
+  # The Rust side creates the directory (mode 0700) and checks who can write it.
+  r <- vr_rs_configure(as.numeric(opts$threads), opts$cache_dir, opts$bounds_checks)
   if (inherits(r, "vr_failure")) stop("velociraptor: ", r$message)
   .vr$options <- opts
+  if (is.character(r)) .vr_cache_warning(r)
 }
 
 #' Cache statistics
 #'
 #' Counters of the compile caches of this R process: functions compiled by LLVM, calls
 #' answered from the in-process cache, machine code loaded from the on-disk cache.
-#' @return A list of counts.
+#' @return A list of counts (`compiles`, `memory_hits`, `disk_hits`, `disk_writes`,
+#'   `disk_rejects`: damaged entries rebuilt, `disk_untrusted`: directories and entries
+#'   refused because someone else could have written them) and `disk_cache`: `"off"`,
+#'   `"in use: DIR"` or `"not used: REASON"` (see [vr_options()]).
 #' @examples
 #' vr_stats()
 #' @export
@@ -394,10 +425,10 @@ gpu <- function(expr) invisible(expr)
   if (.vr_default_threads() == 2L) threads <- min(max(threads, 1L), 2L)
   cache <- getOption("velociraptor.cache_dir", .vr_default_cache_dir())
   .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE)
-  # Created at load, except under R CMD check (which must not write to the user's files).
-  if (!dir.exists(cache) && !nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) {
-    dir.create(cache, recursive = TRUE, showWarnings = FALSE)
-  }
-  r <- vr_rs_configure(as.numeric(threads), if (dir.exists(cache)) cache else "", TRUE)
+  # Created at load (mode 0700, by the Rust side), except under R CMD check (which must
+  # not write to the user's files).
+  if (!dir.exists(cache) && nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) cache <- ""
+  r <- vr_rs_configure(as.numeric(threads), cache, TRUE)
   if (inherits(r, "vr_failure")) warning("velociraptor: ", r$message)
+  if (is.character(r)) .vr_cache_warning(r)
 }

@@ -10,6 +10,7 @@ use crate::hooks::{note_r_thread, r_hooks};
 use extendr_api::prelude::*;
 use extendr_ffi::{Rf_xlength, TYPEOF, VECTOR_ELT, SEXP, SEXPTYPE};
 use std::ffi::{CStr, CString};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 use velociraptor::{ErrorKind, VrError};
@@ -25,6 +26,35 @@ struct Context {
 unsafe impl Send for Context {}
 
 static CONTEXT: Mutex<Context> = Mutex::new(Context { ptr: std::ptr::null_mut(), generation: 0 });
+
+/// Whether R was told that the on-disk cache was not trusted (once per process).
+static CACHE_REPORTED: AtomicBool = AtomicBool::new(false);
+
+fn cache_stats(ctx: *mut VrContext) -> Result<VrCacheStats, Failure> {
+    let mut s = VrCacheStats::default();
+    check(vr_context_stats(ctx, &mut s), Phase::Run)?;
+    Ok(s)
+}
+
+/// `vr_context_cache_status`: `off`, `in use: DIR[; entry not loaded: ...]` or `not
+/// used: REASON`.
+fn cache_status(ctx: *mut VrContext) -> Result<String, Failure> {
+    let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
+    check(vr_context_cache_status(ctx, &mut text), Phase::Run)?;
+    // SAFETY: a string the C API returned, freed right after.
+    let t = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    Ok(t)
+}
+
+/// The cache's status when a directory or entry was refused as untrusted and R has not
+/// been told yet in this process (then it has).
+fn unreported_cache_problem(ctx: *mut VrContext) -> Result<Option<String>, Failure> {
+    if cache_stats(ctx)?.disk_untrusted == 0 || CACHE_REPORTED.swap(true, Ordering::Relaxed) {
+        return Ok(None);
+    }
+    cache_status(ctx).map(Some)
+}
 
 /// The C API's last error of this thread as a `VrError`, with the R front end's checks
 /// explained (R's message, the R function and line).
@@ -77,8 +107,9 @@ fn check(status: VrStatus, phase: Phase) -> Result<(), Failure> {
     }
 }
 
-/// Make a new context (threads 0 = every core; empty `cache_dir` = no disk cache).
-pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result<(), Failure> {
+/// Make a new context (threads 0 = every core; empty `cache_dir` = no disk cache); the
+/// cache's status when its directory is not trusted (see `unreported_cache_problem`).
+pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result<Option<String>, Failure> {
     note_r_thread();
     // cpu-par: `prange` loops and large element-wise operators use every core (serial
     // code is the same either way); R passes values, so parameters never alias.
@@ -112,7 +143,8 @@ pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result
     }
     c.ptr = ctx;
     c.generation += 1;
-    Ok(())
+    drop(c);
+    unreported_cache_problem(ctx)
 }
 
 fn context() -> Result<(*mut VrContext, u64), Failure> {
@@ -122,6 +154,7 @@ fn context() -> Result<(*mut VrContext, u64), Failure> {
             return Ok((c.ptr, c.generation));
         }
     }
+    // No cache here, so nothing to report.
     configure(0, "", true)?;
     let c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
     Ok((c.ptr, c.generation))
@@ -129,14 +162,15 @@ fn context() -> Result<(*mut VrContext, u64), Failure> {
 
 pub fn stats() -> Result<Robj, Failure> {
     let (ctx, _) = context()?;
-    let mut s = VrCacheStats { compiles: 0, memory_hits: 0, disk_hits: 0, disk_writes: 0, disk_rejects: 0 };
-    check(vr_context_stats(ctx, &mut s), Phase::Run)?;
+    let s = cache_stats(ctx)?;
     Ok(list!(
         compiles = s.compiles as f64,
         memory_hits = s.memory_hits as f64,
         disk_hits = s.disk_hits as f64,
         disk_writes = s.disk_writes as f64,
-        disk_rejects = s.disk_rejects as f64
+        disk_rejects = s.disk_rejects as f64,
+        disk_untrusted = s.disk_untrusted as f64,
+        disk_cache = cache_status(ctx)?
     )
     .into())
 }
@@ -278,6 +312,11 @@ impl Entry {
                     let compiled = compile_source(ctx, &self.source, &self.name, &sig);
                     let seconds = t0.elapsed().as_secs_f64();
                     self.specs.push((sig.clone(), Spec { compiled, seconds, calls: 0 }));
+                    // A refused cache entry: R warns once, then calls again (the
+                    // specialization is kept, so that call goes straight on).
+                    if let Some(status) = unreported_cache_problem(ctx)? {
+                        return Err(Failure::new(Phase::Cache, VrError::new(ErrorKind::Runtime, status)));
+                    }
                     self.specs.len() - 1
                 }
             };

@@ -67,15 +67,18 @@ fn guarded(what: &str, body: impl FnOnce() -> std::result::Result<Robj, Failure>
 }
 
 /// (Re)create the process's context: `threads` (0: every core), on-disk cache
-/// directory (`""`: none), bounds checks on or off.
+/// directory (`""`: none), bounds checks on or off. `TRUE`, or the cache's status (a
+/// string) when its directory is not trusted, for R to warn about once per process.
 #[extendr]
 fn vr_rs_configure(threads: Robj, cache_dir: Robj, bounds_checks: Robj) -> Robj {
     guarded("vr_rs_configure", || {
         let threads = threads.as_real().unwrap_or(0.0).max(0.0) as usize;
         let cache_dir = cache_dir.as_str().unwrap_or("").to_string();
         let bounds = bounds_checks.as_bool().unwrap_or(true);
-        entry::configure(threads, &cache_dir, bounds)?;
-        Ok(Robj::from(true))
+        Ok(match entry::configure(threads, &cache_dir, bounds)? {
+            Some(status) => Robj::from(status),
+            None => Robj::from(true),
+        })
     })
 }
 

@@ -25,7 +25,7 @@ class Hooks(C.Structure):
                 ("arg_convention", C.c_int32)]
 I64, F64, SCALAR, ARRAY, ROW, COL, STRIDED, WRITEABLE = 2, 4, 0, 1, 0, 1, 2, 1
 lib.vr_last_error_message.restype = C.c_char_p
-assert lib.vr_abi_version() == 2, "this example is written for ABI 2"
+assert lib.vr_abi_version() == 3, "this example is written for ABI 3"
 
 def check(status):
     if status != 0:

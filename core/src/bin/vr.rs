@@ -34,6 +34,8 @@ commands:
                                       print FUNCTION after the optimizer, with what
                                       each pass did (SPEC as VR_PASSES: -bce-version,
                                       none,+bce-redundant; default VR_PASSES or all)
+                                      and whether the default on-disk cache
+                                      (VR_CACHE_DIR, ...) would be trusted
   vr test [PATH...] [--backend B] [--verbose]
                                       run conformance files (default tests/vrir);
                                       --verbose lists skipped cases
@@ -302,6 +304,12 @@ fn explain(args: &[String]) -> Result<ExitCode, Failure> {
     opts.params_never_alias = o.has("--params-never-alias");
     let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
     print!("{}", velociraptor::opt::explain::explain(&m, func, &opts)?);
+    // Where a C-API host with the default configuration would keep machine code, and
+    // whether it would trust it (docs/c-api.md, "What the on-disk cache trusts").
+    println!(
+        "; disk cache: {}",
+        velociraptor::runtime::disk_cache::DiskCache::describe_default()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
