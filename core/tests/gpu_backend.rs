@@ -7,6 +7,8 @@
 //! Expected values are hand-computed; the interpreter is compared only for errors'
 //! fields (the same error, worded the same way).
 
+#![allow(clippy::result_large_err, clippy::type_complexity)]
+
 use std::sync::atomic::Ordering;
 use velociraptor::backend::{self, Backend};
 
@@ -322,4 +324,135 @@ fn values_cross_unchanged() {
         .collect();
     assert_eq!(a, want_a, "f32 division is correctly rounded");
     assert_eq!(got[1]["data"], serde_json::json!(want_n));
+}
+
+/// The documented bound on OpenCL's transcendental functions (docs/gpu.md,
+/// docs/vrir-semantics.md): within 4 ulp of the CPU's libm in f64 (`pow`: 16), over a
+/// spread of arguments. `sqrt` and the arithmetic are exact (0 ulp).
+#[test]
+fn opencl_math_stays_within_the_documented_ulp_bounds() {
+    let _serial = serial();
+    let funcs: [(&str, fn(f64) -> f64, u64); 13] = [
+        ("exp", f64::exp, 4),
+        ("log", f64::ln, 4),
+        ("log10", f64::log10, 4),
+        ("sin", f64::sin, 4),
+        ("cos", f64::cos, 4),
+        ("tan", f64::tan, 4),
+        ("asin", f64::asin, 4),
+        ("acos", f64::acos, 4),
+        ("atan", f64::atan, 4),
+        ("sinh", f64::sinh, 4),
+        ("cosh", f64::cosh, 4),
+        ("tanh", f64::tanh, 4),
+        ("sqrt", f64::sqrt, 0),
+    ];
+    let xs: Vec<f64> = (0..400)
+        .map(|k| -0.999 + 1.998 * (k as f64) / 399.0)
+        .collect();
+    let ys: Vec<f64> = (0..400)
+        .map(|k| 0.001 + 20.0 * (k as f64) / 399.0)
+        .collect();
+    let ulps = |a: f64, b: f64| -> u64 {
+        if a == b || (a.is_nan() && b.is_nan()) {
+            0
+        } else {
+            (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs()
+        }
+    };
+    for (name, f, bound) in funcs {
+        // Domains: asin/acos on (-1, 1), log/log10/sqrt on positive values.
+        let args = if matches!(name, "log" | "log10" | "sqrt") {
+            &ys
+        } else {
+            &xs
+        };
+        let src = format!(
+            "(module m :index-base 0
+  (function f ((x f64[1,row])) (f64[1,row])
+    (locals (i i64))
+    (gpu
+      (parfor (i) (range 0 (- (len x) 1))
+        (block (set (index x i) ({name} (index x i))))))
+    (return x)))"
+        );
+        let got = run(
+            &src,
+            "f",
+            &serde_json::json!([args]).to_string(),
+            Backend::Gpu,
+        )
+        .unwrap();
+        let got: Vec<f64> = got["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let worst = args
+            .iter()
+            .zip(&got)
+            .map(|(x, g)| ulps(f(*x), *g))
+            .max()
+            .unwrap();
+        assert!(
+            worst <= bound,
+            "{name}: {worst} ulp from libm (bound {bound})"
+        );
+    }
+    let src = "(module m :index-base 0
+  (function f ((x f64[1,row]) (y f64[1,row])) (f64[1,row])
+    (locals (i i64))
+    (gpu
+      (parfor (i) (range 0 (- (len x) 1))
+        (block (set (index x i) (pow (index x i) (index y i))))))
+    (return x)))";
+    let bases: Vec<f64> = ys.iter().map(|y| y / 4.0).collect();
+    let exps: Vec<f64> = xs.iter().map(|x| x * 7.0).collect();
+    let got = run(
+        src,
+        "f",
+        &serde_json::json!([bases, exps]).to_string(),
+        Backend::Gpu,
+    )
+    .unwrap();
+    let got: Vec<f64> = got["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let worst = bases
+        .iter()
+        .zip(&exps)
+        .zip(&got)
+        .map(|((b, e), g)| ulps(b.powf(*e), *g))
+        .max()
+        .unwrap();
+    assert!(worst <= 16, "pow: {worst} ulp from libm (bound 16)");
+}
+
+/// A module function called from a kernel, with an error inside it: the callee's name
+/// and line, the lowest failing iteration.
+#[test]
+fn calls_from_kernels_and_their_errors() {
+    let _serial = serial();
+    let src = r#"
+(module calls :index-base 0
+  (function sq ((v i64) (d i64)) (i64)
+    (return (idiv (* v v) d)))
+  (function f ((a i64[1,row]) (d i64[1,row])) (i64[1,row])
+    (locals (i i64))
+    (gpu
+      (parfor (i) (range 0 (- (len a) 1))
+        (block (set (index a i) (call sq (index a i) (index d i))))))
+    (return a)))
+"#;
+    let got = run(src, "f", "[[3, -5, 7], [2, 2, 1]]", Backend::Gpu).unwrap();
+    assert_eq!(plain(got), "[4,12,49]");
+    let args = "[[1, 2, 3, 4], [1, 0, 1, 0]]";
+    let want = run(src, "f", args, Backend::Interp).unwrap_err();
+    let got = run(src, "f", args, Backend::Gpu).unwrap_err();
+    assert_eq!(got.to_string(), want.to_string());
+    assert_eq!(got.function.as_deref(), Some("sq"));
 }

@@ -27,6 +27,10 @@ const SRC: &str = r#"
     (return x)))
 "#;
 
+/// What the engine saw at the task: n, x's extents, the domain's stop.
+type Sight = (Option<Scalar>, Option<Vec<i64>>, Scalar);
+type Seen = Arc<Mutex<Vec<Sight>>>;
+
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
     Decline,
@@ -38,13 +42,13 @@ enum Mode {
 struct Engine {
     mode: Mode,
     calls: Arc<AtomicU32>,
-    seen: Arc<Mutex<Vec<(Option<Scalar>, Option<Vec<i64>>, Scalar)>>>,
+    seen: Seen,
 }
 
 struct Session {
     mode: Mode,
     calls: Arc<AtomicU32>,
-    seen: Arc<Mutex<Vec<(Option<Scalar>, Option<Vec<i64>>, Scalar)>>>,
+    seen: Seen,
 }
 
 impl OffloadEngine for Engine {
@@ -83,13 +87,7 @@ impl OffloadSession for Session {
     }
 }
 
-fn run(
-    mode: Mode,
-) -> (
-    Result<Vec<Value>, VrError>,
-    u32,
-    Vec<(Option<Scalar>, Option<Vec<i64>>, Scalar)>,
-) {
+fn run(mode: Mode) -> (Result<Vec<Value>, VrError>, u32, Vec<Sight>) {
     let m = backend::load(SRC).unwrap();
     let mut stmts = HashMap::new();
     let x_ty = Type::array(ScalarType::F64, 1, Layout::Row);

@@ -54,9 +54,7 @@ pub unsafe extern "C" fn vr_cpu_offload(
         return DECLINED;
     };
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let Some(call) = ctx.offload.as_mut() else {
-            return None;
-        };
+        let call = ctx.offload.as_mut()?;
         let a = call.actions.get(&(action as u32))?.clone();
         let mut e = Env {
             action: &a,

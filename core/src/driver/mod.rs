@@ -3,6 +3,8 @@
 //! backend, which compiles a module for `cpu-par` with the GPU's offload plan and engine
 //! attached.
 
+#![allow(clippy::result_large_err)]
+
 use crate::cpu::{CompiledModule, CpuOptions};
 use crate::runtime::error::VrResult;
 use crate::runtime::offload::Offload;

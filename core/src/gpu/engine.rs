@@ -259,7 +259,7 @@ impl Session {
                 .map_err(|e| device_error("bringing an array home", e))?;
             // SAFETY: both are live host arrays of the same byte length.
             unsafe {
-                std::ptr::copy_nonoverlapping(src.data, dst.data, (hi - lo) as usize);
+                std::ptr::copy_nonoverlapping(src.data, dst.data, hi - lo);
             }
         }
         Ok(Outcome::Done)
@@ -335,7 +335,7 @@ impl Session {
                 } else {
                     (a as i128 - b as i128) as u128
                 };
-                (dist / s.unsigned_abs() as u128) as u128 + 1
+                dist / s.unsigned_abs() as u128 + 1
             } else {
                 0
             };

@@ -92,11 +92,19 @@ pub fn site_error(
             VrError::runtime(format!("negative integer exponent {index} in pow"))
         }
         SiteKind::ZeroStep => VrError::runtime("zero step in a range"),
+        SiteKind::MissingReturn => {
+            VrError::runtime("missing return: the function ended without returning its results")
+        }
     };
     let e = if variable.is_empty() {
         e
     } else {
         e.with_variable(&variable)
+    };
+    let function = if site.function.is_empty() {
+        function
+    } else {
+        &site.function
     };
     e.with_function(function).with_line(site.line)
 }
@@ -124,12 +132,14 @@ mod tests {
         let sites = vec![
             Site {
                 kind: SiteKind::DivisionByZero,
+                function: String::new(),
                 line: Some(3),
                 variable: None,
                 note: String::new(),
             },
             Site {
                 kind: SiteKind::OutOfBounds,
+                function: String::new(),
                 line: Some(7),
                 variable: Some("a".into()),
                 note: "S,S".into(),
@@ -156,6 +166,7 @@ mod tests {
     fn invalid_casts_show_the_value_of_its_own_type() {
         let site = Site {
             kind: SiteKind::InvalidCast,
+            function: String::new(),
             line: None,
             variable: None,
             note: String::new(),

@@ -53,12 +53,15 @@ pub enum SiteKind {
     Unassigned,
     NegativeExponent,
     ZeroStep,
+    MissingReturn,
 }
 
 /// One check of the kernel that can fail.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Site {
     pub kind: SiteKind,
+    /// The function whose code holds the check (the parfor's, or one it calls).
+    pub function: String,
     pub line: Option<u32>,
     pub variable: Option<String>,
     /// For out-of-bounds: the access's shape as the cpu backend writes it (`S,S`).
@@ -185,8 +188,16 @@ struct Gen<'m> {
     fp64: bool,
     int64_atomics: bool,
     writes: BTreeSet<usize>,
-    /// Number of the serial iteration (`vr_it`) and the note arguments are in scope.
+    /// Loops entered (where `continue` is C's own).
     loops: usize,
+    /// How generated code leaves after recording an error: the kernel returns, a called
+    /// function returns 1.
+    fail_exit: &'static str,
+    /// Module functions called from the body, as OpenCL functions: (prototype,
+    /// definition), in the order they were generated.
+    functions: Vec<(String, String)>,
+    /// Functions being generated (a call back into one is recursion: rejected).
+    stack: Vec<String>,
 }
 
 /// Compile `parfor` statement `s` of `f` (which must be a parfor) into kernel `name`.
@@ -266,6 +277,9 @@ pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<
         int64_atomics: false,
         writes: BTreeSet::new(),
         loops: 0,
+        fail_exit: "return;",
+        functions: Vec::new(),
+        stack: vec![f.name.clone()],
     };
     // Every variable the domain or body mentions, in a fixed order.
     let mut names = BTreeSet::new();
@@ -388,6 +402,12 @@ pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<
         "#define VR_ERR_RECORDS {ERR_RECORDS}\n#define VR_ERR_WORDS {ERR_WORDS}"
     );
     src.push_str(PRELUDE);
+    for (proto, _) in &g.functions {
+        let _ = writeln!(src, "{proto};");
+    }
+    for (_, def) in &g.functions {
+        src.push_str(def);
+    }
     let _ = writeln!(src, "__kernel void {name}({}) {{", sig.join(",\n    "));
     src.push_str(&prologue);
     src.push_str(&g.out);
@@ -579,6 +599,7 @@ impl<'m> Gen<'m> {
     fn site(&mut self, kind: SiteKind, variable: Option<&str>, note: String) -> usize {
         self.sites.push(Site {
             kind,
+            function: self.f.name.clone(),
             line: self.line,
             variable: variable.map(str::to_string),
             note,
@@ -601,8 +622,9 @@ impl<'m> Gen<'m> {
             n.push("0".into());
         }
         let text = format!(
-            "if (!({ok})) {{ vr_fail(vr_err, vr_it, {site}, (long)({index}), (long)({bound}), (long)({dim}), {}); return; }}",
-            n.join(", ")
+            "if (!({ok})) {{ vr_fail(vr_err, vr_it, {site}, (long)({index}), (long)({bound}), (long)({dim}), {}); {} }}",
+            n.join(", "),
+            self.fail_exit
         );
         self.line(&text);
     }
@@ -794,7 +816,19 @@ impl<'m> Gen<'m> {
                 self.expr_any(expr)?;
             }
             StmtKind::RefIncr { .. } | StmtKind::RefDecr { .. } => {}
-            StmtKind::Return { .. } => return Err("return in a parfor body".into()),
+            StmtKind::Return { values } => {
+                if self.fail_exit == "return;" {
+                    return Err("return in a parfor body".into());
+                }
+                match values.as_slice() {
+                    [] => self.line("return 0;"),
+                    [v] => {
+                        let v = self.expr(v)?;
+                        self.line(&format!("*vr_out = {v}; return 0;"));
+                    }
+                    _ => return Err("a function of several results".into()),
+                }
+            }
             StmtKind::Alloc { .. } | StmtKind::Free { .. } => {
                 return Err("allocation in the body".into())
             }
@@ -809,9 +843,174 @@ impl<'m> Gen<'m> {
         }
     }
 
-    /// An expression statement: atomics and anything else whose value is dropped.
+    /// An expression statement: atomics, calls, anything else whose value is dropped.
     fn expr_any(&mut self, e: &Expr) -> Result<(), Reject> {
+        if let Expr::Call { func, args } = e {
+            if matches!(self.type_of(e)?, Type::Void) {
+                return self.call(func, args, None).map(|_| ());
+            }
+        }
         self.expr(e).map(|_| ())
+    }
+
+    /// A call of module function `func` (scalar parameters, one scalar result or none):
+    /// compiled once as an OpenCL function returning a status; its value in a temporary.
+    fn call(
+        &mut self,
+        func: &str,
+        args: &[Expr],
+        result: Option<ScalarType>,
+    ) -> Result<String, Reject> {
+        let callee = self
+            .m
+            .function(func)
+            .ok_or_else(|| format!("a call of unknown function `{func}`"))?;
+        if self.stack.iter().any(|n| n == func) {
+            return Err(format!("a recursive call of `{func}`"));
+        }
+        let cname = format!("vrf_{}", sanitize(func));
+        if !self
+            .functions
+            .iter()
+            .any(|(p, _)| p.contains(&format!(" {cname}(")))
+        {
+            self.define_function(callee, &cname)?;
+        }
+        let mut vals = Vec::new();
+        for (a, p) in args.iter().zip(&callee.params) {
+            let Type::Scalar { elem } = p.ty else {
+                return Err(format!("a call of `{func}` with an array argument"));
+            };
+            let v = self.expr(a)?;
+            vals.push(format!("({})({v})", c_type(elem)?));
+        }
+        let out = match result {
+            Some(t) => {
+                let r = self.temp(t, &format!("({})0", c_type(t)?))?;
+                vals.push(format!("&{r}"));
+                r
+            }
+            None => {
+                vals.push("0".into());
+                String::new()
+            }
+        };
+        let text = format!(
+            "if ({cname}(vr_err, vr_it{}{})) {}",
+            if vals.is_empty() { "" } else { ", " },
+            vals.join(", "),
+            self.fail_exit
+        );
+        self.line(&text);
+        Ok(out)
+    }
+
+    /// `int NAME(__global long* vr_err, long vr_it, params..., T* vr_out)`: 0 when it
+    /// returned, 1 after recording an error.
+    fn define_function(&mut self, callee: &'m Function, cname: &str) -> Result<(), Reject> {
+        let result = match callee.results.as_slice() {
+            [] => None,
+            [Type::Scalar { elem }] => Some(*elem),
+            _ => {
+                return Err(format!(
+                    "a call of `{}` (array or several results)",
+                    callee.name
+                ))
+            }
+        };
+        let mut sig = vec![
+            "__global long* vr_err".to_string(),
+            "long vr_it".to_string(),
+        ];
+        let mut g = Gen {
+            m: self.m,
+            f: callee,
+            vars: BTreeMap::new(),
+            order: Vec::new(),
+            out: String::new(),
+            indent: 1,
+            tmp: 0,
+            sites: std::mem::take(&mut self.sites),
+            line: callee.line,
+            fp64: self.fp64,
+            int64_atomics: self.int64_atomics,
+            writes: BTreeSet::new(),
+            loops: 0,
+            fail_exit: "return 1;",
+            functions: std::mem::take(&mut self.functions),
+            stack: self.stack.clone(),
+        };
+        g.stack.push(callee.name.clone());
+        let r = (|| -> Result<(), Reject> {
+            let mut decls = String::new();
+            for (k, p) in callee.params.iter().enumerate() {
+                let Type::Scalar { elem } = p.ty else {
+                    return Err(format!(
+                        "a call of `{}` with an array parameter",
+                        callee.name
+                    ));
+                };
+                let c = format!("p{k}_{}", sanitize(&p.name));
+                sig.push(format!("{} {c}", c_type(elem)?));
+                let _ = writeln!(decls, "    int {c}_set = 1;");
+                g.vars.insert(
+                    p.name.clone(),
+                    KVar {
+                        c,
+                        ty: p.ty.clone(),
+                        var: usize::MAX,
+                    },
+                );
+            }
+            for (k, l) in callee.locals.iter().enumerate() {
+                let Type::Scalar { elem } = l.ty else {
+                    return Err(format!("`{}` has an array local", callee.name));
+                };
+                let c = format!("l{k}_{}", sanitize(&l.name));
+                let _ = writeln!(decls, "    {} {c} = 0; int {c}_set = 0;", c_type(elem)?);
+                g.vars.insert(
+                    l.name.clone(),
+                    KVar {
+                        c,
+                        ty: l.ty.clone(),
+                        var: usize::MAX,
+                    },
+                );
+            }
+            sig.push(match result {
+                Some(t) => format!("{}* vr_out", c_type(t)?),
+                None => "void* vr_out".to_string(),
+            });
+            g.out.push_str(&decls);
+            g.block(&callee.body)?;
+            Ok(())
+        })();
+        self.sites = std::mem::take(&mut g.sites);
+        self.functions = std::mem::take(&mut g.functions);
+        r?;
+        self.fp64 |= g.fp64;
+        self.int64_atomics |= g.int64_atomics;
+        // Falling off the end of a function with a result is `missing return`.
+        let tail = match result {
+            None => "    return 0;\n".to_string(),
+            Some(_) => {
+                let site = {
+                    self.sites.push(Site {
+                        kind: SiteKind::MissingReturn,
+                        function: callee.name.clone(),
+                        line: None,
+                        variable: None,
+                        note: String::new(),
+                    });
+                    self.sites.len() - 1
+                };
+                format!("    vr_fail(vr_err, vr_it, {site}, 0L, 0L, -1L, 0, 0, 0, 0); return 1;\n")
+            }
+        };
+        let proto = format!("static int {cname}({})", sig.join(", "));
+        let def = format!("{proto} {{\n{}{tail}}}\n", g.out);
+        self.functions.push((proto, def));
+        Ok(())
     }
 
     /// An integer expression as a C `long`.
@@ -1006,7 +1205,7 @@ impl<'m> Gen<'m> {
                     _ => return Err(format!("atomic-cas on {t}")),
                 }
             }
-            Expr::Call { .. } => return Err("a call of a module function in the body".into()),
+            Expr::Call { func, args } => self.call(func, args, Some(t))?,
             Expr::Map { .. } => return Err("map in the body".into()),
             Expr::Reduce { .. } => return Err("a reduction in the body".into()),
             Expr::Alloc { .. } => return Err("allocation in the body".into()),

@@ -12,6 +12,9 @@
 //! Every task keeps its compiled CPU code, which runs when the engine declines (no
 //! device, no fp64, a failed build): the same results, with a note.
 
+// VrError is the crate-wide error type (128 bytes by design), as in cpu/.
+#![allow(clippy::result_large_err)]
+
 pub mod engine;
 pub mod errors;
 pub mod kernel;

@@ -52,9 +52,15 @@ pub struct Gpu {
     device: ClDevice,
     pub context: Context,
     pub queue: CommandQueue,
-    programs: Mutex<HashMap<(String, String, u64), Result<Arc<Program>, String>>>,
+    programs: Mutex<HashMap<ProgramKey, Result<Arc<Program>, String>>>,
     builds: std::sync::atomic::AtomicU64,
 }
+
+/// (device, driver version, source hash).
+type ProgramKey = (String, String, u64);
+
+/// A device as the ICD loader lists it: (platform, device) indices, platform name, id.
+type Listed = ((usize, usize), String, opencl3::types::cl_device_id);
 
 /// The process's device, chosen once; `Err` says why there is none.
 pub fn gpu() -> Result<Arc<Gpu>, String> {
@@ -68,7 +74,7 @@ fn cl_err(what: &str, e: impl std::fmt::Display) -> String {
 }
 
 /// Every device of every platform: ((platform index, device index), platform name, id).
-fn devices() -> Result<Vec<((usize, usize), String, opencl3::types::cl_device_id)>, String> {
+fn devices() -> Result<Vec<Listed>, String> {
     let platforms = opencl3::platform::get_platforms().map_err(|e| {
         if e.0 == opencl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED {
             "no OpenCL library (libOpenCL.so.1 could not be loaded)".to_string()

@@ -22,6 +22,8 @@
 //! made without an engine) gets "declined" for tasks and "done" for the rest, which is
 //! correct because the statement enclosing such code was synchronised as a whole.
 
+#![allow(clippy::result_large_err)]
+
 use crate::runtime::error::{VrError, VrResult};
 use crate::runtime::value::Scalar;
 use crate::vrir::ast::Expr;

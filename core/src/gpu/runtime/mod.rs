@@ -238,7 +238,7 @@ impl<D: Device> Runtime<D> {
     }
 
     /// Make the host copy of row `k` fresh (download when only the device has it).
-    fn to_host(&mut self, k: usize) -> Res<()> {
+    fn bring_home(&mut self, k: usize) -> Res<()> {
         let e = self.buffers[k].as_mut().expect("live buffer");
         if e.fresh == Fresh::Device {
             let bytes = e.hi - e.lo;
@@ -253,7 +253,7 @@ impl<D: Device> Runtime<D> {
     }
 
     /// Make the device copy of row `k` fresh (upload when only the host has it).
-    fn to_device(&mut self, k: usize) -> Res<()> {
+    fn send_to_device(&mut self, k: usize) -> Res<()> {
         let e = self.buffers[k].as_mut().expect("live buffer");
         if e.fresh == Fresh::Host {
             let bytes = e.hi - e.lo;
@@ -278,7 +278,7 @@ impl<D: Device> Runtime<D> {
         }
         let (mut nlo, mut nhi) = (lo, hi);
         for k in &over {
-            self.to_host(*k)?;
+            self.bring_home(*k)?;
             let e = self.buffers[*k].take().expect("live buffer");
             nlo = nlo.min(e.lo);
             nhi = nhi.max(e.hi);
@@ -348,7 +348,7 @@ impl<D: Device> Runtime<D> {
             });
         if src_on_device {
             let s = self.row_for(c.src.0, c.src.1)?;
-            self.to_device(s)?;
+            self.send_to_device(s)?;
             let d = self.row_for(c.dst.0, c.dst.1)?;
             let d_range = {
                 let e = self.buffers[d].as_ref().expect("live");
@@ -356,7 +356,7 @@ impl<D: Device> Runtime<D> {
             };
             if d_range != c.dst {
                 // Part of a larger row: the rest of it must be right on the device too.
-                self.to_device(d)?;
+                self.send_to_device(d)?;
             }
             let s_lo = self.buffers[s].as_ref().expect("live").lo;
             // Two different rows (the ranges are disjoint arrays): borrow both.
@@ -407,7 +407,7 @@ impl<D: Device> Runtime<D> {
     /// The CPU is about to write row `r`'s bytes: bring them home, the device copy is
     /// then stale.
     fn host_write_row(&mut self, r: usize) -> Res<()> {
-        self.to_host(r)?;
+        self.bring_home(r)?;
         self.buffers[r].as_mut().expect("live").fresh = Fresh::Host;
         Ok(())
     }
@@ -451,7 +451,7 @@ impl<D: Device> Runtime<D> {
         {
             // A read of a deferred copy reads its source's bytes.
             let k = self.row_for(c.src.0, c.src.1)?;
-            self.to_device(k)?;
+            self.send_to_device(k)?;
             let e = self.buffers[k].as_ref().expect("live");
             let offset = (arr.data as i64 - (c.dst.0 as i64 - c.src.0 as i64) - e.lo as i64) / es;
             self.note_var(name, lo, hi, k, offset);
@@ -461,12 +461,12 @@ impl<D: Device> Runtime<D> {
         }
         let k = self.row_for(lo, hi)?;
         if access != Access::Overwrite {
-            self.to_device(k)?;
+            self.send_to_device(k)?;
         } else {
             let e = self.buffers[k].as_ref().expect("live");
             if (e.lo, e.hi) != (lo, hi) {
                 // Part of a larger row: the rest must stay right on the device.
-                self.to_device(k)?;
+                self.send_to_device(k)?;
             }
         }
         let e = self.buffers[k].as_ref().expect("live");
@@ -534,7 +534,7 @@ impl<D: Device> Runtime<D> {
             if write {
                 self.host_write_row(r)?;
             } else {
-                self.to_host(r)?;
+                self.bring_home(r)?;
             }
         }
         // Uploads still queued read host memory: wait before the CPU writes it.
@@ -575,7 +575,7 @@ impl<D: Device> Runtime<D> {
         }
         for k in 0..self.buffers.len() {
             if self.buffers[k].is_some() && Some(k) != self.empty {
-                self.to_host(k)?;
+                self.bring_home(k)?;
             }
         }
         self.wait_if_queued()?;
