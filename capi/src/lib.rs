@@ -562,7 +562,13 @@ pub extern "C" fn vr_function_dump(f: *const VrFunction, what: i32, out: *mut *m
 /// the on-disk cache did (and why it was not used), and the optimizer's report.
 fn explain(f: &VrFunction) -> String {
     let o = &f.ctx.config.options;
-    let backend = if o.parallel {
+    let backend = if o.gpu {
+        let device = match velociraptor::gpu::device() {
+            Ok(d) => d.describe(),
+            Err(why) => format!("no OpenCL device ({why}): sections run on the CPU"),
+        };
+        format!("gpu: on_gpu sections on {device}; the rest cpu-par ({} threads)", f.spec.compiled.threads())
+    } else if o.parallel {
         format!("cpu-par ({} threads)", f.spec.compiled.threads())
     } else {
         "cpu (serial)".to_string()

@@ -331,6 +331,39 @@ impl Report {
 /// Run every conformance file under `paths` (files, or directories searched
 /// recursively for `*.vrir`, in name order) on `backend`.
 pub fn run_paths(paths: &[PathBuf], backend: Backend) -> Report {
+    run_paths_with(paths, backend, RunOptions::default())
+}
+
+/// How the cases of a run are executed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Wrap every function body in one GPU section before running (`vr test
+    /// --wrap-gpu`): on the `gpu` backend, all of a program's parfors and copies become
+    /// GPU tasks and everything else synchronises with them.
+    pub wrap_gpu: bool,
+}
+
+thread_local! {
+    static OPTIONS: std::cell::Cell<RunOptions> = const { std::cell::Cell::new(RunOptions { wrap_gpu: false }) };
+}
+
+/// [`run_paths`] with `options`.
+pub fn run_paths_with(paths: &[PathBuf], backend: Backend, options: RunOptions) -> Report {
+    let saved = OPTIONS.with(|o| o.replace(options));
+    let report = run_paths_inner(paths, backend);
+    OPTIONS.with(|o| o.set(saved));
+    report
+}
+
+/// [`run_source`] with `options`.
+pub fn run_source_with(path: &Path, src: &str, backend: Backend, options: RunOptions) -> Vec<CaseResult> {
+    let saved = OPTIONS.with(|o| o.replace(options));
+    let results = run_source(path, src, backend);
+    OPTIONS.with(|o| o.set(saved));
+    results
+}
+
+fn run_paths_inner(paths: &[PathBuf], backend: Backend) -> Report {
     let mut report = Report {
         backend: Some(backend),
         cases: Vec::new(),
@@ -521,6 +554,13 @@ fn call(m: &Module, call: &Call, backend: Backend) -> Result<Result<Vec<Value>, 
         .collect::<Result<Vec<_>, _>>()?;
     let args =
         backend::args_from_json_items(f, &items).map_err(|e| format!("bad arguments: {e}"))?;
+    let wrapped;
+    let m = if OPTIONS.with(|o| o.get()).wrap_gpu {
+        wrapped = crate::gpu::wrap_in_sections(m);
+        &wrapped
+    } else {
+        m
+    };
     Ok(guard(|| backend::execute(backend, m, &call.func, args)).and_then(|r| {
         r.map_err(|e| match e.kind {
             // A compiled backend that cannot handle a construct yet says so at compile

@@ -36,9 +36,10 @@ commands:
                                       none,+bce-redundant; default VR_PASSES or all)
                                       and whether the default on-disk cache
                                       (VR_CACHE_DIR, ...) would be trusted
-  vr test [PATH...] [--backend B] [--verbose]
+  vr test [PATH...] [--backend B] [--verbose] [--wrap-gpu]
                                       run conformance files (default tests/vrir);
-                                      --verbose lists skipped cases
+                                      --verbose lists skipped cases; --wrap-gpu wraps
+                                      every function body in a GPU section
   vr --help                           this text
   vr --version
 
@@ -289,7 +290,34 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
     let values = backend::args_from_json(f, &args_json)?;
     let results = backend::execute(backend, &m, func, values)?;
     println!("{}", backend::results_to_json(&results));
+    if backend == Backend::Gpu {
+        gpu_notes();
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// On stderr: the device the `gpu` backend used (or why none), and why tasks ran on
+/// the CPU.
+fn gpu_notes() {
+    match velociraptor::gpu::device() {
+        Ok(d) => eprintln!("note: gpu: sections ran on {}", d.describe()),
+        Err(why) => eprintln!("note: gpu: no OpenCL device ({why}): sections ran on the CPU"),
+    }
+    for n in velociraptor::gpu::engine::notes() {
+        eprintln!("note: {n}");
+    }
+    let c = velociraptor::gpu::engine::counters();
+    let get = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!(
+        "note: gpu: {} kernel launches, {} tasks on the CPU, {} uploads ({} bytes), {} downloads ({} bytes), {} device copies",
+        get(&c.launches),
+        get(&c.declined),
+        get(&c.uploads),
+        get(&c.upload_bytes),
+        get(&c.downloads),
+        get(&c.download_bytes),
+        get(&c.device_copies)
+    );
 }
 
 fn explain(args: &[String]) -> Result<ExitCode, Failure> {
@@ -314,7 +342,7 @@ fn explain(args: &[String]) -> Result<ExitCode, Failure> {
 }
 
 fn test(args: &[String]) -> Result<ExitCode, Failure> {
-    let o = Options::parse(args, &["--backend"], &["--verbose"])?;
+    let o = Options::parse(args, &["--backend"], &["--verbose", "--wrap-gpu"])?;
     let backend = o.backend()?;
     if !backend.exists() {
         return Err(Failure::Error(format!(
@@ -326,7 +354,13 @@ fn test(args: &[String]) -> Result<ExitCode, Failure> {
     } else {
         o.positional.iter().map(PathBuf::from).collect()
     };
-    let report = conformance::run_paths(&paths, backend);
+    let options = conformance::RunOptions {
+        wrap_gpu: o.has("--wrap-gpu"),
+    };
+    let report = conformance::run_paths_with(&paths, backend, options);
+    if backend == Backend::Gpu {
+        gpu_notes();
+    }
     for failure in report.failures() {
         println!("FAIL {failure}");
     }

@@ -60,6 +60,9 @@ pub enum ErrorCode {
     ParallelFailure = 32,
     /// The host's interrupt flag was set (see `cpu::interrupt`).
     Interrupted = 33,
+    /// An offload engine reported an error; it is in `CallCtx::offload` (see
+    /// `cpu::offload`).
+    Offload = 34,
 }
 
 impl ErrorCode {
@@ -83,6 +86,7 @@ impl ErrorCode {
             SelectionShape,
             ParallelFailure,
             Interrupted,
+            Offload,
         ]
         .into_iter()
         .find(|k| *k as i32 == c)
@@ -134,6 +138,9 @@ pub struct CallCtx {
     /// Entries into a function's no-alias version during this call (see
     /// `codegen/entry_versions.rs`); only entry wrappers touch it.
     pub noalias_entries: u64,
+    /// The offload engine's session for this call (`cpu::offload`); None in parfor
+    /// workers and for modules compiled without an engine.
+    pub offload: Option<Box<super::offload::OffloadCall>>,
 }
 
 /// Values of a note kept (3 per range index, 9 per gather: enough for 10 dimensions).
@@ -182,6 +189,7 @@ impl Default for CallCtx {
             threads: 1,
             shared_arena: std::ptr::null(),
             noalias_entries: 0,
+            offload: None,
         }
     }
 }
@@ -267,6 +275,17 @@ impl CallCtx {
                     .clone()
                     .unwrap_or_else(|| "cannot allocate an array".into()),
             ),
+            ErrorCode::Offload => {
+                // The engine's error carries every field already.
+                return Some(
+                    self.offload
+                        .as_ref()
+                        .and_then(|o| o.error.clone())
+                        .unwrap_or_else(|| {
+                            VrError::new(ErrorKind::Internal, "offload engine failed")
+                        }),
+                );
+            }
             ErrorCode::Interrupted => VrError::new(
                 ErrorKind::Interrupted,
                 "interrupted: the host asked the call to stop (user interrupt)",
@@ -437,6 +456,7 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         threads: ctx.threads,
         shared_arena: ctx.shared_arena,
         noalias_entries: ctx.noalias_entries,
+        offload: ctx.offload.take(),
         depth: ctx.depth,
         code,
         line,
@@ -577,7 +597,7 @@ impl Arena {
     /// A new contiguous array of `dims` (each checked non-negative by the caller) with
     /// `elem_size`-byte elements, column-major when `col`, else row-major: its descriptor
     /// (in the same block), or the reason why not.
-    fn new_array(
+    pub(crate) fn new_array(
         &mut self,
         dims: &[i64],
         elem_size: usize,
@@ -685,7 +705,7 @@ mod tests {
     /// back as "failed without recording an error").
     #[test]
     fn every_error_code_decodes() {
-        for c in (1..=15).chain([32]) {
+        for c in (1..=15).chain([32, 33, 34]) {
             let code = ErrorCode::from_i32(c).expect("known code");
             assert_eq!(code as i32, c);
             let ctx = CallCtx {

@@ -179,6 +179,7 @@ impl CompiledModule {
 
         let mut ctx = CallCtx::default();
         ctx.arena.limit = self.alloc_limit;
+        ctx.offload = self.offload_call();
         let (args_p, results_p) = (arg_ptrs.as_ptr(), result_ptrs.as_ptr());
         let ctx_p: *mut CallCtx = &mut ctx;
         // SAFETY: the slots match f's signature (checked above) and outlive the call; the
@@ -187,6 +188,9 @@ impl CompiledModule {
         let status = if self.recursive { super::on_large_stack(run)? } else { run() };
         self.noalias_calls
             .fetch_add(ctx.noalias_entries, std::sync::atomic::Ordering::Relaxed);
+        if let Some(late) = ctx.offload.as_mut().and_then(|o| o.session.finish()) {
+            return Err(late);
+        }
         if status != 0 {
             return Err(ctx.error(self.module.index_base).unwrap_or_else(|| {
                 VrError::new(

@@ -36,6 +36,9 @@ pub struct CompileOptions {
     pub threads: Option<usize>,
     /// Which optimizer passes run, and what the host promises about its arguments.
     pub passes: crate::opt::OptOptions,
+    /// The `gpu` backend: `on_gpu` sections through the GPU's engine (`driver`), the
+    /// rest as `parallel` says. Such code is never written to the disk cache.
+    pub gpu: bool,
 }
 
 impl Default for CompileOptions {
@@ -46,6 +49,7 @@ impl Default for CompileOptions {
             parallel: false,
             threads: None,
             passes: crate::opt::OptOptions::all(),
+            gpu: false,
         }
     }
 }
@@ -65,12 +69,13 @@ impl CompileOptions {
     fn key_line(&self) -> String {
         let off: Vec<&str> = self.passes.disabled.iter().copied().collect();
         format!(
-            "bounds_checks={} opt_level={} parallel={} passes_off=[{}] params_never_alias={}",
+            "bounds_checks={} opt_level={} parallel={} passes_off=[{}] params_never_alias={} gpu={}",
             self.bounds_checks,
             self.opt_level,
             self.parallel,
             off.join(","),
-            self.passes.params_never_alias
+            self.passes.params_never_alias,
+            self.gpu
         )
     }
 }
@@ -300,6 +305,11 @@ impl CompileCache {
     /// Compile `sub` (for `func`), through the on-disk cache when enabled; with what
     /// the disk cache did (`Specialized::disk`).
     fn compile(&self, sub: &Module, key: &str, opts: &CompileOptions) -> VrResult<(CompiledModule, String)> {
+        if opts.gpu {
+            // Offload actions hold the engine's plan: compiled in process only.
+            self.compiles.fetch_add(1, Ordering::Relaxed);
+            return Ok((crate::driver::compile_gpu(sub, opts.cpu())?, "not used: GPU sections compile in process only".to_string()));
+        }
         let Some(disk) = self.disk.get() else {
             self.compiles.fetch_add(1, Ordering::Relaxed);
             // Without a cache, the only note is why its directory was refused.

@@ -7,4 +7,5 @@ pub mod compile_cache;
 pub mod disk_cache;
 pub mod error;
 pub mod host;
+pub mod offload;
 pub mod value;
