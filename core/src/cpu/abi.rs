@@ -55,6 +55,9 @@ pub enum ErrorCode {
     /// An array stored through an indexing whose extents differ from the selection's:
     /// `index` / `bound` the two ranks; `note_values`: both shapes, one after the other.
     SelectionShape = 15,
+    /// A random draw failed (the host's generator refused); its message is in
+    /// [`Arena::failure`]. Reported as `ErrorKind::Unsupported`.
+    RandomFailed = 16,
     /// The parallel-loop runtime failed (see `cpu::parallel`); its message is in
     /// [`Arena::failure`]. Reported as `ErrorKind::Internal`.
     ParallelFailure = 32,
@@ -81,6 +84,7 @@ impl ErrorCode {
             EmptyReduction,
             MaskLength,
             SelectionShape,
+            RandomFailed,
             ParallelFailure,
             Interrupted,
         ]
@@ -134,6 +138,9 @@ pub struct CallCtx {
     /// Entries into a function's no-alias version during this call (see
     /// `codegen/entry_versions.rs`); only entry wrappers touch it.
     pub noalias_entries: u64,
+    /// The host's random generator for this call (`cpu::random`); None: the process's
+    /// built-in stream.
+    pub random: Option<crate::runtime::rng::HostRandom>,
 }
 
 /// Values of a note kept (3 per range index, 9 per gather: enough for 10 dimensions).
@@ -182,6 +189,7 @@ impl Default for CallCtx {
             threads: 1,
             shared_arena: std::ptr::null(),
             noalias_entries: 0,
+            random: None,
         }
     }
 }
@@ -266,6 +274,13 @@ impl CallCtx {
                     .failure
                     .clone()
                     .unwrap_or_else(|| "cannot allocate an array".into()),
+            ),
+            ErrorCode::RandomFailed => VrError::new(
+                ErrorKind::Unsupported,
+                self.arena
+                    .failure
+                    .clone()
+                    .unwrap_or_else(|| "a random draw failed".into()),
             ),
             ErrorCode::Interrupted => VrError::new(
                 ErrorKind::Interrupted,
@@ -437,6 +452,7 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         threads: ctx.threads,
         shared_arena: ctx.shared_arena,
         noalias_entries: ctx.noalias_entries,
+        random: ctx.random,
         depth: ctx.depth,
         code,
         line,

@@ -140,6 +140,10 @@ pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
             super::parallel::vr_cpu_parfor as *const () as usize,
         ),
         (
+            codegen::RANDOM,
+            super::random::vr_cpu_random as *const () as usize,
+        ),
+        (
             codegen::IPOW_I32,
             abi::vr_cpu_ipow_i32 as *const () as usize,
         ),
