@@ -350,11 +350,14 @@ impl Language for R {
     fn host_has_answer(&self, reason: &str) -> bool {
         // R errors too for a wrong-signed `by` or a negative length; everything else
         // has an R answer (NA, a dropped dimension, a double sequence).
-        !matches!(reason, "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite") && !reason.starts_with(STOP_REASON)
+        !matches!(reason, "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite") && !reason.starts_with(STOP_REASON) && !super::random::r_errors_too(reason)
     }
 
     fn error_message(&self, reason: &str, counts: Option<(i64, i64)>) -> String {
         if let Some(message) = reason.strip_prefix(STOP_REASON).and_then(decode_stop_message) {
+            return message;
+        }
+        if let Some(message) = super::random::error_message(reason) {
             return message;
         }
         match reason {
