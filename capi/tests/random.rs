@@ -4,6 +4,9 @@
 //! are R's after `vr_random_seed` (R 4.2.2's numbers); draws in parallel code never
 //! reach a host (the module does not verify).
 
+// R's numbers are written as R prints them with 17 significant digits.
+#![allow(clippy::excessive_precision)]
+
 use std::ffi::{CStr, CString};
 use std::os::raw::c_void;
 use std::ptr::null_mut;

@@ -153,6 +153,8 @@ impl MersenneTwister {
 }
 
 #[cfg(test)]
+// R's numbers are written as R prints them with 17 significant digits.
+#[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
 

@@ -231,6 +231,8 @@ pub fn draw(host: Option<&HostRandom>, kind: Draw, arg: f64) -> Result<f64, Stri
 }
 
 #[cfg(test)]
+// R's numbers are written as R prints them with 17 significant digits.
+#[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
 
