@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <stdbool.h>
 
-// Version of the C ABI; bumped on every incompatible change.
+// Version of the C ABI; bumped on every incompatible change (3: `VrHostHooks::random`
+// and `vr_random_seed`, `VrCacheStats::disk_untrusted`).
 #define VR_ABI_VERSION 3
 
 // Most dimensions an array crossing the ABI may have.
@@ -49,6 +50,19 @@
 #define VR_BY_REFERENCE 0
 
 #define VR_BY_VALUE 1
+
+// `VrHostHooks::random` kinds of draw (R's C functions in parentheses).
+// Uniform on the open interval (0, 1) (`unif_rand()`); `arg` unused.
+#define VR_RANDOM_UNIF 0
+
+// Standard normal (`norm_rand()`); `arg` unused.
+#define VR_RANDOM_NORM 1
+
+// Standard exponential (`exp_rand()`); `arg` unused.
+#define VR_RANDOM_EXP 2
+
+// A whole number uniform on 0 ... ceil(arg) - 1, as a double (`R_unif_index(arg)`).
+#define VR_RANDOM_INDEX 3
 
 // `vr_function_dump` formats.
 #define VR_DUMP_VRIR_TEXT 0
@@ -155,6 +169,13 @@ typedef void (*VrRefFn)(void *user_data, void *owner);
 // and decref'ed partial results); `status` is the call's status.
 typedef void (*VrOnErrorFn)(void *user_data, enum VrStatus status);
 
+// Draw one random number of `kind` (`VR_RANDOM_*`; `arg` is the bound of
+// `VR_RANDOM_INDEX`) from the host's generator into `out` and return 0; non-zero
+// refuses (the call fails with VR_UNSUPPORTED naming the draw). Called once per draw,
+// in program order, on the thread that called `vr_call` (draws never run in parallel
+// code).
+typedef int32_t (*VrRandomFn)(void *user_data, int32_t kind, double arg, double *out);
+
 // The glue a host registers on a context (`vr_context_set_hooks`). Every hook may be
 // null; hooks may be called from any thread that calls a compiled function, at the
 // same time, so they must be thread-safe (or the host calls from one thread only).
@@ -171,6 +192,9 @@ typedef struct VrHostHooks {
   // (a parameter the function may write is copied before the call; the caller's
   // array never changes).
   int32_t arg_convention;
+  // Null: random draws (`runif`, `rnorm`, ... compiled) come from the library's
+  // built-in stream, R's default generator (seed it with `vr_random_seed`).
+  VrRandomFn random;
 } VrHostHooks;
 
 // Counters of a context's compile cache (`vr_context_stats`).
@@ -347,6 +371,12 @@ void vr_clear_interrupt(void);
 // (`vr_request_interrupt`) when `flag` is null. `flag` must stay readable for as long
 // as compiled code may run. Process-wide.
 enum VrStatus vr_set_interrupt_flag(const int32_t *flag);
+
+// Seed the library's built-in random stream (used by calls whose context has no
+// `random` hook) as R's `set.seed(seed)` seeds R's default generator: the draws that
+// follow are R's, number for number. Process-wide; without it the stream is seeded
+// from `VR_SEED`, else from the clock.
+enum VrStatus vr_random_seed(int32_t seed);
 
 void vr_string_free(char *s);
 

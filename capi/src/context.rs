@@ -140,6 +140,14 @@ impl Hooks {
             decref: None,
             on_error: None,
             arg_convention: VR_BY_REFERENCE,
+            random: None,
+        })
+    }
+    /// The host's random generator, as a call hands it to compiled code.
+    pub fn random(&self) -> Option<velociraptor::runtime::rng::HostRandom> {
+        self.0.random.map(|draw| velociraptor::runtime::rng::HostRandom {
+            draw,
+            user_data: self.0.user_data,
         })
     }
     pub fn convention(&self) -> VrResult<ArgConvention> {

@@ -41,7 +41,8 @@ use velociraptor::vrir::types::{ArrayType, Type};
 use velociraptor::frontend::types::Ty;
 use velociraptor::{ErrorKind, VrError, VrResult};
 
-/// Version of the C ABI; bumped on every incompatible change.
+/// Version of the C ABI; bumped on every incompatible change (3: `VrHostHooks::random`
+/// and `vr_random_seed`, `VrCacheStats::disk_untrusted`).
 pub const VR_ABI_VERSION: u32 = 3;
 
 /// The ABI version this library implements (compare with `VR_ABI_VERSION` from the
@@ -607,6 +608,18 @@ pub extern "C" fn vr_set_interrupt_flag(flag: *const i32) -> VrStatus {
     guard("vr_set_interrupt_flag", || {
         // SAFETY: the host's promise above.
         unsafe { velociraptor::cpu::interrupt::set_source(flag) };
+        Ok(())
+    })
+}
+
+/// Seed the library's built-in random stream (used by calls whose context has no
+/// `random` hook) as R's `set.seed(seed)` seeds R's default generator: the draws that
+/// follow are R's, number for number. Process-wide; without it the stream is seeded
+/// from `VR_SEED`, else from the clock.
+#[no_mangle]
+pub extern "C" fn vr_random_seed(seed: i32) -> VrStatus {
+    guard("vr_random_seed", || {
+        velociraptor::runtime::rng::set_seed(seed);
         Ok(())
     })
 }

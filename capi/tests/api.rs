@@ -173,7 +173,7 @@ fn read_f64_array(a: &VrArray) -> Vec<f64> {
 #[test]
 fn abi_version_is_that_of_the_header() {
     assert_eq!(vr_abi_version(), VR_ABI_VERSION);
-    assert_eq!(VR_ABI_VERSION, 3, "2: VrScalar holds complex numbers (16 bytes); 3: VrCacheStats.disk_untrusted");
+    assert_eq!(VR_ABI_VERSION, 3, "2: VrScalar holds complex numbers (16 bytes); 3: VrCacheStats.disk_untrusted, VrHostHooks::random");
 }
 
 #[test]
@@ -680,6 +680,7 @@ fn hooks(host: &Host, convention: i32) -> VrHostHooks {
         decref: Some(host_decref),
         on_error: Some(host_error),
         arg_convention: convention,
+        random: None,
     }
 }
 

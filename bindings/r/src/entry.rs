@@ -334,7 +334,13 @@ impl Entry {
             let mut results: Vec<VrValue> = (0..compiled.n_results)
                 .map(|_| std::mem::zeroed::<VrValue>())
                 .collect();
-            check(vr_call(compiled.f, values.as_ptr(), values.len(), results.as_mut_ptr(), results.len()), Phase::Run)?;
+            crate::random::before_call();
+            let called = check(vr_call(compiled.f, values.as_ptr(), values.len(), results.as_mut_ptr(), results.len()), Phase::Run);
+            // An `unsupported` failure runs the function in R: leave `.Random.seed` as
+            // it was, so R draws what it would have drawn (random.rs).
+            let runs_in_r = matches!(&called, Err(f) if f.error.kind == ErrorKind::Unsupported);
+            crate::random::after_call(!runs_in_r).map_err(|m| Failure::new(Phase::Run, VrError::new(ErrorKind::Runtime, m)))?;
+            called?;
             let mut out = Vec::with_capacity(results.len());
             for r in &results {
                 out.push(from_value(r, &xs)?);

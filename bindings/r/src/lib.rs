@@ -11,6 +11,7 @@
 //! into a classed condition. Nothing here calls `Rf_error`.
 //!
 //! Files: `convert.rs` (R values to descriptors and back), `hooks.rs` (allocation hooks),
+//! `random.rs` (draws from R's own generator, `.Random.seed` saved once per call),
 //! `entry.rs` (a compiled R function: its source and its specializations), `failure.rs`.
 
 mod convert;
@@ -18,6 +19,7 @@ mod entry;
 mod failure;
 mod hooks;
 mod interrupt;
+mod random;
 
 use entry::Entry;
 use extendr_api::prelude::*;

@@ -20,11 +20,13 @@ commands:
   vr check FILE                       parse and verify a module
   vr dump FILE [--text|--json]        print a module in the text (default) or JSON form
                                       (parsed, not verified: dump shows broken modules too)
-  vr run FILE FUNCTION [--args JSON | --args-file F] [--backend B]
+  vr run FILE FUNCTION [--args JSON | --args-file F] [--backend B] [--seed N]
                                       run a function; --args is a JSON array with one
                                       item per parameter; prints the results as JSON
-                                      (one value, an array of several, null for none)
-  vr run FILE.R FUNCTION --args JSON [--backend B]
+                                      (one value, an array of several, null for none);
+                                      --seed N: random draws start as after R's
+                                      set.seed(N) (default VR_SEED, else the clock)
+  vr run FILE.R FUNCTION --args JSON [--backend B] [--seed N]
                                       compile an R function for these arguments' types
                                       and run it (a bare number is an R double, a
                                       boolean a logical, {\"dtype\":\"i32\",\"data\":5} an
@@ -270,11 +272,17 @@ fn dump(args: &[String]) -> Result<ExitCode, Failure> {
 }
 
 fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
-    let o = Options::parse(args, &["--args", "--args-file", "--backend"], &[])?;
+    let o = Options::parse(args, &["--args", "--args-file", "--backend", "--seed"], &[])?;
     let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
         unreachable!()
     };
     let backend = o.backend()?;
+    if let Some(seed) = o.value("--seed")? {
+        let n = seed
+            .parse::<i32>()
+            .map_err(|_| Failure::Usage(format!("--seed {seed}: expected an integer (R's set.seed takes 32-bit integers)")))?;
+        velociraptor::runtime::rng::set_seed(n);
+    }
     if is_r_source(file) {
         let (m, values) = compile_r(&o, file, func)?;
         let results = backend::execute(backend, &m, func, values)

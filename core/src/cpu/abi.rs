@@ -55,6 +55,9 @@ pub enum ErrorCode {
     /// An array stored through an indexing whose extents differ from the selection's:
     /// `index` / `bound` the two ranks; `note_values`: both shapes, one after the other.
     SelectionShape = 15,
+    /// A random draw failed (the host's generator refused); its message is in
+    /// [`Arena::failure`]. Reported as `ErrorKind::Unsupported`.
+    RandomFailed = 16,
     /// The parallel-loop runtime failed (see `cpu::parallel`); its message is in
     /// [`Arena::failure`]. Reported as `ErrorKind::Internal`.
     ParallelFailure = 32,
@@ -84,6 +87,7 @@ impl ErrorCode {
             EmptyReduction,
             MaskLength,
             SelectionShape,
+            RandomFailed,
             ParallelFailure,
             Interrupted,
             Offload,
@@ -141,6 +145,9 @@ pub struct CallCtx {
     /// The offload engine's session for this call (`cpu::offload`); None in parfor
     /// workers and for modules compiled without an engine.
     pub offload: Option<Box<super::offload::OffloadCall>>,
+    /// The host's random generator for this call (`cpu::random`); None: the process's
+    /// built-in stream.
+    pub random: Option<crate::runtime::rng::HostRandom>,
 }
 
 /// Values of a note kept (3 per range index, 9 per gather: enough for 10 dimensions).
@@ -190,6 +197,7 @@ impl Default for CallCtx {
             shared_arena: std::ptr::null(),
             noalias_entries: 0,
             offload: None,
+            random: None,
         }
     }
 }
@@ -286,6 +294,13 @@ impl CallCtx {
                         }),
                 );
             }
+            ErrorCode::RandomFailed => VrError::new(
+                ErrorKind::Unsupported,
+                self.arena
+                    .failure
+                    .clone()
+                    .unwrap_or_else(|| "a random draw failed".into()),
+            ),
             ErrorCode::Interrupted => VrError::new(
                 ErrorKind::Interrupted,
                 "interrupted: the host asked the call to stop (user interrupt)",
@@ -457,6 +472,7 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         shared_arena: ctx.shared_arena,
         noalias_entries: ctx.noalias_entries,
         offload: ctx.offload.take(),
+        random: ctx.random,
         depth: ctx.depth,
         code,
         line,

@@ -13,6 +13,8 @@
 //!   and `hypot`, mapped by address.
 //! - `marshal_value`: ranges, domains and tuples crossing the entry wrapper.
 //! - `parallel`: the thread pools and the parfor runtime helper (cpu-par).
+//! - `random`: `vr_cpu_random`, the helper behind `random_*` draws (the call's host
+//!   generator, or the process's built-in R-compatible stream).
 //!
 //! First increment: scalar code of bool/i32/i64/f32/f64, calls (recursion, several
 //! results), control flow, loops over literal ranges and domains,
@@ -114,6 +116,7 @@ pub mod matmul;
 pub mod parallel;
 mod object;
 pub mod offload;
+mod random;
 mod raw;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};

@@ -22,6 +22,7 @@ mod offload;
 mod par_elementwise;
 mod par_reduce;
 mod parfor;
+mod random;
 mod selection;
 mod slice_assign;
 mod stmt;
@@ -50,6 +51,8 @@ pub const ALLOC_ARRAY: &str = "vr_cpu_alloc_array";
 pub use offload::OFFLOAD;
 pub use parfor::PARFOR;
 pub const IPOW_I32: &str = "vr_cpu_ipow_i32";
+/// Name of the Rust function that makes a random draw (see `cpu::random`).
+pub const RANDOM: &str = "vr_cpu_random";
 pub const IPOW_I64: &str = "vr_cpu_ipow_i64";
 
 /// LLVM name of the internal function compiled from VRIR function `name` (prefixed so a
@@ -297,6 +300,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             self.declare_offload_runtime();
         }
         self.declare_interrupt_source();
+        self.module.add_function(
+            RANDOM,
+            i32t.fn_type(
+                &[ptr.into(), i32t.into(), self.cx.f64_type().into(), ptr.into()],
+                false,
+            ),
+            Some(Linkage::External),
+        );
         self.module.add_function(
             IPOW_I32,
             i32t.fn_type(&[i32t.into(), i32t.into()], false),

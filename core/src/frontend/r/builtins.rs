@@ -105,6 +105,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         "complex" => complex_ctor(lw, args, line),
         "seq" if super::sequences::is_value(args) => super::sequences::seq_length_out(lw, args, line),
         "seq_len" | "seq_along" | "seq" => super::sequences::seq_call(lw, name, args, line).and_then(|p| lw.materialize(p)),
+        _ if super::random::is_random(name) => super::random::call(lw, name, args, line),
         _ => return None,
     };
     Some(r)

@@ -1,6 +1,7 @@
 //! The R front end: R source (files of functions, or one deparsed function) to VRIR.
 //! `lexer` and `parser` read R into the shared HIR; `rules` is R's rule table for the
-//! shared engine and `builtins` maps R's library onto VRIR. See docs/frontend-r.md.
+//! shared engine and `builtins` maps R's library onto VRIR (`random`: R's random number
+//! functions, drawing from R's own stream). See docs/frontend-r.md.
 
 pub mod bounds;
 pub mod builtins;
@@ -10,6 +11,7 @@ pub mod deparse;
 pub mod lexer;
 pub mod library;
 pub mod parser;
+pub mod random;
 pub mod recycle;
 pub mod rules;
 pub mod sequences;
@@ -68,7 +70,9 @@ fn is_constant(k: &ExprKind) -> bool {
 /// rest take their defaults).
 pub fn compile(src: &str, entry: &str, args: Vec<Ty>) -> VrResult<Module> {
     let mut p = program(src)?;
-    p.compile(entry, entry, args.into_iter().map(Some).collect())
+    let m = p.compile(entry, entry, args.into_iter().map(Some).collect())?;
+    random::check_placement(&m)?;
+    Ok(m)
 }
 
 /// The R type of a JSON argument: a bare number is a double, a boolean a logical,
