@@ -11,13 +11,15 @@
 //! into a classed condition. Nothing here calls `Rf_error`.
 //!
 //! Files: `convert.rs` (R values to descriptors and back), `hooks.rs` (allocation hooks),
-//! `entry.rs` (a compiled R function: its source and its specializations), `failure.rs`.
+//! `entry.rs` (a compiled R function: its source and its specializations), `failure.rs`,
+//! `sections.rs` (the parts of a function that compile when the whole does not).
 
 mod convert;
 mod entry;
 mod failure;
 mod hooks;
 mod interrupt;
+mod sections;
 
 use entry::Entry;
 use extendr_api::prelude::*;
@@ -119,6 +121,17 @@ fn vr_rs_explain(entry: Robj) -> Robj {
     })
 }
 
+/// The sections of function `name` of R `source` that compile on their own when the
+/// whole function does not (see `sections.rs`).
+#[extendr]
+fn vr_rs_sections(source: Robj, name: Robj) -> Robj {
+    guarded("vr_rs_sections", || {
+        let source = source.as_str().ok_or_else(|| Failure::invalid("source is not a string"))?;
+        let name = name.as_str().ok_or_else(|| Failure::invalid("name is not a string"))?;
+        sections::sections(source, name)
+    })
+}
+
 /// Counters of the context's compile caches (compiles, memory hits, disk hits, ...).
 #[extendr]
 fn vr_rs_stats() -> Robj {
@@ -137,6 +150,7 @@ extendr_module! {
     fn vr_rs_configure;
     fn vr_rs_new;
     fn vr_rs_explain;
+    fn vr_rs_sections;
     fn vr_rs_stats;
     fn vr_rs_panic_for_test;
 }

@@ -11,4 +11,5 @@ pub mod infer;
 pub mod lower;
 pub mod r;
 pub mod rules;
+pub mod sections;
 pub mod types;

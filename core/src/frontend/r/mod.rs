@@ -26,7 +26,12 @@ pub fn program(src: &str) -> VrResult<Program> {
     for (name, value) in [("T", ExprKind::Bool(true)), ("F", ExprKind::Bool(false)), ("pi", ExprKind::Double(std::f64::consts::PI))] {
         p.constants.insert(name.into(), Expr::new(value, 0));
     }
+    let mut outlined = Vec::new();
     for e in parser::parse_program(src)? {
+        if let Some(o) = section_directive(&e) {
+            outlined.push(o);
+            continue;
+        }
         let ExprKind::Assign { target, value } = &e.kind else {
             // A bare deparsed function (`function (x) ...`) is the function `f`.
             if let ExprKind::Function(def) = &e.kind {
@@ -45,8 +50,36 @@ pub fn program(src: &str) -> VrResult<Program> {
             _ => {}
         }
     }
+    for (name, of, number) in outlined {
+        let def = p.defs.get(&of).and_then(|def| super::sections::outline(&p, def, number)).ok_or_else(|| {
+            VrError::new(ErrorKind::InvalidArgument, format!("`{name}`: `{of}` has no section {number}"))
+        })?;
+        p.defs.insert(name, def);
+    }
     Ok(p)
 }
+
+/// The host's request for a section as a function of its own (the R adapter appends
+/// `name <- .vr_section_of("f", k)` to the source; `frontend::sections`): the name, the
+/// function and the section's number.
+fn section_directive(e: &Expr) -> Option<(String, String, usize)> {
+    let ExprKind::Assign { target, value } = &e.kind else { return None };
+    let (ExprKind::Var(name), ExprKind::Call { func, args }) = (&target.kind, &value.kind) else { return None };
+    if func != SECTION_DIRECTIVE {
+        return None;
+    }
+    match args.as_slice() {
+        [a, b] => match (&a.value.kind, &b.value.kind) {
+            (ExprKind::Str(of), ExprKind::Int(k)) if *k > 0 => Some((name.clone(), of.clone(), *k as usize)),
+            (ExprKind::Str(of), ExprKind::Double(k)) if *k >= 1.0 && k.fract() == 0.0 => Some((name.clone(), of.clone(), *k as usize)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// See `section_directive`.
+pub const SECTION_DIRECTIVE: &str = ".vr_section_of";
 
 fn is_constant(k: &ExprKind) -> bool {
     match k {
