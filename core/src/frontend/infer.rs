@@ -25,8 +25,10 @@ use std::collections::{BTreeMap, HashMap};
 /// Rounds of inference before giving up (the lattice is shallow; real code needs 2-4).
 const MAX_ROUNDS: usize = 64;
 
-/// What a specialization returns: `None` while unknown, `Some(None)` for no value.
-pub type RetTy = Option<Option<Ty>>;
+/// What a specialization returns: `None` while unknown, else the types of its results
+/// (none for R's `NULL`; one for an ordinary value; several from the engine's results
+/// marker, e.g. an outlined section's outputs).
+pub type RetTy = Option<Vec<Ty>>;
 
 /// One compiled instance of a source function.
 #[derive(Clone, Debug)]
@@ -106,7 +108,7 @@ impl Program {
             let mut changed = false;
             let mut i = 0;
             while i < self.specs.len() {
-                let before = (self.specs[i].ret, self.specs[i].vars.clone());
+                let before = (self.specs[i].ret.clone(), self.specs[i].vars.clone());
                 let mut lw = Lowerer::new(self, i, false);
                 match lw.lower_function() {
                     Ok(_) | Err(LErr::NotYet) => {}
@@ -114,9 +116,9 @@ impl Program {
                 }
                 let (ret, vars) = lw.finish_round();
                 let spec = &mut self.specs[i];
-                spec.ret = ret.or(spec.ret);
+                spec.ret = ret.or(spec.ret.take());
                 spec.vars = vars;
-                if (spec.ret, spec.vars.clone()) != before {
+                if (spec.ret.clone(), spec.vars.clone()) != before {
                     changed = true;
                 }
                 i += 1;
