@@ -32,9 +32,9 @@ sumsq_whole <- function(x) {
 
 # Options, a clock and a message around two loops (two sections).
 smooth_noisy <- function(x, passes) {
-  n <- length(x)
   old <- options(digits = 5)
   t0 <- Sys.time()
+  n <- length(x)
   y <- x
   for (p in seq_len(passes)) {
     z <- y
@@ -110,20 +110,20 @@ quietly <- function(expr) {
   on.exit(sink())
   suppressMessages(suppressWarnings(expr))
 }
-# Seconds per call: the median of `reps` timings, each of as many calls as take at
-# least 0.05 s (so that short calls are not below the clock's resolution).
-median_time <- function(f, args) {
+# Seconds per call of each variant: `calls` calls per timing (as many as take at least
+# 0.05 s, so that short calls are not below the clock's resolution), the variants timed
+# in turn within each of `reps` rounds (a machine whose load drifts affects them alike);
+# medians over the rounds, and the median of the per-round ratios.
+time_calls <- function(f, args, calls) {
+  system.time(quietly(for (k in seq_len(calls)) do.call(f, args)))[["elapsed"]] / calls
+}
+calls_for <- function(f, args) {
   calls <- 1L
-  repeat {
-    t <- system.time(quietly(for (k in seq_len(calls)) do.call(f, args)))[["elapsed"]]
-    if (t >= 0.05 || calls >= 2^20) break
-    calls <- calls * 4L
-  }
-  t <- vapply(seq_len(reps), function(k) system.time(quietly(for (k in seq_len(calls)) do.call(f, args)))[["elapsed"]], 0)
-  median(t) / calls
+  while (calls < 2^20 && time_calls(f, args, calls) * calls < 0.05) calls <- calls * 4L
+  calls
 }
 
-cat(sprintf("%-32s %12s %12s %12s %10s %10s\n", "kernel", "R (ms)", "outlined (ms)", "whole (ms)",
+cat(sprintf("%-32s %12s %13s %12s %10s %10s\n", "kernel", "R (ms)", "outlined (ms)", "whole (ms)",
   "out/whole", "R/out"))
 for (cs in cases) {
   outlined <- vr_compile(cs$r)
@@ -135,12 +135,17 @@ for (cs in cases) {
     stop(cs$name, ": compiled results differ from R's")
   }
   sec <- environment(outlined)$.vr_state$outline
-  if (isFALSE(sec) || is.null(sec) || !all(vapply(sec$sections, function(s) s$compiled > 0, TRUE))) {
+  if (!is.list(sec) || !all(vapply(sec$sections, function(s) s$compiled > 0, TRUE))) {
     stop(cs$name, ": a section did not run compiled")
   }
-  tr <- median_time(cs$r, cs$args)
-  to <- median_time(outlined, cs$args)
-  tw <- median_time(whole, cs$args)
-  cat(sprintf("%-32s %12.4f %12.4f %12.4f %10.2f %10.1f\n", cs$name, 1e3 * tr, 1e3 * to, 1e3 * tw, to / tw, tr / to))
+  n_r <- calls_for(cs$r, cs$args)
+  n_c <- calls_for(whole, cs$args)
+  t <- t(vapply(seq_len(reps), function(k) c(
+    r = time_calls(cs$r, cs$args, n_r),
+    outlined = time_calls(outlined, cs$args, n_c),
+    whole = time_calls(whole, cs$args, n_c)), c(r = 0, outlined = 0, whole = 0)))
+  cat(sprintf("%-32s %12.4f %13.4f %12.4f %10.2f %10.1f\n", cs$name, 1e3 * median(t[, "r"]),
+    1e3 * median(t[, "outlined"]), 1e3 * median(t[, "whole"]),
+    median(t[, "outlined"] / t[, "whole"]), median(t[, "r"]) / median(t[, "outlined"])))
 }
 close(null)

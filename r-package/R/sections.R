@@ -172,7 +172,8 @@
   if (!state$warned) {
     state$warned <- TRUE
     warning(structure(class = c("velociraptor_fallback", "warning", "condition"),
-      c(list(message = paste0(msg, "; it runs in R with its loops compiled: ",
+      c(list(message = paste0(sub(" cannot be compiled: ", " cannot be compiled whole: ", msg, fixed = TRUE),
+        "; it runs in R with its loops compiled: ",
         .vr_sections_summary(outline)), call = NULL), .vr_fields(failure))))
   }
   r

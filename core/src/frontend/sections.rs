@@ -151,11 +151,12 @@ pub fn analyze(prog: &Program, def: &FunctionDef) -> Analysis {
             p
         })
         .collect();
-    let live_after = Live::after(&def.body, &lasts, always);
+    let marker = |name: &str| a.marker(name);
+    let live_after = Live::after(&def.body, &lasts, always, &marker);
     let mut sections = Vec::new();
     for (k, run) in a.runs.iter().enumerate() {
         let stmts = run_at(&def.body, &run.path, run.count).expect("a run's path names its statements");
-        let mut flow = Flow { locals: &a.locals, inputs: Vec::new(), assigned: Vec::new() };
+        let mut flow = Flow { locals: &a.locals, marker: &marker, inputs: Vec::new(), assigned: Vec::new() };
         let exit = flow.block(&stmts, Some(BTreeSet::new()));
         let mut inputs = flow.inputs.clone();
         let mut outputs = Vec::new();
@@ -187,9 +188,10 @@ pub fn analyze(prog: &Program, def: &FunctionDef) -> Analysis {
 }
 
 /// Section `number` of `def` as a function of its own: its inputs as parameters, its
-/// statements (with their lines), and its outputs as the value (one variable, the
-/// internal marker `.vr_results(a, b, ...)` for several, nothing for none).
-pub fn outline(prog: &Program, def: &FunctionDef, number: usize) -> Option<FunctionDef> {
+/// statements (with their lines), and its outputs as the value (one variable, a call of
+/// `results` (the language's spelling of `Marker::Results`, R's `.vr_results`) for
+/// several, nothing for none).
+pub fn outline(prog: &Program, def: &FunctionDef, number: usize, results: &str) -> Option<FunctionDef> {
     let analysis = analyze(prog, def);
     let s = analysis.sections.iter().find(|s| s.number == number)?;
     let mut stmts = run_at(&def.body, &s.path, s.count)?;
@@ -198,16 +200,13 @@ pub fn outline(prog: &Program, def: &FunctionDef, number: usize) -> Option<Funct
     stmts.push(match s.outputs.as_slice() {
         [] => Expr::new(ExprKind::Block(Vec::new()), line),
         [one] => var(one),
-        several => Expr::new(ExprKind::Call { func: RESULTS_MARKER.into(), args: several.iter().map(|n| Arg { name: None, value: var(n) }).collect() }, line),
+        several => Expr::new(ExprKind::Call { func: results.into(), args: several.iter().map(|n| Arg { name: None, value: var(n) }).collect() }, line),
     });
     Some(FunctionDef {
         params: s.inputs.iter().map(|n| Param { name: n.clone(), default: None }).collect(),
         body: Box::new(Expr::new(ExprKind::Block(stmts), s.first_line)),
     })
 }
-
-/// The internal marker whose arguments are a function's several results.
-pub const RESULTS_MARKER: &str = ".vr_results";
 
 /// Whether the language's library answers a call of `name` at all (with any
 /// arguments): the rule table is asked on a scratch function, so that every builtin it
@@ -249,6 +248,15 @@ fn is_loop(e: &Expr) -> bool {
 }
 
 impl Analyzer {
+    /// The marker `name` is, unless the source defines a function of that name.
+    fn marker(&self, name: &str) -> Option<Marker> {
+        if self.defs.contains(name) {
+            None
+        } else {
+            self.lang.marker(name)
+        }
+    }
+
     fn compiles_call(&self, name: &str) -> bool {
         if let Some(k) = self.known.borrow().get(name) {
             return *k;
@@ -285,8 +293,8 @@ impl Analyzer {
                 if self.defs.contains(func) {
                     return all(values, loops);
                 }
-                match self.lang.marker(func) {
-                    Some(Marker::Return) => no(format!("`{func}`")),
+                match self.marker(func) {
+                    Some(Marker::Return | Marker::Results) => no(format!("`{func}`")),
                     Some(Marker::Stop) => {
                         let mut any = false;
                         for a in args {
@@ -612,7 +620,8 @@ fn closure_reads(e: &Expr, out: &mut HashSet<String>) {
 
 /// Live variables, backwards over the structured body: what may be read after a point
 /// before being assigned again. `after` answers it at the end of given statements.
-struct Live {
+struct Live<'m> {
+    marker: &'m dyn Fn(&str) -> Option<Marker>,
     always: HashSet<String>,
     targets: HashMap<Vec<u32>, usize>,
     found: Vec<HashSet<String>>,
@@ -620,11 +629,11 @@ struct Live {
     loops: Vec<(HashSet<String>, HashSet<String>)>,
 }
 
-impl Live {
+impl Live<'_> {
     /// Live variables after each statement at `lasts` (paths as in the module's comment).
-    fn after(body: &Expr, lasts: &[Vec<u32>], always: HashSet<String>) -> Vec<HashSet<String>> {
+    fn after(body: &Expr, lasts: &[Vec<u32>], always: HashSet<String>, marker: &dyn Fn(&str) -> Option<Marker>) -> Vec<HashSet<String>> {
         let targets = lasts.iter().enumerate().map(|(k, p)| (p.clone(), k)).collect();
-        let mut l = Live { always: always.clone(), targets, found: vec![HashSet::new(); lasts.len()], loops: Vec::new() };
+        let mut l = Live { marker, always: always.clone(), targets, found: vec![HashSet::new(); lasts.len()], loops: Vec::new() };
         l.stmt(body, &[], always);
         l.found
     }
@@ -721,13 +730,13 @@ impl Live {
             ExprKind::Break => self.loops.last().map_or(out, |l| l.0.clone()),
             ExprKind::Next => self.loops.last().map_or(out, |l| l.1.clone()),
             // `stop()` and `return()` leave: only their arguments are read.
-            ExprKind::Call { func, args } if func == "stop" || func == "return" => {
+            ExprKind::Call { func, args } if matches!((self.marker)(func), Some(Marker::Stop | Marker::Return | Marker::Results)) => {
                 let mut s = self.always.clone();
                 args.iter().for_each(|a| all_reads(&a.value, &mut s));
                 s
             }
             // A `gpu({ ... })` block runs its statements (no section is inside it).
-            ExprKind::Call { func, args } if func == "gpu" && args.len() == 1 => self.stmt(&args[0].value, &at(0), out),
+            ExprKind::Call { func, args } if (self.marker)(func) == Some(Marker::Gpu) && args.len() == 1 => self.stmt(&args[0].value, &at(0), out),
             _ => self.reads(e, out),
         }
     }
@@ -739,6 +748,7 @@ impl Live {
 /// `stop`).
 struct Flow<'a> {
     locals: &'a HashSet<String>,
+    marker: &'a dyn Fn(&str) -> Option<Marker>,
     inputs: Vec<String>,
     assigned: Vec<String>,
 }
@@ -840,13 +850,13 @@ impl Flow<'_> {
             }
             ExprKind::Repeat(body) => self.repeat(body, d),
             ExprKind::Break | ExprKind::Next => None,
-            ExprKind::Call { func, args } if func == "stop" => {
+            ExprKind::Call { func, args } if (self.marker)(func) == Some(Marker::Stop) => {
                 for a in args {
                     self.read(&a.value, &d);
                 }
                 None
             }
-            ExprKind::Call { func, args } if func == "gpu" && args.len() == 1 => self.body(&args[0].value, d),
+            ExprKind::Call { func, args } if (self.marker)(func) == Some(Marker::Gpu) && args.len() == 1 => self.body(&args[0].value, d),
             _ => {
                 self.read(e, &d);
                 d
@@ -1080,15 +1090,15 @@ mod tests {
     fn outline_builds_a_function_of_inputs_with_the_original_lines() {
         let src = "f <- function(x, n) {\n  cat(\"start\")\n  s <- 0\n  p <- 1\n  for (i in 1:n) {\n    s <- s + x[i]\n    p <- p * x[i]\n  }\n  cat(s)\n  c(s, p)\n}\n";
         let p = r::program(src).unwrap();
-        let def = outline(&p, &p.defs["f"], 1).unwrap();
+        let def = outline(&p, &p.defs["f"], 1, r::rules::RESULTS_MARKER).unwrap();
         assert_eq!(def.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), vec!["n", "x"]);
         let ExprKind::Block(stmts) = &def.body.kind else { panic!() };
         assert_eq!(stmts[0].line, 3);
         assert_eq!(stmts[2].line, 5);
         let ExprKind::Call { func, args } = &stmts[3].kind else { panic!("{:?}", stmts[3]) };
-        assert_eq!(func, RESULTS_MARKER);
+        assert_eq!(func, r::rules::RESULTS_MARKER);
         assert_eq!(args.len(), 2);
-        assert!(outline(&p, &p.defs["f"], 2).is_none());
+        assert!(outline(&p, &p.defs["f"], 2, r::rules::RESULTS_MARKER).is_none());
     }
 
     #[test]

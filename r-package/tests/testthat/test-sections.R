@@ -91,6 +91,8 @@ test_that("several outputs come back from one section", {
   g <- vr_compile(f)
   x <- c(2, 0.5, 3)
   expect_identical(quiet(g(x)), f(x))
+  expect_identical(section_of(g)$outputs, c("s", "p"))
+  expect_equal(section_of(g)$compiled, 1)
 })
 
 test_that("a variable a section assigns only on some paths keeps its value", {
@@ -122,6 +124,19 @@ test_that("an index out of bounds in a section is a velociraptor_error at the us
   expect_equal(e$bound, 3)
   expect_no_match(conditionMessage(e), "__sec_")
   expect_identical(quiet(g(c(1, 2, 3), 2L)), 3)
+})
+
+test_that("a section with no outputs still raises its errors", {
+  f <- function(x) {
+    cat("")
+    for (i in seq_along(x)) if (x[i] < 0) stop("x must not be negative")
+    sum(x)
+  }
+  g <- vr_compile(f)
+  expect_identical(quiet(g(c(1, 2))), 3)
+  expect_error(quiet(g(c(1, -2))), "x must not be negative", class = "velociraptor_error")
+  expect_error(f(c(1, -2)), "x must not be negative")
+  expect_identical(section_of(g)$outputs, character())
 })
 
 test_that("a section whose inputs do not compile runs in R, and says why", {

@@ -51,7 +51,7 @@ pub fn program(src: &str) -> VrResult<Program> {
         }
     }
     for (name, of, number) in outlined {
-        let def = p.defs.get(&of).and_then(|def| super::sections::outline(&p, def, number)).ok_or_else(|| {
+        let def = p.defs.get(&of).and_then(|def| super::sections::outline(&p, def, number, rules::RESULTS_MARKER)).ok_or_else(|| {
             VrError::new(ErrorKind::InvalidArgument, format!("`{name}`: `{of}` has no section {number}"))
         })?;
         p.defs.insert(name, def);
