@@ -48,10 +48,14 @@
   sec$number <- s$number
   sec$name <- paste0(state$name, "__sec_", s$number)
   sec$inputs <- s$inputs
+  sec$keep <- s$keep
   sec$outputs <- s$outputs
   sec$lines <- c(s$first_line, s$last_line)
   sec$source <- paste0(state$source, "\n", sec$name, " <- .vr_section_of(\"", state$name, "\", ", s$number, "L)\n")
   sec$ptr <- vr_rs_new(sec$source, sec$name)
+  # The variant without the inputs it only keeps (made when first needed).
+  sec$fresh_source <- sub("L)\n$", "L, TRUE)\n", sec$source)
+  sec$fresh_ptr <- NULL
   sec$compiled <- 0
   sec$in_r <- 0
   sec$why <- NULL
@@ -121,6 +125,13 @@
   # input is a promise or a missing argument: mget cannot fail, and a local not
   # assigned yet comes back NULL.
   args <- mget(sec$inputs, envir = env, inherits = FALSE, ifnotfound = list(NULL))
+  fresh <- length(sec$keep) && any(vapply(args[sec$keep], is.null, TRUE))
+  if (fresh) {
+    # A variable the section may leave unassigned has no value yet: the variant that
+    # does not take it (if a path then leaves it unassigned, R runs the statements).
+    args <- args[setdiff(names(args), sec$keep)]
+    if (is.null(sec$fresh_ptr)) sec$fresh_ptr <- vr_rs_new(sec$fresh_source, sec$name)
+  }
   for (v in args) {
     if (is.null(v)) return(.vr_section_in_r(sec, "an input has no value yet"))
     a <- attributes(v)
@@ -128,12 +139,13 @@
       return(.vr_section_in_r(sec, "an input has attributes (names, dimnames, a class) compiled code would drop"))
     }
   }
-  r <- .Call(vr_rs_call_fast, sec$ptr, args)
+  r <- .Call(vr_rs_call_fast, if (fresh) sec$fresh_ptr else sec$ptr, args)
   if (is.object(r)) {
     if (identical(r$message, "stale")) {
-      # The external pointer did not survive serialize(): rebuild it from the source.
+      # The external pointers did not survive serialize(): rebuild them from the source.
       sec$ptr <- vr_rs_new(sec$source, sec$name)
-      r <- .Call(vr_rs_call_fast, sec$ptr, args)
+      sec$fresh_ptr <- vr_rs_new(sec$fresh_source, sec$name)
+      r <- .Call(vr_rs_call_fast, if (fresh) sec$fresh_ptr else sec$ptr, args)
     }
     if (is.object(r)) return(.vr_section_failed(state, sec, args, r))
   }
@@ -160,6 +172,10 @@
   if (identical(failure$phase, "compile") || identical(failure$kind, "unsupported")) {
     return(.vr_section_in_r(sec, paste0(failure$message, .vr_where(failure))))
   }
+  if (identical(failure$kind, "runtime") && grepl("unassigned variable", failure$message, fixed = TRUE)) {
+    # A path left a variable unassigned (see `keep`): R leaves it without a value too.
+    return(.vr_section_in_r(sec, paste0("the section left `", failure$variable, "` unassigned")))
+  }
   if (identical(failure[["function"]], sec$name)) failure[["function"]] <- state$name
   failure$message <- gsub(sec$name, state$name, failure$message, fixed = TRUE)
   .vr_failed(state, args, failure)
@@ -172,7 +188,7 @@
   if (!state$warned) {
     state$warned <- TRUE
     warning(structure(class = c("velociraptor_fallback", "warning", "condition"),
-      c(list(message = paste0(sub(" cannot be compiled: ", " cannot be compiled whole: ", msg, fixed = TRUE),
+      c(list(message = paste0(msg,
         "; it runs in R with its loops compiled: ",
         .vr_sections_summary(outline)), call = NULL), .vr_fields(failure))))
   }
@@ -192,34 +208,41 @@
   paste(parts, collapse = "; ")
 }
 
-# vr_explain's part on sections: which lines run compiled, which in R, and why.
+# vr_explain's part on sections: which lines run compiled, which in R, and why; the
+# sections as a list (vr_explain's value).
 .vr_explain_sections <- function(state, verbose, vrir) {
   notes <- state$section_notes
   outline <- state$outline
-  if (is.null(notes) || isFALSE(outline) || is.null(outline)) return(invisible(NULL))
-  cat("  sections (the function runs in R, these parts compiled):\n")
+  secs <- lapply(outline$sections, function(sec) {
+    if (is.null(sec)) return(NULL)
+    specs <- list()
+    for (ptr in list(sec$ptr, sec$fresh_ptr)) {
+      more <- if (!is.null(ptr)) .Call(wrap__vr_rs_explain, ptr)
+      if (is.list(more) && !inherits(more, "vr_failure")) specs <- c(specs, more)
+    }
+    list(lines = sec$lines, inputs = sec$inputs, outputs = sec$outputs,
+      compiled = sec$compiled > 0, calls_compiled = sec$compiled, calls_in_r = sec$in_r,
+      why = sec$why, specs = specs)
+  })
+  n_compiled <- sum(vapply(secs, function(s) isTRUE(s$compiled), TRUE))
+  cat(sprintf("  %d compiled section%s (of %d); the rest runs in R:\n", n_compiled,
+    if (n_compiled == 1L) "" else "s", sum(lengths(secs) > 0L)))
   for (n in notes) {
     pad <- strrep("  ", n$depth + 2L)
     where <- .vr_lines(c(n$first_line, n$last_line))
+    sec <- if (identical(n$kind, "section")) outline$sections[[n$section]]
     what <- switch(n$kind,
-      section = {
-        sec <- outline$sections[[n$section]]
-        if (is.null(sec)) "in R (its place in the function was not found)"
+      section = if (is.null(sec)) "in R (its place in the function was not found)"
         else paste0("section ", n$section, ": compiled (inputs: ", .vr_names(sec$inputs),
           "; outputs: ", .vr_names(sec$outputs), "), ", sec$compiled, " call(s) compiled",
-          if (sec$in_r > 0) paste0(", ", sec$in_r, " ran in R: ", sec$why) else "")
-      },
+          if (sec$in_r > 0) paste0(", ", sec$in_r, " ran in R: ", sec$why) else ""),
       excluded = paste0("in R: ", n$construct, " (line ", n$line, ") does not compile"),
       no_loop = "in R: no loop (not worth a compiled call)",
       value = "in R: the function's value")
     cat(pad, where, ": ", what, "\n", sep = "")
-    if (identical(n$kind, "section") && !is.null(sec <- outline$sections[[n$section]])) {
-      specs <- .Call(wrap__vr_rs_explain, sec$ptr)
-      if (inherits(specs, "vr_failure")) specs <- list()
-      .vr_explain_specs(specs, verbose, vrir, indent = paste0(pad, "  "))
-    }
+    if (!is.null(sec)) .vr_explain_specs(secs[[n$section]]$specs, verbose, vrir, indent = paste0(pad, "  "))
   }
-  invisible(NULL)
+  secs
 }
 
 .vr_names <- function(x) if (length(x)) paste(x, collapse = ", ") else "none"

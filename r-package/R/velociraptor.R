@@ -284,7 +284,11 @@ print.vr_function <- function(x, ...) {
 #' @return Invisibly, a list with one element per specialization (fields `signature`,
 #'   `compiled`, `compile_seconds`, `calls`, `vrir` (the user's functions), `vrir_all`
 #'   (with the generated helpers), `report` (backend, bounds checks, the optimizer's
-#'   counts), `error`).
+#'   counts), `error`, and for a signature that does not compile whole while the
+#'   function's sections do, `sections`: one list per section with `lines`, `inputs`,
+#'   `outputs`, `compiled` (whether a call ran it compiled), `calls_compiled`,
+#'   `calls_in_r`, `why` (the last reason it ran in R) and `specs` (its
+#'   specializations, as above)).
 #' @examples
 #' g <- vr_compile(function(x) sum(x * 2))
 #' g(c(1, 2, 3))
@@ -296,9 +300,12 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
   specs <- .Call(wrap__vr_rs_explain, state$ptr)
   if (inherits(specs, "vr_failure")) specs <- list()
   cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)\n", sep = "")
-  outlined <- !is.null(state$outline) && !isFALSE(state$outline)
+  outlined <- is.list(state$outline)
   .vr_explain_specs(specs, verbose, vrir, indent = "", outlined = outlined)
-  if (outlined) .vr_explain_sections(state, verbose, vrir)
+  if (outlined) {
+    secs <- .vr_explain_sections(state, verbose, vrir)
+    for (k in seq_along(specs)) if (!isTRUE(specs[[k]]$compiled)) specs[[k]]$sections <- secs
+  }
   invisible(specs)
 }
 

@@ -14,7 +14,7 @@ fn strings(v: &[String]) -> Robj {
 }
 
 /// `list(sections = list(list(number, path, count, first_line, last_line, inputs,
-/// outputs, in_loop), ...), notes = list(list(first_line, last_line, depth, kind,
+/// outputs, keep, in_loop), ...), notes = list(list(first_line, last_line, depth, kind,
 /// section, construct, line), ...))` for function `name` of R `source`.
 pub fn sections(source: &str, name: &str) -> Result<Robj, Failure> {
     let p = r::program(source).map_err(|e| Failure::new(crate::failure::Phase::Compile, e))?;
@@ -33,6 +33,7 @@ pub fn sections(source: &str, name: &str) -> Result<Robj, Failure> {
                 last_line = s.last_line as i32,
                 inputs = strings(&s.inputs),
                 outputs = strings(&s.outputs),
+                keep = strings(&s.keep),
                 in_loop = s.in_loop
             )
             .into()

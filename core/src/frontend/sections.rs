@@ -49,6 +49,12 @@ pub struct Section {
     /// Variables the run assigns that the rest of the function may read (or that the
     /// run reads again when an enclosing loop repeats it): the section's results.
     pub outputs: Vec<String>,
+    /// The outputs the run may leave unassigned without reading them first (the last
+    /// inputs): inputs only so that they keep their value. Where the host has none for
+    /// them yet, it uses the section without them (`outline(.., fresh = true)`); a path
+    /// that then leaves one unassigned is a run-time error (an unassigned variable), on
+    /// which the host runs the statements itself.
+    pub keep: Vec<String>,
     /// Whether the run sits inside a loop of the function (the host calls it each turn).
     pub in_loop: bool,
 }
@@ -160,16 +166,18 @@ pub fn analyze(prog: &Program, def: &FunctionDef) -> Analysis {
         let exit = flow.block(&stmts, Some(BTreeSet::new()));
         let mut inputs = flow.inputs.clone();
         let mut outputs = Vec::new();
+        let mut keep = Vec::new();
         for v in &flow.assigned {
             if live_after[k].contains(v) {
                 outputs.push(v.clone());
                 // Not assigned on every path through the run: the section starts from
                 // the variable's current value.
                 if exit.as_ref().is_some_and(|d| !d.contains(v)) && !inputs.contains(v) {
-                    inputs.push(v.clone());
+                    keep.push(v.clone());
                 }
             }
         }
+        inputs.extend(keep.iter().cloned());
         sections.push(Section {
             number: k + 1,
             path: run.path.clone(),
@@ -178,6 +186,7 @@ pub fn analyze(prog: &Program, def: &FunctionDef) -> Analysis {
             last_line: stmts.iter().map(last_line).max().unwrap_or(0),
             inputs,
             outputs,
+            keep,
             in_loop: run.in_loop,
         });
     }
@@ -187,11 +196,12 @@ pub fn analyze(prog: &Program, def: &FunctionDef) -> Analysis {
     Analysis { sections, notes }
 }
 
-/// Section `number` of `def` as a function of its own: its inputs as parameters, its
-/// statements (with their lines), and its outputs as the value (one variable, a call of
-/// `results` (the language's spelling of `Marker::Results`, R's `.vr_results`) for
-/// several, nothing for none).
-pub fn outline(prog: &Program, def: &FunctionDef, number: usize, results: &str) -> Option<FunctionDef> {
+/// Section `number` of `def` as a function of its own: its inputs as parameters (without
+/// those it only keeps when `fresh`, see `Section::keep`), its statements (with their
+/// lines), and its outputs as the value (one variable, a call of `results` (the
+/// language's spelling of `Marker::Results`, R's `.vr_results`) for several, nothing for
+/// none).
+pub fn outline(prog: &Program, def: &FunctionDef, number: usize, results: &str, fresh: bool) -> Option<FunctionDef> {
     let analysis = analyze(prog, def);
     let s = analysis.sections.iter().find(|s| s.number == number)?;
     let mut stmts = run_at(&def.body, &s.path, s.count)?;
@@ -203,7 +213,7 @@ pub fn outline(prog: &Program, def: &FunctionDef, number: usize, results: &str) 
         several => Expr::new(ExprKind::Call { func: results.into(), args: several.iter().map(|n| Arg { name: None, value: var(n) }).collect() }, line),
     });
     Some(FunctionDef {
-        params: s.inputs.iter().map(|n| Param { name: n.clone(), default: None }).collect(),
+        params: s.inputs.iter().filter(|n| !(fresh && s.keep.contains(n))).map(|n| Param { name: n.clone(), default: None }).collect(),
         body: Box::new(Expr::new(ExprKind::Block(stmts), s.first_line)),
     })
 }
@@ -667,7 +677,12 @@ impl Live<'_> {
                     ExprKind::Var(n) => self.kill(&mut s, n),
                     _ => s = self.reads(target, s),
                 }
-                self.reads(value, s)
+                // `a <- b <- v`: v, then b, then a.
+                if matches!(value.kind, ExprKind::Assign { .. }) {
+                    self.stmt(value, &at(0), s)
+                } else {
+                    self.reads(value, s)
+                }
             }
             ExprKind::Block(items) => {
                 let mut s = out;
@@ -806,7 +821,12 @@ impl Flow<'_> {
     fn stmt(&mut self, e: &Expr, mut d: Defined) -> Defined {
         match &e.kind {
             ExprKind::Assign { target, value } => {
-                self.read(value, &d);
+                // `a <- b <- v`: v, then b, then a.
+                if matches!(value.kind, ExprKind::Assign { .. }) {
+                    d = self.stmt(value, d);
+                } else {
+                    self.read(value, &d);
+                }
                 match &target.kind {
                     ExprKind::Var(n) => self.assign(n, &mut d),
                     ExprKind::Index { target: base, indices, .. } => {
@@ -972,12 +992,27 @@ mod tests {
 
     #[test]
     fn a_variable_assigned_on_some_paths_is_also_an_input() {
-        // `best` keeps its value when no element exceeds it.
+        // `best` keeps its value when no element exceeds 10; the fresh variant (for a
+        // frame without `best`) takes only `x`.
         let src = "f <- function(x) {\n  best <- -1\n  message(\"go\")\n  for (i in seq_along(x)) if (x[i] > 10) best <- i\n  best\n}\n";
         let a = sections(src);
         let s = &a.sections[0];
         assert_eq!(s.inputs, strs(&["x", "best"]));
         assert_eq!(s.outputs, strs(&["best"]));
+        assert_eq!(s.keep, strs(&["best"]));
+        let p = r::program(src).unwrap();
+        let fresh = outline(&p, &p.defs["f"], 1, r::rules::RESULTS_MARKER, true).unwrap();
+        assert_eq!(fresh.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), vec!["x"]);
+    }
+
+    #[test]
+    fn chained_assignments_assign_every_target() {
+        let src = "f <- function(n) {\n  cat(1)\n  s <- 0\n  for (i in 1:n) {\n    a <- b <- i * 2\n    s <- s + a + b\n  }\n  print(b)\n  s\n}\n";
+        let a = sections(src);
+        let s = &a.sections[0];
+        assert_eq!(s.inputs, strs(&["n", "b"]));
+        assert_eq!(s.outputs, strs(&["s", "b"]));
+        assert_eq!(s.keep, strs(&["b"]));
     }
 
     #[test]
@@ -1090,7 +1125,7 @@ mod tests {
     fn outline_builds_a_function_of_inputs_with_the_original_lines() {
         let src = "f <- function(x, n) {\n  cat(\"start\")\n  s <- 0\n  p <- 1\n  for (i in 1:n) {\n    s <- s + x[i]\n    p <- p * x[i]\n  }\n  cat(s)\n  c(s, p)\n}\n";
         let p = r::program(src).unwrap();
-        let def = outline(&p, &p.defs["f"], 1, r::rules::RESULTS_MARKER).unwrap();
+        let def = outline(&p, &p.defs["f"], 1, r::rules::RESULTS_MARKER, false).unwrap();
         assert_eq!(def.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), vec!["n", "x"]);
         let ExprKind::Block(stmts) = &def.body.kind else { panic!() };
         assert_eq!(stmts[0].line, 3);
@@ -1098,7 +1133,7 @@ mod tests {
         let ExprKind::Call { func, args } = &stmts[3].kind else { panic!("{:?}", stmts[3]) };
         assert_eq!(func, r::rules::RESULTS_MARKER);
         assert_eq!(args.len(), 2);
-        assert!(outline(&p, &p.defs["f"], 2, r::rules::RESULTS_MARKER).is_none());
+        assert!(outline(&p, &p.defs["f"], 2, r::rules::RESULTS_MARKER, false).is_none());
     }
 
     #[test]

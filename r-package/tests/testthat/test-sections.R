@@ -107,6 +107,30 @@ test_that("a variable a section assigns only on some paths keeps its value", {
   expect_identical(quiet(suppressMessages(g(c(1, 20, 3)))), 2L)
 })
 
+test_that("a variable first assigned inside a section's loop and read after it", {
+  # The rbenchmark scalar Fibonacci: `b` has no value before the loops.
+  f <- function(reps, n) {
+    for (i in seq_len(reps)) {
+      a <- 1
+      b <- 1
+      for (j in seq_len(n)) {
+        t <- a
+        a <- b
+        b <- b + t
+      }
+    }
+    print(b)
+  }
+  g <- vr_compile(f)
+  expect_identical(quiet(g(3, 30)), quiet(f(3, 30)))
+  expect_equal(section_of(g)$compiled, 1)
+  expect_identical(section_of(g)$keep, "b")
+  # No turn of the outer loop: R leaves `b` without a value, and so does the section.
+  expect_error(quiet(g(0, 3)), "'b' not found")
+  expect_error(f(0, 3), "'b' not found")
+  expect_match(section_of(g)$why, "left `b` unassigned")
+})
+
 test_that("an index out of bounds in a section is a velociraptor_error at the user's line", {
   f <- function(x, k) {
     cat("")
@@ -226,10 +250,16 @@ test_that("vr_explain shows which lines run compiled, which in R, and why", {
   }
   g <- vr_compile(f)
   quiet(g(c(1, 2)))
-  out <- utils::capture.output(vr_explain(g, vrir = FALSE))
+  out <- utils::capture.output(specs <- vr_explain(g, vrir = FALSE))
+  expect_true(any(grepl("1 compiled section (of 1); the rest runs in R:", out, fixed = TRUE)))
   expect_true(any(grepl("line 2: in R: call to `cat` (line 2) does not compile", out, fixed = TRUE)))
   expect_true(any(grepl("lines 3-4: section 1: compiled (inputs: x; outputs: s), 1 call(s) compiled", out, fixed = TRUE)))
   expect_true(any(grepl("line 5: in R: the function's value", out, fixed = TRUE)))
+  secs <- specs[[1]]$sections
+  expect_length(secs, 1)
+  expect_identical(secs[[1]]$lines, c(3L, 4L))
+  expect_true(secs[[1]]$compiled)
+  expect_identical(secs[[1]]$specs[[1]]$signature, "double vector")
   expect_true(any(grepl("(double vector): native code on the CPU", out, fixed = TRUE)))
   expect_false(any(grepl("nothing to do", out)))
   expect_false(any(grepl("_error_", out)))

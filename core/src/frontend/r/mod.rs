@@ -50,8 +50,8 @@ pub fn program(src: &str) -> VrResult<Program> {
             _ => {}
         }
     }
-    for (name, of, number) in outlined {
-        let def = p.defs.get(&of).and_then(|def| super::sections::outline(&p, def, number, rules::RESULTS_MARKER)).ok_or_else(|| {
+    for (name, of, number, fresh) in outlined {
+        let def = p.defs.get(&of).and_then(|def| super::sections::outline(&p, def, number, rules::RESULTS_MARKER, fresh)).ok_or_else(|| {
             VrError::new(ErrorKind::InvalidArgument, format!("`{name}`: `{of}` has no section {number}"))
         })?;
         p.defs.insert(name, def);
@@ -60,20 +60,30 @@ pub fn program(src: &str) -> VrResult<Program> {
 }
 
 /// The host's request for a section as a function of its own (the R adapter appends
-/// `name <- .vr_section_of("f", k)` to the source; `frontend::sections`): the name, the
-/// function and the section's number.
-fn section_directive(e: &Expr) -> Option<(String, String, usize)> {
+/// `name <- .vr_section_of("f", k)` to the source, `.vr_section_of("f", k, TRUE)` for the
+/// variant without the inputs it only keeps; `frontend::sections`): the name, the
+/// function, the section's number and whether it is that variant.
+fn section_directive(e: &Expr) -> Option<(String, String, usize, bool)> {
     let ExprKind::Assign { target, value } = &e.kind else { return None };
     let (ExprKind::Var(name), ExprKind::Call { func, args }) = (&target.kind, &value.kind) else { return None };
     if func != SECTION_DIRECTIVE {
         return None;
     }
-    match args.as_slice() {
-        [a, b] => match (&a.value.kind, &b.value.kind) {
-            (ExprKind::Str(of), ExprKind::Int(k)) if *k > 0 => Some((name.clone(), of.clone(), *k as usize)),
-            (ExprKind::Str(of), ExprKind::Double(k)) if *k >= 1.0 && k.fract() == 0.0 => Some((name.clone(), of.clone(), *k as usize)),
-            _ => None,
+    let (of, number, fresh) = match args.as_slice() {
+        [a, b] => (&a.value, &b.value, false),
+        [a, b, c] => match c.value.kind {
+            ExprKind::Bool(fresh) => (&a.value, &b.value, fresh),
+            _ => return None,
         },
+        _ => return None,
+    };
+    let number = match number.kind {
+        ExprKind::Int(k) if k > 0 => k as usize,
+        ExprKind::Double(k) if k >= 1.0 && k.fract() == 0.0 => k as usize,
+        _ => return None,
+    };
+    match &of.kind {
+        ExprKind::Str(of) => Some((name.clone(), of.clone(), number, fresh)),
         _ => None,
     }
 }
