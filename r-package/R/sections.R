@@ -26,11 +26,10 @@
   # Later and deeper sections first, so that the paths of the others stay valid.
   keys <- vapply(a$sections, function(s) paste(sprintf("%06d", c(s$path, 0L)), collapse = "."), "")
   for (s in a$sections[order(keys, decreasing = TRUE)]) {
-    sec <- .vr_section_state(state, s)
     nb <- .vr_replace_run(b, s$path, s$count, .vr_section_call(state, s$number))
     if (is.null(nb)) next
     b <- nb
-    secs[[s$number]] <- sec
+    secs[[s$number]] <- .vr_section_state(state, s)
   }
   if (!length(secs)) return(FALSE)
   fun <- state$f
@@ -109,13 +108,6 @@
   set_at(e, parent_path, new)
 }
 
-# Whether R would keep nothing but the value and its dims: compiled code drops names
-# and other attributes, so a section with such an input runs in R.
-.vr_plain <- function(v) {
-  a <- attributes(v)
-  is.null(a) || identical(names(a), "dim")
-}
-
 # Run section k of `state` compiled in the calling frame: TRUE when it ran (its outputs
 # are assigned), FALSE when R must run its statements.
 .vr_section <- function(state, k) {
@@ -132,6 +124,7 @@
     args <- args[setdiff(names(args), sec$keep)]
     if (is.null(sec$fresh_ptr)) sec$fresh_ptr <- vr_rs_new(sec$fresh_source, sec$name)
   }
+  # Compiled code drops names and other attributes but `dim`: such an input runs in R.
   for (v in args) {
     if (is.null(v)) return(.vr_section_in_r(sec, "an input has no value yet"))
     a <- attributes(v)

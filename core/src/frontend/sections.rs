@@ -603,8 +603,8 @@ fn uses_dynamic_access(e: &Expr, found: &mut bool) {
     visit(e, &mut check);
 }
 
-/// Every variable name read anywhere in `e` (an assignment's plain target is a write,
-/// an indexed one also reads its variable).
+/// Every variable name in `e`. The target of an assignment inside `e` counts as read:
+/// conservative (the callers only find more variables live, so more results).
 fn all_reads(e: &Expr, out: &mut HashSet<String>) {
     let mut add = |x: &Expr| {
         if let ExprKind::Var(n) = &x.kind {
@@ -613,8 +613,6 @@ fn all_reads(e: &Expr, out: &mut HashSet<String>) {
     };
     add(e);
     visit(e, &mut add);
-    // Plain assignment targets were counted as reads by the walk: harmless (it only
-    // makes more results), and a variable assigned outside a run is usually read there.
 }
 
 /// Every variable a function defined inside `e` reads (captured or its own).
