@@ -30,6 +30,17 @@
 #'   `line`, `variable`, `index` and `bound`. Where R has an answer compiled code cannot
 #'   give (an `NA` in an integer argument, an integer overflow or division by zero, a
 #'   vector read past its end) the call runs in R instead, as a fallback.
+#'
+#'   Sections: when `f` does not compile whole (a `cat()`, `print()`, `message()`,
+#'   `options()` or `Sys.time()` next to its loops) and `fallback = TRUE`, its
+#'   sections still do: the runs of statements holding a loop whose every construct
+#'   compiles. `f` then runs in R with each section replaced by a call of its own
+#'   compiled function, which gets the variables the section reads (by value) and gives
+#'   back those it assigns that the rest of `f` uses. A section that cannot compile for
+#'   the values it gets (or whose input carries `names`, which compiled code would drop)
+#'   runs in R. Errors in a section name `f` and its line. One warning of class
+#'   `velociraptor_fallback` names the construct and the lines that ran compiled or in
+#'   R; [vr_explain()] shows each section.
 #' @seealso [vr_explain()], [vr_options()], [prange()], `vignette("compiling", package = "velociraptor")`.
 #' @examples
 #' sumsq <- function(x) {
@@ -126,6 +137,12 @@ vr_compile <- function(f, fallback = TRUE) {
     .vr_cache_warning(failure$message)
     return(.vr_invoke(state, args))
   }
+  # A signature that does not compile whole runs the outlined function (sections.R),
+  # once it exists and has warned: the hot path of such calls.
+  if (is.list(o <- state$outline) && state$warned && identical(failure$phase, "compile") &&
+      !identical(failure$message, "stale")) {
+    return(do.call(o$fun, args))
+  }
   # The compiler counts lines of the whole source; R users count from the function.
   starts <- attr(state$source, "starts")
   fn <- failure[["function"]]
@@ -162,6 +179,10 @@ vr_compile <- function(f, fallback = TRUE) {
     if (!state$fallback) {
       stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
         c(list(message = msg, call = NULL), .vr_fields(failure))))
+    }
+    # Its loops may still compile on their own (sections.R).
+    if (identical(failure$phase, "compile") && !isFALSE(outline <- .vr_outline(state))) {
+      return(.vr_run_outlined(state, outline, args, msg, failure))
     }
     if (!state$warned) {
       state$warned <- TRUE
@@ -274,34 +295,84 @@ print.vr_function <- function(x, ...) {
 #' The specializations compiled so far for a function made by [vr_compile()]: each
 #' signature of argument types, whether it compiled (or why not), the compile time,
 #' how often it was called, where it runs (serial or parallel, with how many threads),
-#' what the optimizer did (per pass: bounds checks removed, loops versioned, temporaries
-#' made, ...), and its VRIR after the optimizer (the typed IR the compiler turns into
-#' machine code; parallel loops are `parfor`, GPU sections `on_gpu` blocks).
+#' what the optimizer did (the passes that changed something, with their counts: bounds
+#' checks removed, loops versioned, temporaries made, ...), and its VRIR after the
+#' optimizer (the typed IR the compiler turns into machine code; parallel loops are
+#' `parfor`, GPU sections `on_gpu` blocks). The user's function comes first, then the
+#' functions it calls.
+#'
+#' When the function does not compile whole but its loops do (see "Sections" in
+#' [vr_compile()]), the report lists its statements by line: which run compiled (as
+#' which section, with its inputs and outputs and its own specializations), which run
+#' in R, and why.
 #'
 #' @param g A function returned by [vr_compile()].
 #' @param vrir Whether to print the VRIR of each specialization.
+#' @param verbose Whether to show everything: every pass on every function (also those
+#'   with nothing to do), and the helper functions the compiler generates to raise
+#'   errors.
 #' @return Invisibly, a list with one element per specialization (fields `signature`,
-#'   `compiled`, `compile_seconds`, `calls`, `vrir`, `report` (backend, bounds checks,
-#'   what the on-disk cache did or why it was not used, the optimizer's counts), `error`).
+#'   `compiled`, `compile_seconds`, `calls`, `vrir` (the user's functions), `vrir_all`
+#'   (with the generated helpers), `report` (backend, bounds checks, what the on-disk
+#'   cache did or why it was not used, the optimizer's counts), `error`, and for a
+#'   signature that does not compile whole while the function's sections do,
+#'   `sections`: one list per section with `lines`, `inputs`, `outputs`, `compiled`
+#'   (whether a call ran it compiled), `calls_compiled`, `calls_in_r`, `why` (the last
+#'   reason it ran in R) and `specs` (its specializations, as above)).
 #' @examples
 #' g <- vr_compile(function(x) sum(x * 2))
 #' g(c(1, 2, 3))
 #' vr_explain(g)
 #' @export
-vr_explain <- function(g, vrir = TRUE) {
+vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
   if (!inherits(g, "vr_function")) stop("vr_explain() needs a function made by vr_compile()")
   state <- environment(g)$.vr_state
   specs <- .Call(wrap__vr_rs_explain, state$ptr)
   if (inherits(specs, "vr_failure")) specs <- list()
   cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)\n", sep = "")
-  for (s in specs) {
-    cat(sprintf("- (%s): %s, compile %.3f s, %d call(s)\n", s$signature,
-      if (isTRUE(s$compiled)) "native code on the CPU" else paste("runs in R:", s$error),
-      s$compile_seconds, as.integer(s$calls)))
-    if (!is.null(s$report)) cat(paste0("  ", strsplit(s$report, "\n", fixed = TRUE)[[1]]), sep = "\n")
-    if (vrir && !is.null(s$vrir)) cat(s$vrir, "\n", sep = "")
+  outlined <- is.list(state$outline)
+  .vr_explain_specs(specs, verbose, vrir, indent = "", outlined = outlined)
+  if (outlined) {
+    secs <- .vr_explain_sections(state, verbose, vrir)
+    for (k in seq_along(specs)) if (!isTRUE(specs[[k]]$compiled)) specs[[k]]$sections <- secs
   }
   invisible(specs)
+}
+
+.vr_explain_specs <- function(specs, verbose, vrir, indent, outlined = FALSE) {
+  for (s in specs) {
+    where <- if (isTRUE(s$compiled)) "native code on the CPU"
+      else if (outlined) paste("does not compile whole:", s$error, "(runs in R, its sections compiled: below)")
+      else paste("runs in R:", s$error)
+    cat(indent, sprintf("- (%s): %s, compile %.3f s, %d call(s)\n", s$signature, where,
+      s$compile_seconds, as.integer(s$calls)), sep = "")
+    if (!is.null(s$report)) cat(paste0(indent, "  ", .vr_report_lines(s$report, verbose)), sep = "\n")
+    if (vrir && !is.null(s$vrir)) cat(if (verbose) s$vrir_all else s$vrir, "\n", sep = "")
+  }
+}
+
+# The compiled function's report (bindings' VR_DUMP_EXPLAIN text: a header, then
+# `optimizer:` and one line `PASS on FUNCTION: counters` per pass and function): in
+# full when `verbose`, else the optimizer's part by function, the user's first, with
+# only the passes that changed something and without the generated error helpers.
+.vr_report_lines <- function(report, verbose) {
+  lines <- strsplit(report, "\n", fixed = TRUE)[[1]]
+  at <- match("optimizer:", lines)
+  if (verbose || is.na(at)) return(lines)
+  head <- lines[seq_len(at - 1L)]
+  passes <- lines[-seq_len(at)]
+  m <- regmatches(passes, regexec("^(\\S+) on (\\S+): ?(.*)$", passes))
+  ok <- lengths(m) == 4L
+  pass <- vapply(m[ok], `[`, "", 2L)
+  fun <- vapply(m[ok], `[`, "", 3L)
+  counts <- trimws(vapply(m[ok], `[`, "", 4L))
+  did <- nzchar(counts) & counts != "nothing to do"
+  funs <- unique(fun[!startsWith(fun, "_error_")])
+  body <- vapply(funs, function(f) {
+    k <- fun == f & did
+    paste0("  ", f, ": ", if (any(k)) paste0(pass[k], " (", counts[k], ")", collapse = ", ") else "no pass changed anything")
+  }, "")
+  c(head, "optimizer (passes that changed something; verbose = TRUE shows every pass):", unname(body))
 }
 
 .vr_default_threads <- function() {

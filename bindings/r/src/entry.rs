@@ -184,6 +184,10 @@ struct Spec {
     compiled: Result<Compiled, Failure>,
     seconds: f64,
     calls: u64,
+    /// The failure as R receives it, made once: a signature that does not compile
+    /// fails on every call (and then runs in R, or its sections compiled), so building
+    /// the list each time would be a large part of such a call.
+    failure: Option<Robj>,
 }
 
 pub struct Entry {
@@ -311,7 +315,7 @@ impl Entry {
                     let t0 = Instant::now();
                     let compiled = compile_source(ctx, &self.source, &self.name, &sig);
                     let seconds = t0.elapsed().as_secs_f64();
-                    self.specs.push((sig.clone(), Spec { compiled, seconds, calls: 0 }));
+                    self.specs.push((sig.clone(), Spec { compiled, seconds, calls: 0, failure: None }));
                     // A refused cache entry: R warns once, then calls again (the
                     // specialization is kept, so that call goes straight on).
                     if let Some(status) = unreported_cache_problem(ctx)? {
@@ -324,7 +328,7 @@ impl Entry {
             spec.calls += 1;
             let compiled = match &spec.compiled {
                 Ok(c) => c,
-                Err(f) => return Err(f.clone()),
+                Err(f) => return Ok(spec.failure.get_or_insert_with(|| f.clone().into_robj()).clone()),
             };
             let mut scratch = Scratch::default();
             let mut values = Vec::with_capacity(n);
@@ -358,13 +362,14 @@ impl Entry {
         let mut items = Vec::new();
         for (sig, s) in &self.specs {
             let signature = sig.iter().map(|a| a.describe()).collect::<Vec<_>>().join(", ");
-            let (vrir, report, error): (Robj, Robj, Robj) = match &s.compiled {
-                Ok(c) => (
-                    Robj::from(dump(c.f, VR_DUMP_VRIR_TEXT)?),
-                    Robj::from(dump(c.f, VR_DUMP_EXPLAIN)?),
-                    Robj::from(()),
-                ),
-                Err(f) => (Robj::from(()), Robj::from(()), Robj::from(f.error.message.clone())),
+            // `vrir`: the user's functions (the entry first, as the module holds them);
+            // `vrir_all`: with the helpers the front end generates to raise errors.
+            let (vrir, vrir_all, report, error): (Robj, Robj, Robj, Robj) = match &s.compiled {
+                Ok(c) => {
+                    let text = dump(c.f, VR_DUMP_VRIR_TEXT)?;
+                    (Robj::from(without_helpers(&text)), Robj::from(text), Robj::from(dump(c.f, VR_DUMP_EXPLAIN)?), Robj::from(()))
+                }
+                Err(f) => (Robj::from(()), Robj::from(()), Robj::from(()), Robj::from(f.error.message.clone())),
             };
             items.push(Robj::from(list!(
                 signature = signature,
@@ -372,10 +377,23 @@ impl Entry {
                 compile_seconds = s.seconds,
                 calls = s.calls as f64,
                 vrir = vrir,
+                vrir_all = vrir_all,
                 report = report,
                 error = error
             )));
         }
         Ok(List::from_values(items).into())
+    }
+}
+
+/// A module's text without the functions the front end generates to raise run-time
+/// errors (`_error_...`): what `vr_explain` shows unless asked for everything.
+fn without_helpers(text: &str) -> String {
+    match velociraptor::vrir::text::parse_module(text) {
+        Ok(mut m) => {
+            m.functions.retain(|f| !f.name.starts_with(velociraptor::frontend::lower::ERROR_HELPER_PREFIX));
+            velociraptor::vrir::text::print_module(&m)
+        }
+        Err(_) => text.to_string(),
     }
 }

@@ -12,7 +12,8 @@
 //!
 //! Files: `convert.rs` (R values to descriptors and back), `hooks.rs` (allocation hooks),
 //! `random.rs` (draws from R's own generator, `.Random.seed` saved once per call),
-//! `entry.rs` (a compiled R function: its source and its specializations), `failure.rs`.
+//! `entry.rs` (a compiled R function: its source and its specializations), `failure.rs`,
+//! `sections.rs` (the parts of a function that compile when the whole does not).
 
 mod convert;
 mod entry;
@@ -20,6 +21,7 @@ mod failure;
 mod hooks;
 mod interrupt;
 mod random;
+mod sections;
 
 use entry::Entry;
 use extendr_api::prelude::*;
@@ -124,6 +126,17 @@ fn vr_rs_explain(entry: Robj) -> Robj {
     })
 }
 
+/// The sections of function `name` of R `source` that compile on their own when the
+/// whole function does not (see `sections.rs`).
+#[extendr]
+fn vr_rs_sections(source: Robj, name: Robj) -> Robj {
+    guarded("vr_rs_sections", || {
+        let source = source.as_str().ok_or_else(|| Failure::invalid("source is not a string"))?;
+        let name = name.as_str().ok_or_else(|| Failure::invalid("name is not a string"))?;
+        sections::sections(source, name)
+    })
+}
+
 /// Counters of the context's compile caches (compiles, memory hits, disk hits, ...).
 #[extendr]
 fn vr_rs_stats() -> Robj {
@@ -142,6 +155,7 @@ extendr_module! {
     fn vr_rs_configure;
     fn vr_rs_new;
     fn vr_rs_explain;
+    fn vr_rs_sections;
     fn vr_rs_stats;
     fn vr_rs_panic_for_test;
 }

@@ -15,4 +15,5 @@ pub mod matching;
 pub mod r;
 pub mod rules;
 pub mod subscript;
+pub mod sections;
 pub mod types;

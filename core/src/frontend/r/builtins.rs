@@ -68,6 +68,12 @@ fn known_unsupported(name: &str) -> Option<&'static str> {
     })
 }
 
+/// Whether a call of `name` may compile: the dispatcher below answers it, and it is
+/// not one of the names refused with a reason.
+pub fn compiles(name: &str) -> bool {
+    known_unsupported(name).is_none() && crate::frontend::sections::dispatches(&super::rules::RULES, name)
+}
+
 pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
     if let Some(r) = super::functionals::call(lw, name, args, line) {
         return Some(r);

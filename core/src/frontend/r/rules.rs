@@ -299,6 +299,10 @@ impl Language for R {
         }
     }
 
+    fn compiles_call(&self, name: &str) -> bool {
+        builtins::compiles(name)
+    }
+
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
         builtins::call(lw, name, args, line)
     }
