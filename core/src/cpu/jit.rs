@@ -142,6 +142,8 @@ pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
         (
             codegen::OFFLOAD,
             super::offload::vr_cpu_offload as *const () as usize,
+        ),
+        (
             codegen::RANDOM,
             super::random::vr_cpu_random as *const () as usize,
         ),

@@ -314,7 +314,7 @@ impl Analyzer {
                         }
                         Ok(any)
                     }
-                    Some(Marker::Gpu | Marker::ParallelRange) => all(values, loops),
+                    Some(Marker::Gpu | Marker::ParallelRange | Marker::Check) => all(values, loops),
                     None if self.compiles_call(func) => all(values, loops),
                     None => no(format!("call to `{func}`")),
                 }
@@ -322,6 +322,9 @@ impl Analyzer {
             ExprKind::CallExpr { .. } => no("call of a computed function".into()),
             ExprKind::Index { target, indices, .. } => Ok(self.screen(target, loops)? | all(&mut indices.iter().flatten(), loops)?),
             ExprKind::Function(_) => no("function definition".into()),
+            // A lifted function as a value (`sapply(x, function(v) ...)`): its captures
+            // are passed by the enclosing function, which a section is not.
+            ExprKind::LocalFunction { name, .. } => no(format!("function `{name}` as a value")),
             ExprKind::Block(items) => all(&mut items.iter(), loops),
             ExprKind::If { cond, then, els } => Ok(self.screen(cond, loops)? | self.screen(then, loops)? | all(&mut els.iter().map(|b| &**b), loops)?),
             ExprKind::For { seq, body, .. } => {

@@ -1208,6 +1208,7 @@ impl<'m> Gen<'m> {
             Expr::Call { func, args } => self.call(func, args, Some(t))?,
             Expr::Map { .. } => return Err("map in the body".into()),
             Expr::Reduce { .. } => return Err("a reduction in the body".into()),
+            Expr::Scan { .. } => return Err("a scan (cumulative sum or product) in the body".into()),
             Expr::Alloc { .. } => return Err("allocation in the body".into()),
             Expr::Range { .. } | Expr::Domain { .. } => return Err("a range value".into()),
             Expr::Tuple { .. } | Expr::TupleGet { .. } => return Err("tuples".into()),

@@ -92,6 +92,7 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             Expr::Unary { arg, .. }
             | Expr::Cast { arg, .. }
             | Expr::Reduce { arg, .. }
+            | Expr::Scan { arg, .. }
             | Expr::Dim { arg, .. }
             | Expr::TupleGet { arg, .. } => stack.push(arg),
             Expr::Binary { lhs, rhs, .. } => {
