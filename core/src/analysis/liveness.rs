@@ -16,6 +16,8 @@ type Set = BTreeSet<String>;
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveVars {
     pub live_in: Vec<Set>,
+    /// Live after every statement (where control goes when it completes normally).
+    pub live_out: Vec<Set>,
 }
 
 impl LiveVars {
@@ -23,10 +25,14 @@ impl LiveVars {
         let n: usize = f.body.iter().map(stmt_count).sum();
         let mut w = Walker {
             live_in: vec![Set::new(); n],
+            live_out: vec![Set::new(); n],
             loops: Vec::new(),
         };
         w.stmts(&f.body, 0, Set::new());
-        LiveVars { live_in: w.live_in }
+        LiveVars {
+            live_in: w.live_in,
+            live_out: w.live_out,
+        }
     }
 
     /// Whether `var` is live before statement `id`.
@@ -43,6 +49,7 @@ struct LoopExits {
 
 struct Walker {
     live_in: Vec<Set>,
+    live_out: Vec<Set>,
     loops: Vec<LoopExits>,
 }
 
@@ -63,6 +70,9 @@ impl Walker {
     }
 
     fn stmt(&mut self, s: &Stmt, id: usize, out: Set) -> Set {
+        if let Some(o) = self.live_out.get_mut(id) {
+            o.clone_from(&out);
+        }
         let uses = stmt_uses(s);
         let live = match &s.kind {
             StmtKind::Assign { .. } | StmtKind::Alloc { .. } => {

@@ -9,8 +9,10 @@
 //! when the call ends, and the first failed launch's error (the lowest iteration in it)
 //! is reported, as the serial order would meet it.
 
+mod library;
+
 use super::errors;
-use super::kernel::{Kernel, Param, ERR_SLOT_WORDS};
+use super::kernel::{Kernel, Param, Site, ERR_SLOT_WORDS};
 use super::opencl::{self, Arg, OclDevice};
 use super::plan::{GpuAction, GpuPlan};
 use super::runtime::{Access, Runtime};
@@ -78,6 +80,7 @@ impl OffloadEngine for GpuEngine {
             index_base: self.index_base,
             rt: None,
             pending: Vec::new(),
+            dummy: None,
         })
     }
 }
@@ -85,7 +88,7 @@ impl OffloadEngine for GpuEngine {
 /// A launched kernel whose error slot is not read yet.
 struct Pending {
     slot: Buffer<u8>,
-    kernel: Arc<Kernel>,
+    sites: Vec<Site>,
     function: String,
 }
 
@@ -95,6 +98,8 @@ struct Session {
     /// Created at the first task that finds a device.
     rt: Option<Runtime<OclDevice>>,
     pending: Vec<Pending>,
+    /// The error-slot argument of kernels that cannot fail (never written).
+    dummy: Option<Buffer<u8>>,
 }
 
 /// Initial error slot header: no failed iteration (i32::MAX), no record.
@@ -116,9 +121,12 @@ impl OffloadSession for Session {
         };
         let r = match meaning {
             GpuAction::Sync { writes } => self.sync(env, &writes).map(|_| Outcome::Done),
-            GpuAction::EndSection => self.end_section().map(|_| Outcome::Done),
+            GpuAction::EndSection { discard } => {
+                self.end_section(env, discard).map(|_| Outcome::Done)
+            }
             GpuAction::Parfor { kernel, function } => self.parfor(&kernel, &function, env),
-            GpuAction::Copy { layout } => self.copy(env, layout),
+            GpuAction::Copy { layout, gather } => self.copy(env, layout, gather.as_ref()),
+            GpuAction::Library { kernel, function } => self.library(&kernel, &function, env),
         };
         match r {
             Ok(o) => o,
@@ -153,7 +161,7 @@ impl Session {
             rt.device()
                 .download_words(&p.slot, &mut words)
                 .map_err(|e| device_error("reading a kernel's error slot", e))?;
-            if let Some(e) = errors::decode(&words, &p.kernel.sites, &p.function, self.index_base) {
+            if let Some(e) = errors::decode(&words, &p.sites, &p.function, self.index_base) {
                 return Err(e);
             }
         }
@@ -174,10 +182,17 @@ impl Session {
         Ok(())
     }
 
-    fn end_section(&mut self) -> Result<(), VrError> {
+    fn end_section(&mut self, env: &mut dyn ActionEnv, discard: usize) -> Result<(), VrError> {
         self.check_pending()?;
         if let Some(rt) = self.rt.as_mut() {
             let before = rt.stats();
+            // Dead temporaries: their device copies are dropped, not brought home.
+            for k in 0..discard {
+                if let Some(a) = env.array(k) {
+                    rt.discard(&a)
+                        .map_err(|e| device_error("ending a section", e))?;
+                }
+            }
             rt.end_section()
                 .map_err(|e| device_error("ending a section", e))?;
             account(before, rt.stats());
@@ -224,7 +239,12 @@ impl Session {
         Ok(Outcome::Declined)
     }
 
-    fn copy(&mut self, env: &mut dyn ActionEnv, layout: Layout) -> Result<Outcome, VrError> {
+    fn copy(
+        &mut self,
+        env: &mut dyn ActionEnv,
+        layout: Layout,
+        gather: Option<&Arc<super::library::LibKernel>>,
+    ) -> Result<Outcome, VrError> {
         if self.runtime().is_none() {
             return Ok(Outcome::Declined);
         }
@@ -249,7 +269,11 @@ impl Session {
         let contiguous =
             (hi - lo) as i64 == src.len() * src.elem_size() as i64 && src.data as usize == lo;
         if strides != src.strides || !contiguous || src.is_empty() {
-            return self.decline(env, &[1], None);
+            // Not one run of bytes in the copy's order: a gather kernel copies it.
+            return match gather {
+                Some(k) if !src.is_empty() => self.library(k, "", env),
+                _ => self.decline(env, &[1], None),
+            };
         }
         let dst = env.new_array(0, &src.dims).map_err(|e| e.with_line(None))?;
         let rt = self.rt.as_mut().expect("runtime made above");
@@ -448,7 +472,7 @@ impl Session {
             }
         }
         let global: Vec<usize> = counts.iter().map(|c| *c as usize).collect();
-        let launched = opencl::launch(&gpu, &program, &k.name, &args, &global);
+        let launched = opencl::launch(&gpu, &program, &k.name, &args, &global, None);
         drop(args);
         if let Err(e) = launched {
             // Nothing ran: the CPU runs the parfor instead.
@@ -464,7 +488,7 @@ impl Session {
         counters().launches.fetch_add(1, Ordering::Relaxed);
         self.pending.push(Pending {
             slot,
-            kernel: k.clone(),
+            sites: k.sites.clone(),
             function: function.to_string(),
         });
         // Loop variables hold the last point afterwards, as the CPU backends leave them.

@@ -18,6 +18,7 @@
 pub mod engine;
 pub mod errors;
 pub mod kernel;
+pub mod library;
 pub mod opencl;
 pub mod plan;
 pub mod runtime;

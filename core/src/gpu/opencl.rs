@@ -34,6 +34,8 @@ pub struct DeviceInfo {
     pub fp64: bool,
     /// `cl_khr_int64_base_atomics`: 64-bit integer atomics (and f64 atomic add by CAS).
     pub int64_atomics: bool,
+    /// `CL_DEVICE_MAX_WORK_GROUP_SIZE`: library kernels size their work groups by it.
+    pub max_work_group: usize,
 }
 
 impl DeviceInfo {
@@ -169,6 +171,7 @@ fn open(choice: Option<&str>) -> Result<Gpu, String> {
         int64_atomics: ext
             .split_whitespace()
             .any(|e| e == "cl_khr_int64_base_atomics"),
+        max_work_group: device.max_work_group_size().unwrap_or(1),
     };
     if !device.available().unwrap_or(false) {
         return Err(format!("{}: device not available", info.describe()));
@@ -371,6 +374,11 @@ impl OclDevice {
         self.finish()
     }
 
+    /// Read the first `out.len()` bytes of a buffer (blocking).
+    pub fn download_into(&mut self, buf: &Buffer<u8>, out: &mut [u8]) -> Result<(), String> {
+        self.download(buf, 0, out.as_mut_ptr(), out.len())
+    }
+
     /// Read the first `out.len()` words of a buffer (blocking).
     pub fn download_words(&mut self, buf: &Buffer<u8>, out: &mut [i64]) -> Result<(), String> {
         self.download(buf, 0, out.as_mut_ptr() as *mut u8, out.len() * 8)
@@ -385,16 +393,19 @@ pub enum Arg<'a> {
     F64(f64),
     F32(f32),
     U8(u8),
+    /// A `__local` array of this many bytes.
+    Local(usize),
 }
 
 /// Enqueue `name` of `program` over `global` work items (1 to 3 dimensions), without
-/// waiting.
+/// waiting; `local`: the work-group size (None: the implementation's choice).
 pub fn launch(
     gpu: &Gpu,
     program: &Program,
     name: &str,
     args: &[Arg],
     global: &[usize],
+    local: Option<&[usize]>,
 ) -> Result<(), String> {
     let kernel = Kernel::create(program, name).map_err(|e| cl_err(&format!("kernel {name}"), e))?;
     for (k, a) in args.iter().enumerate() {
@@ -442,6 +453,9 @@ pub fn launch(
                     1,
                     v as *const u8 as *const c_void,
                 ),
+                Arg::Local(bytes) => {
+                    opencl3::kernel::set_kernel_arg(kernel.get(), k, *bytes, std::ptr::null())
+                }
             }
         };
         r.map_err(|c| {
@@ -459,7 +473,7 @@ pub fn launch(
             global.len() as u32,
             std::ptr::null(),
             global.as_ptr(),
-            std::ptr::null(),
+            local.map_or(std::ptr::null(), |l| l.as_ptr()),
             0,
             std::ptr::null(),
         )

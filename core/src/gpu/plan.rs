@@ -18,6 +18,7 @@
 //! plain block of the outer one.
 
 use super::kernel::{compile_parfor, Kernel};
+use super::library::{compile_stmt, copy_kernel, LibKernel};
 use crate::runtime::offload::{Action, FunctionPlan, OffloadPlan, StmtPlan};
 use crate::vrir::ast::{Expr, Function, LValue, LibFn, Module, Stmt, StmtKind};
 use crate::vrir::types::Type;
@@ -29,16 +30,28 @@ use std::sync::Arc;
 pub enum GpuAction {
     /// CPU code follows that reads the action's arrays (and writes those marked).
     Sync { writes: Vec<bool> },
-    /// The section ends: everything comes home, the tables are cleared.
-    EndSection,
+    /// The section ends: everything comes home, the tables are cleared; except the
+    /// action's first `discard` arrays, dead temporaries whose device copies are
+    /// dropped unread.
+    EndSection { discard: usize },
     /// Run a parfor as a kernel.
     Parfor {
         kernel: Arc<Kernel>,
         function: String,
     },
     /// `vars[0] = copy(vars[1])`, deferred (copy-on-potential-write); the layout of
-    /// `vars[0]`'s type (the new array's storage order).
-    Copy { layout: crate::vrir::types::Layout },
+    /// `vars[0]`'s type (the new array's storage order); `gather`: the kernel that copies
+    /// a source the deferred copy cannot take (not contiguous in that order).
+    Copy {
+        layout: crate::vrir::types::Layout,
+        gather: Option<Arc<LibKernel>>,
+    },
+    /// A library operation (`gpu/library`): element-wise trees, reductions, matmul,
+    /// transpose, copying slices.
+    Library {
+        kernel: Arc<LibKernel>,
+        function: String,
+    },
 }
 
 /// A module's plan for the GPU.
@@ -53,10 +66,19 @@ pub struct GpuPlan {
 }
 
 impl GpuPlan {
+    /// Parfors compiled to kernels.
     pub fn kernels(&self) -> usize {
         self.actions
             .values()
             .filter(|a| matches!(a, GpuAction::Parfor { .. }))
+            .count()
+    }
+
+    /// Library operations placed on the device.
+    pub fn library_tasks(&self) -> usize {
+        self.actions
+            .values()
+            .filter(|a| matches!(a, GpuAction::Library { .. }))
             .count()
     }
 }
@@ -69,6 +91,10 @@ struct Planner<'m> {
     out: &'m mut GpuPlan,
     next_id: &'m mut u32,
     kernels: usize,
+    live: crate::analysis::liveness::LiveVars,
+    alias: crate::analysis::alias::AliasSets,
+    /// Array locals assigned in the section being planned.
+    assigned: BTreeSet<String>,
 }
 
 /// Plan every section of `m` (a verified module).
@@ -89,6 +115,9 @@ pub fn plan(m: &Module) -> GpuPlan {
             out: &mut out,
             next_id: &mut next_id,
             kernels: 0,
+            live: crate::analysis::liveness::LiveVars::compute(f),
+            alias: crate::analysis::alias::AliasSets::compute(f, false),
+            assigned: BTreeSet::new(),
         };
         p.outside(&f.body);
         let fp = std::mem::take(&mut p.plan);
@@ -136,8 +165,13 @@ impl<'m> Planner<'m> {
             match &s.kind {
                 StmtKind::Block(b) if b.on_gpu => {
                     self.out.sections += 1;
+                    self.assigned = crate::analysis::assigned_vars(&b.stmts);
                     self.section(&b.stmts, 0);
-                    let end = self.action(Vec::new(), GpuAction::EndSection);
+                    let id = self.ids[&(s as *const Stmt)];
+                    let live_after = self.live.live_out.get(id).cloned().unwrap_or_default();
+                    let dead = self.dead_arrays(&live_after);
+                    let discard = dead.len();
+                    let end = self.action(dead, GpuAction::EndSection { discard });
                     self.at(s).after = Some(end);
                 }
                 _ => {
@@ -213,14 +247,34 @@ impl<'m> Planner<'m> {
                                 Some(Type::Array(a)) => a.layout,
                                 _ => crate::vrir::types::Layout::Row,
                             };
+                            let gather = copy_kernel(self.f, dst, src, s.line).map(Arc::new);
                             let vars = self.typed([dst.clone(), src.clone()]);
-                            let a = self.action(vars, GpuAction::Copy { layout });
+                            let a = self.action(vars, GpuAction::Copy { layout, gather });
                             self.at(s).task = Some(a);
                             return;
                         }
                     }
                 }
-                self.cpu_leaf(s);
+                // Library kernels are named by what they are, so that equal ones share a
+                // program (the cache is keyed by source).
+                match compile_stmt(self.m, self.f, s, "vr_map") {
+                    Some(Ok(k)) => {
+                        let mut a = self.action(
+                            k.vars.clone(),
+                            GpuAction::Library {
+                                kernel: Arc::new(k.clone()),
+                                function: self.f.name.clone(),
+                            },
+                        );
+                        a.values = k.values.clone();
+                        self.at(s).task = Some(a);
+                    }
+                    Some(Err(why)) => {
+                        self.note(s, &why);
+                        self.cpu_leaf(s);
+                    }
+                    None => self.cpu_leaf(s),
+                }
             }
             StmtKind::If { cond, then, els } => {
                 self.sync_before(s, &[cond]);
@@ -248,11 +302,15 @@ impl<'m> Planner<'m> {
                 self.section(&body.stmts, loops + 1);
             }
             StmtKind::Return { .. } => {
-                let end = self.action(Vec::new(), GpuAction::EndSection);
+                let id = self.ids[&(s as *const Stmt)];
+                let live = self.live.live_in.get(id).cloned().unwrap_or_default();
+                let dead = self.dead_arrays(&live);
+                let discard = dead.len();
+                let end = self.action(dead, GpuAction::EndSection { discard });
                 self.at(s).before = Some(end);
             }
             StmtKind::Break | StmtKind::Continue if loops == 0 => {
-                let end = self.action(Vec::new(), GpuAction::EndSection);
+                let end = self.action(Vec::new(), GpuAction::EndSection { discard: 0 });
                 self.at(s).before = Some(end);
             }
             StmtKind::Break | StmtKind::Continue => {}
@@ -260,15 +318,31 @@ impl<'m> Planner<'m> {
         }
     }
 
-    /// Array variables named in `exprs`.
+    /// Array locals the section assigns that nothing reads after it (`live`: live
+    /// there) and that share storage with no other variable (alias classes): their
+    /// bytes need not come home when the section ends.
+    fn dead_arrays(&self, live: &BTreeSet<String>) -> Vec<(String, Type)> {
+        let names: Vec<String> = self
+            .assigned
+            .iter()
+            .filter(|v| {
+                !live.contains(*v)
+                    && self.alias.is_unaliased(v)
+                    && self.f.locals.iter().any(|l| &l.name == *v)
+            })
+            .cloned()
+            .collect();
+        self.typed(names)
+            .into_iter()
+            .filter(|(_, t)| matches!(t, Type::Array(_)))
+            .collect()
+    }
+
+    /// Array variables whose elements `exprs` read.
     fn arrays_in(&self, exprs: &[&Expr]) -> Vec<(String, Type)> {
         let mut names = BTreeSet::new();
         for e in exprs {
-            crate::analysis::walk_expr(e, &mut |x| {
-                if let Expr::Var { name } = x {
-                    names.insert(name.clone());
-                }
-            });
+            data_reads(e, &mut names);
         }
         self.typed(names)
             .into_iter()
@@ -312,10 +386,8 @@ impl<'m> Planner<'m> {
                 _ => {}
             }
             for e in crate::analysis::stmt_exprs(x) {
+                data_reads(e, &mut names);
                 crate::analysis::walk_expr(e, &mut |y| match y {
-                    Expr::Var { name } => {
-                        names.insert(name.clone());
-                    }
                     Expr::AtomicAdd { array, .. } | Expr::AtomicCas { array, .. } => {
                         names.insert(array.clone());
                         written.insert(array.clone());
@@ -343,7 +415,7 @@ impl<'m> Planner<'m> {
             }
         }
         if compound {
-            let end = self.action(Vec::new(), GpuAction::EndSection);
+            let end = self.action(Vec::new(), GpuAction::EndSection { discard: 0 });
             self.at(s).before = Some(end);
             return;
         }
@@ -356,16 +428,48 @@ impl<'m> Planner<'m> {
     }
 }
 
+/// Variables `e` reads, except arrays it asks only for their extents (`dim`, `len`,
+/// `ndims`): those need no synchronisation (VRRuntime's shape table and the host's
+/// descriptor agree on extents), so `(zeros T (len x))` after a kernel wrote `x` moves
+/// nothing.
+fn data_reads(e: &Expr, out: &mut BTreeSet<String>) {
+    match e {
+        Expr::Var { name } => {
+            out.insert(name.clone());
+        }
+        Expr::Dim { arg, .. } if matches!(arg.as_ref(), Expr::Var { .. }) => {}
+        Expr::Lib {
+            func: LibFn::Len | LibFn::Ndims,
+            args,
+        } if matches!(args.as_slice(), [Expr::Var { .. }]) => {}
+        _ => {
+            for c in crate::analysis::sub_exprs(e) {
+                data_reads(c, out);
+            }
+        }
+    }
+}
+
 fn sanitize(n: &str) -> String {
     n.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect()
 }
 
-/// `m` with every function body wrapped in one GPU section (`vr test --wrap-gpu`).
+/// `m` with every function body wrapped in one GPU section (`vr test --wrap-gpu`),
+/// except functions that draw random numbers (directly or through calls): draws are
+/// effects on the host's one serial stream, which the verifier keeps out of sections.
 pub fn wrap_in_sections(m: &Module) -> Module {
+    let draws: Vec<bool> = m
+        .functions
+        .iter()
+        .map(|f| crate::vrir::verify::random::first_draw(m, &f.name).is_some())
+        .collect();
     let mut m = m.clone();
-    for f in &mut m.functions {
+    for (f, draws) in m.functions.iter_mut().zip(draws) {
+        if draws {
+            continue;
+        }
         let body = std::mem::take(&mut f.body);
         f.body = vec![Stmt::new(StmtKind::Block(crate::vrir::ast::Block {
             on_gpu: true,

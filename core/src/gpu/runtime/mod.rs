@@ -143,6 +143,8 @@ pub struct Stats {
     pub device_copies: u64,
     pub host_copies: u64,
     pub tasks: u64,
+    /// Bytes only the device held that were dropped unread (dead temporaries).
+    pub discarded_bytes: u64,
 }
 
 /// Where a task finds an array: a buffer-table row and the element offset of element
@@ -194,6 +196,10 @@ impl<D: Device> Runtime<D> {
 
     pub fn device(&mut self) -> &mut D {
         &mut self.dev
+    }
+
+    pub fn device_ref(&self) -> &D {
+        &self.dev
     }
 
     pub fn buffer(&self, b: usize) -> &D::Buffer {
@@ -565,6 +571,32 @@ impl<D: Device> Runtime<D> {
         };
         self.lazy.push(LazyCopy { dst: d, src: s });
         true
+    }
+
+    /// `arr`'s bytes will never be read again (a dead temporary when its section ends):
+    /// rows inside its range are dropped without bringing them home. A deferred copy
+    /// reading them is made first; one into them is dropped. Rows that hold other bytes
+    /// too are left as they are (they come home with the rest).
+    pub fn discard(&mut self, arr: &HostArray) -> Res<()> {
+        let (lo, hi) = arr.byte_range();
+        if lo == hi {
+            return Ok(());
+        }
+        self.materialize_touching(lo, hi, false, true)?;
+        self.lazy.retain(|c| !(lo <= c.dst.0 && c.dst.1 <= hi));
+        for r in self.overlapping(lo, hi) {
+            if Some(r) == self.empty {
+                continue;
+            }
+            let e = self.buffers[r].as_ref().expect("live");
+            if lo <= e.lo && e.hi <= hi {
+                if e.fresh == Fresh::Device {
+                    self.stats.discarded_bytes += (e.hi - e.lo) as u64;
+                }
+                self.buffers[r] = None;
+            }
+        }
+        Ok(())
     }
 
     /// The section ends: every byte only the device holds comes home, pending copies are
