@@ -168,6 +168,11 @@ pub extern "C" fn vr_context_create(
             pairs.insert(k.to_string(), v.to_string());
         }
         let config = Config::parse(&pairs)?;
+        if config.options.gpu {
+            // Program binaries go next to the machine code (an `opencl` folder of the
+            // same directory), with the same trust rules; `cache_dir=off` turns both off.
+            velociraptor::gpu::program_cache::set_dir(config.cache_dir.clone());
+        }
         let cache = CompileCache::default();
         if let Some(dir) = &config.cache_dir {
             // An unusable directory only means compiling in every process.

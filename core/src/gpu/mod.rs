@@ -21,6 +21,7 @@ pub mod kernel;
 pub mod library;
 pub mod opencl;
 pub mod plan;
+pub mod program_cache;
 pub mod runtime;
 
 pub use plan::{plan, wrap_in_sections, GpuAction, GpuPlan};

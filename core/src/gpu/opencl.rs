@@ -16,9 +16,8 @@ use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{cl_event, CL_BLOCKING, CL_NON_BLOCKING};
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// What the code generator and the engine need to know about the device.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,12 +53,9 @@ pub struct Gpu {
     device: ClDevice,
     pub context: Context,
     pub queue: CommandQueue,
-    programs: Mutex<HashMap<ProgramKey, Result<Arc<Program>, String>>>,
-    builds: std::sync::atomic::AtomicU64,
+    /// The kernel cache (in the process and on disk).
+    pub programs: super::program_cache::ProgramCache,
 }
-
-/// (device, driver version, source hash).
-type ProgramKey = (String, String, u64);
 
 /// A device as the ICD loader lists it: (platform, device) indices, platform name, id.
 type Listed = ((usize, usize), String, opencl3::types::cl_device_id);
@@ -186,53 +182,27 @@ fn open(choice: Option<&str>) -> Result<Gpu, String> {
         device,
         context,
         queue,
-        programs: Mutex::new(HashMap::new()),
-        builds: Default::default(),
+        programs: Default::default(),
     })
 }
 
-/// FNV-1a, 64 bits: the program cache's source hash (stable across processes).
-pub fn source_hash(src: &str) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in src.as_bytes() {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
-}
-
-/// Build options: IEEE results (no fast math), OpenCL C 1.2.
-const BUILD_OPTIONS: &str = "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt";
-
 impl Gpu {
-    /// The program built from `src`, from the cache keyed by (device, driver version,
-    /// source hash) or built now (a failed build is cached too, with its log).
+    /// The program built from `src`, from the kernel cache (in the process, then on
+    /// disk) or built now (a failed build is cached in the process, with its log).
     pub fn program(&self, src: &str) -> Result<Arc<Program>, String> {
-        let key = (
-            self.info.index.clone() + " " + &self.info.name,
-            self.info.driver_version.clone(),
-            source_hash(src),
-        );
-        let mut cache = self.programs.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(p) = cache.get(&key) {
-            return p.clone();
-        }
-        self.builds
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        // VR_GPU_DUMP=DIR keeps every program's source (to read what was generated).
-        if let Ok(dir) = std::env::var("VR_GPU_DUMP") {
-            let _ = std::fs::write(format!("{dir}/{:016x}.cl", key.2), src);
-        }
-        let built = Program::create_and_build_from_source(&self.context, src, BUILD_OPTIONS)
-            .map(Arc::new)
-            .map_err(|log| format!("OpenCL build failed: {}", log.trim()));
-        cache.insert(key, built.clone());
-        built
+        let dev = super::program_cache::DeviceKey {
+            platform: self.info.platform.clone(),
+            name: self.info.name.clone(),
+            vendor: self.info.vendor.clone(),
+            driver_version: self.info.driver_version.clone(),
+            index: self.info.index.clone(),
+        };
+        self.programs.program(&self.context, &dev, src)
     }
 
-    /// Programs built (not found in the cache) in this process.
+    /// Programs compiled from source (not found in either cache) in this process.
     pub fn builds(&self) -> u64 {
-        self.builds.load(std::sync::atomic::Ordering::Relaxed)
+        self.programs.stats().builds
     }
 
     pub fn device_id(&self) -> opencl3::types::cl_device_id {
