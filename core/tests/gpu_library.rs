@@ -483,3 +483,31 @@ fn dead_temporaries_do_not_come_home() {
         assert_eq!(c.download_bytes.load(Ordering::Relaxed) - b0, 8000);
     }
 }
+
+/// `u = copy(v)` then a kernel that reads `u` and writes `v`: the kernel must read the
+/// copy, not `v`'s buffer it is changing (the deferred copy is made before the kernel's
+/// arrays are bound for reading, whatever the order of its parameters).
+#[test]
+fn a_kernel_reading_a_copy_of_what_it_writes() {
+    let _s = serial();
+    let src = r#"
+(module m :index-base 0
+  (function f ((v f64[1,row]) (steps i64)) (f64[1,row])
+    (locals (u f64[1,row]) (s i64) (i i64))
+    (gpu
+      (for (s) (range 1 steps)
+        (block
+          (set u (copy v))
+          (parfor (i) (range 1 (- (len v) 2))
+            (block (set (index v i) (+ (index u (- i 1)) (index u (+ i 1)))))))))
+    (return v)))"#;
+    // [0, 1, 0, 2, 0] -> [0, 0, 3, 0, 0] -> [0, 3, 0, 3, 0]
+    let got = run(
+        src,
+        "f",
+        &serde_json::json!([[0.0, 1.0, 0.0, 2.0, 0.0], 2]),
+        Backend::Gpu,
+    )
+    .unwrap();
+    assert_eq!(plain(&got), "[0.0,3.0,0.0,3.0,0.0]");
+}

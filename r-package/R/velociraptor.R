@@ -301,6 +301,12 @@ print.vr_function <- function(x, ...) {
 #' `parfor`, GPU sections `on_gpu` blocks). The user's function comes first, then the
 #' functions it calls.
 #'
+#' With `vr_options(gpu = )` putting `gpu({ ... })` sections on an OpenCL device, the
+#' report has one line per section, over every call so far: where it ran (the device, or
+#' the CPU), the kernels launched, the tasks that ran on the CPU instead, the transfers
+#' and bytes moved to the device and back, and the device's time in transfers and in
+#' kernels; then a `gpu note` per statement of a section that stays on the CPU, and why.
+#'
 #' When the function does not compile whole but its loops do (see "Sections" in
 #' [vr_compile()]), the report lists its statements by line: which run compiled (as
 #' which section, with its inputs and outputs and its own specializations), which run
@@ -341,7 +347,9 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
 
 .vr_explain_specs <- function(specs, verbose, vrir, indent, outlined = FALSE) {
   for (s in specs) {
-    where <- if (isTRUE(s$compiled)) "native code on the CPU"
+    gpu <- !is.null(s$report) && grepl("\ngpu section ", paste0("\n", s$report), fixed = TRUE)
+    where <- if (isTRUE(s$compiled) && gpu) "native code; gpu({ ... }) sections: see `gpu section` below"
+      else if (isTRUE(s$compiled)) "native code on the CPU"
       else if (outlined) paste("does not compile whole:", s$error, "(runs in R, its sections compiled: below)")
       else paste("runs in R:", s$error)
     cat(indent, sprintf("- (%s): %s, compile %.3f s, %d call(s)\n", s$signature, where,
@@ -405,6 +413,14 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
 #'   parent) mode 0700. See "The on-disk cache" below for what it trusts.
 #' @param bounds_checks Whether compiled code checks indices (`FALSE` is faster and
 #'   undefined on an out-of-bounds index).
+#' @param gpu Where `gpu({ ... })` sections run: `"auto"` (the default) on a GPU when
+#'   an OpenCL driver offers one, else on the CPU; `"on"` on any OpenCL device, a CPU
+#'   one such as PoCL's included (a warning says so when there is none); `"off"` on the
+#'   CPU. The rest of a function runs on the CPU's cores either way. Results are the
+#'   same everywhere, except that the GPU's `exp`, `log`, `sin`, ... may differ from the
+#'   CPU's in the last bits (a few units in the last place). `vr_stats()$gpu` says where
+#'   sections run; [vr_explain()] what each section did. `VR_OPENCL_DEVICE=P/D` picks
+#'   device D of platform P.
 #' @return The options in force, as a list (invisibly when any was set).
 #' @section The on-disk cache:
 #' The cache holds machine code that later R processes load and run, so it is used only
@@ -426,9 +442,9 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
 #' vr_options(threads = 1)
 #' vr_options(threads = old$threads)
 #' @export
-vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL) {
+vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL, gpu = NULL) {
   opts <- .vr$options
-  if (is.null(threads) && is.null(cache_dir) && is.null(bounds_checks)) return(opts)
+  if (is.null(threads) && is.null(cache_dir) && is.null(bounds_checks) && is.null(gpu)) return(opts)
   if (!is.null(threads)) {
     threads <- as.integer(threads)
     if (length(threads) != 1L || is.na(threads) || threads < 0L) stop("`threads` must be a count (0: every core)")
@@ -437,16 +453,31 @@ vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL) {
   }
   if (!is.null(cache_dir)) opts$cache_dir <- as.character(cache_dir)
   if (!is.null(bounds_checks)) opts$bounds_checks <- isTRUE(bounds_checks)
+  if (!is.null(gpu)) {
+    if (!is.character(gpu) || length(gpu) != 1L || !(gpu %in% c("auto", "on", "off")))
+      stop("`gpu` must be \"auto\", \"on\" or \"off\"")
+    opts$gpu <- gpu
+  }
   .vr_apply_options(opts)
   invisible(opts)
 }
 
 .vr_apply_options <- function(opts) {
   # The Rust side creates the directory (mode 0700) and checks who can write it.
-  r <- vr_rs_configure(as.numeric(opts$threads), opts$cache_dir, opts$bounds_checks)
+  r <- vr_rs_configure(as.numeric(opts$threads), opts$cache_dir, opts$bounds_checks, opts$gpu)
   if (inherits(r, "vr_failure")) stop("velociraptor: ", r$message)
   .vr$options <- opts
+  .vr_gpu_warning(r)
   if (is.character(r)) .vr_cache_warning(r)
+}
+
+# `gpu = "on"` and no OpenCL device: sections run on the CPU (same results), and R says
+# why, with a class the user can muffle.
+.vr_gpu_warning <- function(r) {
+  w <- attr(r, "gpu_warning")
+  if (is.null(w)) return(invisible())
+  warning(structure(class = c("velociraptor_gpu", "warning", "condition"),
+    list(message = paste0("velociraptor: ", w), call = NULL)))
 }
 
 #' Cache statistics
@@ -455,8 +486,9 @@ vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL) {
 #' answered from the in-process cache, machine code loaded from the on-disk cache.
 #' @return A list of counts (`compiles`, `memory_hits`, `disk_hits`, `disk_writes`,
 #'   `disk_rejects`: damaged entries rebuilt, `disk_untrusted`: directories and entries
-#'   refused because someone else could have written them) and `disk_cache`: `"off"`,
-#'   `"in use: DIR"` or `"not used: REASON"` (see [vr_options()]).
+#'   refused because someone else could have written them), `disk_cache`: `"off"`,
+#'   `"in use: DIR"` or `"not used: REASON"` (see [vr_options()]), and `gpu`: where
+#'   `gpu({ ... })` sections run under `vr_options(gpu = )` (the device, or why the CPU).
 #' @examples
 #' vr_stats()
 #' @export
@@ -495,11 +527,14 @@ gpu <- function(expr) invisible(expr)
   threads <- getOption("velociraptor.threads", .vr_default_threads())
   if (.vr_default_threads() == 2L) threads <- min(max(threads, 1L), 2L)
   cache <- getOption("velociraptor.cache_dir", .vr_default_cache_dir())
-  .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE)
+  gpu <- getOption("velociraptor.gpu", "auto")
+  if (!(identical(gpu, "auto") || identical(gpu, "on") || identical(gpu, "off"))) gpu <- "auto"
+  .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE, gpu = gpu)
   # Created at load (mode 0700, by the Rust side), except under R CMD check (which must
   # not write to the user's files).
   if (!dir.exists(cache) && nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) cache <- ""
-  r <- vr_rs_configure(as.numeric(threads), cache, TRUE)
+  r <- vr_rs_configure(as.numeric(threads), cache, TRUE, gpu)
   if (inherits(r, "vr_failure")) warning("velociraptor: ", r$message)
+  .vr_gpu_warning(r)
   if (is.character(r)) .vr_cache_warning(r)
 }

@@ -175,8 +175,11 @@ fn open(choice: Option<&str>) -> Result<Gpu, String> {
     let context =
         Context::from_device(&device).map_err(|e| cl_err("cannot create an OpenCL context", e))?;
     #[allow(deprecated)]
-    let queue = CommandQueue::create_default(&context, 0)
-        .map_err(|e| cl_err("cannot create an OpenCL command queue", e))?;
+    // Profiling on: `explain` reports time in transfers and in kernels from the events'
+    // start and end stamps (read after the queue finished).
+    let queue =
+        CommandQueue::create_default(&context, opencl3::command_queue::CL_QUEUE_PROFILING_ENABLE)
+            .map_err(|e| cl_err("cannot create an OpenCL command queue", e))?;
     Ok(Gpu {
         info,
         device,
@@ -210,21 +213,75 @@ impl Gpu {
     }
 }
 
-/// VRRuntime's device: the process's queue. Buffers are `Buffer<u8>`.
+/// VRRuntime's device: the process's queue. Buffers are `Buffer<u8>`. Keeps the events
+/// of what it enqueued (transfers and kernels) until [`OclDevice::take_times`] reads
+/// their profiling stamps.
 pub struct OclDevice {
     pub gpu: Arc<Gpu>,
+    events: Vec<(Timed, opencl3::event::Event)>,
 }
 
-fn check(what: &str, r: Result<cl_event, i32>) -> Result<(), String> {
-    match r {
-        Ok(ev) => {
-            if !ev.is_null() {
-                // The queue is in order: nobody waits on single events.
-                let _ = unsafe { opencl3::event::release_event(ev) };
-            }
-            Ok(())
+/// What an event timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timed {
+    Transfer,
+    Kernel,
+}
+
+/// Nanoseconds the device spent, by kind, as its profiling stamps say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Times {
+    pub transfer_ns: u64,
+    pub kernel_ns: u64,
+}
+
+/// The error of an enqueue, or its event.
+fn enqueued(what: &str, r: Result<cl_event, i32>) -> Result<cl_event, String> {
+    r.map_err(|code| format!("{what}: {}", opencl3::error_codes::ClError(code)))
+}
+
+impl OclDevice {
+    pub fn new(gpu: Arc<Gpu>) -> OclDevice {
+        OclDevice {
+            gpu,
+            events: Vec::new(),
         }
-        Err(code) => Err(format!("{what}: {}", opencl3::error_codes::ClError(code))),
+    }
+
+    /// Keep `ev` (an enqueued command's event) for timing.
+    pub fn record(&mut self, kind: Timed, ev: cl_event) {
+        if !ev.is_null() {
+            self.events.push((kind, opencl3::event::Event::new(ev)));
+        }
+    }
+
+    fn check(&mut self, what: &str, r: Result<cl_event, i32>) -> Result<(), String> {
+        let ev = enqueued(what, r)?;
+        self.record(Timed::Transfer, ev);
+        Ok(())
+    }
+
+    /// The time the recorded commands took on the device, and forget them. Call only
+    /// when the queue has finished (an in-order queue: after a wait or a blocking read);
+    /// a command without stamps counts nothing.
+    pub fn take_times(&mut self) -> Times {
+        let mut t = Times::default();
+        for (kind, ev) in self.events.drain(..) {
+            let (Ok(a), Ok(b)) = (ev.profiling_command_start(), ev.profiling_command_end()) else {
+                continue;
+            };
+            let ns = b.saturating_sub(a);
+            match kind {
+                Timed::Transfer => t.transfer_ns += ns,
+                Timed::Kernel => t.kernel_ns += ns,
+            }
+        }
+        t
+    }
+
+    /// Events waiting to be timed (many: the caller may finish the queue and take them).
+    pub fn recorded(&self) -> usize {
+        self.events.len()
     }
 }
 
@@ -268,7 +325,7 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        check("upload", r)
+        self.check("upload", r)
     }
 
     fn download(
@@ -294,7 +351,7 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        check("download", r)
+        self.check("download", r)
     }
 
     fn copy(
@@ -321,7 +378,7 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        check("device copy", r)
+        self.check("device copy", r)
     }
 
     fn finish(&mut self) -> Result<(), String> {
@@ -376,7 +433,7 @@ pub fn launch(
     args: &[Arg],
     global: &[usize],
     local: Option<&[usize]>,
-) -> Result<(), String> {
+) -> Result<cl_event, String> {
     let kernel = Kernel::create(program, name).map_err(|e| cl_err(&format!("kernel {name}"), e))?;
     for (k, a) in args.iter().enumerate() {
         let k = k as u32;
@@ -448,5 +505,5 @@ pub fn launch(
             std::ptr::null(),
         )
     };
-    check(&format!("kernel {name}"), r)
+    enqueued(&format!("kernel {name}"), r)
 }

@@ -30,10 +30,11 @@ use std::sync::Arc;
 pub enum GpuAction {
     /// CPU code follows that reads the action's arrays (and writes those marked).
     Sync { writes: Vec<bool> },
-    /// The section ends: everything comes home, the tables are cleared; except the
-    /// action's first `discard` arrays, dead temporaries whose device copies are
-    /// dropped unread.
-    EndSection { discard: usize },
+    /// The section ends: the tables are cleared after bringing home what only the
+    /// device holds: all of it when `keep_all`, else only the bytes of the action's
+    /// arrays, `keep` of them (every array that code after the section may read); the
+    /// rest (dead temporaries, arrays no variable refers to any more) is dropped unread.
+    EndSection { keep_all: bool, keep: usize },
     /// Run a parfor as a kernel.
     Parfor {
         kernel: Arc<Kernel>,
@@ -63,6 +64,29 @@ pub struct GpuPlan {
     pub notes: Vec<String>,
     /// Sections found.
     pub sections: usize,
+    /// Per section (numbered from 0 in the order found): where it is.
+    pub section_info: Vec<SectionInfo>,
+    /// The section each action belongs to.
+    pub section_of: HashMap<u32, usize>,
+}
+
+/// Where a section is, for reports: its function and the lines its statements span.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SectionInfo {
+    pub function: String,
+    pub first_line: Option<u32>,
+    pub last_line: Option<u32>,
+}
+
+impl SectionInfo {
+    /// `f, lines 3-7` (or `f` when the front end gave no lines).
+    pub fn describe(&self) -> String {
+        match (self.first_line, self.last_line) {
+            (Some(a), Some(b)) if a != b => format!("{}, lines {a}-{b}", self.function),
+            (Some(a), _) => format!("{}, line {a}", self.function),
+            _ => self.function.clone(),
+        }
+    }
 }
 
 impl GpuPlan {
@@ -92,9 +116,6 @@ struct Planner<'m> {
     next_id: &'m mut u32,
     kernels: usize,
     live: crate::analysis::liveness::LiveVars,
-    alias: crate::analysis::alias::AliasSets,
-    /// Array locals assigned in the section being planned.
-    assigned: BTreeSet<String>,
 }
 
 /// Plan every section of `m` (a verified module).
@@ -116,8 +137,6 @@ pub fn plan(m: &Module) -> GpuPlan {
             next_id: &mut next_id,
             kernels: 0,
             live: crate::analysis::liveness::LiveVars::compute(f),
-            alias: crate::analysis::alias::AliasSets::compute(f, false),
-            assigned: BTreeSet::new(),
         };
         p.outside(&f.body);
         let fp = std::mem::take(&mut p.plan);
@@ -138,6 +157,9 @@ impl<'m> Planner<'m> {
         let id = *self.next_id;
         *self.next_id += 1;
         self.out.actions.insert(id, meaning);
+        if let Some(k) = self.out.sections.checked_sub(1) {
+            self.out.section_of.insert(id, k);
+        }
         Action {
             id,
             vars,
@@ -165,13 +187,20 @@ impl<'m> Planner<'m> {
             match &s.kind {
                 StmtKind::Block(b) if b.on_gpu => {
                     self.out.sections += 1;
-                    self.assigned = crate::analysis::assigned_vars(&b.stmts);
+                    let lines: Vec<u32> = crate::analysis::preorder(&b.stmts)
+                        .iter()
+                        .filter_map(|x| x.line)
+                        .chain(s.line)
+                        .collect();
+                    self.out.section_info.push(SectionInfo {
+                        function: self.f.name.clone(),
+                        first_line: lines.iter().min().copied(),
+                        last_line: lines.iter().max().copied(),
+                    });
                     self.section(&b.stmts, 0);
                     let id = self.ids[&(s as *const Stmt)];
                     let live_after = self.live.live_out.get(id).cloned().unwrap_or_default();
-                    let dead = self.dead_arrays(&live_after);
-                    let discard = dead.len();
-                    let end = self.action(dead, GpuAction::EndSection { discard });
+                    let end = self.end_action(&live_after);
                     self.at(s).after = Some(end);
                 }
                 _ => {
@@ -304,13 +333,17 @@ impl<'m> Planner<'m> {
             StmtKind::Return { .. } => {
                 let id = self.ids[&(s as *const Stmt)];
                 let live = self.live.live_in.get(id).cloned().unwrap_or_default();
-                let dead = self.dead_arrays(&live);
-                let discard = dead.len();
-                let end = self.action(dead, GpuAction::EndSection { discard });
+                let end = self.end_action(&live);
                 self.at(s).before = Some(end);
             }
             StmtKind::Break | StmtKind::Continue if loops == 0 => {
-                let end = self.action(Vec::new(), GpuAction::EndSection { discard: 0 });
+                let end = self.action(
+                    Vec::new(),
+                    GpuAction::EndSection {
+                        keep_all: true,
+                        keep: 0,
+                    },
+                );
                 self.at(s).before = Some(end);
             }
             StmtKind::Break | StmtKind::Continue => {}
@@ -318,24 +351,45 @@ impl<'m> Planner<'m> {
         }
     }
 
-    /// Array locals the section assigns that nothing reads after it (`live`: live
-    /// there) and that share storage with no other variable (alias classes): their
-    /// bytes need not come home when the section ends.
-    fn dead_arrays(&self, live: &BTreeSet<String>) -> Vec<(String, Type)> {
+    /// The end of a section where `live` is live: what code after it may read is every
+    /// array parameter (the caller sees them) and every live array variable; by address
+    /// range, so views and aliases of them come home too. A live variable of another
+    /// type that may hold arrays (a tuple) keeps everything.
+    fn end_action(&mut self, live: &BTreeSet<String>) -> Action {
+        let holds_arrays_otherwise = live.iter().any(|v| {
+            matches!(self.f.var_type(v), Some(t) if !matches!(t, Type::Scalar { .. } | Type::Array(_)))
+        });
+        if holds_arrays_otherwise {
+            return self.action(
+                Vec::new(),
+                GpuAction::EndSection {
+                    keep_all: true,
+                    keep: 0,
+                },
+            );
+        }
         let names: Vec<String> = self
-            .assigned
+            .f
+            .params
             .iter()
-            .filter(|v| {
-                !live.contains(*v)
-                    && self.alias.is_unaliased(v)
-                    && self.f.locals.iter().any(|l| &l.name == *v)
-            })
-            .cloned()
+            .map(|p| p.name.clone())
+            .chain(live.iter().cloned())
+            .collect::<BTreeSet<String>>()
+            .into_iter()
             .collect();
-        self.typed(names)
+        let kept: Vec<(String, Type)> = self
+            .typed(names)
             .into_iter()
             .filter(|(_, t)| matches!(t, Type::Array(_)))
-            .collect()
+            .collect();
+        let keep = kept.len();
+        self.action(
+            kept,
+            GpuAction::EndSection {
+                keep_all: false,
+                keep,
+            },
+        )
     }
 
     /// Array variables whose elements `exprs` read.
@@ -415,7 +469,13 @@ impl<'m> Planner<'m> {
             }
         }
         if compound {
-            let end = self.action(Vec::new(), GpuAction::EndSection { discard: 0 });
+            let end = self.action(
+                Vec::new(),
+                GpuAction::EndSection {
+                    keep_all: true,
+                    keep: 0,
+                },
+            );
             self.at(s).before = Some(end);
             return;
         }
@@ -454,6 +514,24 @@ fn sanitize(n: &str) -> String {
     n.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect()
+}
+
+/// The `on_gpu` blocks of `m` (outermost ones: a block nested in a section is part of
+/// it).
+pub fn section_count(m: &Module) -> usize {
+    fn count(stmts: &[Stmt]) -> usize {
+        stmts
+            .iter()
+            .map(|s| match &s.kind {
+                StmtKind::Block(b) if b.on_gpu => 1,
+                _ => crate::analysis::child_blocks(s)
+                    .iter()
+                    .map(|b| count(&b.stmts))
+                    .sum(),
+            })
+            .sum()
+    }
+    m.functions.iter().map(|f| count(&f.body)).sum()
 }
 
 /// `m` with every function body wrapped in one GPU section (`vr test --wrap-gpu`),

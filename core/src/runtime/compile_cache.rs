@@ -305,8 +305,9 @@ impl CompileCache {
     /// Compile `sub` (for `func`), through the on-disk cache when enabled; with what
     /// the disk cache did (`Specialized::disk`).
     fn compile(&self, sub: &Module, key: &str, opts: &CompileOptions) -> VrResult<(CompiledModule, String)> {
-        if opts.gpu {
-            // Offload actions hold the engine's plan: compiled in process only.
+        if opts.gpu && crate::gpu::section_count(sub) > 0 {
+            // Offload actions hold the engine's plan: compiled in process only. (Without
+            // sections the gpu backend's code is cpu-par's, cached like it.)
             self.compiles.fetch_add(1, Ordering::Relaxed);
             return Ok((crate::driver::compile_gpu(sub, opts.cpu())?, "not used: GPU sections compile in process only".to_string()));
         }

@@ -10,7 +10,7 @@ use super::super::kernel::Param;
 use super::super::library::{source::TILE, Gather, LibKernel, LibKind, SliceDim};
 use super::super::opencl::{self, Arg};
 use super::super::runtime::{Access, Bound, Device};
-use super::{account, counters, device_error, note, Pending, Session, SLOT_INIT};
+use super::{counters, device_error, note, Pending, Session, SLOT_INIT};
 use crate::runtime::error::VrError;
 use crate::runtime::offload::{elem_size, ActionEnv, HostArray, Outcome};
 use crate::runtime::value::{contiguous_strides, Scalar};
@@ -166,17 +166,21 @@ impl Session {
         why: Option<String>,
     ) -> Result<Outcome, VrError> {
         counters().declined.fetch_add(1, Ordering::Relaxed);
+        self.bump(|s| s.declined += 1);
         if let Some(w) = why {
             note(w);
         }
         self.check_pending()?;
         if let Some(rt) = self.rt.as_mut() {
+            let before = rt.stats();
             for k in arrays {
                 if let Some(a) = env.array(*k) {
                     rt.host_access(&a, false)
                         .map_err(|e| device_error("bringing an array home", e))?;
                 }
             }
+            let now = rt.stats();
+            self.account(before, now);
         }
         Ok(Outcome::Declined)
     }
@@ -206,6 +210,16 @@ impl Session {
         self.check_pending()?;
         let rt = self.rt.as_mut().expect("runtime made by the caller");
         let before = rt.stats();
+        // Writes first, then everything again in order (see the parfor's binding in
+        // engine.rs: deferred copies made before a read, final rows after merges).
+        for u in uses
+            .iter()
+            .filter(|u| u.access != Access::Read)
+            .chain(uses.iter().filter(|u| u.access == Access::Read))
+        {
+            rt.bind(&u.name, &u.arr, u.access)
+                .map_err(|e| device_error("binding an array", e))?;
+        }
         let mut bound = Vec::new();
         let mut written = Vec::new();
         for u in uses {
@@ -253,11 +267,12 @@ impl Session {
             .collect();
         let launched = opencl::launch(&gpu, program, entry, &args, global, local);
         drop(args);
-        launched.map_err(|e| device_error(&format!("launching {}", k.what), e))?;
+        let ev = launched.map_err(|e| device_error(&format!("launching {}", k.what), e))?;
         let rt = self.rt.as_mut().expect("runtime");
         rt.launched(&k.what, &written);
-        account(before, rt.stats());
-        counters().launches.fetch_add(1, Ordering::Relaxed);
+        let now = rt.stats();
+        self.account(before, now);
+        self.launched_kernel(ev);
         if let Some(slot) = slot {
             self.pending.push(Pending {
                 slot,
