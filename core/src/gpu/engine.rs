@@ -34,6 +34,9 @@ pub struct Counters {
     pub downloads: AtomicU64,
     pub download_bytes: AtomicU64,
     pub device_copies: AtomicU64,
+    /// Device time (OpenCL profiling stamps), nanoseconds.
+    pub transfer_ns: AtomicU64,
+    pub kernel_ns: AtomicU64,
 }
 
 pub fn counters() -> &'static Counters {
@@ -328,6 +331,10 @@ impl Session {
     }
 
     fn time(&self, t: super::opencl::Times) {
+        counters()
+            .transfer_ns
+            .fetch_add(t.transfer_ns, Ordering::Relaxed);
+        counters().kernel_ns.fetch_add(t.kernel_ns, Ordering::Relaxed);
         self.bump(|s| {
             s.transfer_ns += t.transfer_ns;
             s.kernel_ns += t.kernel_ns;
