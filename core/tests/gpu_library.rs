@@ -511,3 +511,26 @@ fn a_kernel_reading_a_copy_of_what_it_writes() {
     .unwrap();
     assert_eq!(plain(&got), "[0.0,3.0,0.0,3.0,0.0]");
 }
+
+/// A section calling a function that has a section of its own (as `--wrap-gpu` makes
+/// every function): the callee's section end must not drop the caller's device arrays.
+#[test]
+fn a_section_inside_a_call_from_a_section() {
+    let _s = serial();
+    let src = r#"
+(module m :index-base 0
+  (function g ((x f64[1,row])) (f64[1,row])
+    (locals (y f64[1,row]))
+    (gpu (set y (* x 2.0)))
+    (return y))
+  (function f ((a f64[1,row])) (f64[1,row] f64[1,row])
+    (locals (b f64[1,row]) (c f64[1,row]) (d f64[1,row]))
+    (gpu
+      (set b (+ a 1.0))
+      (set c (call g a))
+      (set d (+ b c)))
+    (return b d)))"#;
+    // b = a + 1 = [2, 3]; c = 2a = [2, 4]; d = [4, 7].
+    let got = run(src, "f", &serde_json::json!([[1.0, 2.0]]), Backend::Gpu).unwrap();
+    assert_eq!(plain(&got), "[[2.0,3.0],[4.0,7.0]]");
+}

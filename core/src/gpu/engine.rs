@@ -132,6 +132,7 @@ impl OffloadEngine for GpuEngine {
             stats: self.stats.clone(),
             current: None,
             launched_in_run: false,
+            depth: 0,
         })
     }
 
@@ -199,6 +200,9 @@ struct Session {
     current: Option<usize>,
     /// A task of the current run of the section reached the device.
     launched_in_run: bool,
+    /// Sections begun and not ended (more than one: a call made inside a section runs
+    /// a section of its own).
+    depth: usize,
 }
 
 /// Initial error slot header: no failed iteration (i32::MAX), no record.
@@ -226,9 +230,18 @@ impl OffloadSession for Session {
         self.current = self.plan.section_of.get(&action).copied();
         let r = match meaning {
             GpuAction::Sync { writes } => self.sync(env, &writes).map(|_| Outcome::Done),
-            GpuAction::EndSection { keep_all, keep } => self
-                .end_section(env, (!keep_all).then_some(keep))
-                .map(|_| Outcome::Done),
+            GpuAction::BeginSection => {
+                self.depth += 1;
+                Ok(Outcome::Done)
+            }
+            GpuAction::EndSection { keep_all, keep } => {
+                // A section that a caller's section is running (a call made inside it)
+                // knows nothing of the caller's arrays: everything comes home.
+                let nested = self.depth > 1;
+                self.depth = self.depth.saturating_sub(1);
+                let keep = (!keep_all && !nested).then_some(keep);
+                self.end_section(env, keep).map(|_| Outcome::Done)
+            }
             GpuAction::Parfor { kernel, function } => self.parfor(&kernel, &function, env),
             GpuAction::Copy { layout, gather } => self.copy(env, layout, gather.as_ref()),
             GpuAction::Library { kernel, function } => self.library(&kernel, &function, env),

@@ -30,6 +30,9 @@ use std::sync::Arc;
 pub enum GpuAction {
     /// CPU code follows that reads the action's arrays (and writes those marked).
     Sync { writes: Vec<bool> },
+    /// A section begins (sections nest dynamically when one calls a function that has
+    /// its own: only the outermost one's end may drop what it does not keep).
+    BeginSection,
     /// The section ends: the tables are cleared after bringing home what only the
     /// device holds: all of it when `keep_all`, else only the bytes of the action's
     /// arrays, `keep` of them (every array that code after the section may read); the
@@ -197,6 +200,8 @@ impl<'m> Planner<'m> {
                         first_line: lines.iter().min().copied(),
                         last_line: lines.iter().max().copied(),
                     });
+                    let begin = self.action(Vec::new(), GpuAction::BeginSection);
+                    self.at(s).before = Some(begin);
                     self.section(&b.stmts, 0);
                     let id = self.ids[&(s as *const Stmt)];
                     let live_after = self.live.live_out.get(id).cloned().unwrap_or_default();

@@ -204,6 +204,9 @@ impl ProgramCache {
         let built = Program::create_and_build_from_source(context, src, BUILD_OPTIONS)
             .map(Arc::new)
             .map_err(|log| format!("OpenCL build failed: {}", log.trim()));
+        if let (Err(log), Ok(dir)) = (&built, std::env::var("VR_GPU_DUMP")) {
+            let _ = std::fs::write(format!("{dir}/{:016x}.log", key.2), log);
+        }
         if let (Ok(p), Some(d)) = (&built, &disk) {
             if let Ok(Some(binary)) = p.get_binaries().map(|b| b.into_iter().next()) {
                 if !binary.is_empty() && d.store(&full_key, &binary).is_ok() {
