@@ -29,7 +29,11 @@ commands:
                                       and run it (a bare number is an R double, a
                                       boolean a logical, {\"dtype\":\"i32\",\"data\":5} an
                                       integer, {\"dtype\",\"shape\",\"data\"} an array)
+  vr run FILE.m FUNCTION --args JSON [--backend B]
+                                      the same for a function of a MATLAB/Octave file
+                                      (a flat JSON list is a row vector, i32 is int32)
   vr dump FILE.R FUNCTION --args JSON print the VRIR compiled from an R function
+  vr dump FILE.m FUNCTION --args JSON print the VRIR compiled from a MATLAB function
   vr explain FILE FUNCTION [--passes SPEC] [--params-never-alias]
                                       print FUNCTION after the optimizer, with what
                                       each pass did (SPEC as VR_PASSES: -bce-version,
@@ -211,6 +215,31 @@ fn is_r_source(path: &str) -> bool {
     path.ends_with(".R") || path.ends_with(".r")
 }
 
+/// MATLAB/Octave function files are recognised by their extension.
+fn is_matlab_source(path: &str) -> bool {
+    path.ends_with(".m")
+}
+
+/// Compile a function of a host-language file (R or MATLAB) for the JSON arguments.
+fn compile_host(o: &Options, file: &str, func: &str) -> Result<(velociraptor::vrir::Module, Vec<velociraptor::runtime::value::Value>), Failure> {
+    if is_matlab_source(file) {
+        let args_text = args_text(o)?;
+        let args_json: serde_json::Value = serde_json::from_str(&args_text).map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
+        let items = args_json.as_array().ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
+        return velociraptor::frontend::matlab::compile_for_json(&read_source(file)?, func, items).map_err(in_file(file));
+    }
+    compile_r(o, file, func)
+}
+
+/// A host-language error explained in the language's terms.
+fn explain_host(file: &str, e: velociraptor::VrError) -> velociraptor::VrError {
+    if is_matlab_source(file) {
+        velociraptor::frontend::matlab::explain_error(e)
+    } else {
+        velociraptor::frontend::r::explain_error(e)
+    }
+}
+
 /// Compile an R function for the JSON arguments given with `--args`/`--args-file`.
 fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::vrir::Module, Vec<velociraptor::runtime::value::Value>), Failure> {
     let args_text = args_text(o)?;
@@ -237,11 +266,11 @@ fn args_text(o: &Options) -> Result<String, Failure> {
 
 fn dump(args: &[String]) -> Result<ExitCode, Failure> {
     let o = Options::parse(args, &["--args", "--args-file"], &["--json", "--text"])?;
-    if o.positional.first().is_some_and(|f| is_r_source(f)) {
+    if o.positional.first().is_some_and(|f| is_r_source(f) || is_matlab_source(f)) {
         let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
             unreachable!()
         };
-        let (m, _) = compile_r(&o, file, func)?;
+        let (m, _) = compile_host(&o, file, func)?;
         if o.has("--json") {
             println!("{}", json::to_json(&m));
         } else {
@@ -272,10 +301,10 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
         unreachable!()
     };
     let backend = o.backend()?;
-    if is_r_source(file) {
-        let (m, values) = compile_r(&o, file, func)?;
+    if is_r_source(file) || is_matlab_source(file) {
+        let (m, values) = compile_host(&o, file, func)?;
         let results = backend::execute(backend, &m, func, values)
-            .map_err(velociraptor::frontend::r::explain_error)?;
+            .map_err(|e| explain_host(file, e))?;
         println!("{}", backend::results_to_json(&results));
         return Ok(ExitCode::SUCCESS);
     }

@@ -89,6 +89,10 @@ pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             walk(target, f);
             walk(value, f);
         }
+        ExprKind::MultiAssign { targets, value } => {
+            targets.iter().flatten().for_each(|t| walk(t, f));
+            walk(value, f);
+        }
         _ => {}
     }
 }

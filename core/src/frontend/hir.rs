@@ -136,6 +136,9 @@ pub enum ExprKind {
     Next,
     /// `target <- value` (also `=` and `->`).
     Assign { target: Box<Expr>, value: Box<Expr> },
+    /// `[a, b] = f(x)` (MATLAB): each result of a call into its target, in order; `None`
+    /// drops that result (`~`). The call gives at least as many results as targets.
+    MultiAssign { targets: Vec<Option<Expr>>, value: Box<Expr> },
     /// A construct the parser recognises but no front end compiles (`<<-`, `$`, `@`,
     /// formulas, ...): its name for the diagnostic.
     Unsupported(String),

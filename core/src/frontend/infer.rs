@@ -112,7 +112,7 @@ impl Program {
         let mut args = args;
         args.resize(def.params.len(), None);
         for (p, a) in def.params.iter().zip(&args) {
-            if a.is_none() && p.default.is_none() {
+            if a.is_none() && p.default.is_none() && !self.lang.optional_arguments() {
                 return Err(VrError::new(
                     ErrorKind::InvalidArgument,
                     format!("argument `{}` of `{entry}` is missing, with no default", p.name),

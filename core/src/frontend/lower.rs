@@ -179,7 +179,7 @@ impl<'p> Lowerer<'p> {
             if let Some(t) = a {
                 // A length-one argument (a scalar) that the function writes through an
                 // index or appends to is a vector of length one (R has no scalars).
-                if t.rank == 0 && (written.contains(&p.name) || growable.contains(&p.name)) {
+                if t.rank == 0 && prog.lang.scalars_grow() && (written.contains(&p.name) || growable.contains(&p.name)) {
                     growable.insert(p.name.clone());
                 }
                 let t = if growable.contains(&p.name) && t.rank == 0 { Ty::array(t.elem, 1) } else { *t };
@@ -431,7 +431,9 @@ impl<'p> Lowerer<'p> {
         self.start_lengths(&spec.args);
         body.append(&mut self.pre);
         for p in self.def.params.clone().iter().zip(&spec.args).filter(|(_, a)| a.is_none()).map(|(p, _)| p) {
-            let default = p.default.clone().expect("compile() checks that missing arguments have defaults");
+            // Without a default (a language with optional arguments, MATLAB) the
+            // parameter is simply never assigned.
+            let Some(default) = p.default.clone() else { continue };
             let assign = Expr::new(
                 ExprKind::Assign { target: Box::new(Expr::new(ExprKind::Var(p.name.clone()), default.line)), value: Box::new(default.clone()) },
                 default.line,
@@ -525,6 +527,10 @@ impl<'p> Lowerer<'p> {
                     }
                 }
                 Ok(())
+            }
+            ExprKind::MultiAssign { targets, value } => {
+                self.multi_assign(targets, value, line, out)?;
+                self.void_tail(tail, line, out)
             }
             ExprKind::If { cond, then, els } => {
                 let c = match self.condition(cond) {
@@ -739,7 +745,7 @@ impl<'p> Lowerer<'p> {
     pub(super) fn record(&mut self, name: &str, t: Ty, line: Line) -> LResult<()> {
         // A variable written through an index is a vector (R has no scalars): a scalar
         // assigned to it is a vector of length one, and it may grow.
-        if t.rank == 0 && self.written.contains(name) {
+        if t.rank == 0 && self.written.contains(name) && self.prog.lang.scalars_grow() {
             self.growable.insert(name.to_string());
         }
         let promote = |t: Ty| if t.rank == 0 { Ty::array(t.elem, 1) } else { t };
@@ -848,6 +854,12 @@ impl<'p> Lowerer<'p> {
                 let ExprKind::Var(name) = &arr.kind else {
                     return Err(self.unsupported("assignment into an index of an expression", line, "only `x[i] <- v` with a variable `x` compiles"));
                 };
+                let lang = self.prog.lang;
+                if let Some(done) = lang.index_assign(self, name, indices, value, line) {
+                    done?;
+                    out.append(&mut self.pre);
+                    return Ok(());
+                }
                 let at = self.var_type(name, line)?;
                 let v = match self.prog.lang.missing_as(self, value, at.elem) {
                     Some(v) => v?,
@@ -890,6 +902,45 @@ impl<'p> Lowerer<'p> {
             ExprKind::Unsupported(what) => Err(self.unsupported(what, line, "not compilable")),
             _ => Err(self.unsupported("assignment target", line, "only a variable or an index can be assigned")),
         }
+    }
+
+    /// `[a, b] = f(x)`: the call's results into temporaries, then each into its target
+    /// as an ordinary assignment (value semantics, widening and all).
+    fn multi_assign(&mut self, targets: &[Option<Expr>], value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        let ExprKind::Call { func, args } = &value.kind else {
+            return Err(self.unsupported("several assignment targets", line, "the value must be a call of a function with several results"));
+        };
+        let values = if self.is_user_function(func) {
+            let (call, rets) = self.user_call(func, args, line)?;
+            if rets.len() < targets.len() {
+                return Err(self.unsupported(&format!("call to `{func}`"), line, &format!("{} results requested, the function gives {}", targets.len(), rets.len())));
+            }
+            let temps: Vec<String> = rets.iter().map(|t| self.temp(&t.vrir(self.layout()))).collect();
+            let lvalues = temps.iter().map(|t| LValue::Var { name: t.clone() }).collect();
+            self.emit(StmtKind::Assign { targets: lvalues, value: call });
+            temps.into_iter().zip(rets).map(|(t, ty)| Lowered::new(vrir::Expr::var(t), ty)).collect::<Vec<_>>()
+        } else {
+            let lang = self.prog.lang;
+            match lang.builtin_multi(self, func, args, targets.len(), line) {
+                Some(vs) => vs?,
+                None => return Err(self.unsupported(&format!("call to `{func}` for several results"), line, "not a function of the source or a builtin with several results")),
+            }
+        };
+        out.append(&mut self.pre);
+        for (target, v) in targets.iter().zip(values) {
+            let Some(target) = target else { continue };
+            let name = self.bind_value(v);
+            let read = Expr::new(ExprKind::Var(name.clone()), line);
+            let r = self.assign(target, &read, line, out);
+            self.unbind(&name);
+            r?;
+        }
+        Ok(())
+    }
+
+    /// How many of its parameters the call being compiled passes (MATLAB's `nargin`).
+    pub fn given_arguments(&self) -> usize {
+        self.prog.specs[self.spec].args.iter().filter(|a| a.is_some()).count()
     }
 
     fn for_loop(&mut self, var: &str, seq: &Expr, body: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
@@ -1002,6 +1053,9 @@ impl<'p> Lowerer<'p> {
             },
             ExprKind::LocalFunction { name, .. } => Err(self.unsupported(&format!("definition of function `{name}` used as a value"), line, "a closure that escapes does not compile")),
             ExprKind::Index { target, indices, double } => {
+                if let Some(read) = lang.index_read(self, target, indices, line) {
+                    return read;
+                }
                 if let ExprKind::Var(name) = &target.kind {
                     if self.is_growable(name) {
                         if let Some(read) = self.growable_element(name, indices, line) {
@@ -1082,7 +1136,7 @@ impl<'p> Lowerer<'p> {
             }
             ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Repeat(_) => Err(self.unsupported("loop used as a value", line, "a loop's value is NULL")),
             ExprKind::Break | ExprKind::Next => Err(self.unsupported("`break`/`next` used as a value", line, "use it as a statement")),
-            ExprKind::Assign { .. } => Err(self.unsupported("assignment used as a value", line, "assign in a statement of its own")),
+            ExprKind::Assign { .. } | ExprKind::MultiAssign { .. } => Err(self.unsupported("assignment used as a value", line, "assign in a statement of its own")),
             ExprKind::Unsupported(what) => Err(self.unsupported(what, line, "not compilable")),
         }
     }
@@ -1356,7 +1410,7 @@ impl<'p> Lowerer<'p> {
                     types.push(Some(v.ty));
                     values.push(v.expr);
                 }
-                None if p.default.is_some() => types.push(None),
+                None if p.default.is_some() || self.prog.lang.optional_arguments() => types.push(None),
                 None => return Err(self.unsupported(&format!("call to {shown}"), line, &format!("argument \"{}\" is missing, with no default", p.name))),
             }
         }
@@ -1395,6 +1449,13 @@ fn collect_rebound(e: &Expr, out: &mut HashSet<String>) {
             }
             collect_rebound(value, out);
         }
+        ExprKind::MultiAssign { targets, .. } => {
+            for t in targets.iter().flatten() {
+                if let ExprKind::Var(n) = &t.kind {
+                    out.insert(n.clone());
+                }
+            }
+        }
         ExprKind::Block(items) => items.iter().for_each(|i| collect_rebound(i, out)),
         ExprKind::If { then, els, .. } => {
             collect_rebound(then, out);
@@ -1418,6 +1479,15 @@ fn collect_written(e: &Expr, out: &mut HashSet<String>) {
                 }
             }
             collect_written(value, out);
+        }
+        ExprKind::MultiAssign { targets, .. } => {
+            for t in targets.iter().flatten() {
+                if let ExprKind::Index { target: t, .. } = &t.kind {
+                    if let ExprKind::Var(n) = &t.kind {
+                        out.insert(n.clone());
+                    }
+                }
+            }
         }
         ExprKind::Block(items) => items.iter().for_each(|i| collect_written(i, out)),
         ExprKind::If { then, els, .. } => {

@@ -114,4 +114,34 @@ pub trait Language: Sync {
     /// host adapter to run the original function in the host instead; the others are
     /// errors in the host too (`Runtime`).
     fn host_has_answer(&self, reason: &str) -> bool;
+
+    // ----- hooks where a language's rules differ from R's (defaults: R's) -----
+
+    /// An indexing read `target(indices)` lowered the language's own way (MATLAB: every
+    /// index keeps its dimension, linear indexing shapes, `end`); None: the engine's.
+    fn index_read(&self, _lw: &mut Lowerer, _target: &Expr, _indices: &[Option<Expr>], _line: Line) -> Option<LResult<Lowered>> {
+        None
+    }
+    /// An indexed assignment `name(indices) = value` lowered the language's own way
+    /// (MATLAB: growth of any array by assignment); its statements go through
+    /// `Lowerer::emit`. None: the engine's.
+    fn index_assign(&self, _lw: &mut Lowerer, _name: &str, _indices: &[Option<Expr>], _value: &Expr, _line: Line) -> Option<LResult<()>> {
+        None
+    }
+    /// May a call leave out arguments that have no default (MATLAB: `nargin` tells the
+    /// function how many it got; reading one it did not get is an error)?
+    fn optional_arguments(&self) -> bool {
+        false
+    }
+    /// Does a scalar written through an index become a growing vector (R: a value of
+    /// length one is a vector, `growth`)? Where it does not (MATLAB) the front end makes
+    /// such variables arrays itself.
+    fn scalars_grow(&self) -> bool {
+        true
+    }
+    /// A builtin called for `nout` results (`[m, i] = max(x)`): one value each. None:
+    /// `name` is no builtin with several results.
+    fn builtin_multi(&self, _lw: &mut Lowerer, _name: &str, _args: &[Arg], _nout: usize, _line: Line) -> Option<LResult<Vec<Lowered>>> {
+        None
+    }
 }
