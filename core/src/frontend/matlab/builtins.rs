@@ -1109,6 +1109,21 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
                 _ => ops::mpower(lw, a, b, line),
             }
         })(),
+        "complex" => (|| {
+            arity(lw, name, args, &[2], line)?;
+            let a = lw.expr(&args[0].value)?;
+            let b = lw.expr(&args[1].value)?;
+            for v in [&a, &b] {
+                if !matches!(v.ty.elem, DOUBLE | LOGICAL | INT32) {
+                    return Err(lw.unsupported("`complex`", line, "of values that are not real"));
+                }
+            }
+            ops::elementwise(lw, a, b, "`complex`", line, &|lw, a, b| {
+                let rank = a.ty.rank.max(b.ty.rank);
+                let (a, b) = (lw.cast(a, DOUBLE), lw.cast(b, DOUBLE));
+                Ok(Lowered::new(lib(LibFn::Complex, vec![a.expr, b.expr]), Ty::array(COMPLEX, rank)))
+            })
+        })(),
         "ctranspose" | "transpose" => (|| {
             arity(lw, name, args, &[1], line)?;
             let a = lw.expr(&args[0].value)?;

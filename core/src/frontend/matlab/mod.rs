@@ -136,12 +136,16 @@ fn json_value(j: &Json, t: &Ty) -> VrResult<Value> {
     }
 }
 
+/// The values of JSON arguments, typed as `json_arg_type` says.
+pub fn json_values(args: &[Json]) -> VrResult<Vec<Value>> {
+    args.iter().map(|j| json_value(j, &json_arg_type(j)?)).collect()
+}
+
 /// Compile `entry` of a MATLAB file for JSON arguments: the module and the values.
 pub fn compile_for_json(src: &str, entry: &str, args: &[Json]) -> VrResult<(Module, Vec<Value>)> {
     let types = args.iter().map(json_arg_type).collect::<VrResult<Vec<Ty>>>()?;
-    let m = compile(src, entry, types.clone())?;
-    let values = args.iter().zip(&types).map(|(j, t)| json_value(j, t)).collect::<VrResult<Vec<Value>>>()?;
-    Ok((m, values))
+    let m = compile(src, entry, types)?;
+    Ok((m, json_values(args)?))
 }
 
 /// A run-time error raised by a MATLAB check in MATLAB's words, naming the function and
