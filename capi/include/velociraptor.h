@@ -296,8 +296,11 @@ enum VrStatus vr_compile(const struct VrModule *m,
 
 // Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
 // `arg_types`. `r` compiles through the R front end (R's types: f64, i32, bool, c128;
-// the function and what it calls from `source`); `matlab` and `julia` answer
-// VR_UNSUPPORTED until their front ends exist.
+// the function and what it calls from `source`); `matlab` through the MATLAB front end
+// (`source` a function file; f64 double, i32 int32, bool logical, c128 complex, scalars
+// or column-major arrays of rank 2 or 3; `name` gives every output the function
+// declares, `name.nargoutN` its first N; run-time errors of its checks come back in
+// MATLAB's terms); `julia` answers VR_UNSUPPORTED until its front end exists.
 enum VrStatus vr_compile_source(const struct VrContext *ctx,
                                 const char *language,
                                 const char *source,

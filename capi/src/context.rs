@@ -180,4 +180,8 @@ pub struct VrModule {
 pub struct VrFunction {
     pub ctx: Arc<ContextInner>,
     pub spec: Arc<Specialized>,
+    /// How run-time errors read in the host language's terms: the front end's
+    /// `explain_error` for a function compiled from host source (None: as VRIR raised
+    /// them).
+    pub explain: Option<fn(velociraptor::VrError) -> velociraptor::VrError>,
 }

@@ -392,12 +392,13 @@ fn compile_in(
     module: &velociraptor::vrir::ast::Module,
     name: &str,
     arg_types: &[VrType],
+    explain: Option<fn(VrError) -> VrError>,
     out: &mut *mut VrFunction,
 ) -> VrResult<()> {
     module.module_function(name)?;
     let given: Vec<Type> = arg_types.iter().map(type_of).collect::<VrResult<_>>()?;
     let spec = ctx.cache.get_or_compile(module, name, &given, &ctx.config.options)?;
-    *out = Box::into_raw(Box::new(VrFunction { ctx: ctx.clone(), spec }));
+    *out = Box::into_raw(Box::new(VrFunction { ctx: ctx.clone(), spec, explain }));
     Ok(())
 }
 
@@ -419,7 +420,7 @@ pub extern "C" fn vr_compile(
         let m = non_null(m, "module")?;
         let name = c_str(name, "name")?;
         let types = slice(arg_types, n_args, "arg_types")?;
-        compile_in(&m.ctx, &m.module, name, types, out)
+        compile_in(&m.ctx, &m.module, name, types, None, out)
     })
 }
 
@@ -452,6 +453,30 @@ fn frontend_to_vrir(
                 .collect::<VrResult<Vec<Ty>>>()?;
             velociraptor::frontend::r::compile(source, name, tys)
         }
+        "matlab" => {
+            use velociraptor::frontend::matlab::rules::{COMPLEX, DOUBLE, INT32, LOGICAL};
+            let tys = arg_types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let class = Ty::from_vrir(t).filter(|ty| {
+                        [DOUBLE, INT32, LOGICAL, COMPLEX].contains(&ty.elem) && ty.rank != 1 && ty.rank <= 3
+                    });
+                    class.ok_or_else(|| {
+                        invalid(format!(
+                            "argument {} of `{name}`: type {t} has no MATLAB counterpart (f64 double, i32 int32, bool logical, c128 complex; scalars and arrays of rank 2 or 3)",
+                            i + 1
+                        ))
+                    })
+                })
+                .collect::<VrResult<Vec<Ty>>>()?;
+            // `f` gives every output `f` declares; `f.nargoutN` its first N.
+            let (base, nargout) = match name.rsplit_once(".nargout") {
+                Some((base, n)) => (base, Some(n.parse::<usize>().map_err(|_| invalid(format!("bad function name `{name}`")))?)),
+                None => (name, None),
+            };
+            velociraptor::frontend::matlab::compile_outputs(source, base, tys, nargout)
+        }
         _ => Err(VrError::new(
             ErrorKind::Unsupported,
             format!(
@@ -464,8 +489,11 @@ fn frontend_to_vrir(
 
 /// Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
 /// `arg_types`. `r` compiles through the R front end (R's types: f64, i32, bool, c128;
-/// the function and what it calls from `source`); `matlab` and `julia` answer
-/// VR_UNSUPPORTED until their front ends exist.
+/// the function and what it calls from `source`); `matlab` through the MATLAB front end
+/// (`source` a function file; f64 double, i32 int32, bool logical, c128 complex, scalars
+/// or column-major arrays of rank 2 or 3; `name` gives every output the function
+/// declares, `name.nargoutN` its first N; run-time errors of its checks come back in
+/// MATLAB's terms); `julia` answers VR_UNSUPPORTED until its front end exists.
 #[no_mangle]
 pub extern "C" fn vr_compile_source(
     ctx: *const VrContext,
@@ -492,7 +520,13 @@ pub extern "C" fn vr_compile_source(
         let given: Vec<Type> = types.iter().map(type_of).collect::<VrResult<_>>()?;
         let module = frontend_to_vrir(language, source, name, &given)?;
         velociraptor::vrir::verify::verify_module(&module)?;
-        compile_in(&ctx.inner, &module, name, types, out)
+        // MATLAB's run-time checks come back in MATLAB's terms (R's adapter explains
+        // them itself, in bindings/r).
+        let explain: Option<fn(VrError) -> VrError> = match language {
+            "matlab" => Some(velociraptor::frontend::matlab::explain_error),
+            _ => None,
+        };
+        compile_in(&ctx.inner, &module, name, types, explain, out)
     })
 }
 
@@ -622,7 +656,10 @@ pub extern "C" fn vr_call(
         let args = slice(args, n_args, "args")?;
         let results = slice_mut(results, n_results, "results")?;
         // SAFETY: the host's descriptors describe live memory (the ABI contract).
-        unsafe { call::call(f, args, results) }
+        unsafe { call::call(f, args, results) }.map_err(|e| match f.explain {
+            Some(explain) => explain(e),
+            None => e,
+        })
     })
 }
 
