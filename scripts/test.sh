@@ -48,6 +48,10 @@ PYTHON=/usr/bin/python3
 [ -x "$PYTHON" ] || PYTHON=python3
 "$PYTHON" capi/examples/python/example.py target/debug/libvelociraptor_capi.so capi/examples/example.vrir
 
+# The Octave package: its tarball installed with `pkg install` into a fresh Octave user
+# directory, then its tests in octave-cli (bindings/octave/tests), Ctrl-C included.
+bash scripts/test-octave.sh
+
 # The R package: source tarball with the crates vendored, R CMD check on it (installs it
 # offline, runs the examples, the testthat tests and the vignette).
 bash scripts/check-r.sh
