@@ -176,6 +176,9 @@ pub struct VrModule {
     pub module: Module,
 }
 
+/// A front end's explanation of run-time errors (it may keep the module to read it).
+pub type Explain = Arc<dyn Fn(velociraptor::VrError) -> velociraptor::VrError + Send + Sync>;
+
 /// `VrFunction*` in C: a function compiled for one list of argument types.
 pub struct VrFunction {
     pub ctx: Arc<ContextInner>,
@@ -183,5 +186,5 @@ pub struct VrFunction {
     /// How run-time errors read in the host language's terms: the front end's
     /// `explain_error` for a function compiled from host source (None: as VRIR raised
     /// them).
-    pub explain: Option<fn(velociraptor::VrError) -> velociraptor::VrError>,
+    pub explain: Option<Explain>,
 }

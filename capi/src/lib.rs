@@ -392,7 +392,7 @@ fn compile_in(
     module: &velociraptor::vrir::ast::Module,
     name: &str,
     arg_types: &[VrType],
-    explain: Option<fn(VrError) -> VrError>,
+    explain: Option<context::Explain>,
     out: &mut *mut VrFunction,
 ) -> VrResult<()> {
     module.module_function(name)?;
@@ -522,8 +522,11 @@ pub extern "C" fn vr_compile_source(
         velociraptor::vrir::verify::verify_module(&module)?;
         // MATLAB's run-time checks come back in MATLAB's terms (R's adapter explains
         // them itself, in bindings/r).
-        let explain: Option<fn(VrError) -> VrError> = match language {
-            "matlab" => Some(velociraptor::frontend::matlab::explain_error),
+        let explain: Option<context::Explain> = match language {
+            "matlab" => {
+                let m = module.clone();
+                Some(Arc::new(move |e| velociraptor::frontend::matlab::explain_error_in(&m, e)))
+            }
             _ => None,
         };
         compile_in(&ctx.inner, &module, name, types, explain, out)
@@ -656,7 +659,7 @@ pub extern "C" fn vr_call(
         let args = slice(args, n_args, "args")?;
         let results = slice_mut(results, n_results, "results")?;
         // SAFETY: the host's descriptors describe live memory (the ABI contract).
-        unsafe { call::call(f, args, results) }.map_err(|e| match f.explain {
+        unsafe { call::call(f, args, results) }.map_err(|e| match &f.explain {
             Some(explain) => explain(e),
             None => e,
         })

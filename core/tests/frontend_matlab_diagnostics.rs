@@ -59,16 +59,16 @@ fn run_time_errors_name_function_line_and_kind() {
     let src = "function y = f(x, i)\n  y = x(i);\nend\nfunction y = g(x)\n  y = sqrt(x);\nend\n";
     for b in Backend::available() {
         let (m, v) = matlab::compile_for_json(src, "f", &[json!([1.0, 2.0]), json!(1.5)]).unwrap();
-        let e = matlab::explain_error(backend::execute(b, &m, "f", v).unwrap_err());
+        let e = matlab::explain_error_in(&m, backend::execute(b, &m, "f", v).unwrap_err());
         assert_eq!(e.kind, ErrorKind::Runtime, "{b}: {e}");
         assert!(e.message.contains("subscripts must be either integers"), "{b}: {e}");
         assert_eq!((e.function.as_deref(), e.line), (Some("f"), Some(2)), "{b}: {e}");
         let (m, v) = matlab::compile_for_json(src, "f", &[json!([1.0, 2.0]), json!(3.0)]).unwrap();
-        let e = matlab::explain_error(backend::execute(b, &m, "f", v).unwrap_err());
+        let e = matlab::explain_error_in(&m, backend::execute(b, &m, "f", v).unwrap_err());
         assert_eq!(e.kind, ErrorKind::OutOfBounds, "{b}: {e}");
         assert_eq!((e.variable.as_deref(), e.index, e.bound), (Some("x"), Some(3), Some(2)), "{b}: {e}");
         let (m, v) = matlab::compile_for_json(src, "g", &[json!([4.0, -1.0])]).unwrap();
-        let e = matlab::explain_error(backend::execute(b, &m, "g", v).unwrap_err());
+        let e = matlab::explain_error_in(&m, backend::execute(b, &m, "g", v).unwrap_err());
         assert_eq!(e.kind, ErrorKind::Unsupported, "{b}: {e}");
         assert!(e.message.contains("complex"), "{b}: {e}");
         assert_eq!((e.function.as_deref(), e.line), (Some("g"), Some(5)), "{b}: {e}");

@@ -188,6 +188,9 @@ fn cases() -> Vec<Case> {
         c("mpow", json!([sq.clone()]), Fallback),
         c("neg_pow", json!([[4.0, 2.0]]), Same),
         c("neg_pow", json!([[4.0, -2.0]]), Fallback),
+        c("store_past_end", json!([3.0]), Same),
+        c("store_past_end", json!([5.0]), Fallback),
+        c("loopvar_class", json!([5.0]), Same),
     ]
 }
 

@@ -135,9 +135,13 @@ static void last_error_text(char *buf, size_t n) {
 
 static void ensure_context(void) {
   if (ctx) return;
-  const char *keys[] = {"params_noalias"};
-  const char *values[] = {"yes"};
-  VrStatus st = vr_context_create(keys, values, 1, &ctx);
+  /* cpu-par: parfor loops and large element-wise operators use every core (serial code
+   * is the same either way; VR_OCTAVE_BACKEND=cpu keeps everything on one thread, for
+   * measuring); Octave passes values, so parameters never alias. */
+  const char *backend = getenv("VR_OCTAVE_BACKEND");
+  const char *keys[] = {"params_noalias", "backend"};
+  const char *values[] = {"yes", backend && *backend ? backend : "cpu-par"};
+  VrStatus st = vr_context_create(keys, values, 2, &ctx);
   if (st != VR_OK) {
     char msg[MSG_MAX];
     last_error_text(msg, sizeof msg);

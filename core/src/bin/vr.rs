@@ -231,10 +231,10 @@ fn compile_host(o: &Options, file: &str, func: &str) -> Result<(velociraptor::vr
     compile_r(o, file, func)
 }
 
-/// A host-language error explained in the language's terms.
-fn explain_host(file: &str, e: velociraptor::VrError) -> velociraptor::VrError {
+/// A host-language error of module `m` explained in the language's terms.
+fn explain_host(file: &str, m: &velociraptor::vrir::Module, e: velociraptor::VrError) -> velociraptor::VrError {
     if is_matlab_source(file) {
-        velociraptor::frontend::matlab::explain_error(e)
+        velociraptor::frontend::matlab::explain_error_in(m, e)
     } else {
         velociraptor::frontend::r::explain_error(e)
     }
@@ -304,7 +304,7 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
     if is_r_source(file) || is_matlab_source(file) {
         let (m, values) = compile_host(&o, file, func)?;
         let results = backend::execute(backend, &m, func, values)
-            .map_err(|e| explain_host(file, e))?;
+            .map_err(|e| explain_host(file, &m, e))?;
         println!("{}", backend::results_to_json(&results));
         return Ok(ExitCode::SUCCESS);
     }

@@ -463,3 +463,18 @@ end
 function y = neg_pow(x)
   y = x .^ 0.5;
 end
+
+function y = store_past_end(n)
+  y = zeros(1, 3);
+  for i = 1:n
+    y(i) = i;
+  end
+end
+
+function y = loopvar_class(n)
+  y = 0;
+  for i = 1:n
+    y = y + i / 2;
+  end
+  y = y + i / 4;
+end

@@ -298,7 +298,7 @@ pub fn check(source: &str, cases: &[Case]) -> Report {
                     skipped.entry(b).or_default().push(format!("{label}: {e}"));
                     continue;
                 }
-                Err(e) => Err(matlab::explain_error(e)),
+                Err(e) => Err(matlab::explain_error_in(&module, e)),
                 Ok(v) => Ok(v.iter().map(ours).collect()),
             };
             let first_error = oct.iter().find_map(|o| match o {

@@ -1173,6 +1173,11 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         // The front end's own helpers.
         "__vr_end" => index::end_value(lw, args, line),
         "__vr_integral" => lw.expr(&args[0].value),
+        "__vr_loopvar" => (|| {
+            let v = lw.expr(&args[0].value)?;
+            Ok(if v.ty.elem == INT32 { lw.cast(v, DOUBLE) } else { v })
+        })(),
+        "__vr_grows" => Err(lw.unsupported("`__vr_grows`", line, "internal: only as the value of an indexed assignment")),
         "__vr_matrix" => (|| {
             let v = lw.expr(&args[0].value)?;
             Ok(one_by_one(lw, v))

@@ -152,8 +152,11 @@ fn scalar_position(lw: &mut Lowerer, v: Lowered, checked: bool, line: Line) -> L
                     return Ok(i64c(x as i64));
                 }
             }
+            if !checked {
+                return Ok(lw.cast(v, ScalarType::I64).expr);
+            }
             let v = lw.hoist(v);
-            if checked {
+            {
                 let whole = bin(vrir::BinOp::And, bin(vrir::BinOp::Eq, lib(LibFn::Floor, vec![v.expr.clone()]), v.expr.clone()), bin(vrir::BinOp::Lt, lib(LibFn::Abs, vec![v.expr.clone()]), vrir::Expr::f64(9.0e15)));
                 lw.raise_if(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(whole) }, INDEX_NOT_INTEGER);
             }
@@ -455,6 +458,11 @@ fn stored_class(array: ScalarType, v: ScalarType) -> Option<ScalarType> {
 
 /// `name(indices) = value`.
 pub fn assign(lw: &mut Lowerer, name: &str, indices: &[Option<Expr>], value: &Expr, line: Line) -> LResult<()> {
+    // `resolve` marks the stores of arrays that grow.
+    let (grows, value) = match builtin_call(lw, value, "__vr_grows") {
+        Some([v]) => (true, &v.value),
+        _ => (false, value),
+    };
     let v = lw.expr(value)?;
     let at = lw.var_type(name, line)?;
     if at.rank == 0 {
@@ -492,7 +500,15 @@ pub fn assign(lw: &mut Lowerer, name: &str, indices: &[Option<Expr>], value: &Ex
             Some(e) => convert(lw, e, &extent, line)?,
         });
     }
-    grow(lw, &t, &ixs, line);
+    if grows {
+        // Positions computed from the array itself (`end + 1`) are taken before it grows.
+        for ix in ixs.iter_mut() {
+            if let Ix::Scalar(i) = ix {
+                *i = lw.hoist(Lowered::new(i.clone(), Ty::scalar(ScalarType::I64))).expr;
+            }
+        }
+        grow(lw, &t, &ixs, line);
+    }
     let sel_rank = ixs.iter().filter(|x| !x.is_scalar()).count() as u32;
     let value = if v.ty.rank == 0 {
         v.expr

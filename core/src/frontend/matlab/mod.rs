@@ -150,7 +150,50 @@ pub fn compile_for_json(src: &str, entry: &str, args: &[Json]) -> VrResult<(Modu
 
 /// A run-time error raised by a MATLAB check in MATLAB's words, naming the function and
 /// line; `unsupported` where Octave has an answer (its adapter then runs the function in
-/// Octave). Other errors pass through.
+/// Octave). Other errors pass through. `explain_error_in` knows the module too.
 pub fn explain_error(e: VrError) -> VrError {
     super::lower::explain_error(&rules::RULES, e)
+}
+
+/// `explain_error` for an error of module `m`: an index past the end of an array in a
+/// statement that stores into that array is MATLAB's growth by assignment, which
+/// compiled code does only for the arrays `resolve` finds growing (those that start
+/// empty or are written at `end + k`): for any other array it is `unsupported`, and
+/// Octave runs the function and grows it. (A read past the end in the same statement
+/// then runs in Octave too, which raises its own error.)
+pub fn explain_error_in(m: &Module, e: VrError) -> VrError {
+    let e = explain_error(e);
+    if e.kind != ErrorKind::OutOfBounds {
+        return e;
+    }
+    let (Some(f), Some(var), Some(line), Some(index), Some(bound)) = (e.function.as_deref(), e.variable.as_deref(), e.line, e.index, e.bound) else { return e };
+    if index <= bound || !stores_into(m, f, var, line) {
+        return e;
+    }
+    let mut out = VrError::new(
+        ErrorKind::Unsupported,
+        format!("an assignment past the end of `{var}` (index {index}, extent {bound}): MATLAB grows the array; compiled code grows only arrays that start empty or are written at `end + k`, so Octave runs the function"),
+    )
+    .with_function(f)
+    .with_line(Some(line))
+    .with_variable(var);
+    out.index = Some(index);
+    out.bound = Some(bound);
+    out.dim = e.dim;
+    out
+}
+
+/// Does function `f` of `m` store into array `var` at source line `line`?
+fn stores_into(m: &Module, f: &str, var: &str, line: u32) -> bool {
+    fn walk(stmts: &[crate::vrir::Stmt], var: &str, line: u32) -> bool {
+        use crate::vrir::{LValue, StmtKind};
+        stmts.iter().any(|s| match &s.kind {
+            StmtKind::Assign { targets, .. } => s.line == Some(line) && targets.iter().any(|t| matches!(t, LValue::Index { array, .. } if array == var)),
+            StmtKind::Block(b) => walk(&b.stmts, var, line),
+            StmtKind::If { then, els, .. } => walk(&then.stmts, var, line) || els.as_ref().is_some_and(|b| walk(&b.stmts, var, line)),
+            StmtKind::For { body, .. } | StmtKind::Parfor { body, .. } | StmtKind::While { body, .. } => walk(&body.stmts, var, line),
+            _ => false,
+        })
+    }
+    m.function(f).is_some_and(|func| walk(&func.body, var, line))
 }

@@ -67,6 +67,17 @@ struct Resolver<'a> {
     indexed: HashSet<String>,
     /// Loop variables whose every value is a whole number.
     integral: HashSet<String>,
+    /// Of those, the variables of `for` loops (not parfor): compiled as `int32` counters
+    /// (as R's loop variables are), every read `__vr_loopvar(i)`, a double again. Integer
+    /// loop variables are what the optimizer's index arithmetic and bounds-check
+    /// versioning recognize (docs/optimizer.md, "Front-end index code").
+    loop_counters: HashSet<String>,
+    /// Arrays that grow by indexed assignment: those created by it, those that start as
+    /// `[]`, and those written at an index `end + k`. Their stores go through
+    /// `__vr_grows(value)`, which grows them; a store past the end of any other array
+    /// fails its bounds check, which `explain_error_in` leaves to Octave (so loops over
+    /// preallocated arrays never reassign them, and keep bounds-check elimination).
+    growing: HashSet<String>,
     /// Variables written through an index and never assigned whole (nor parameters or
     /// loop variables): MATLAB creates them on that first write, so they start as `[]`.
     created_by_index: Vec<String>,
@@ -238,8 +249,55 @@ impl<'a> Resolver<'a> {
         });
         let mut created_by_index: Vec<String> = indexed.iter().filter(|n| !whole.contains(*n)).cloned().collect();
         created_by_index.sort();
-        let integral = loop_defs.into_iter().filter(|(n, whole)| *whole && !other_defs.contains(n)).map(|(n, _)| n).collect();
-        Resolver { f, nargout, outputs, vars, indexed, integral, created_by_index, end_of: None, counter: 0 }
+        let integral: HashSet<String> = loop_defs.into_iter().filter(|(n, whole)| *whole && !other_defs.contains(n)).map(|(n, _)| n).collect();
+        // A loop variable indexed as an array (`i(1)`) stays a double.
+        let mut applied = HashSet::new();
+        let mut parallel = HashSet::new();
+        each_stmt(&f.body, &mut |s| {
+            let mut visit = |x: &MExpr| apply_targets(x, &mut applied);
+            match &s.kind {
+                StmtKind::Expr { e, .. } => visit(e),
+                StmtKind::Assign { rhs, lhs, .. } => {
+                    visit(rhs);
+                    for l in lhs {
+                        if let Lhs::Index(_, args) = l {
+                            args.iter().for_each(&mut visit);
+                        }
+                    }
+                }
+                StmtKind::If { clauses, .. } => clauses.iter().for_each(|(c, _)| visit(c)),
+                StmtKind::For { range, var, parallel: p, .. } => {
+                    visit(range);
+                    if *p {
+                        parallel.insert(var.clone());
+                    }
+                }
+                StmtKind::While { cond, .. } | StmtKind::DoUntil { cond, .. } => visit(cond),
+                StmtKind::Switch { subject, cases, .. } => {
+                    visit(subject);
+                    cases.iter().for_each(|(c, _)| visit(c));
+                }
+                _ => {}
+            }
+        });
+        let loop_counters = integral.iter().filter(|n| !applied.contains(*n) && !parallel.contains(*n) && !f.outputs.contains(n)).cloned().collect();
+        let mut growing: HashSet<String> = created_by_index.iter().cloned().collect();
+        each_stmt(&f.body, &mut |s| {
+            if let StmtKind::Assign { lhs, rhs, .. } = &s.kind {
+                for l in lhs {
+                    match l {
+                        Lhs::Var(n) if starts_empty(rhs) => {
+                            growing.insert(n.clone());
+                        }
+                        Lhs::Index(n, args) if args.iter().any(past_end) => {
+                            growing.insert(n.clone());
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        });
+        Resolver { f, nargout, outputs, vars, indexed, integral, loop_counters, growing, created_by_index, end_of: None, counter: 0 }
     }
 
     fn function(&mut self) -> FunctionDef {
@@ -406,6 +464,7 @@ impl<'a> Resolver<'a> {
                         return unsupported(&format!("deleting elements of `{n}` (`{n}(...) = []`)"), line);
                     }
                     let target = self.index(n, args, line);
+                    let value = if self.growing.contains(n) { call("__vr_grows", vec![value], line) } else { value };
                     e(ExprKind::Assign { target: Box::new(target), value: Box::new(value) }, line)
                 }
                 Lhs::Unsupported(what) => unsupported(what, line),
@@ -597,6 +656,7 @@ impl<'a> Resolver<'a> {
             MExprKind::Num(v) => e(ExprKind::Double(*v), line),
             MExprKind::Imag(v) => e(ExprKind::Imaginary(*v), line),
             MExprKind::Str(s) => e(ExprKind::Str(s.clone()), line),
+            MExprKind::Ident(n) if self.loop_counters.contains(n) => call("__vr_loopvar", vec![e(ExprKind::Var(n.clone()), line)], line),
             MExprKind::Ident(n) if self.vars.contains(n) => e(ExprKind::Var(n.clone()), line),
             MExprKind::Ident(n) if n == "nargout" => e(ExprKind::Double(self.nargout as f64), line),
             MExprKind::Ident(n) => match self.outputs.get(n) {
@@ -739,6 +799,53 @@ fn strip_bodies(s: &Stmt) -> Stmt {
         other => other.clone(),
     };
     Stmt { kind, line: s.line }
+}
+
+/// The names `x` applies arguments to (`x(...)`) anywhere in `e`.
+fn apply_targets(e: &MExpr, out: &mut HashSet<String>) {
+    match &e.kind {
+        MExprKind::Apply(t, args) => {
+            if let MExprKind::Ident(n) = &t.kind {
+                out.insert(n.clone());
+            }
+            apply_targets(t, out);
+            args.iter().for_each(|a| apply_targets(a, out));
+        }
+        MExprKind::Unary(_, a) | MExprKind::Postfix(_, a) => apply_targets(a, out),
+        MExprKind::Binary(_, a, b) => {
+            apply_targets(a, out);
+            apply_targets(b, out);
+        }
+        MExprKind::Range { start, step, stop } => {
+            apply_targets(start, out);
+            if let Some(s) = step {
+                apply_targets(s, out);
+            }
+            apply_targets(stop, out);
+        }
+        MExprKind::Matrix(rows) | MExprKind::Cell(rows) => rows.iter().flatten().for_each(|a| apply_targets(a, out)),
+        _ => {}
+    }
+}
+
+/// Is `e` an empty array to grow from (`[]`, `zeros(0, 1)`, `zeros(1, 0)`)?
+fn starts_empty(e: &MExpr) -> bool {
+    match &e.kind {
+        MExprKind::Matrix(rows) => rows.is_empty(),
+        MExprKind::Apply(t, args) => {
+            matches!(&t.kind, MExprKind::Ident(f) if matches!(f.as_str(), "zeros" | "ones" | "false" | "true"))
+                && args.iter().any(|a| matches!(a.kind, MExprKind::Num(v) if v == 0.0))
+        }
+        _ => false,
+    }
+}
+
+/// Does an index name a position past the end (`end + k`)?
+fn past_end(a: &MExpr) -> bool {
+    match &a.kind {
+        MExprKind::Binary("+", x, y) => matches!(x.kind, MExprKind::End) || matches!(y.kind, MExprKind::End) || past_end(x) || past_end(y),
+        _ => false,
+    }
 }
 
 /// `name()` or `name` as a statement of its own (`gpu_begin();`).

@@ -122,9 +122,16 @@ impl Language for Matlab {
             [a, s, _] if fraction(a) || fraction(s) => return None,
             _ => {}
         }
+        // The loop variable is an int32 counter (`resolve` reads it back as a double):
+        // ranges beyond int32 run in Octave.
         Some(index::range_parts(lw, args, index::RANGE_NOT_INTEGER, e.line).map(|p| {
-            let stop = p.stop();
-            SeqParts { start: p.start, stop, step: p.step, elem: DOUBLE }
+            let stop = lw.hoist(Lowered::new(p.stop(), Ty::scalar(ScalarType::I64)));
+            let big = |x: &vrir::Expr| bin(vrir::BinOp::Or, bin(vrir::BinOp::Gt, x.clone(), i64c(i32::MAX as i64)), bin(vrir::BinOp::Lt, x.clone(), i64c(i32::MIN as i64 + 1)));
+            let nonempty = bin(vrir::BinOp::Gt, p.count.clone(), i64c(0));
+            if !matches!((&p.start, &stop.expr), (vrir::Expr::Const { .. }, vrir::Expr::Const { .. })) {
+                lw.raise_if(bin(vrir::BinOp::And, nonempty, bin(vrir::BinOp::Or, big(&p.start), big(&stop.expr))), index::RANGE_NOT_INTEGER);
+            }
+            SeqParts { start: p.start, stop: stop.expr, step: p.step, elem: INT32 }
         }))
     }
 
