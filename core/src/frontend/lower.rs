@@ -842,7 +842,7 @@ impl<'p> Lowerer<'p> {
                     };
                 let mut v = self.cast(v, declared.elem);
                 if needs_copy {
-                    v.expr = vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] };
+                    v.expr = self.prog.lang.copy_array(v.expr, v.ty.vrir(self.layout()));
                 }
                 let kind = StmtKind::Assign { targets: vec![LValue::Var { name: self.prog.lang.vrir_name(name) }], value: v.expr };
                 self.push(out, kind, line);

@@ -144,4 +144,11 @@ pub trait Language: Sync {
     fn builtin_multi(&self, _lw: &mut Lowerer, _name: &str, _args: &[Arg], _nout: usize, _line: Line) -> Option<LResult<Vec<Lowered>>> {
         None
     }
+    /// The copy `y = x` makes of an array (value semantics): VRIR's `copy` by default.
+    /// MATLAB writes it as an exact element-wise identity (`x * 1.0`), which the
+    /// optimizer's `reuse` pass may write into `y`'s own buffer (no fresh array per loop
+    /// turn).
+    fn copy_array(&self, e: vrir::Expr, _ty: vrir::Type) -> vrir::Expr {
+        vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![e] }
+    }
 }

@@ -727,11 +727,12 @@ fn colon_value(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
 fn range_checked(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<index::RangeParts> {
     let (r, stmts) = lw.in_block(|lw| index::range_parts(lw, args, index::RANGE_NOT_INTEGER, line));
     let p = r?;
-    // Runtime-checked parts: only literal-integer (no statements) ranges take the exact
-    // integer path; the rest use Octave's general element rule.
-    if !stmts.is_empty() {
+    // Literal-integer ranges and whole-number bounds take the exact integer path; ranges
+    // checked at run time use Octave's general element rule.
+    if !stmts.is_empty() && p.bound.is_none() {
         return Err(LErr::NotYet);
     }
+    lw.pre_mut().extend(stmts);
     Ok(p)
 }
 
@@ -1175,7 +1176,14 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         "__vr_integral" => lw.expr(&args[0].value),
         "__vr_loopvar" => (|| {
             let v = lw.expr(&args[0].value)?;
-            Ok(if v.ty.elem == INT32 { lw.cast(v, DOUBLE) } else { v })
+            Ok(if matches!(v.ty.elem, INT32 | ScalarType::I64) { lw.cast(v, DOUBLE) } else { v })
+        })(),
+        "__vr_as_count" => (|| {
+            // A count (`numel(x)`, `size(A, 1)`, ...) kept as an integer variable.
+            let Some(n) = index::int_expr(lw, &args[0].value)? else {
+                return Err(lw.unsupported("`__vr_as_count`", line, "internal: not a count"));
+            };
+            Ok(scalar(n, ScalarType::I64))
         })(),
         "__vr_grows" => Err(lw.unsupported("`__vr_grows`", line, "internal: only as the value of an indexed assignment")),
         "__vr_matrix" => (|| {
@@ -1242,6 +1250,22 @@ pub fn multi(lw: &mut Lowerer, name: &str, args: &[Arg], nout: usize, line: Line
                 } else {
                     out.push(dim_of(lw, &a, k));
                 }
+            }
+            Ok(out)
+        })(),
+        "__vr_size_count" => (|| {
+            // `[m, n] = size(A)` into integer count variables (`resolve`).
+            let a = lw.expr(&args[0].value)?;
+            let a = lw.hoist(a);
+            let mut out = Vec::new();
+            for k in 0..nout as u32 {
+                let mut d = if k < a.ty.rank { dim(&a.expr, k) } else { i64c(1) };
+                if k + 1 == nout as u32 {
+                    for j in k + 1..a.ty.rank {
+                        d = bin(vrir::BinOp::Mul, d, dim(&a.expr, j));
+                    }
+                }
+                out.push(scalar(d, ScalarType::I64));
             }
             Ok(out)
         })(),

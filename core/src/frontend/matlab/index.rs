@@ -73,13 +73,82 @@ pub struct RangeParts {
     pub start: vrir::Expr,
     pub step: vrir::Expr,
     pub count: vrir::Expr,
+    /// A bound that is integer code by construction (`1:n` with `n` from `size`), used
+    /// as the range's stop as it is: the optimizer hoists and reads such bounds.
+    pub bound: Option<vrir::Expr>,
 }
 
 impl RangeParts {
-    /// The last element (start + (count - 1) * step).
+    /// The stop of the range: the bound, or the last element (start + (count - 1) * step).
     pub fn stop(&self) -> vrir::Expr {
+        if let Some(b) = &self.bound {
+            return b.clone();
+        }
         bin(vrir::BinOp::Add, self.start.clone(), bin(vrir::BinOp::Mul, bin(vrir::BinOp::Sub, self.count.clone(), i64c(1)), self.step.clone()))
     }
+}
+
+/// `e` as i64 code when it is a whole number by construction: whole literals, integer
+/// loop counters (`__vr_loopvar` of an int32 variable), element counts and extents
+/// (`numel`, `size(X, k)`, `length`, `rows`, `columns`) and `+ - *` of these. None for
+/// anything else.
+pub fn int_expr(lw: &mut Lowerer, e: &Expr) -> LResult<Option<vrir::Expr>> {
+    use crate::frontend::hir::{BinOp, UnOp};
+    Ok(match &e.kind {
+        ExprKind::Double(v) if v.fract() == 0.0 && v.abs() < 2.0e9 => Some(i64c(*v as i64)),
+        ExprKind::Unary(UnOp::Neg, x) => int_expr(lw, x)?.map(|x| vrir::Expr::Unary { op: vrir::UnOp::Neg, arg: Box::new(x) }),
+        ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::MatMul), a, b) => {
+            let (Some(x), Some(y)) = (int_expr(lw, a)?, int_expr(lw, b)?) else { return Ok(None) };
+            let vop = match op {
+                BinOp::Add => vrir::BinOp::Add,
+                BinOp::Sub => vrir::BinOp::Sub,
+                _ => vrir::BinOp::Mul,
+            };
+            Some(bin(vop, x, y))
+        }
+        ExprKind::Call { func, args } if !lw.is_user_function(func) => match (func.as_str(), args.as_slice()) {
+            ("__vr_integral", [x]) => int_expr(lw, &x.value)?,
+            ("__vr_loopvar", [x]) => {
+                let v = lw.expr(&x.value)?;
+                (matches!(v.ty.elem, INT32 | ScalarType::I64) && v.ty.rank == 0).then(|| lw.cast(v, ScalarType::I64).expr)
+            }
+            ("__vr_end", [a, k, n]) => {
+                let (ExprKind::Double(k), ExprKind::Double(n)) = (&k.value.kind, &n.value.kind) else { return Ok(None) };
+                let (k, n) = (*k as usize - 1, *n as usize);
+                let t = lw.expr(&a.value)?;
+                Some(if t.ty.rank == 0 || k as u32 >= t.ty.rank { i64c(1) } else { extent_of(&t, k, n) })
+            }
+            ("numel" | "length" | "rows" | "columns", [x]) => {
+                let t = lw.expr(&x.value)?;
+                if t.ty.rank == 0 {
+                    return Ok(Some(i64c(1)));
+                }
+                let t = lw.hoist(t);
+                Some(match func.as_str() {
+                    "numel" => numel(&t.expr),
+                    "rows" => dim(&t.expr, 0),
+                    "columns" => dim(&t.expr, 1),
+                    _ => {
+                        let mut m = dim(&t.expr, 0);
+                        for k in 1..t.ty.rank {
+                            m = lib(LibFn::Max, vec![m, dim(&t.expr, k)]);
+                        }
+                        bin(vrir::BinOp::Mul, m, vrir::Expr::Cast { to: vrir::Type::I64, arg: Box::new(bin(vrir::BinOp::Gt, numel(&t.expr), i64c(0))) })
+                    }
+                })
+            }
+            ("size", [x, k]) => match k.value.kind {
+                ExprKind::Double(k) if k >= 1.0 && k.fract() == 0.0 => {
+                    let t = lw.expr(&x.value)?;
+                    let k = k as u32 - 1;
+                    Some(if k < t.ty.rank { dim(&t.expr, k) } else { i64c(1) })
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 /// The range arguments `[a, b]` or `[a, s, b]` of `colon`.
@@ -102,7 +171,20 @@ pub fn range_parts(lw: &mut Lowerer, args: &[Arg], reason: &str, line: Line) -> 
     if let (Some(x), Some(st), Some(y)) = (la, ls, lb) {
         // Whole-number literals: Octave's count is floor((b - a) / s) + 1.
         let n = if st == 0.0 { 0.0 } else { ((y - x) / st).floor() + 1.0 }.max(0.0);
-        return Ok(RangeParts { start: i64c(x as i64), step: i64c(st as i64), count: i64c(n as i64) });
+        return Ok(RangeParts { start: i64c(x as i64), step: i64c(st as i64), count: i64c(n as i64), bound: None });
+    }
+    if let (Some(x), Some(st)) = (la, ls) {
+        if st != 0.0 {
+            if let Some(stop) = int_expr(lw, b)? {
+                // A whole-number bound by construction: Octave's count is exact.
+                // Not hoisted: the bound stays an expression of invariants, which the
+                // optimizer reads in place wherever the loop is.
+                let (start, step) = (i64c(x as i64), i64c(st as i64));
+                let span = bin(vrir::BinOp::IDiv, bin(vrir::BinOp::Sub, stop.clone(), start.clone()), step.clone());
+                let count = lib(LibFn::Max, vec![bin(vrir::BinOp::Add, span, i64c(1)), i64c(0)]);
+                return Ok(RangeParts { start, step, count, bound: Some(stop) });
+            }
+        }
     }
     let scalar = |lw: &mut Lowerer, e: &Expr| -> LResult<Lowered> {
         let v = lw.expr(e)?;
@@ -132,7 +214,7 @@ pub fn range_parts(lw: &mut Lowerer, args: &[Arg], reason: &str, line: Line) -> 
     lw.raise_if(bin(vrir::BinOp::Lt, n.expr.clone(), i64c(0)), RANGE_INVALID);
     let start = lw.hoist(lw.cast(va, ScalarType::I64));
     let step = lw.hoist(lw.cast(vs, ScalarType::I64));
-    Ok(RangeParts { start: start.expr, step: step.expr, count: n.expr })
+    Ok(RangeParts { start: start.expr, step: step.expr, count: n.expr, bound: None })
 }
 
 /// Is `e` a call of the builtin `name` (not shadowed by a function of the file)?
@@ -179,6 +261,11 @@ fn flat(v: &Lowered) -> vrir::Expr {
 /// Convert one index expression of `target` (position `k` of `n`, extent `extent`).
 fn convert(lw: &mut Lowerer, e: &Expr, extent: &vrir::Expr, line: Line) -> LResult<Ix> {
     if let Some([x]) = builtin_call(lw, e, "__vr_integral") {
+        // Integer code by construction (loop counters, counts, `end`): the subscript is
+        // i64 arithmetic the bounds-check passes read.
+        if let Some(i) = int_expr(lw, &x.value)? {
+            return Ok(Ix::Scalar(i));
+        }
         let v = lw.expr(&x.value)?;
         if v.ty.rank == 0 {
             return Ok(Ix::Scalar(scalar_position(lw, v, false, line)?));

@@ -67,10 +67,10 @@ struct Resolver<'a> {
     indexed: HashSet<String>,
     /// Loop variables whose every value is a whole number.
     integral: HashSet<String>,
-    /// Of those, the variables of `for` loops (not parfor): compiled as `int32` counters
-    /// (as R's loop variables are), every read `__vr_loopvar(i)`, a double again. Integer
-    /// loop variables are what the optimizer's index arithmetic and bounds-check
-    /// versioning recognize (docs/optimizer.md, "Front-end index code").
+    /// Of those, the variables of `for` loops (not parfor), and counts: compiled as i64
+    /// integers, every read `__vr_loopvar(i)`, a double again; in subscripts and loop
+    /// bounds they stay integer code (`index::int_expr`), which the optimizer's
+    /// bounds-check versioning reads (docs/optimizer.md, "Front-end index code").
     loop_counters: HashSet<String>,
     /// Arrays that grow by indexed assignment: those created by it, those that start as
     /// `[]`, and those written at an index `end + k`. Their stores go through
@@ -78,6 +78,9 @@ struct Resolver<'a> {
     /// fails its bounds check, which `explain_error_in` leaves to Octave (so loops over
     /// preallocated arrays never reassign them, and keep bounds-check elimination).
     growing: HashSet<String>,
+    /// Counts kept as integer variables (a subset of `loop_counters`): their definitions
+    /// go through `__vr_as_count` / `__vr_size_count`.
+    counts: HashSet<String>,
     /// Variables written through an index and never assigned whole (nor parameters or
     /// loop variables): MATLAB creates them on that first write, so they start as `[]`.
     created_by_index: Vec<String>,
@@ -280,7 +283,40 @@ impl<'a> Resolver<'a> {
                 _ => {}
             }
         });
-        let loop_counters = integral.iter().filter(|n| !applied.contains(*n) && !parallel.contains(*n) && !f.outputs.contains(n)).cloned().collect();
+        let mut loop_counters: HashSet<String> = integral.iter().filter(|n| !applied.contains(*n) && !parallel.contains(*n) && !f.outputs.contains(n)).cloned().collect();
+        // Counts: variables whose every definition is `numel(x)`, `size(A, k)`,
+        // `length(x)`, `rows(A)`, `columns(A)` or `[m, n] = size(A)` are integers too (read
+        // as doubles), so that loops up to them have integer bounds.
+        let mut count_defs: HashMap<String, bool> = HashMap::new();
+        for p in f.params.iter().chain(&f.outputs) {
+            count_defs.insert(p.clone(), false);
+        }
+        each_stmt(&f.body, &mut |s| match &s.kind {
+            StmtKind::Assign { lhs, rhs, .. } => {
+                let size_all = is_size_call(rhs) && lhs.len() > 1 && lhs.iter().all(|l| matches!(l, Lhs::Var(_) | Lhs::Tilde));
+                for l in lhs {
+                    match l {
+                        Lhs::Var(n) => {
+                            let ok = if lhs.len() == 1 { is_count_call(rhs) } else { size_all };
+                            let prev = count_defs.get(n).copied().unwrap_or(true);
+                            count_defs.insert(n.clone(), prev && ok);
+                        }
+                        Lhs::Index(n, _) => {
+                            count_defs.insert(n.clone(), false);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            StmtKind::For { var, .. } => {
+                count_defs.insert(var.clone(), false);
+            }
+            _ => {}
+        });
+        let counts: HashSet<String> = count_defs.into_iter().filter(|(n, ok)| *ok && !applied.contains(n)).map(|(n, _)| n).collect();
+        let mut integral = integral;
+        integral.extend(counts.iter().cloned());
+        loop_counters.extend(counts.iter().cloned());
         let mut growing: HashSet<String> = created_by_index.iter().cloned().collect();
         each_stmt(&f.body, &mut |s| {
             if let StmtKind::Assign { lhs, rhs, .. } = &s.kind {
@@ -297,7 +333,7 @@ impl<'a> Resolver<'a> {
                 }
             }
         });
-        Resolver { f, nargout, outputs, vars, indexed, integral, loop_counters, growing, created_by_index, end_of: None, counter: 0 }
+        Resolver { f, nargout, outputs, vars, indexed, integral, loop_counters, counts, growing, created_by_index, end_of: None, counter: 0 }
     }
 
     fn function(&mut self) -> FunctionDef {
@@ -457,6 +493,7 @@ impl<'a> Resolver<'a> {
             return match &lhs[0] {
                 Lhs::Var(n) => {
                     let value = if self.indexed.contains(n) { call("__vr_matrix", vec![value], line) } else { value };
+                    let value = if self.counts.contains(n) { call("__vr_as_count", vec![value], line) } else { value };
                     e(ExprKind::Assign { target: Box::new(e(ExprKind::Var(n.clone()), line)), value: Box::new(value) }, line)
                 }
                 Lhs::Index(n, args) => {
@@ -482,9 +519,14 @@ impl<'a> Resolver<'a> {
                 Lhs::Unsupported(what) => return unsupported(what, line),
             });
         }
-        let value = self.value_of(rhs, lhs.len());
+        let mut value = self.value_of(rhs, lhs.len());
         if let ExprKind::Unsupported(_) = value.kind {
             return value;
+        }
+        if lhs.iter().any(|l| matches!(l, Lhs::Var(n) if self.counts.contains(n))) {
+            if let ExprKind::Call { func, .. } = &mut value.kind {
+                *func = "__vr_size_count".into();
+            }
         }
         e(ExprKind::MultiAssign { targets, value: Box::new(value) }, line)
     }
@@ -826,6 +868,23 @@ fn apply_targets(e: &MExpr, out: &mut HashSet<String>) {
         MExprKind::Matrix(rows) | MExprKind::Cell(rows) => rows.iter().flatten().for_each(|a| apply_targets(a, out)),
         _ => {}
     }
+}
+
+/// Is `e` a count: `numel(x)`, `length(x)`, `rows(A)`, `columns(A)`, `size(A, k)`?
+fn is_count_call(e: &MExpr) -> bool {
+    match &e.kind {
+        MExprKind::Apply(t, args) => match (&t.kind, args.as_slice()) {
+            (MExprKind::Ident(f), [_]) => matches!(f.as_str(), "numel" | "length" | "rows" | "columns"),
+            (MExprKind::Ident(f), [_, k]) => f == "size" && matches!(k.kind, MExprKind::Num(v) if v >= 1.0 && v.fract() == 0.0),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Is `e` `size(A)`?
+fn is_size_call(e: &MExpr) -> bool {
+    matches!(&e.kind, MExprKind::Apply(t, args) if args.len() == 1 && matches!(&t.kind, MExprKind::Ident(f) if f == "size"))
 }
 
 /// Is `e` an empty array to grow from (`[]`, `zeros(0, 1)`, `zeros(1, 0)`)?

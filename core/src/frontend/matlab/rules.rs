@@ -122,16 +122,10 @@ impl Language for Matlab {
             [a, s, _] if fraction(a) || fraction(s) => return None,
             _ => {}
         }
-        // The loop variable is an int32 counter (`resolve` reads it back as a double):
-        // ranges beyond int32 run in Octave.
+        // The loop variable is an integer counter (`resolve` reads it back as a double).
         Some(index::range_parts(lw, args, index::RANGE_NOT_INTEGER, e.line).map(|p| {
-            let stop = lw.hoist(Lowered::new(p.stop(), Ty::scalar(ScalarType::I64)));
-            let big = |x: &vrir::Expr| bin(vrir::BinOp::Or, bin(vrir::BinOp::Gt, x.clone(), i64c(i32::MAX as i64)), bin(vrir::BinOp::Lt, x.clone(), i64c(i32::MIN as i64 + 1)));
-            let nonempty = bin(vrir::BinOp::Gt, p.count.clone(), i64c(0));
-            if !matches!((&p.start, &stop.expr), (vrir::Expr::Const { .. }, vrir::Expr::Const { .. })) {
-                lw.raise_if(bin(vrir::BinOp::And, nonempty, bin(vrir::BinOp::Or, big(&p.start), big(&stop.expr))), index::RANGE_NOT_INTEGER);
-            }
-            SeqParts { start: p.start, stop: stop.expr, step: p.step, elem: INT32 }
+            let stop = p.stop();
+            SeqParts { start: p.start, stop, step: p.step, elem: ScalarType::I64 }
         }))
     }
 
@@ -244,5 +238,23 @@ impl Language for Matlab {
 
     fn builtin_multi(&self, lw: &mut Lowerer, name: &str, args: &[Arg], nout: usize, line: Line) -> Option<LResult<Vec<Lowered>>> {
         builtins::multi(lw, name, args, nout, line)
+    }
+
+    fn copy_array(&self, e: vrir::Expr, ty: vrir::Type) -> vrir::Expr {
+        // An exact identity per element (x * 1.0 is x for every double, -0, Inf and NaN
+        // included; int32 * 1 and logical & true likewise): a fresh array to the alias
+        // analysis and an element-wise result `reuse` writes in place. (The analysis
+        // takes a `cast` for a possible alias and `reuse` does not read `copy`; complex
+        // arrays, where * 1 could turn -0 or Inf parts, keep `copy`.)
+        let elem = match &ty {
+            vrir::Type::Array(a) => a.elem,
+            _ => return vrir::Expr::Lib { func: LibFn::Copy, args: vec![e] },
+        };
+        match elem {
+            DOUBLE => bin(vrir::BinOp::Mul, e, vrir::Expr::f64(1.0)),
+            INT32 => bin(vrir::BinOp::Mul, e, vrir::Expr::lit(Literal::I32(1))),
+            LOGICAL => bin(vrir::BinOp::And, e, vrir::Expr::lit(Literal::Bool(true))),
+            _ => vrir::Expr::Lib { func: LibFn::Copy, args: vec![e] },
+        }
     }
 }
