@@ -173,13 +173,18 @@ pub fn range_parts(lw: &mut Lowerer, args: &[Arg], reason: &str, line: Line) -> 
         let n = if st == 0.0 { 0.0 } else { ((y - x) / st).floor() + 1.0 }.max(0.0);
         return Ok(RangeParts { start: i64c(x as i64), step: i64c(st as i64), count: i64c(n as i64), bound: None });
     }
-    if let (Some(x), Some(st)) = (la, ls) {
-        if st != 0.0 {
+    if let Some(st) = ls.filter(|st| *st != 0.0) {
+        // A start that is a whole literal or integer code (`n - 1:-1:1`).
+        let start = match la {
+            Some(x) => Some(i64c(x as i64)),
+            None => int_expr(lw, a)?,
+        };
+        if let Some(start) = start {
             if let Some(stop) = int_expr(lw, b)? {
-                // A whole-number bound by construction: Octave's count is exact.
-                // Not hoisted: the bound stays an expression of invariants, which the
+                // A whole-number bound by construction: Octave's count is exact. Not
+                // hoisted: the bound stays an expression of invariants, which the
                 // optimizer reads in place wherever the loop is.
-                let (start, step) = (i64c(x as i64), i64c(st as i64));
+                let step = i64c(st as i64);
                 let span = bin(vrir::BinOp::IDiv, bin(vrir::BinOp::Sub, stop.clone(), start.clone()), step.clone());
                 let count = lib(LibFn::Max, vec![bin(vrir::BinOp::Add, span, i64c(1)), i64c(0)]);
                 return Ok(RangeParts { start, step, count, bound: Some(stop) });
