@@ -899,7 +899,7 @@ fn find(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     if v.ty.rank != 2 {
         return Err(lw.unsupported("`find`", line, "of an array of more than two dimensions"));
     }
-    let nz = ops::to_logical(lw, v.clone(), line).or_else(|_| Err(lw.unsupported("`find`", line, "of this class")))?;
+    let nz = ops::to_logical(lw, v.clone(), line).map_err(|_| lw.unsupported("`find`", line, "of this class"))?;
     let nz = lw.hoist(nz);
     let cnt = lw.cast(nz.clone(), ScalarType::I64);
     let cnt = lw.hoist(scalar(vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(cnt.expr), axis: None, acc: None }, ScalarType::I64));

@@ -715,9 +715,7 @@ pub fn end_value(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered>
     let (ExprKind::Double(k), ExprKind::Double(n)) = (&k.value.kind, &n.value.kind) else { unreachable!("constants") };
     let (k, n) = (*k as usize - 1, *n as usize);
     let t = lw.expr(&a.value)?;
-    let e = if t.ty.rank == 0 {
-        i64c(1)
-    } else if k as u32 >= t.ty.rank {
+    let e = if t.ty.rank == 0 || k as u32 >= t.ty.rank {
         i64c(1)
     } else {
         extent_of(&t, k, n)

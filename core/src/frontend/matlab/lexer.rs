@@ -284,7 +284,7 @@ fn number(chars: &[char], mut i: usize, line: Line) -> VrResult<(Tok, usize)> {
         while i < chars.len() {
             if chars[i].is_ascii_digit() {
                 i += 1;
-            } else if chars[i] == '.' && !seen_dot && !matches!(chars.get(i + 1), Some('*' | '/' | '\\' | '^' | '\'')) && !(chars.get(i + 1) == Some(&'.') && chars.get(i + 2) == Some(&'.')) {
+            } else if chars[i] == '.' && !seen_dot && !matches!(chars.get(i + 1), Some('*' | '/' | '\\' | '^' | '\'')) && (chars.get(i + 1) != Some(&'.') || chars.get(i + 2) != Some(&'.')) {
                 seen_dot = true;
                 i += 1;
             } else {

@@ -607,7 +607,7 @@ impl<'a> Resolver<'a> {
         // var = start + counter - 1, as a double.
         let k = call("double", vec![e(ExprKind::Var(counter.clone()), line)], line);
         let value = match start.kind {
-            MExprKind::Num(v) if v == 1.0 => k,
+            MExprKind::Num(1.0) => k,
             _ => e(ExprKind::Binary(BinOp::Add, Box::new(k), Box::new(e(ExprKind::Binary(BinOp::Sub, Box::new(start_e), Box::new(e(ExprKind::Double(1.0), line))), line))), line),
         };
         let mut items = vec![e(ExprKind::Assign { target: Box::new(e(ExprKind::Var(var.to_string()), line)), value: Box::new(value) }, line)];
