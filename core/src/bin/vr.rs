@@ -30,6 +30,11 @@ commands:
                                       boolean a logical, {\"dtype\":\"i32\",\"data\":5} an
                                       integer, {\"dtype\",\"shape\",\"data\"} an array)
   vr dump FILE.R FUNCTION --args JSON print the VRIR compiled from an R function
+  vr run FILE.jl FUNCTION --args JSON [--backend B]
+  vr dump FILE.jl FUNCTION --args JSON
+                                      the same for a Julia function (a script file:
+                                      its other top-level code is stepped over);
+                                      2 is an Int64, 2.0 a Float64
   vr explain FILE FUNCTION [--passes SPEC] [--params-never-alias]
                                       print FUNCTION after the optimizer, with what
                                       each pass did (SPEC as VR_PASSES: -bce-version,
@@ -211,7 +216,13 @@ fn is_r_source(path: &str) -> bool {
     path.ends_with(".R") || path.ends_with(".r")
 }
 
-/// Compile an R function for the JSON arguments given with `--args`/`--args-file`.
+/// Julia source is recognised by its extension.
+fn is_julia_source(path: &str) -> bool {
+    path.ends_with(".jl")
+}
+
+/// Compile an R or Julia function (by the file's extension) for the JSON arguments
+/// given with `--args`/`--args-file`.
 fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::vrir::Module, Vec<velociraptor::runtime::value::Value>), Failure> {
     let args_text = args_text(o)?;
     let args_json: serde_json::Value = serde_json::from_str(&args_text)
@@ -219,6 +230,9 @@ fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::vrir:
     let items = args_json
         .as_array()
         .ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
+    if is_julia_source(file) {
+        return velociraptor::frontend::julia::compile_for_json(&read_source(file)?, func, items).map_err(in_file(file));
+    }
     velociraptor::frontend::r::compile_for_json(&read_source(file)?, func, items).map_err(in_file(file))
 }
 
@@ -237,7 +251,7 @@ fn args_text(o: &Options) -> Result<String, Failure> {
 
 fn dump(args: &[String]) -> Result<ExitCode, Failure> {
     let o = Options::parse(args, &["--args", "--args-file"], &["--json", "--text"])?;
-    if o.positional.first().is_some_and(|f| is_r_source(f)) {
+    if o.positional.first().is_some_and(|f| is_r_source(f) || is_julia_source(f)) {
         let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
             unreachable!()
         };
@@ -272,6 +286,14 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
         unreachable!()
     };
     let backend = o.backend()?;
+    if is_julia_source(file) {
+        let (m, values) = compile_r(&o, file, func)?;
+        let entry = velociraptor::frontend::julia::entry_name(func);
+        let results = backend::execute(backend, &m, &entry, values)
+            .map_err(velociraptor::frontend::julia::explain_error)?;
+        println!("{}", backend::results_to_json(&results));
+        return Ok(ExitCode::SUCCESS);
+    }
     if is_r_source(file) {
         let (m, values) = compile_r(&o, file, func)?;
         let results = backend::execute(backend, &m, func, values)

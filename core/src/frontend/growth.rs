@@ -85,6 +85,7 @@ pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             walk(body, f);
         }
         ExprKind::Repeat(body) => walk(body, f),
+        ExprKind::Tuple(items) => items.iter().for_each(|i| walk(i, f)),
         ExprKind::Assign { target, value } => {
             walk(target, f);
             walk(value, f);

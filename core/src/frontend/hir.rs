@@ -136,6 +136,10 @@ pub enum ExprKind {
     Next,
     /// `target <- value` (also `=` and `->`).
     Assign { target: Box<Expr>, value: Box<Expr> },
+    /// A tuple of values (Julia `a, b`): the value of a multiple assignment (`a, b = b,
+    /// a`) or its target list. `frontend::tuples` lowers it there; anywhere else it is a
+    /// diagnostic.
+    Tuple(Vec<Expr>),
     /// A construct the parser recognises but no front end compiles (`<<-`, `$`, `@`,
     /// formulas, ...): its name for the diagnostic.
     Unsupported(String),

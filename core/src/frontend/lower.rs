@@ -236,6 +236,13 @@ impl<'p> Lowerer<'p> {
         (!self.rebound.contains(name) && self.vars.get(name).is_some_and(|v| v.elem == t.elem)).then_some(t)
     }
 
+    /// The type the caller gave argument `name` (None: not a parameter, or left to its
+    /// default).
+    pub fn given_argument(&self, name: &str) -> Option<Ty> {
+        let i = self.def.params.iter().position(|p| p.name == name)?;
+        self.prog.specs[self.spec].args.get(i).copied().flatten()
+    }
+
     /// The names of the function's formal parameters, in order.
     pub(super) fn def_params(&self) -> Vec<String> {
         self.def.params.iter().map(|p| p.name.clone()).collect()
@@ -323,7 +330,10 @@ impl<'p> Lowerer<'p> {
         // line, which the error keeps.
         let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.helper_owner, self.line);
         let line = self.line;
-        self.prog.helpers.entry(helper.clone()).or_insert_with(|| vrir::Function {
+        // Only the final pass's helpers are kept: an inference round may lower with
+        // types that do not last (and its statements are dropped).
+        let helpers = if self.final_pass { &mut self.prog.helpers } else { &mut BTreeMap::new() };
+        helpers.entry(helper.clone()).or_insert_with(|| vrir::Function {
             name: helper.clone(),
             params: vec![],
             results: vec![Type::I32],
@@ -346,7 +356,8 @@ impl<'p> Lowerer<'p> {
     pub fn raise_if_counts(&mut self, cond: vrir::Expr, reason: &str, counts: [vrir::Expr; 2]) {
         let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.helper_owner, self.line);
         let line = self.line;
-        self.prog.helpers.entry(helper.clone()).or_insert_with(|| {
+        let helpers = if self.final_pass { &mut self.prog.helpers } else { &mut BTreeMap::new() };
+        helpers.entry(helper.clone()).or_insert_with(|| {
             let clamped = |n: &str| vrir::Expr::Lib { func: vrir::LibFn::Min, args: vec![vrir::Expr::var(n), vrir::Expr::i64(COUNT_MAX)] };
             // -(2^32 + a * 2^26 + b), exact in f64.
             let code = vrir::Expr::binary(
@@ -407,6 +418,14 @@ impl<'p> Lowerer<'p> {
                     vrir::Expr::var(&pname)
                 };
                 self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: name.clone() }], value });
+            } else if !lang.arguments_by_value() && t.rank > 0 {
+                // By reference, a converted copy would hide the function's writes from
+                // the caller.
+                return Err(self.unsupported(
+                    &format!("argument `{}`", p.name),
+                    self.def.body.line,
+                    &format!("the function assigns it a {var_ty} where the caller passes a {t}: a compiled array argument keeps its type (use another variable)"),
+                ));
             } else {
                 // The function assigns the parameter a wider type: take the argument
                 // under another name and convert it.
@@ -511,6 +530,10 @@ impl<'p> Lowerer<'p> {
                 self.stmt(value, false, out)?;
                 let chained = Expr::new(ExprKind::Assign { target: target.clone(), value: inner.clone() }, line);
                 self.stmt(&chained, tail, out)
+            }
+            ExprKind::Assign { target, value } if matches!(target.kind, ExprKind::Tuple(_)) => {
+                self.tuple_assign(target, value, line, out)?;
+                self.void_tail(tail, line, out)
             }
             ExprKind::Assign { target, value } => {
                 self.assign(target, value, line, out)?;
@@ -801,7 +824,7 @@ impl<'p> Lowerer<'p> {
         Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), t))
     }
 
-    fn assign(&mut self, target: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+    pub(super) fn assign(&mut self, target: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         match &target.kind {
             ExprKind::Var(name) => {
                 if let Some(parts) = self.prog.lang.appended(value, name) {
@@ -860,8 +883,10 @@ impl<'p> Lowerer<'p> {
                     self.record(name, Ty::array(wider(at.elem, v.ty.elem), 1), line)?;
                     return Err(if self.final_pass { self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}")) } else { LErr::NotYet });
                 }
-                // Storing a wider element widens the whole array (R's coercion).
-                self.record(name, at.with_elem(wider(at.elem, v.ty.elem)), line)?;
+                // Storing a wider element widens the whole array (R's coercion), unless
+                // the language converts the element to the array's type (Julia).
+                let converts = self.prog.lang.stores_convert();
+                self.record(name, if converts { at } else { at.with_elem(wider(at.elem, v.ty.elem)) }, line)?;
                 if self.is_growable(name) {
                     if let Some(done) = self.grow_and_store(name, at, indices, v.clone(), line, out) {
                         return done;
@@ -878,7 +903,7 @@ impl<'p> Lowerer<'p> {
                         &format!("a {} into a selection of rank {sel_rank}: the value must be a scalar or have the selection's shape", v.ty),
                     ));
                 }
-                let v = self.cast(v, at.elem);
+                let v = if converts { self.prog.lang.convert_stored(self, v, at.elem) } else { self.cast(v, at.elem) };
                 let kind = StmtKind::Assign {
                     targets: vec![LValue::Index { array: self.prog.lang.vrir_name(name), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } }],
                     value: v.expr,
@@ -915,7 +940,7 @@ impl<'p> Lowerer<'p> {
             }
             let n = lang.index_value(self, n, line)?;
             let d = vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(n)), step: None };
-            (d, vrir::Expr::var(&counter), Ty::scalar(ScalarType::I32))
+            (d, vrir::Expr::var(&counter), Ty::scalar(lang.parallel_index_type()))
         } else if let Some(parts) = lang.seq(self, seq_expr) {
             let p = parts?;
             let d = vrir::Expr::Range { start: Some(Box::new(p.start)), stop: Some(Box::new(p.stop)), step: Some(Box::new(p.step)) };
@@ -1083,6 +1108,7 @@ impl<'p> Lowerer<'p> {
             ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Repeat(_) => Err(self.unsupported("loop used as a value", line, "a loop's value is NULL")),
             ExprKind::Break | ExprKind::Next => Err(self.unsupported("`break`/`next` used as a value", line, "use it as a statement")),
             ExprKind::Assign { .. } => Err(self.unsupported("assignment used as a value", line, "assign in a statement of its own")),
+            ExprKind::Tuple(_) => Err(self.unsupported("tuple used as a value", line, "tuples compile as a multiple assignment (`a, b = b, a`) or as the values a function returns")),
             ExprKind::Unsupported(what) => Err(self.unsupported(what, line, "not compilable")),
         }
     }
@@ -1178,7 +1204,7 @@ impl<'p> Lowerer<'p> {
                     rank += 1;
                 }
                 Some(e) => {
-                    if is_zero_literal(e) && !double {
+                    if is_zero_literal(e) && !double && lang.zero_index_selects_nothing() {
                         // R drops index 0: `x[0]` selects nothing.
                         out.push(vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(vrir::Expr::i64(0))), step: None });
                         rank += 1;
@@ -1335,7 +1361,7 @@ impl<'p> Lowerer<'p> {
     /// types, created when new; the call expression and its result type.
     /// Arguments are matched to the formals as R does (`matching`); a lifted function's
     /// captured variables follow as further arguments, read here in the caller.
-    fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
+    pub(super) fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
         let target = self.prog.resolve_function(&self.scope, func).expect("callers check that `func` is a program function");
         let def = self.prog.defs[&target].clone();
         let lifted = self.prog.closures.lifted.get(&target).cloned();
@@ -1390,8 +1416,10 @@ pub(super) fn is_zero_literal(e: &Expr) -> bool {
 fn collect_rebound(e: &Expr, out: &mut HashSet<String>) {
     match &e.kind {
         ExprKind::Assign { target, value } => {
-            if let ExprKind::Var(n) = &target.kind {
-                out.insert(n.clone());
+            for t in super::tuples::targets(target) {
+                if let ExprKind::Var(n) = &t.kind {
+                    out.insert(n.clone());
+                }
             }
             collect_rebound(value, out);
         }
@@ -1412,9 +1440,11 @@ fn collect_rebound(e: &Expr, out: &mut HashSet<String>) {
 fn collect_written(e: &Expr, out: &mut HashSet<String>) {
     match &e.kind {
         ExprKind::Assign { target, value } => {
-            if let ExprKind::Index { target: t, .. } = &target.kind {
-                if let ExprKind::Var(n) = &t.kind {
-                    out.insert(n.clone());
+            for target in super::tuples::targets(target) {
+                if let ExprKind::Index { target: t, .. } = &target.kind {
+                    if let ExprKind::Var(n) = &t.kind {
+                        out.insert(n.clone());
+                    }
                 }
             }
             collect_written(value, out);

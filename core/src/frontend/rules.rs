@@ -114,4 +114,24 @@ pub trait Language: Sync {
     /// host adapter to run the original function in the host instead; the others are
     /// errors in the host too (`Runtime`).
     fn host_has_answer(&self, reason: &str) -> bool;
+    /// Does a literal index 0 select nothing (R's `x[0]`)? Where it does not (Julia,
+    /// MATLAB) it is an ordinary index, which the bounds check rejects.
+    fn zero_index_selects_nothing(&self) -> bool {
+        true
+    }
+    /// The type of a parallel loop's variable (`prange(n)`, `Threads.@threads for`):
+    /// the language's integer (R: i32, Julia: i64).
+    fn parallel_index_type(&self) -> vrir::ScalarType {
+        vrir::ScalarType::I32
+    }
+    /// Does a store into an array convert the value to the array's element type
+    /// (Julia: `convert`, with an InexactError where it is not exact), rather than
+    /// widen the array (R's coercion)?
+    fn stores_convert(&self) -> bool {
+        false
+    }
+    /// The value stored into an array of `elem` when `stores_convert`.
+    fn convert_stored(&self, lw: &mut Lowerer, v: Lowered, elem: vrir::ScalarType) -> Lowered {
+        lw.cast(v, elem)
+    }
 }
