@@ -163,10 +163,7 @@ fn measure(k: &Kernel, quick: bool, reps: usize, dir: &c_ref::BuildDir) -> Resul
     let time = |m: &CompiledModule, name: &str, args: &[Value]| median(reps, || fresh_copy(args), |a| m.call(name, a).map(|_| ()).map_err(|e| e.to_string()));
     let c = median(reps, || fresh_copy(&inputs), |a| (k.call_c)(&lib, &a).map(|_| ()))?;
     let opts = OptOptions::all();
-    let checks = (
-        inner_loop_checks(&vm, k.name, &opts).map_err(|e| e.to_string())?,
-        inner_loop_checks(&jm, &jname, &opts).map_err(|e| e.to_string())?,
-    );
+    let checks = (inner_loop_checks(&vm, k.name, &opts).map_err(|e| e.to_string())?, inner_loop_checks(&jm, &jname, &opts).map_err(|e| e.to_string())?);
     Ok(Row {
         kernel: k.name,
         size,

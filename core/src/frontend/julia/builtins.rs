@@ -418,6 +418,13 @@ pub fn convert(lw: &mut Lowerer, v: Lowered, elem: ScalarType) -> Lowered {
     } else {
         v
     };
+    // A constant that converts exactly needs no check.
+    match (&v.expr, elem) {
+        (vrir::Expr::Const { value: Literal::F64(c) }, INT) if c.fract() == 0.0 && c.abs() < 9.0e15 => return lw.cast(v, INT),
+        (vrir::Expr::Const { value: Literal::F64(c) }, BOOL) if *c == 0.0 || *c == 1.0 => return lw.cast(v, BOOL),
+        (vrir::Expr::Const { value: Literal::I64(c) }, BOOL) if *c == 0 || *c == 1 => return lw.cast(v, BOOL),
+        _ => {}
+    }
     match (v.ty.elem, elem) {
         (FLOAT, INT) => {
             let v = lw.hoist(v);

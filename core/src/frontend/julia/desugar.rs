@@ -116,6 +116,14 @@ pub fn assignment(target: Expr, update: Option<(String, bool)>, value: Expr, lin
 }
 
 fn plain_assignment(target: Expr, value: Expr, line: Line) -> Expr {
+    // `m, n = size(A)`: one `size(A, k)` per target.
+    if let (ExprKind::Tuple(ts), ExprKind::Call { func, args }) = (&target.kind, &value.kind) {
+        if func == "size" && args.len() == 1 && args[0].name.is_none() {
+            let a = args[0].value.clone();
+            let items = (1..=ts.len()).map(|k| call("size", vec![a.clone(), int(k as i32, line)], line)).collect();
+            return assign(target, e(ExprKind::Tuple(items), line), line);
+        }
+    }
     match &target.kind {
         ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::Tuple(_) => assign(target, value, line),
         ExprKind::Unsupported(_) => target,

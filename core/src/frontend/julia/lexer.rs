@@ -38,6 +38,8 @@ pub struct Token {
     pub line: Line,
     /// Whitespace (or a comment) came right before this token.
     pub space_before: bool,
+    /// The column (1-based, in characters) where the token starts.
+    pub col: u32,
 }
 
 /// Operators, longest first within each family so that the first match is the longest.
@@ -68,6 +70,7 @@ pub fn lex(src: &str) -> VrResult<Vec<Token>> {
     let mut out: Vec<Token> = Vec::new();
     let mut i = 0;
     let mut line: Line = 1;
+    let mut line_start = 0usize;
     let mut space = true;
     // The line a `#= FILE:LINE =#` comment gives the next token (newlines before it do
     // not count: Julia prints the comment on a line of its own).
@@ -77,11 +80,12 @@ pub fn lex(src: &str) -> VrResult<Vec<Token>> {
         let c = chars[i];
         match c {
             '\n' => {
-                out.push(Token { tok: Tok::Newline, line, space_before: space });
+                out.push(Token { tok: Tok::Newline, line, space_before: space, col: (i - line_start + 1) as u32 });
                 if directive.is_none() {
                     line += 1;
                 }
                 i += 1;
+                line_start = i;
                 space = true;
                 continue;
             }
@@ -132,6 +136,7 @@ pub fn lex(src: &str) -> VrResult<Vec<Token>> {
             line = n;
         }
         let tline = line;
+        let col = (i - line_start + 1) as u32;
         let prev_closes = out.last().is_some_and(|t| {
             !space && matches!(&t.tok, Tok::Ident(_) | Tok::Int { .. } | Tok::Float(_) | Tok::Float32(_))
                 || matches!(&t.tok, Tok::Op(o) if !space && (o == ")" || o == "]" || o == "}" || o == "'"))
@@ -184,10 +189,10 @@ pub fn lex(src: &str) -> VrResult<Vec<Token>> {
             i += op.chars().count();
             Tok::Op((*op).to_string())
         };
-        out.push(Token { tok, line: tline, space_before: space });
+        out.push(Token { tok, line: tline, space_before: space, col });
         space = false;
     }
-    out.push(Token { tok: Tok::Eof, line, space_before: true });
+    out.push(Token { tok: Tok::Eof, line, space_before: true, col: 1 });
     Ok(out)
 }
 

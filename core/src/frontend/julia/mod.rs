@@ -68,7 +68,8 @@ pub fn program(src: &str) -> VrResult<JuliaProgram> {
         } else {
             passes::prepare(f, &names)
         };
-        p.defs.insert(f.name.clone(), def);
+        // Several methods: the first definition's line is the one named.
+        p.defs.entry(f.name.clone()).or_insert(def);
     }
     let mut broken = HashMap::new();
     for (name, e) in source.broken {

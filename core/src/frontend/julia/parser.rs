@@ -75,7 +75,7 @@ pub fn parse_source(src: &str) -> VrResult<Source> {
             Err(e) => {
                 p.pos = start;
                 let name = p.defined_name();
-                p.skip_statement();
+                p.skip_broken();
                 if let Some(name) = name {
                     out.broken.push((name, e));
                 }
@@ -346,6 +346,31 @@ impl Parser {
                 _ => {}
             }
             self.pos += 1;
+        }
+    }
+
+    /// Skip a top-level statement that does not parse: to the next line that starts at
+    /// its column or left of it (past an `end` there, which closes it). Brackets and
+    /// blocks cannot be trusted in text that does not parse; indentation can.
+    fn skip_broken(&mut self) {
+        let col = self.toks[self.pos].col;
+        self.advance();
+        loop {
+            match self.tok() {
+                Tok::Eof => return,
+                Tok::Newline => {
+                    self.skip_newlines();
+                    if self.toks[self.pos].col <= col {
+                        if self.is_kw("end") {
+                            self.advance();
+                        }
+                        return;
+                    }
+                }
+                _ => {
+                    self.advance();
+                }
+            }
         }
     }
 
@@ -1136,7 +1161,9 @@ impl Parser {
                 self.skip_statement();
                 return Ok(unsupported(&format!("`{name}`"), line));
             }
-            k if BLOCK_END.contains(&k) || k == "return" || k == "break" || k == "continue" => {
+            // `c && break`, `x < 0 && return 0`: control flow as an operand.
+            "break" | "continue" | "return" => return self.statement(),
+            k if BLOCK_END.contains(&k) => {
                 return Err(self.error(&format!("unexpected `{k}`")));
             }
             _ => {}
