@@ -296,8 +296,10 @@ enum VrStatus vr_compile(const struct VrModule *m,
 
 // Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
 // `arg_types`. `r` compiles through the R front end (R's types: f64, i32, bool, c128;
-// the function and what it calls from `source`); `matlab` and `julia` answer
-// VR_UNSUPPORTED until their front ends exist.
+// the function and what it calls from `source`); `julia` through the Julia front end
+// (f64, i64, bool, c128; arrays column-major; run-time errors of the function come in
+// Julia's words: BoundsError, DivideError, ...); `matlab` answers VR_UNSUPPORTED until
+// its front end exists.
 enum VrStatus vr_compile_source(const struct VrContext *ctx,
                                 const char *language,
                                 const char *source,

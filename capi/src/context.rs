@@ -180,4 +180,8 @@ pub struct VrModule {
 pub struct VrFunction {
     pub ctx: Arc<ContextInner>,
     pub spec: Arc<Specialized>,
+    /// The host language's words for run-time errors (a function compiled from Julia
+    /// source: BoundsError, DivideError, source names), for hosts that call the C API
+    /// with no Rust of their own in between (Julia's `@ccall`).
+    pub explain: Option<fn(velociraptor::VrError) -> velociraptor::VrError>,
 }

@@ -397,7 +397,7 @@ fn compile_in(
     module.module_function(name)?;
     let given: Vec<Type> = arg_types.iter().map(type_of).collect::<VrResult<_>>()?;
     let spec = ctx.cache.get_or_compile(module, name, &given, &ctx.config.options)?;
-    *out = Box::into_raw(Box::new(VrFunction { ctx: ctx.clone(), spec }));
+    *out = Box::into_raw(Box::new(VrFunction { ctx: ctx.clone(), spec, explain: None }));
     Ok(())
 }
 
@@ -452,6 +452,22 @@ fn frontend_to_vrir(
                 .collect::<VrResult<Vec<Ty>>>()?;
             velociraptor::frontend::r::compile(source, name, tys)
         }
+        "julia" => {
+            let tys = arg_types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    use velociraptor::frontend::julia::rules::{BOOL, COMPLEX, FLOAT, INT};
+                    Ty::from_vrir(t).filter(|ty| [FLOAT, INT, BOOL, COMPLEX].contains(&ty.elem)).ok_or_else(|| {
+                        invalid(format!(
+                            "argument {} of `{name}`: type {t} has no compiled Julia counterpart (Float64, Int64, Bool, ComplexF64 and arrays of them)",
+                            i + 1
+                        ))
+                    })
+                })
+                .collect::<VrResult<Vec<Ty>>>()?;
+            velociraptor::frontend::julia::compile(source, name, tys)
+        }
         _ => Err(VrError::new(
             ErrorKind::Unsupported,
             format!(
@@ -464,8 +480,10 @@ fn frontend_to_vrir(
 
 /// Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
 /// `arg_types`. `r` compiles through the R front end (R's types: f64, i32, bool, c128;
-/// the function and what it calls from `source`); `matlab` and `julia` answer
-/// VR_UNSUPPORTED until their front ends exist.
+/// the function and what it calls from `source`); `julia` through the Julia front end
+/// (f64, i64, bool, c128; arrays column-major; run-time errors of the function come in
+/// Julia's words: BoundsError, DivideError, ...); `matlab` answers VR_UNSUPPORTED until
+/// its front end exists.
 #[no_mangle]
 pub extern "C" fn vr_compile_source(
     ctx: *const VrContext,
@@ -492,6 +510,14 @@ pub extern "C" fn vr_compile_source(
         let given: Vec<Type> = types.iter().map(type_of).collect::<VrResult<_>>()?;
         let module = frontend_to_vrir(language, source, name, &given)?;
         velociraptor::vrir::verify::verify_module(&module)?;
+        if language == "julia" {
+            // Julia names that are not VRIR names (`scale!`) are escaped.
+            let entry = velociraptor::frontend::julia::entry_name(name);
+            compile_in(&ctx.inner, &module, &entry, types, out)?;
+            // SAFETY: just made by compile_in.
+            unsafe { (**out).explain = Some(velociraptor::frontend::julia::explain_error) };
+            return Ok(());
+        }
         compile_in(&ctx.inner, &module, name, types, out)
     })
 }
@@ -622,7 +648,10 @@ pub extern "C" fn vr_call(
         let args = slice(args, n_args, "args")?;
         let results = slice_mut(results, n_results, "results")?;
         // SAFETY: the host's descriptors describe live memory (the ABI contract).
-        unsafe { call::call(f, args, results) }
+        unsafe { call::call(f, args, results) }.map_err(|e| match f.explain {
+            Some(explain) => explain(e),
+            None => e,
+        })
     })
 }
 
