@@ -98,7 +98,11 @@ function context_create(config::Vector{Pair{String,String}})
     keys = [k for (k, _) in config]
     values = [v for (_, v) in config]
     out = Ref{Ptr{Cvoid}}(C_NULL)
-    st = @ccall $(sym(:vr_context_create))(keys::Ptr{Cstring}, values::Ptr{Cstring}, length(config)::Csize_t, out::Ptr{Ptr{Cvoid}})::Int32
+    st = GC.@preserve keys values begin
+        kp = Ptr{UInt8}[pointer(k) for k in keys]
+        vp = Ptr{UInt8}[pointer(v) for v in values]
+        @ccall $(sym(:vr_context_create))(kp::Ptr{Ptr{UInt8}}, vp::Ptr{Ptr{UInt8}}, length(config)::Csize_t, out::Ptr{Ptr{Cvoid}})::Int32
+    end
     st == VR_OK || throw(error_from_last("creating the context"))
     hooks = Ref(VrHostHooks(C_NULL, C_NULL, C_NULL, C_NULL, C_NULL, C_NULL, VR_BY_REFERENCE))
     st = @ccall $(sym(:vr_context_set_hooks))(out[]::Ptr{Cvoid}, hooks::Ptr{VrHostHooks})::Int32
