@@ -144,3 +144,21 @@ proptest! {
         }
     }
 }
+
+/// Source as Velociraptor.jl hands it over (Julia's printing of the definitions, with
+/// `#= FILE:LINE =#` comments, `@__dot__`, `for i = r`, `where T <: Real`): it compiles,
+/// and errors name the lines of the user's file, not of the printed text.
+#[test]
+fn printed_source_keeps_the_users_lines() {
+    const PRINTED: &str = include_str!("frontend_julia/printed.jl");
+    let run = |f: &str, args: Json| {
+        let (m, values) = julia::compile_for_json(PRINTED, f, args.as_array().unwrap())?;
+        velociraptor::backend::execute(velociraptor::backend::Backend::Interp, &m, &julia::entry_name(f), values).map_err(julia::explain_error)
+    };
+    let r = run("fib", json!([10])).unwrap();
+    assert_eq!(velociraptor::backend::results_to_json(&r), json!(55));
+    let r = run("g", json!([[1.0, 2.0]])).unwrap();
+    assert_eq!(velociraptor::backend::results_to_json(&r), json!([{"data": [6.0, 12.0], "dtype": "f64", "shape": [2]}, {"data": [1, 4, 9], "dtype": "i64", "shape": [3]}]));
+    let e = run("h", json!([[1.0]])).unwrap_err();
+    assert_eq!((e.kind, e.line, e.function.as_deref()), (ErrorKind::OutOfBounds, Some(21), Some("h")), "{e}");
+}

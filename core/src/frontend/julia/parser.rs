@@ -562,6 +562,11 @@ impl Parser {
         while self.is_kw("where") {
             self.advance();
             let _ = self.type_text()?;
+            // `where T <: Real`
+            while matches!(self.tok(), Tok::Op(o) if o == "<:" || o == ">:") {
+                self.advance();
+                let _ = self.type_text()?;
+            }
         }
         Ok(())
     }
