@@ -8,6 +8,7 @@
 //! before any time is printed.
 //!
 //! Columns: C, the VRIR kernel and the Julia kernel on `cpu` (serial) and `cpu-par`
+//! (medians; the ratios also of CPU time, steadier on a shared machine)
 //! (after the optimizer, as `backend::execute` and the C API compile), the ratio
 //! Julia / VRIR of each, the inner-loop bounds checks the optimizer removed of those
 //! emitted (VRIR, then Julia) and the
@@ -95,26 +96,60 @@ fn compare(got: &[f64], want: &[f64]) -> Result<(), String> {
     Ok(())
 }
 
-fn median(reps: usize, mut prepare: impl FnMut() -> Vec<Value>, mut run: impl FnMut(Vec<Value>) -> Result<(), String>) -> Result<Duration, String> {
-    let mut times = Vec::new();
-    for _ in 0..reps.max(1) {
-        let input = prepare();
-        let start = Instant::now();
-        run(input)?;
-        times.push(start.elapsed());
+/// CPU time of the process (every thread), from `clock_gettime`: unlike wall time it
+/// does not grow while other processes hold the cores, so ratios of it are steady on a
+/// shared machine (Linux; the workspace has no libc dependency to call it through).
+fn cpu_time() -> Duration {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
     }
-    times.sort();
-    Ok(times[times.len() / 2])
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: a valid out-pointer; the call only writes it.
+    unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.sec as u64, ts.nsec as u32)
+}
+
+/// One version to time: its inputs (copied fresh for each run, outside the timing) and
+/// the call.
+type Run<'a> = (&'a Vec<Value>, Box<dyn Fn(Vec<Value>) -> Result<(), String> + 'a>);
+
+/// Medians of `reps` timed runs of each version, the versions taking turns: wall time
+/// and CPU time (of every thread).
+fn interleaved<const N: usize>(reps: usize, runs: &[Run<'_>; N]) -> Result<[(Duration, Duration); N], String> {
+    let mut wall: Vec<Vec<Duration>> = vec![Vec::new(); N];
+    let mut cpu: Vec<Vec<Duration>> = vec![Vec::new(); N];
+    for _ in 0..reps.max(1) {
+        for (k, (inputs, run)) in runs.iter().enumerate() {
+            let args = fresh_copy(inputs);
+            let (start, start_cpu) = (Instant::now(), cpu_time());
+            run(args)?;
+            cpu[k].push(cpu_time().saturating_sub(start_cpu));
+            wall[k].push(start.elapsed());
+        }
+    }
+    let mut out = [(Duration::ZERO, Duration::ZERO); N];
+    for k in 0..N {
+        wall[k].sort();
+        cpu[k].sort();
+        out[k] = (wall[k][wall[k].len() / 2], cpu[k][cpu[k].len() / 2]);
+    }
+    Ok(out)
 }
 
 struct Row {
     kernel: &'static str,
     size: usize,
-    c: Duration,
-    vrir: Duration,
-    julia: Duration,
-    vrir_par: Duration,
-    julia_par: Duration,
+    c: (Duration, Duration),
+    vrir: (Duration, Duration),
+    julia: (Duration, Duration),
+    vrir_par: (Duration, Duration),
+    julia_par: (Duration, Duration),
     checks: ((u64, u64), (u64, u64)),
     compile_ms: f64,
 }
@@ -160,18 +195,27 @@ fn measure(k: &Kernel, quick: bool, reps: usize, dir: &c_ref::BuildDir) -> Resul
         compare(&observed_logical(&a, &r), &expected).map_err(|e| format!("{label} differs from C: {e}"))?;
     }
 
-    let time = |m: &CompiledModule, name: &str, args: &[Value]| median(reps, || fresh_copy(args), |a| m.call(name, a).map(|_| ()).map_err(|e| e.to_string()));
-    let c = median(reps, || fresh_copy(&inputs), |a| (k.call_c)(&lib, &a).map(|_| ()))?;
+    // The five versions take turns in each repetition, so that a busy spell of the
+    // machine slows all of them alike.
+    let run_module = |m: &CompiledModule, name: &str, args: Vec<Value>| m.call(name, args).map(|_| ()).map_err(|e| e.to_string());
+    let runs: [Run; 5] = [
+        (&inputs, Box::new(|a| (k.call_c)(&lib, &a).map(|_| ()))),
+        (&inputs, Box::new(|a| run_module(&vrir_serial, k.name, a))),
+        (&col_inputs, Box::new(|a| run_module(&julia_serial, &jname, a))),
+        (&inputs, Box::new(|a| run_module(&vrir_par, k.name, a))),
+        (&col_inputs, Box::new(|a| run_module(&julia_par, &jname, a))),
+    ];
+    let [c, vrir, julia, vrir_par, julia_par] = interleaved(reps, &runs)?;
     let opts = OptOptions::all();
     let checks = (inner_loop_checks(&vm, k.name, &opts).map_err(|e| e.to_string())?, inner_loop_checks(&jm, &jname, &opts).map_err(|e| e.to_string())?);
     Ok(Row {
         kernel: k.name,
         size,
         c,
-        vrir: time(&vrir_serial, k.name, &inputs)?,
-        julia: time(&julia_serial, &jname, &col_inputs)?,
-        vrir_par: time(&vrir_par, k.name, &inputs)?,
-        julia_par: time(&julia_par, &jname, &col_inputs)?,
+        vrir,
+        julia,
+        vrir_par,
+        julia_par,
         checks,
         compile_ms,
     })
@@ -203,26 +247,29 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let ms = |d: (Duration, Duration)| d.0.as_secs_f64() * 1e3;
+    let cpu_ms = |d: (Duration, Duration)| d.1.as_secs_f64() * 1e3;
     println!(
-        "{:<14} {:>9} {:>8} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>11} {:>9}",
-        "kernel", "size", "C ms", "VRIR ms", "Julia ms", "J/V", "VRIR par", "Julia par", "J/V par", "checks V J", "compile"
+        "{:<14} {:>9} {:>8} {:>9} {:>9} {:>7} {:>7} {:>9} {:>9} {:>7} {:>7} {:>11} {:>9}",
+        "kernel", "size", "C ms", "VRIR ms", "Julia ms", "J/V", "cpu J/V", "VRIR par", "Julia par", "J/V par", "cpu", "checks V J", "compile"
     );
     let mut failed = false;
     for k in kernels::all().iter().filter(|k| only.as_deref().is_none_or(|o| o == k.name)) {
         eprintln!("{} ...", k.name);
         match measure(k, quick, reps, &dir) {
             Ok(r) => println!(
-                "{:<14} {:>9} {:>8.2} {:>9.2} {:>9.2} {:>7.3} {:>9.2} {:>9.2} {:>7.3} {:>11} {:>7.1}ms",
+                "{:<14} {:>9} {:>8.2} {:>9.2} {:>9.2} {:>7.3} {:>7.3} {:>9.2} {:>9.2} {:>7.3} {:>7.3} {:>11} {:>7.1}ms",
                 r.kernel,
                 r.size,
                 ms(r.c),
                 ms(r.vrir),
                 ms(r.julia),
                 ms(r.julia) / ms(r.vrir),
+                cpu_ms(r.julia) / cpu_ms(r.vrir),
                 ms(r.vrir_par),
                 ms(r.julia_par),
                 ms(r.julia_par) / ms(r.vrir_par),
+                cpu_ms(r.julia_par) / cpu_ms(r.vrir_par),
                 format!("{}/{} {}/{}", r.checks.0 .1, r.checks.0 .0, r.checks.1 .1, r.checks.1 .0),
                 r.compile_ms
             ),
@@ -235,7 +282,10 @@ fn main() -> ExitCode {
     if quick {
         println!("(--quick: tiny sizes, few repetitions; the times mean nothing)");
     }
-    println!("cpu-par: {} threads. J/V: the Julia kernel's time over the hand-written VRIR kernel's.", cpu::parallel::default_threads());
+    println!(
+        "cpu-par: {} threads. Times are wall-time medians; J/V: the Julia kernel's time over the hand-written VRIR kernel's, of wall time, then of CPU time (all threads; steady on a shared machine).",
+        cpu::parallel::default_threads()
+    );
     if failed {
         ExitCode::FAILURE
     } else {
