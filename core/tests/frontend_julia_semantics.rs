@@ -200,6 +200,10 @@ fn cases() -> Vec<Case> {
         // Parallel loops and GPU sections give the serial answer.
         m("par_square!", json!([[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]]), Hand(f64s(&[1.0, 4.0, 9.0])), 0, f64s(&[1.0, 4.0, 9.0])),
         c("gpu_scale", json!([[1.0, 2.0], 3.0]), Hand(f64s(&[3.0, 6.0]))),
+        // More loop forms and hints.
+        c("axes_sum", json!([[[1.0, 2.0], [3.0, 4.0]]]), Hand(json!(17.0))),
+        c("simd_sum", json!([[1, 2, 3, 9223372036854775807_i64]]), Hand(json!(-9223372036854775803_i64))),
+        c("fast_norm2", json!([[3.0, 4.0]]), Hand(json!(5.0))),
     ]
 }
 

@@ -383,6 +383,30 @@ function gpu_scale(x, a)
     return y
 end
 
+function axes_sum(A)
+    s = 0.0
+    for j in axes(A, 2), i in axes(A, 1)
+        s += A[i, j] * i
+    end
+    return s
+end
+
+function simd_sum(x)
+    s = 0
+    @inbounds @simd for i in eachindex(x)
+        s += x[i]
+    end
+    s
+end
+
+function fast_norm2(x)
+    s = 0.0
+    @fastmath for v in x
+        s += v * v
+    end
+    return sqrt(s)
+end
+
 # ---- top-level code the compiler steps over ----
 @test fib(10) == 55
 @time squares(3)
