@@ -2,7 +2,8 @@
 # Benchmarks: builds vr-bench in release and runs it (arguments pass through, e.g.
 # --quick or --kernel matmul_loops). Prints the table that bench/RESULTS.md records.
 # Then the R benchmark (bench/r/run.R: R vs vr_compile vs C; R vs C only when the
-# velociraptor R package is not installed; VR_R_LIB names a private library).
+# velociraptor R package is not installed; VR_R_LIB names a private library), and the
+# Julia kernels through the Julia front end against the VRIR ones (vr-bench-julia).
 #
 # --report: one new run of everything into target/bench-runs/<date>-<commit>/ (vr-bench
 # with a thread sweep over 1, 2, 4, ... up to this machine's cores, the R benchmark, the
@@ -16,12 +17,13 @@ pass=()
 for a in "$@"; do
   if [ "$a" = "--report" ]; then report=1; else pass+=("$a"); fi
 done
-cargo build --release --locked --quiet -p velociraptor-bench --bin vr-bench
+cargo build --release --locked --quiet -p velociraptor-bench --bin vr-bench --bin vr-bench-julia
 quick=""
 for a in "${pass[@]}"; do [ "$a" = "--quick" ] && quick="--quick"; done
 if [ "$report" = 0 ]; then
   target/release/vr-bench "${pass[@]}"
   Rscript bench/r/run.R $quick
+  target/release/vr-bench-julia $quick
   exit 0
 fi
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
