@@ -4,6 +4,8 @@
 //! panic: token soup goes through the parser and the engine, and whatever compiles
 //! passes the verifier.
 
+#![allow(clippy::result_large_err)] // VrError is 128 bytes by design
+
 use proptest::prelude::*;
 use serde_json::{json, Value as Json};
 use velociraptor::frontend::julia;
