@@ -54,7 +54,8 @@ and rejected entries.
 stats() = context_stats(context())
 
 function fall_back(e::Entry, reason::AbstractString)
-    @warn "Velociraptor: `$(e.name)` runs as ordinary Julia: $reason" maxlog = 1
+    # Once per function and argument types: the fallback is cached with them.
+    @warn "Velociraptor: `$(e.name)` runs as ordinary Julia: $reason"
     return Fallback(reason)
 end
 
@@ -100,7 +101,7 @@ function invoke_compiled(e::Entry, original, args...)
         # reruns the call only when no array was passed: compiled code may have written
         # an argument before it stopped.
         if st == VR_UNSUPPORTED && e.fallback && !any(a -> a isa AbstractArray, args)
-            @warn "Velociraptor: `$(e.name)` ran as ordinary Julia for these values: $(err.message)" maxlog = 1
+            @warn "Velociraptor: `$(e.name)` ran as ordinary Julia for these values: $(err.message)" maxlog = 1 _id = Symbol("velociraptor_", e.name)
             return original(args...)
         end
         throw(err)
