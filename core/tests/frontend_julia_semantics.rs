@@ -204,6 +204,8 @@ fn cases() -> Vec<Case> {
         c("axes_sum", json!([[[1.0, 2.0], [3.0, 4.0]]]), Hand(json!(17.0))),
         c("simd_sum", json!([[1, 2, 3, 9223372036854775807_i64]]), Hand(json!(-9223372036854775803_i64))),
         c("fast_norm2", json!([[3.0, 4.0]]), Hand(json!(5.0))),
+        // Iterating an array reads it as it is at each turn.
+        m("iter_sees_writes", json!([[1.0, 2.0, 3.0]]), Hand(json!(103.0)), 0, f64s(&[1.0, 2.0, 100.0])),
     ]
 }
 

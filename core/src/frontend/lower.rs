@@ -954,7 +954,10 @@ impl<'p> Lowerer<'p> {
                 (d, h.expr, Ty::scalar(h.ty.elem))
             } else {
                 let t = self.temp(&v.ty.vrir(self.layout()));
-                let value = if matches!(v.expr, vrir::Expr::Var { .. }) { vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] } } else { v.expr };
+                // R iterates over a copy; a by-reference language (Julia) reads the
+                // array itself at each turn, so the body's writes are seen.
+                let copy = matches!(v.expr, vrir::Expr::Var { .. }) && lang.arguments_by_value();
+                let value = if copy { vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] } } else { v.expr };
                 self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value });
                 let d = vrir::Expr::Range {
                     start: Some(Box::new(vrir::Expr::i64(1))),

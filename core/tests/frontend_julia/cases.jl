@@ -407,6 +407,15 @@ function fast_norm2(x)
     return sqrt(s)
 end
 
+function iter_sees_writes(x)
+    s = 0.0
+    for v in x
+        x[end] = 100.0
+        s += v
+    end
+    return s
+end
+
 # ---- top-level code the compiler steps over ----
 @test fib(10) == 55
 @time squares(3)
