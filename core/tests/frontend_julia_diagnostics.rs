@@ -160,7 +160,10 @@ fn printed_source_keeps_the_users_lines() {
     let r = run("fib", json!([10])).unwrap();
     assert_eq!(velociraptor::backend::results_to_json(&r), json!(55));
     let r = run("g", json!([[1.0, 2.0]])).unwrap();
-    assert_eq!(velociraptor::backend::results_to_json(&r), json!([{"data": [6.0, 12.0], "dtype": "f64", "shape": [2]}, {"data": [1, 4, 9], "dtype": "i64", "shape": [3]}]));
+    assert_eq!(
+        velociraptor::backend::results_to_json(&r),
+        json!([{"data": [6.0, 12.0], "dtype": "f64", "shape": [2]}, {"data": [1, 4, 9], "dtype": "i64", "shape": [3]}])
+    );
     let e = run("h", json!([[1.0]])).unwrap_err();
     assert_eq!((e.kind, e.line, e.function.as_deref()), (ErrorKind::OutOfBounds, Some(21), Some("h")), "{e}");
 }

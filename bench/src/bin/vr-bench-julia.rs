@@ -208,17 +208,7 @@ fn measure(k: &Kernel, quick: bool, reps: usize, dir: &c_ref::BuildDir) -> Resul
     let [c, vrir, julia, vrir_par, julia_par] = interleaved(reps, &runs)?;
     let opts = OptOptions::all();
     let checks = (inner_loop_checks(&vm, k.name, &opts).map_err(|e| e.to_string())?, inner_loop_checks(&jm, &jname, &opts).map_err(|e| e.to_string())?);
-    Ok(Row {
-        kernel: k.name,
-        size,
-        c,
-        vrir,
-        julia,
-        vrir_par,
-        julia_par,
-        checks,
-        compile_ms,
-    })
+    Ok(Row { kernel: k.name, size, c, vrir, julia, vrir_par, julia_par, checks, compile_ms })
 }
 
 fn main() -> ExitCode {
