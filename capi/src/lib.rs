@@ -38,7 +38,8 @@ use std::os::raw::c_char;
 use std::sync::{Arc, RwLock};
 use velociraptor::runtime::compile_cache::CompileCache;
 use velociraptor::vrir::types::{ArrayType, Type};
-use velociraptor::frontend::types::Ty;
+use velociraptor::frontend::signature::Signature;
+use velociraptor::frontend::types::{AnyTy, Ty};
 use velociraptor::{ErrorKind, VrError, VrResult};
 
 /// Version of the C ABI; bumped on every incompatible change.
@@ -424,34 +425,13 @@ pub extern "C" fn vr_compile(
 }
 
 /// Host source to VRIR through the front end of `language`: the module holding `name`
-/// and every function of `source` it calls, specialized for `arg_types` (one per leading
-/// formal; the rest take their defaults). Front-end diagnostics (parse errors, types that
-/// do not unify, constructs it does not compile) keep their kind, line and message.
-fn frontend_to_vrir(
-    language: &str,
-    source: &str,
-    name: &str,
-    arg_types: &[Type],
-) -> VrResult<velociraptor::vrir::ast::Module> {
+/// and every function of `source` it calls, specialized for `sig` (argument types for
+/// the leading formals, the rest taking their defaults; the globals it reads). Front-end
+/// diagnostics (parse errors, types that do not unify, constructs it does not compile)
+/// keep their kind, line and message.
+fn frontend_to_vrir(language: &str, source: &str, name: &str, sig: &Signature) -> VrResult<velociraptor::vrir::ast::Module> {
     match language {
-        "r" => {
-            let tys = arg_types
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    use velociraptor::frontend::r::rules::{COMPLEX, DOUBLE, INTEGER, LOGICAL};
-                    let r_type = Ty::from_vrir(t)
-                        .filter(|ty| [DOUBLE, INTEGER, LOGICAL, COMPLEX].contains(&ty.elem) && ty.rank <= 3);
-                    r_type.ok_or_else(|| {
-                        invalid(format!(
-                            "argument {} of `{name}`: type {t} has no R counterpart (R has f64 double, i32 integer, bool logical, c128 complex; scalars and arrays up to rank 3)",
-                            i + 1
-                        ))
-                    })
-                })
-                .collect::<VrResult<Vec<Ty>>>()?;
-            velociraptor::frontend::r::compile(source, name, tys)
-        }
+        "r" => velociraptor::frontend::r::compile_sig(source, name, sig),
         _ => Err(VrError::new(
             ErrorKind::Unsupported,
             format!(
@@ -460,6 +440,23 @@ fn frontend_to_vrir(
             ),
         )),
     }
+}
+
+fn check_language(language: &str) -> VrResult<()> {
+    if matches!(language, "r" | "matlab" | "julia") {
+        Ok(())
+    } else {
+        Err(invalid(format!("unknown language `{language}` (expected `r`, `matlab` or `julia`)")))
+    }
+}
+
+/// Compile `sig` through the front end and then the context's caches.
+fn compile_source_in(ctx: &VrContext, language: &str, source: &str, name: &str, sig: &Signature, out: &mut *mut VrFunction) -> VrResult<()> {
+    let module = frontend_to_vrir(language, source, name, sig)?;
+    velociraptor::vrir::verify::verify_module(&module)?;
+    let params = sig.params(velociraptor::vrir::Layout::Col);
+    let types: Vec<VrType> = params.iter().map(type_code).collect::<VrResult<_>>()?;
+    compile_in(&ctx.inner, &module, name, &types, out)
 }
 
 /// Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
@@ -484,15 +481,44 @@ pub extern "C" fn vr_compile_source(
         let source = c_str(source, "source")?;
         let name = c_str(name, "name")?;
         let types = slice(arg_types, n_args, "arg_types")?;
-        if !matches!(language, "r" | "matlab" | "julia") {
-            return Err(invalid(format!(
-                "unknown language `{language}` (expected `r`, `matlab` or `julia`)"
-            )));
-        }
+        check_language(language)?;
         let given: Vec<Type> = types.iter().map(type_of).collect::<VrResult<_>>()?;
-        let module = frontend_to_vrir(language, source, name, &given)?;
-        velociraptor::vrir::verify::verify_module(&module)?;
-        compile_in(&ctx.inner, &module, name, types, out)
+        let args = given
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                Ty::from_vrir(t).map(AnyTy::Value).ok_or_else(|| invalid(format!("argument {} of `{name}`: type {t} is neither a scalar nor an array", i + 1)))
+            })
+            .collect::<VrResult<Vec<AnyTy>>>()?;
+        compile_source_in(ctx, language, source, name, &Signature { args, globals: Vec::new() }, out)
+    })
+}
+
+/// Compile function `name` from host source for a signature given as JSON text
+/// (docs/c-api.md, "Host source"): argument types that may be lists and data frames,
+/// and the globals the function reads from its environment. The compiled function's
+/// parameters are the scalars and arrays of the arguments, in order (a list: its
+/// elements, nested lists included; elements compiled code cannot read pass nothing),
+/// then those of the globals.
+#[no_mangle]
+pub extern "C" fn vr_compile_source_sig(
+    ctx: *const VrContext,
+    language: *const c_char,
+    source: *const c_char,
+    name: *const c_char,
+    signature: *const c_char,
+    out: *mut *mut VrFunction,
+) -> VrStatus {
+    guard("vr_compile_source_sig", || {
+        let out = non_null_mut(out, "out")?;
+        *out = std::ptr::null_mut();
+        let ctx = non_null(ctx, "ctx")?;
+        let language = c_str(language, "language")?;
+        let source = c_str(source, "source")?;
+        let name = c_str(name, "name")?;
+        let sig = Signature::from_json(c_str(signature, "signature")?)?;
+        check_language(language)?;
+        compile_source_in(ctx, language, source, name, &sig, out)
     })
 }
 

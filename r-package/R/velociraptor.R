@@ -56,7 +56,8 @@ vr_compile <- function(f, fallback = TRUE) {
   state$fallback <- fallback
   state$warned <- FALSE
   state$source <- vr_source(f, name)
-  state$ptr <- vr_rs_new(state$source, name)
+  state$globals <- attr(state$source, "globals")
+  state$ptr <- vr_rs_new(state$source, name, state$globals)
   fmls <- formals(f)
   wrapper <- function() NULL
   formals(wrapper) <- fmls
@@ -66,16 +67,20 @@ vr_compile <- function(f, fallback = TRUE) {
       message = "a function with `...` among its formals does not compile", "function" = name)
   }
   args <- lapply(setdiff(names(fmls), "..."), as.name)
+  # Each global read where it lives, at every call: `<environment>$name`.
+  globals <- Map(function(g, holder) as.call(list(`$`, holder, as.name(g))),
+    state$globals, attr(state$source, "holders"))
+  names(globals) <- NULL
   body(wrapper) <- if ("..." %in% names(fmls) || ".vr_r" %in% names(fmls)) {
     as.call(list(as.name(".vr_invoke"), as.name(".vr_state"),
-      as.call(c(list(as.name("list")), args, if ("..." %in% names(fmls)) list(as.name("..."))))))
+      as.call(c(list(as.name("list")), args, globals, if ("..." %in% names(fmls)) list(as.name("..."))))))
   } else {
     # The hot path, inlined (no further closure calls: each costs R about 0.3 us): the
     # native call, then a failure (a classed list; results never carry a class) goes
     # to .vr_failed. The primitives are placed in the call itself rather than named,
     # which spares R a search through four environments for each (about 0.8 us per
     # call); primitives serialize by name, so the wrapper still travels.
-    arglist <- as.call(c(list(list), args))
+    arglist <- as.call(c(list(list), args, globals))
     as.call(list(`{`,
       as.call(list(`<-`, quote(.vr_r), as.call(list(.Call, quote(vr_rs_call_fast),
         as.call(list(`$`, quote(.vr_state), quote(ptr))), arglist)))),
@@ -128,7 +133,7 @@ vr_compile <- function(f, fallback = TRUE) {
   }
   if (identical(failure$message, "stale")) {
     # The external pointer did not survive serialize(): rebuild from the kept source.
-    state$ptr <- vr_rs_new(state$source, state$name)
+    state$ptr <- vr_rs_new(state$source, state$name, state$globals)
     return(.vr_invoke(state, args))
   }
   if (identical(failure$kind, "interrupted")) {
@@ -149,7 +154,8 @@ vr_compile <- function(f, fallback = TRUE) {
       warning(structure(class = c("velociraptor_fallback", "warning", "condition"),
         c(list(message = paste0(msg, "; it runs in R"), call = NULL), .vr_fields(failure))))
     }
-    return(do.call(state$f, args))
+    # The values of the globals follow the arguments: R reads its own.
+    return(do.call(state$f, args[seq_len(length(args) - length(state$globals))]))
   }
   msg <- paste0("velociraptor: ", failure$message, .vr_where(failure))
   stop(structure(class = c("velociraptor_error", "error", "condition"),
@@ -194,33 +200,66 @@ vr_compile <- function(f, fallback = TRUE) {
   paste(lines, collapse = "\n")
 }
 
+# The names an expression reads as variables: symbols anywhere but in call position,
+# on the right of `$` and `@`, or inside `quote()`, formulas and nested `function`s.
+.vr_free_names <- function(e) {
+  head <- e[[1]]
+  if (is.name(head) && as.character(head) %in% c("quote", "~", "function")) return(character())
+  out <- character()
+  if (is.call(head)) out <- .vr_free_names(head)
+  args <- seq_along(e)[-1]
+  if (is.name(head) && as.character(head) %in% c("$", "@")) args <- 2L
+  for (k in args) {
+    if (is.name(e[[k]])) {
+      nm <- as.character(e[[k]])
+      if (nzchar(nm)) out <- c(out, nm)
+    } else if (is.call(e[[k]])) {
+      out <- c(out, .vr_free_names(e[[k]]))
+    }
+  }
+  unique(out)
+}
+
+# The environment, from `env` outwards, that binds `name` (NULL: none).
+.vr_holder <- function(name, env) {
+  while (!identical(env, emptyenv())) {
+    if (exists(name, envir = env, inherits = FALSE)) return(env)
+    env <- parent.env(env)
+  }
+  NULL
+}
+
 # The R source handed to the compiler: `name <- f` and every closure f calls by name
 # (from environment(f), transitively; functions of packages are R's library, not
-# compiled), then the numeric constants they read. Attribute "starts": the line where
-# each function starts, to turn the compiler's line numbers into the function's own.
+# compiled). Attribute "starts": the line where each function starts, to turn the
+# compiler's line numbers into the function's own. Attributes "globals" and "holders":
+# the other free variables the functions read (R's `T`, `F` and `pi` excepted, which
+# the compiler knows) and the environment binding each; the wrapper passes their values
+# on every call, so a compiled function sees them as they are then.
 vr_source <- function(f, name) {
   seen <- character()
   funs <- character()
-  consts <- character()
+  globals <- character()
+  holders <- list()
   visit <- function(fun, nm) {
     seen <<- c(seen, nm)
     funs[[nm]] <<- paste0(nm, " <- ", .vr_function_text(fun))
     env <- environment(fun)
     if (is.null(env)) env <- globalenv()
     locals <- c(names(formals(fun)), .vr_assigned(body(fun)))
-    for (g in setdiff(all.names(body(fun)), c(seen, locals))) {
-      if (!exists(g, envir = env)) next
-      obj <- get(g, envir = env)
+    reads <- if (is.call(body(fun))) .vr_free_names(body(fun)) else if (is.name(body(fun))) as.character(body(fun)) else character()
+    for (g in setdiff(all.names(body(fun)), c(seen, locals, globals))) {
+      holder <- .vr_holder(g, env)
+      if (is.null(holder)) next
+      obj <- get(g, envir = holder)
       if (is.function(obj)) {
         fenv <- environment(obj)
         if (is.primitive(obj) || is.null(fenv) || isNamespace(fenv) ||
             identical(fenv, baseenv())) next
         visit(obj, g)
-      } else if ((is.numeric(obj) || is.logical(obj) || is.complex(obj)) &&
-                 length(obj) == 1L && is.null(attributes(obj)) && !is.na(obj) &&
-                 !(g %in% c("T", "F", "pi"))) {
-        seen <<- c(seen, g)
-        consts <<- c(consts, paste0(g, " <- ", .vr_deparse(obj)))
+      } else if (g %in% reads && !(g %in% c("T", "F", "pi") && identical(holder, baseenv()))) {
+        globals <<- c(globals, g)
+        holders[[length(holders) + 1L]] <<- holder
       }
     }
   }
@@ -228,7 +267,7 @@ vr_source <- function(f, name) {
   nlines <- vapply(funs, function(t) length(strsplit(t, "\n", fixed = TRUE)[[1]]), 0L)
   starts <- cumsum(c(1L, nlines))[seq_along(funs)]
   names(starts) <- names(funs)
-  structure(paste(c(funs, consts), collapse = "\n"), starts = starts)
+  structure(paste(funs, collapse = "\n"), starts = starts, globals = globals, holders = holders)
 }
 
 #' @export

@@ -122,6 +122,8 @@ pub enum ExprKind {
     CallExpr { callee: Box<Expr>, args: Vec<Arg> },
     /// `x[i, j]` (one `None` per empty position, `x[i, ]`) or `x[[i]]` (`double`).
     Index { target: Box<Expr>, indices: Vec<Option<Expr>>, double: bool },
+    /// An element of a list by name (R `x$name`).
+    Field { target: Box<Expr>, name: String },
     Function(FunctionDef),
     Block(Vec<Expr>),
     If { cond: Box<Expr>, then: Box<Expr>, els: Option<Box<Expr>> },
@@ -132,7 +134,7 @@ pub enum ExprKind {
     Next,
     /// `target <- value` (also `=` and `->`).
     Assign { target: Box<Expr>, value: Box<Expr> },
-    /// A construct the parser recognises but no front end compiles (`<<-`, `$`, `@`,
+    /// A construct the parser recognises but no front end compiles (`<<-`, `@`,
     /// formulas, ...): its name for the diagnostic.
     Unsupported(String),
 }

@@ -17,7 +17,7 @@
 use super::hir::{Expr, FunctionDef};
 use super::lower::{LErr, Lowerer};
 use super::rules::Language;
-use super::types::Ty;
+use super::types::{AnyTy, ListTy, Ty};
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::vrir::{Function, Module};
 use std::collections::{BTreeMap, HashMap};
@@ -38,10 +38,13 @@ pub struct Spec {
     pub vrir_name: String,
     /// One entry per formal parameter: its type, or None when the call leaves it to
     /// its default.
-    pub args: Vec<Option<Ty>>,
+    pub args: Vec<Option<AnyTy>>,
     pub ret: RetTy,
-    /// Variable types found so far.
+    /// Variable types found so far (the elements of list variables included, as
+    /// `list$name`).
     pub vars: BTreeMap<String, Ty>,
+    /// The list variables found so far, with their shapes.
+    pub lists: BTreeMap<String, ListTy>,
 }
 
 /// Every function of one source file and the specializations compiled so far.
@@ -50,6 +53,10 @@ pub struct Program {
     pub defs: HashMap<String, FunctionDef>,
     /// Top-level names bound to constants (free variables a function may read).
     pub constants: HashMap<String, Expr>,
+    /// Free variables the host reads from the function's environment at each call (R:
+    /// the globals of `vr_compile`), in order, with their types: every specialization
+    /// takes them as trailing hidden parameters (`lists::global_var`) and passes them on.
+    pub globals: Vec<(String, AnyTy)>,
     pub specs: Vec<Spec>,
     /// Helper functions the rule table adds (error raisers), by name.
     pub helpers: BTreeMap<String, Function>,
@@ -57,24 +64,24 @@ pub struct Program {
 
 impl Program {
     pub fn new(lang: &'static dyn Language) -> Program {
-        Program { lang, defs: HashMap::new(), constants: HashMap::new(), specs: Vec::new(), helpers: BTreeMap::new() }
+        Program { lang, defs: HashMap::new(), constants: HashMap::new(), globals: Vec::new(), specs: Vec::new(), helpers: BTreeMap::new() }
     }
 
     /// The specialization of `name` for these argument types, created when new.
-    pub fn spec_for(&mut self, name: &str, args: Vec<Option<Ty>>) -> usize {
+    pub fn spec_for(&mut self, name: &str, args: Vec<Option<AnyTy>>) -> usize {
         if let Some(i) = self.specs.iter().position(|s| s.source_name == name && s.args == args) {
             return i;
         }
         let taken = self.specs.iter().filter(|s| s.source_name == name).count();
         let base = self.lang.vrir_name(name);
         let vrir_name = if taken == 0 { base } else { format!("{base}__{}", taken + 1) };
-        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new() });
+        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new(), lists: BTreeMap::new() });
         self.specs.len() - 1
     }
 
     /// Compile `entry` for `args` (one type per formal parameter given; the rest take
     /// their defaults) and every function it reaches into one module.
-    pub fn compile(&mut self, module_name: &str, entry: &str, args: Vec<Option<Ty>>) -> VrResult<Module> {
+    pub fn compile(&mut self, module_name: &str, entry: &str, args: Vec<Option<AnyTy>>) -> VrResult<Module> {
         let Some(def) = self.defs.get(entry) else {
             let mut names: Vec<&String> = self.defs.keys().collect();
             names.sort();
@@ -106,17 +113,18 @@ impl Program {
             let mut changed = false;
             let mut i = 0;
             while i < self.specs.len() {
-                let before = (self.specs[i].ret, self.specs[i].vars.clone());
+                let before = (self.specs[i].ret, self.specs[i].vars.clone(), self.specs[i].lists.clone());
                 let mut lw = Lowerer::new(self, i, false);
                 match lw.lower_function() {
                     Ok(_) | Err(LErr::NotYet) => {}
                     Err(LErr::Fail(e)) => return Err(e),
                 }
-                let (ret, vars) = lw.finish_round();
+                let (ret, vars, lists) = lw.finish_round();
                 let spec = &mut self.specs[i];
                 spec.ret = ret.or(spec.ret);
                 spec.vars = vars;
-                if (spec.ret, spec.vars.clone()) != before {
+                spec.lists = lists;
+                if (spec.ret, spec.vars.clone(), spec.lists.clone()) != before {
                     changed = true;
                 }
                 i += 1;

@@ -7,8 +7,9 @@
 
 use super::hir::{Arg, BinOp, Expr, ExprKind, FunctionDef, Line};
 use super::infer::{Program, RetTy};
+use super::lists::{describe_expr, global_var, is_marked, leaf_name, syntactic_leaf, Place, Val};
 use super::rules::{Marker, SeqParts};
-use super::types::{join, wider, Ty};
+use super::types::{join, wider, AnyTy, ListTy, Ty};
 use crate::runtime::error::{ErrorKind, VrError};
 use crate::vrir::{self, Block, IndexFlags, LValue, Literal, Local, Param, ScalarType, Stmt, StmtKind, Type};
 use std::collections::{BTreeMap, HashSet};
@@ -118,18 +119,25 @@ pub struct Lowerer<'p> {
     vrir_fname: String,
     def: FunctionDef,
     /// Variable types visible to reads: the previous round's joins and the parameters.
-    vars: BTreeMap<String, Ty>,
+    pub(super) vars: BTreeMap<String, Ty>,
     /// Joins of this round's assignments.
     recorded: BTreeMap<String, Ty>,
+    /// List variables visible to reads (as `vars`), and this round's list assignments.
+    pub(super) lists: BTreeMap<String, ListTy>,
+    pub(super) recorded_lists: BTreeMap<String, ListTy>,
+    /// Parameters and globals whose values compiled code cannot hold, with what they
+    /// are: reading one is a diagnostic.
+    pub(super) opaque: BTreeMap<String, String>,
     /// Join of this round's returns.
     ret: RetTy,
     /// Statements that must run before the expression being lowered.
     pre: Vec<Stmt>,
     temps: Vec<Local>,
     counter: u32,
-    /// Variables written through an index somewhere in the function.
+    /// Variables written through an index somewhere in the function (list elements as
+    /// `list$name`; a list marks all its elements).
     written: HashSet<String>,
-    /// Variables assigned as a whole (`x <- v`) anywhere in the body.
+    /// Variables assigned as a whole (`x <- v`, `l$a <- v`) anywhere in the body.
     rebound: HashSet<String>,
     /// Line of the statement being lowered.
     pub line: Line,
@@ -140,10 +148,27 @@ impl<'p> Lowerer<'p> {
         let s = prog.specs[spec].clone();
         let def = prog.defs[&s.source_name].clone();
         let mut vars = s.vars.clone();
-        for (p, a) in def.params.iter().zip(&s.args) {
-            if let Some(t) = a {
-                let t = vars.get(&p.name).and_then(|v| join(*v, *t)).unwrap_or(*t);
-                vars.insert(p.name.clone(), t);
+        let mut lists = s.lists.clone();
+        let mut opaque = BTreeMap::new();
+        let formals = def.params.iter().zip(&s.args).filter_map(|(p, a)| Some((p.name.clone(), a.as_ref()?)));
+        let globals = prog.globals.iter().map(|(g, t)| (global_var(g), t));
+        for (name, a) in formals.chain(globals) {
+            match a {
+                AnyTy::Value(t) => {
+                    let t = vars.get(&name).and_then(|v| join(*v, *t)).unwrap_or(*t);
+                    vars.insert(name, t);
+                }
+                AnyTy::List(l) => {
+                    for (path, t) in l.leaves() {
+                        let leaf = leaf_name(&name, &path);
+                        let t = vars.get(&leaf).and_then(|v| join(*v, t)).unwrap_or(t);
+                        vars.insert(leaf, t);
+                    }
+                    lists.insert(name, l.clone());
+                }
+                AnyTy::Opaque(what) => {
+                    opaque.insert(name, what.clone());
+                }
             }
         }
         let mut written = HashSet::new();
@@ -159,6 +184,9 @@ impl<'p> Lowerer<'p> {
             def,
             recorded: vars.clone(),
             vars,
+            recorded_lists: lists.clone(),
+            lists,
+            opaque,
             ret: None,
             pre: Vec::new(),
             temps: Vec::new(),
@@ -169,9 +197,14 @@ impl<'p> Lowerer<'p> {
         }
     }
 
-    /// This round's findings: the return type and the variable types.
-    pub fn finish_round(self) -> (RetTy, BTreeMap<String, Ty>) {
-        (self.ret, self.recorded)
+    /// Was `name` assigned (as a scalar or array) in this round so far?
+    pub(super) fn recorded_contains(&self, name: &str) -> bool {
+        self.recorded.contains_key(name)
+    }
+
+    /// This round's findings: the return type, the variable types and the lists.
+    pub fn finish_round(self) -> (RetTy, BTreeMap<String, Ty>, BTreeMap<String, ListTy>) {
+        (self.ret, self.recorded, self.recorded_lists)
     }
 
     /// The pending pre-statements (a builtin that builds a loop body collects its
@@ -320,42 +353,19 @@ impl<'p> Lowerer<'p> {
         let mut body = Vec::new();
         let mut params = Vec::new();
         self.line = self.def.body.line;
-        for (p, a) in self.def.params.clone().iter().zip(&spec.args) {
-            let Some(t) = a else { continue };
-            let var_ty = self.vars[&p.name];
-            let name = lang.vrir_name(&p.name);
-            let copied = lang.arguments_by_value() && t.rank > 0 && self.written.contains(&p.name);
-            // Parameters are never assigned in VRIR we emit (backends may rely on it): an
-            // array parameter the function rebinds (`u <- v`) becomes a local too.
-            let rebound = t.rank > 0 && self.rebound.contains(&p.name);
-            if var_ty == *t && !copied && !rebound {
-                params.push(Param { name: name.clone(), ty: t.vrir(self.layout()), restrict: false });
-                lang.entry_check(self, &name, *t);
-            } else if var_ty == *t {
-                // Written in the function: the caller's array is copied first (into a
-                // local, so that parameters are never assigned).
-                let pname = format!("_arg_{name}");
-                params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
-                lang.entry_check(self, &pname, *t);
-                let value = if copied {
-                    vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&pname)] }
-                } else {
-                    vrir::Expr::var(&pname)
-                };
-                self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: name.clone() }], value });
-            } else {
-                // The function assigns the parameter a wider type: take the argument
-                // under another name and convert it.
-                let pname = format!("_arg_{name}");
-                params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
-                lang.entry_check(self, &pname, *t);
-                let widened = self.cast(Lowered::new(vrir::Expr::var(&pname), *t), var_ty.elem);
-                let value = if t.rank > 0 && widened.ty == *t {
-                    vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![widened.expr] }
-                } else {
-                    widened.expr
-                };
-                self.emit(StmtKind::Assign { targets: vec![LValue::Var { name }], value });
+        // Parameters: each scalar or array argument is one VRIR parameter, a list one per
+        // element (in `ListTy::leaves` order), then the globals the same way.
+        let globals: Vec<(String, AnyTy)> = self.prog.globals.iter().map(|(g, t)| (global_var(g), t.clone())).collect();
+        let formals = self.def.params.iter().zip(&spec.args).filter_map(|(p, a)| Some((p.name.clone(), a.clone()?)));
+        for (name, a) in formals.collect::<Vec<_>>().into_iter().chain(globals) {
+            match a {
+                AnyTy::Value(t) => self.bind_param(&name, t, &mut params),
+                AnyTy::List(l) => {
+                    for (path, t) in l.leaves() {
+                        self.bind_param(&leaf_name(&name, &path), t, &mut params);
+                    }
+                }
+                AnyTy::Opaque(_) => {}
             }
         }
         body.append(&mut self.pre);
@@ -383,6 +393,47 @@ impl<'p> Lowerer<'p> {
         }
         locals.extend(self.temps.iter().cloned());
         Ok(vrir::Function { name: self.vrir_fname.clone(), params, results, locals, body, line: Some(self.def.body.line) })
+    }
+
+    /// One VRIR parameter for the variable `name` (a formal, a list's element, a global)
+    /// whose argument has type `t`.
+    fn bind_param(&mut self, name: &str, t: Ty, params: &mut Vec<Param>) {
+        let lang = self.prog.lang;
+        let var_ty = self.vars[name];
+        let vname = lang.vrir_name(name);
+        let copied = lang.arguments_by_value() && t.rank > 0 && is_marked(&self.written, name);
+        // Parameters are never assigned in VRIR we emit (backends may rely on it): an
+        // array parameter the function rebinds (`u <- v`) becomes a local too.
+        let rebound = t.rank > 0 && is_marked(&self.rebound, name);
+        if var_ty == t && !copied && !rebound {
+            params.push(Param { name: vname.clone(), ty: t.vrir(self.layout()), restrict: false });
+            lang.entry_check(self, &vname, t);
+        } else if var_ty == t {
+            // Written in the function: the caller's array is copied first (into a
+            // local, so that parameters are never assigned).
+            let pname = format!("_arg_{vname}");
+            params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
+            lang.entry_check(self, &pname, t);
+            let value = if copied {
+                vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&pname)] }
+            } else {
+                vrir::Expr::var(&pname)
+            };
+            self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: vname }], value });
+        } else {
+            // The function assigns the parameter a wider type: take the argument
+            // under another name and convert it.
+            let pname = format!("_arg_{vname}");
+            params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
+            lang.entry_check(self, &pname, t);
+            let widened = self.cast(Lowered::new(vrir::Expr::var(&pname), t), var_ty.elem);
+            let value = if t.rank > 0 && widened.ty == t {
+                vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![widened.expr] }
+            } else {
+                widened.expr
+            };
+            self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: vname }], value });
+        }
     }
 
     /// The result type the function is compiled with (known in the final pass).
@@ -610,6 +661,14 @@ impl<'p> Lowerer<'p> {
     }
 
     fn record(&mut self, name: &str, t: Ty, line: Line) -> LResult<()> {
+        if let Some(l) = self.recorded_lists.get(name) {
+            return Err(self.diag(
+                ErrorKind::Type,
+                &format!("assignment to `{name}`"),
+                line,
+                &format!("`{name}` is a {l} elsewhere and a {t} here; a compiled variable keeps one type (use another name)"),
+            ));
+        }
         let j = match self.recorded.get(name) {
             None => t,
             Some(prev) => match join(*prev, t) {
@@ -644,75 +703,118 @@ impl<'p> Lowerer<'p> {
     }
 
     fn read_var(&mut self, name: &str, line: Line) -> LResult<Lowered> {
-        if !self.vars.contains_key(name) && !self.recorded.contains_key(name) {
+        let Some(var) = self.resolve(name) else {
             if let Some(c) = self.prog.constants.get(name).cloned() {
                 return self.expr(&c);
             }
             if self.prog.defs.contains_key(name) {
                 return Err(self.unsupported(&format!("function `{name}` used as a value"), line, "only calls of functions compile"));
             }
+            let t = self.var_type(name, line)?;
+            return Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), t));
+        };
+        if self.is_list_var(&var) {
+            return Err(self.list_as_value(name, line));
         }
-        let t = self.var_type(name, line)?;
-        Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), t))
+        if let Some(what) = self.opaque.get(&var) {
+            return Err(self.unsupported(&format!("variable `{name}`"), line, &format!("it is {what}; compiled code reads only double, integer, logical and complex values")));
+        }
+        let t = self.var_type(&var, line)?;
+        Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(&var)), t))
+    }
+
+    /// Did an assignment `name <- v` of the source write the variable that VRIR calls
+    /// `src` through an index somewhere (so that `name` needs a copy of its own)?
+    fn source_written(&self, src: &str) -> bool {
+        let lang = self.prog.lang;
+        self.vars.keys().chain(self.recorded.keys()).any(|n| lang.vrir_name(n) == src && is_marked(&self.written, n))
     }
 
     fn assign(&mut self, target: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         match &target.kind {
-            ExprKind::Var(name) => {
-                let v = self.expr(value)?;
-                self.record(name, v.ty, line)?;
-                let declared = self.var_type(name, line).unwrap_or(v.ty);
-                let needs_copy = self.prog.lang.arguments_by_value()
-                    && v.ty.rank > 0
-                    && match &v.expr {
-                        vrir::Expr::Var { name: src } => {
-                            self.written.contains(name) || self.written.iter().any(|w| self.prog.lang.vrir_name(w) == *src)
-                        }
-                        vrir::Expr::Call { .. } => self.written.contains(name),
-                        _ => false,
-                    };
-                let mut v = self.cast(v, declared.elem);
-                if needs_copy {
-                    v.expr = vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] };
-                }
-                let kind = StmtKind::Assign { targets: vec![LValue::Var { name: self.prog.lang.vrir_name(name) }], value: v.expr };
-                self.push(out, kind, line);
-                Ok(())
+            ExprKind::Var(name) => match self.any_expr(value)? {
+                Val::One(v) => self.assign_var(name, v, line, out),
+                Val::List(l) => self.assign_list(name, l, line, out),
+            },
+            ExprKind::Field { target: base, name: key } => {
+                let place = self.list_place(base, line)?;
+                let place = self.select_place(place, &ExprKind::Str(key.clone()), line)?;
+                self.assign_place(place, value, line, out)
             }
             ExprKind::Index { target: arr, indices, double } => {
-                let ExprKind::Var(name) = &arr.kind else {
-                    return Err(self.unsupported("assignment into an index of an expression", line, "only `x[i] <- v` with a variable `x` compiles"));
+                let name = match &arr.kind {
+                    ExprKind::Var(name) if !self.resolve(name).is_some_and(|v| self.is_list_var(&v)) => name.clone(),
+                    ExprKind::Var(_) | ExprKind::Field { .. } | ExprKind::Index { double: true, .. } => match self.place(arr, line)? {
+                        Place::Value(leaf) => leaf,
+                        Place::List(list, lt) => {
+                            // `l[["a"]] <- v`, `l[[2]] <- v`: an element of a list.
+                            let [Some(ix)] = indices.as_slice() else {
+                                return Err(self.unsupported("assignment into a list", line, "select one element with `[[`"));
+                            };
+                            if !*double {
+                                return Err(self.unsupported("assignment `x[i] <- v` into a list", line, "use `x[[i]] <- v` to set one element"));
+                            }
+                            let place = self.select_place(Place::List(list, lt), &ix.kind, line)?;
+                            return self.assign_place(place, value, line, out);
+                        }
+                    },
+                    _ => return Err(self.unsupported("assignment into an index of an expression", line, "only `x[i] <- v` with a variable `x` compiles")),
                 };
-                let at = self.var_type(name, line)?;
-                let v = match self.prog.lang.missing_as(self, value, at.elem) {
-                    Some(v) => v?,
-                    None => self.expr(value)?,
-                };
-                if at.rank == 0 {
-                    return Err(self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}; growing a value by assignment does not compile")));
-                }
-                // Storing a wider element widens the whole array (R's coercion).
-                self.record(name, at.with_elem(wider(at.elem, v.ty.elem)), line)?;
-                let (idx, sel_rank, flatten) = self.indices(at, indices, *double, line)?;
-                if v.ty.rank > 0 && v.ty.rank != sel_rank {
-                    return Err(self.unsupported(
-                        &format!("assignment into `{name}[...]`"),
-                        line,
-                        &format!("a {} into a selection of rank {sel_rank}: the value must be a scalar or have the selection's shape", v.ty),
-                    ));
-                }
-                let v = self.cast(v, at.elem);
-                let kind = StmtKind::Assign {
-                    targets: vec![LValue::Index { array: self.prog.lang.vrir_name(name), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } }],
-                    value: v.expr,
-                };
-                self.push(out, kind, line);
-                Ok(())
+                self.index_assign(&name, indices, *double, value, line, out)
             }
             ExprKind::Call { func, .. } => Err(self.unsupported(&format!("replacement function `{func}<-`"), line, "only assignment to a variable or an index compiles")),
             ExprKind::Unsupported(what) => Err(self.unsupported(what, line, "not compilable")),
             _ => Err(self.unsupported("assignment target", line, "only a variable or an index can be assigned")),
         }
+    }
+
+    /// `name <- v` for a scalar or array `v` (`name` may be a list's element).
+    pub(super) fn assign_var(&mut self, name: &str, v: Lowered, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        self.record(name, v.ty, line)?;
+        let declared = self.var_type(name, line).unwrap_or(v.ty);
+        let needs_copy = self.prog.lang.arguments_by_value()
+            && v.ty.rank > 0
+            && match &v.expr {
+                vrir::Expr::Var { name: src } => is_marked(&self.written, name) || self.source_written(src),
+                vrir::Expr::Call { .. } => is_marked(&self.written, name),
+                _ => false,
+            };
+        let mut v = self.cast(v, declared.elem);
+        if needs_copy {
+            v.expr = vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] };
+        }
+        let kind = StmtKind::Assign { targets: vec![LValue::Var { name: self.prog.lang.vrir_name(name) }], value: v.expr };
+        self.push(out, kind, line);
+        Ok(())
+    }
+
+    /// `name[indices] <- value` for the array variable `name` (or a list's element).
+    fn index_assign(&mut self, name: &str, indices: &[Option<Expr>], double: bool, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        let at = self.var_type(name, line)?;
+        let v = match self.prog.lang.missing_as(self, value, at.elem) {
+            Some(v) => v?,
+            None => self.expr(value)?,
+        };
+        if at.rank == 0 {
+            return Err(self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}; growing a value by assignment does not compile")));
+        }
+        // Storing a wider element widens the whole array (R's coercion).
+        self.record(name, at.with_elem(wider(at.elem, v.ty.elem)), line)?;
+        let (idx, sel_rank, flatten) = self.indices(at, indices, double, line)?;
+        if v.ty.rank > 0 && v.ty.rank != sel_rank {
+            return Err(self.unsupported(
+                &format!("assignment into `{name}[...]`"),
+                line,
+                &format!("a {} into a selection of rank {sel_rank}: the value must be a scalar or have the selection's shape", v.ty),
+            ));
+        }
+        let v = self.cast(v, at.elem);
+        let kind = StmtKind::Assign {
+            targets: vec![LValue::Index { array: self.prog.lang.vrir_name(name), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } }],
+            value: v.expr,
+        };
+        self.push(out, kind, line);
+        Ok(())
     }
 
     fn for_loop(&mut self, var: &str, seq: &Expr, body: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
@@ -816,31 +918,10 @@ impl<'p> Lowerer<'p> {
             }
             ExprKind::Call { func, args } => self.call(func, args, line),
             ExprKind::CallExpr { .. } => Err(self.unsupported("call of a computed function", line, "only functions called by name compile")),
-            ExprKind::Index { target, indices, double } => {
-                let t = self.expr(target)?;
-                if t.ty.rank == 0 {
-                    return Err(self.unsupported("indexing a scalar", line, "the value is a single element already"));
-                }
-                let (idx, rank, flatten) = self.indices(t.ty, indices, *double, line)?;
-                let read = Lowered::new(
-                    vrir::Expr::Index { array: Box::new(t.expr), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } },
-                    Ty { elem: t.ty.elem, rank },
-                );
-                if rank >= 2 && self.prog.lang.drops_unit_dims() {
-                    let read = self.hoist(read);
-                    let mut any_unit: Option<vrir::Expr> = None;
-                    for k in 0..rank {
-                        let unit = vrir::Expr::binary(vrir::BinOp::Eq, vrir::Expr::Dim { arg: Box::new(read.expr.clone()), axis: k }, vrir::Expr::i64(1));
-                        any_unit = Some(match any_unit {
-                            None => unit,
-                            Some(a) => vrir::Expr::binary(vrir::BinOp::Or, a, unit),
-                        });
-                    }
-                    self.raise_if(any_unit.expect("rank >= 2"), "dimension_dropped");
-                    return Ok(read);
-                }
-                Ok(read)
-            }
+            ExprKind::Index { .. } | ExprKind::Field { .. } => match self.any_expr(e)? {
+                Val::One(v) => Ok(v),
+                Val::List(_) => Err(self.list_as_value(&describe_expr(e), line)),
+            },
             ExprKind::Function(_) => Err(self.unsupported("function definition inside a function", line, "closures do not compile; define the function at top level")),
             ExprKind::Block(items) => {
                 // `{ s1; s2; v }` as a value: the statements run first.
@@ -956,6 +1037,32 @@ impl<'p> Lowerer<'p> {
         Ok(Lowered::new(vrir::Expr::var(out), ty))
     }
 
+    /// `t[indices]` (`t[[i]]` when `double`) for a scalar or array `t`.
+    pub(super) fn index_read(&mut self, t: Lowered, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<Lowered> {
+        if t.ty.rank == 0 {
+            return Err(self.unsupported("indexing a scalar", line, "the value is a single element already"));
+        }
+        let (idx, rank, flatten) = self.indices(t.ty, indices, double, line)?;
+        let read = Lowered::new(
+            vrir::Expr::Index { array: Box::new(t.expr), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } },
+            Ty { elem: t.ty.elem, rank },
+        );
+        if rank >= 2 && self.prog.lang.drops_unit_dims() {
+            let read = self.hoist(read);
+            let mut any_unit: Option<vrir::Expr> = None;
+            for k in 0..rank {
+                let unit = vrir::Expr::binary(vrir::BinOp::Eq, vrir::Expr::Dim { arg: Box::new(read.expr.clone()), axis: k }, vrir::Expr::i64(1));
+                any_unit = Some(match any_unit {
+                    None => unit,
+                    Some(a) => vrir::Expr::binary(vrir::BinOp::Or, a, unit),
+                });
+            }
+            self.raise_if(any_unit.expect("rank >= 2"), "dimension_dropped");
+            return Ok(read);
+        }
+        Ok(read)
+    }
+
     /// Lower the indices of `x[...]` for an array of type `at`: the VRIR indices, the
     /// rank of the result and whether the access is flat (one index into a matrix).
     fn indices(&mut self, at: Ty, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<(Vec<vrir::Expr>, u32, bool)> {
@@ -1000,7 +1107,7 @@ impl<'p> Lowerer<'p> {
     // ----- calls -----
 
     pub fn is_user_function(&self, name: &str) -> bool {
-        self.prog.defs.contains_key(name) && !self.vars.contains_key(name)
+        self.prog.defs.contains_key(name) && !self.vars.contains_key(name) && !self.lists.contains_key(name)
     }
 
     fn call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
@@ -1015,11 +1122,15 @@ impl<'p> Lowerer<'p> {
             };
         }
         if let Some(m) = self.prog.lang.marker(func) {
+            if m == Marker::List {
+                return Err(self.list_as_value(&format!("{func}(...)"), line));
+            }
             return Err(self.unsupported(&format!("`{func}(...)` used as a value"), line, match m {
                 Marker::Return => "use `return` as a statement",
                 Marker::Gpu => "use it as a statement around a block",
                 Marker::ParallelRange => "use it only as a `for` loop's sequence",
                 Marker::Stop => "use it as a statement (`if (bad) stop(\"...\")`)",
+                Marker::List => unreachable!("handled above"),
             }));
         }
         let lang = self.prog.lang;
@@ -1076,15 +1187,23 @@ impl<'p> Lowerer<'p> {
         let mut values = Vec::new();
         for (s, p) in slots.iter().zip(&def.params) {
             match s {
-                Some(e) => {
-                    let v = self.expr(e)?;
-                    types.push(Some(v.ty));
-                    values.push(v.expr);
-                }
+                Some(e) => match self.any_expr(e)? {
+                    Val::One(v) => {
+                        types.push(Some(AnyTy::Value(v.ty)));
+                        values.push(v.expr);
+                    }
+                    // A list travels as its elements.
+                    Val::List(l) => {
+                        values.extend(l.leaves.into_iter().map(|v| v.expr));
+                        types.push(Some(AnyTy::List(l.ty)));
+                    }
+                },
                 None if p.default.is_some() => types.push(None),
                 None => return Err(self.unsupported(&format!("call to `{func}`"), line, &format!("argument `{}` is missing, with no default", p.name))),
             }
         }
+        // Every function takes the globals after its own parameters.
+        values.extend(self.global_args());
         let idx = self.prog.spec_for(func, types);
         let name = self.prog.specs[idx].vrir_name.clone();
         match self.prog.specs[idx].ret {
@@ -1098,8 +1217,8 @@ impl<'p> Lowerer<'p> {
 fn collect_rebound(e: &Expr, out: &mut HashSet<String>) {
     match &e.kind {
         ExprKind::Assign { target, value } => {
-            if let ExprKind::Var(n) = &target.kind {
-                out.insert(n.clone());
+            if let Some(n) = syntactic_leaf(target) {
+                out.insert(n);
             }
             collect_rebound(value, out);
         }
@@ -1121,8 +1240,8 @@ fn collect_written(e: &Expr, out: &mut HashSet<String>) {
     match &e.kind {
         ExprKind::Assign { target, value } => {
             if let ExprKind::Index { target: t, .. } = &target.kind {
-                if let ExprKind::Var(n) = &t.kind {
-                    out.insert(n.clone());
+                if let Some(n) = syntactic_leaf(t) {
+                    out.insert(n);
                 }
             }
             collect_written(value, out);

@@ -8,7 +8,9 @@
 
 pub mod hir;
 pub mod infer;
+pub mod lists;
 pub mod lower;
 pub mod r;
 pub mod rules;
+pub mod signature;
 pub mod types;

@@ -31,6 +31,8 @@ pub enum Marker {
     ParallelRange,
     /// Raise an error with the message its string arguments spell (R `stop("...")`).
     Stop,
+    /// A list of its arguments, named by their names (R `list(a = x, b = y)`).
+    List,
 }
 
 pub trait Language: Sync {

@@ -146,6 +146,7 @@ impl Language for R {
             "gpu" => Some(Marker::Gpu),
             "prange" => Some(Marker::ParallelRange),
             "stop" => Some(Marker::Stop),
+            "list" => Some(Marker::List),
             _ => None,
         }
     }

@@ -1,0 +1,554 @@
+//! Lists (R `list`, data frames) in compiled code. A list is no VRIR type: the engine
+//! keeps a list's shape (names, nesting) at compile time and makes each of its scalar
+//! and array elements a variable of its own, named `list$name` (`list$[[k]]` for an
+//! element without a name of its own; `vrir_name` makes it a VRIR name). A list argument
+//! is one VRIR parameter per element, in `ListTy::leaves` order, and so is a list a
+//! function returns one VRIR result per element; reading `x$name`, `x[["name"]]` or
+//! `x[[k]]` (a constant `k`) is reading that variable, so compiled lists cost nothing
+//! at run time. Element types join like any variable's; names and nesting are fixed
+//! where the list is made (a list literal, an argument), and a list variable keeps one
+//! shape. Data frames are lists of columns, read-only.
+//!
+//! Globals (free variables the host reads from the function's environment at each
+//! call) live here too: every specialization takes them as hidden trailing parameters
+//! `@name` (a list global as its elements), and passes them on to the functions it calls.
+
+use super::hir::{Expr, ExprKind, Line};
+use super::lower::{LErr, LResult, Lowered, Lowerer};
+use super::rules::Marker;
+use super::types::{AnyTy, Field, ListTy};
+use crate::runtime::error::ErrorKind;
+use crate::vrir::{self, Stmt};
+use std::collections::HashSet;
+
+/// The variable holding element `path` of the list variable `list`.
+pub fn leaf_name(list: &str, path: &[String]) -> String {
+    let mut s = list.to_string();
+    for key in path {
+        s.push('$');
+        s.push_str(key);
+    }
+    s
+}
+
+/// The engine's variable for the global `name`: a name no source variable can have.
+pub fn global_var(name: &str) -> String {
+    format!("@{name}")
+}
+
+/// Is `name`, or a list it is an element of, in `set` (of written or rebound names)?
+pub fn is_marked(set: &HashSet<String>, name: &str) -> bool {
+    if set.contains(name) {
+        return true;
+    }
+    let mut end = name.len();
+    while let Some(k) = name[..end].rfind('$') {
+        if set.contains(&name[..k]) {
+            return true;
+        }
+        end = k;
+    }
+    false
+}
+
+/// The variable an assignment target names, as far as syntax tells: `x`, `x$a`,
+/// `x[["a"]]` are `x`, `x$a`, `x$a`; `x[[2]]` (a position) is `x`, the whole list,
+/// which over-approximates (a copy too many, never one too few).
+pub fn syntactic_leaf(e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Var(n) => Some(n.clone()),
+        ExprKind::Field { target, name } => Some(format!("{}${name}", syntactic_leaf(target)?)),
+        ExprKind::Index { target, indices, double: true } => {
+            let base = syntactic_leaf(target)?;
+            match indices.as_slice() {
+                [Some(Expr { kind: ExprKind::Str(s), .. })] => Some(format!("{base}${s}")),
+                _ => Some(base),
+            }
+        }
+        ExprKind::Index { target, .. } => syntactic_leaf(target),
+        _ => None,
+    }
+}
+
+/// A lowered list: its type (element types as lowered) and one value per scalar or
+/// array element, in `ListTy::leaves` order.
+#[derive(Clone, Debug)]
+pub struct ListVal {
+    pub ty: ListTy,
+    pub leaves: Vec<Lowered>,
+}
+
+/// A lowered expression: a scalar or array, or a list.
+#[derive(Clone, Debug)]
+pub enum Val {
+    One(Lowered),
+    List(ListVal),
+}
+
+impl ListVal {
+    /// Element `k` (0-based): a value, a nested list, or what an unreadable element is.
+    pub fn element(&self, k: usize) -> Result<Val, String> {
+        let mut offset = 0;
+        for f in &self.ty.fields[..k] {
+            offset += count_leaves(&f.ty);
+        }
+        match &self.ty.fields[k].ty {
+            AnyTy::Value(_) => Ok(Val::One(self.leaves[offset].clone())),
+            AnyTy::List(l) => {
+                let n = count_leaves(&self.ty.fields[k].ty);
+                Ok(Val::List(ListVal {
+                    ty: l.clone(),
+                    leaves: self.leaves[offset..offset + n].to_vec(),
+                }))
+            }
+            AnyTy::Opaque(what) => Err(what.clone()),
+        }
+    }
+}
+
+fn count_leaves(t: &AnyTy) -> usize {
+    match t {
+        AnyTy::Value(_) => 1,
+        AnyTy::List(l) => l.fields.iter().map(|f| count_leaves(&f.ty)).sum(),
+        AnyTy::Opaque(_) => 0,
+    }
+}
+
+/// An assignable place: a variable holding a scalar or array, or a list variable.
+pub enum Place {
+    Value(String),
+    List(String, ListTy),
+}
+
+/// How a list element is selected: by name or by position (1-based).
+enum Key {
+    Name(String),
+    Pos(i64),
+}
+
+/// A short spelling of an expression for diagnostics (`data$x`, `l[[2]]`, `f(...)`).
+pub fn describe_expr(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Var(n) => n.clone(),
+        ExprKind::Field { target, name } => format!("{}${name}", describe_expr(target)),
+        ExprKind::Index { target, indices, double } => {
+            let inner = match indices.as_slice() {
+                [Some(Expr { kind: ExprKind::Str(s), .. })] => format!("\"{s}\""),
+                [Some(Expr { kind: ExprKind::Double(v), .. })] => format!("{v}"),
+                [Some(Expr { kind: ExprKind::Int(v), .. })] => format!("{v}L"),
+                _ => "...".into(),
+            };
+            if *double {
+                format!("{}[[{inner}]]", describe_expr(target))
+            } else {
+                format!("{}[{inner}]", describe_expr(target))
+            }
+        }
+        ExprKind::Call { func, .. } => format!("{func}(...)"),
+        _ => "the value".into(),
+    }
+}
+
+impl Lowerer<'_> {
+    /// The engine variable a source name reads: a local, parameter or list of the
+    /// function, else the global of that name; None when it is neither.
+    pub(super) fn resolve(&self, name: &str) -> Option<String> {
+        let known = |n: &str| {
+            self.vars.contains_key(n)
+                || self.recorded_contains(n)
+                || self.lists.contains_key(n)
+                || self.recorded_lists.contains_key(n)
+                || self.opaque.contains_key(n)
+        };
+        if known(name) {
+            return Some(name.to_string());
+        }
+        let g = global_var(name);
+        known(&g).then_some(g)
+    }
+
+    /// Is the engine variable `var` a list?
+    pub(super) fn is_list_var(&self, var: &str) -> bool {
+        self.lists.contains_key(var) || self.recorded_lists.contains_key(var)
+    }
+
+    /// The diagnostic for a list where a scalar or array is needed.
+    pub(super) fn list_as_value(&self, what: &str, line: Line) -> LErr {
+        self.unsupported(
+            &format!("list `{what}` used as a value"),
+            line,
+            "compiled code reads a list's elements (`x$name`, `x[[\"name\"]]`, `x[[k]]` with a constant `k`), its `length`, or passes, assigns and returns the list whole",
+        )
+    }
+
+    /// The values the globals pass to a called function (after its arguments).
+    pub(super) fn global_args(&self) -> Vec<vrir::Expr> {
+        let lang = self.prog.lang;
+        let mut out = Vec::new();
+        for (g, t) in &self.prog.globals {
+            let var = global_var(g);
+            match t {
+                AnyTy::Value(_) => out.push(vrir::Expr::var(lang.vrir_name(&var))),
+                AnyTy::List(l) => out.extend(l.leaves().iter().map(|(path, _)| vrir::Expr::var(lang.vrir_name(&leaf_name(&var, path))))),
+                AnyTy::Opaque(_) => {}
+            }
+        }
+        out
+    }
+
+    /// The list type of a list variable as this round knows it (NotYet while its
+    /// assignments have not been seen).
+    fn list_type(&self, var: &str) -> LResult<ListTy> {
+        match self
+            .lists
+            .get(var)
+            .or_else(|| if self.final_pass() { None } else { self.recorded_lists.get(var) })
+        {
+            Some(l) => Ok(l.clone()),
+            None => Err(LErr::NotYet),
+        }
+    }
+
+    /// The list variable `var` read whole: its elements' current types and values.
+    fn read_list(&mut self, var: &str, line: Line) -> LResult<ListVal> {
+        let lt = self.list_type(var)?;
+        let lang = self.prog.lang;
+        let mut leaves = Vec::new();
+        let mut types = Vec::new();
+        for (path, _) in lt.leaves() {
+            let leaf = leaf_name(var, &path);
+            let t = match self.vars.get(&leaf) {
+                Some(t) => *t,
+                None if self.final_pass() => {
+                    return Err(self.diag(
+                        ErrorKind::Type,
+                        &format!("element `{leaf}`"),
+                        line,
+                        "its type is not known (an element assigned only after it is read?)",
+                    ));
+                }
+                None => return Err(LErr::NotYet),
+            };
+            types.push(t);
+            leaves.push(Lowered::new(vrir::Expr::var(lang.vrir_name(&leaf)), t));
+        }
+        Ok(ListVal {
+            ty: lt.with_leaves(&mut types.into_iter()),
+            leaves,
+        })
+    }
+
+    /// Lower `e`, which may be a list: a list variable, a list literal (`list(...)`), or
+    /// an element of a list that is itself a list; anything else as `expr` does.
+    pub fn any_expr(&mut self, e: &Expr) -> LResult<Val> {
+        let line = e.line;
+        match &e.kind {
+            ExprKind::Var(name) => {
+                if let Some(var) = self.resolve(name).filter(|v| self.is_list_var(v)) {
+                    return Ok(Val::List(self.read_list(&var, line)?));
+                }
+                Ok(Val::One(self.expr(e)?))
+            }
+            ExprKind::Call { func, args } if !self.is_user_function(func) && self.prog.lang.marker(func) == Some(Marker::List) => {
+                let mut fields = Vec::new();
+                let mut leaves = Vec::new();
+                for a in args {
+                    let ty = match self.any_expr(&a.value)? {
+                        Val::One(v) => {
+                            let t = v.ty;
+                            leaves.push(v);
+                            AnyTy::Value(t)
+                        }
+                        Val::List(l) => {
+                            leaves.extend(l.leaves);
+                            AnyTy::List(l.ty)
+                        }
+                    };
+                    fields.push(Field { name: a.name.clone(), ty });
+                }
+                Ok(Val::List(ListVal {
+                    ty: ListTy { frame: false, fields },
+                    leaves,
+                }))
+            }
+            ExprKind::Field { target, name } => {
+                let t = self.any_expr(target)?;
+                self.select(t, &Key::Name(name.clone()), target, line)
+            }
+            ExprKind::Index { target, indices, double } => match self.any_expr(target)? {
+                Val::One(t) => Ok(Val::One(self.index_read(t, indices, *double, line)?)),
+                Val::List(l) => {
+                    let [Some(ix)] = indices.as_slice() else {
+                        return Err(self.unsupported(
+                            &format!("`{}` of a list", describe_expr(e)),
+                            line,
+                            "select one element, `x[[\"name\"]]` or `x[[k]]`",
+                        ));
+                    };
+                    if !*double {
+                        return Err(self.unsupported(
+                            &format!("`{}` of a list", describe_expr(e)),
+                            line,
+                            "`[` on a list gives a list; compiled code selects elements with `[[`",
+                        ));
+                    }
+                    let key = self.key(&ix.kind, line)?;
+                    self.select(Val::List(l), &key, target, line)
+                }
+            },
+            _ => Ok(Val::One(self.expr(e)?)),
+        }
+    }
+
+    /// A constant selecting a list element: a string, or a whole number (a literal or
+    /// a constant of the source).
+    fn key(&mut self, ix: &ExprKind, line: Line) -> LResult<Key> {
+        match ix {
+            ExprKind::Str(s) => Ok(Key::Name(s.clone())),
+            ExprKind::Double(v) if v.fract() == 0.0 => Ok(Key::Pos(*v as i64)),
+            ExprKind::Int(v) => Ok(Key::Pos(*v as i64)),
+            ExprKind::Var(n) if self.resolve(n).is_none() && self.prog.constants.contains_key(n) => {
+                let c = self.prog.constants[n].kind.clone();
+                self.key(&c, line)
+            }
+            _ => Err(self.unsupported(
+                "a list element selected by a computed index",
+                line,
+                "compiled code selects list elements by a name or a constant position (`x[[\"a\"]]`, `x[[2]]`)",
+            )),
+        }
+    }
+
+    /// The position `key` selects in `lt` (`base` names the list in diagnostics).
+    fn position(&self, lt: &ListTy, key: &Key, base: &str, line: Line) -> LResult<usize> {
+        match key {
+            Key::Name(n) => lt.position(n).ok_or_else(|| {
+                self.unsupported(
+                    &format!("`{base}${n}`"),
+                    line,
+                    &format!(
+                        "the list has no element named `{n}` (its names: {}); R gives NULL (or a partial match)",
+                        names_of(lt)
+                    ),
+                )
+            }),
+            Key::Pos(k) if *k >= 1 && (*k as usize) <= lt.fields.len() => Ok(*k as usize - 1),
+            Key::Pos(k) => Err(self.unsupported(
+                &format!("`{base}[[{k}]]`"),
+                line,
+                &format!("subscript out of bounds: the list has {} element(s)", lt.fields.len()),
+            )),
+        }
+    }
+
+    fn select(&mut self, t: Val, key: &Key, base: &Expr, line: Line) -> LResult<Val> {
+        let what = describe_expr(base);
+        let l = match t {
+            Val::List(l) => l,
+            Val::One(v) => {
+                let sel = match key {
+                    Key::Name(n) => format!("{what}${n}"),
+                    Key::Pos(k) => format!("{what}[[{k}]]"),
+                };
+                return Err(self.unsupported(&format!("`{sel}`"), line, &format!("`{what}` is a {}, not a list", v.ty)));
+            }
+        };
+        let k = self.position(&l.ty, key, &what, line)?;
+        l.element(k).map_err(|desc| {
+            self.unsupported(
+                &format!("element `{}` of `{what}`", l.ty.key(k)),
+                line,
+                &format!("it is {desc}; compiled code reads only double, integer and logical elements"),
+            )
+        })
+    }
+
+    /// The place an assignment target's list part names: a list variable or a list
+    /// element that is a list (`l`, `l$inner`), or a scalar or array element.
+    pub(super) fn place(&mut self, e: &Expr, line: Line) -> LResult<Place> {
+        match &e.kind {
+            ExprKind::Var(name) => {
+                let var = self.resolve(name).unwrap_or_else(|| name.clone());
+                if var.starts_with('@') {
+                    return Err(self.unsupported(
+                        &format!("assignment into the global `{name}`"),
+                        line,
+                        "R would change a local copy; make the copy a variable of the function first",
+                    ));
+                }
+                if self.is_list_var(&var) {
+                    let lt = self.list_type(&var)?;
+                    return Ok(Place::List(var, lt));
+                }
+                Ok(Place::Value(var))
+            }
+            ExprKind::Field { target, name } => {
+                let base = self.list_place(target, line)?;
+                self.select_place(base, &ExprKind::Str(name.clone()), line)
+            }
+            ExprKind::Index { target, indices, double: true } => {
+                let base = self.list_place(target, line)?;
+                let [Some(ix)] = indices.as_slice() else {
+                    return Err(self.unsupported("assignment into a list", line, "select one element with `[[`"));
+                };
+                self.select_place(base, &ix.kind, line)
+            }
+            _ => Err(self.unsupported(
+                "assignment into an index of an expression",
+                line,
+                "only `x[i] <- v` with a variable `x` (or a list's element) compiles",
+            )),
+        }
+    }
+
+    /// `place` for an expression that must be a list.
+    pub(super) fn list_place(&mut self, e: &Expr, line: Line) -> LResult<Place> {
+        match self.place(e, line)? {
+            p @ Place::List(..) => Ok(p),
+            Place::Value(v) => {
+                if !self.final_pass() && !self.vars.contains_key(&v) && !self.recorded_contains(&v) {
+                    return Err(LErr::NotYet);
+                }
+                Err(self.unsupported(&format!("assignment into an element of `{}`", describe_expr(e)), line, "it is not a list"))
+            }
+        }
+    }
+
+    /// The element of list place `base` that `ix` (a name or constant position) selects.
+    pub(super) fn select_place(&mut self, base: Place, ix: &ExprKind, line: Line) -> LResult<Place> {
+        let Place::List(var, lt) = base else { unreachable!("list_place gives lists") };
+        if lt.frame {
+            return Err(self.unsupported(
+                &format!("assignment into the data frame `{var}`"),
+                line,
+                "data frames are read-only in compiled code; copy the column into a variable first",
+            ));
+        }
+        let key = self.key(ix, line)?;
+        let k = match (&key, self.position(&lt, &key, &var, line)) {
+            (_, Ok(k)) => k,
+            (Key::Name(n), Err(_)) => {
+                return Err(self.unsupported(
+                    &format!("`{var}${n} <- ...`"),
+                    line,
+                    &format!(
+                        "adding an element to a list does not compile (its names: {}); make the list with every element (`list({n} = ...)`)",
+                        names_of(&lt)
+                    ),
+                ))
+            }
+            (_, Err(e)) => return Err(e),
+        };
+        let leaf = leaf_name(&var, &[lt.key(k)]);
+        match &lt.fields[k].ty {
+            AnyTy::Value(_) => Ok(Place::Value(leaf)),
+            AnyTy::List(sub) => Ok(Place::List(leaf, sub.clone())),
+            AnyTy::Opaque(what) => Err(self.unsupported(&format!("assignment into `{leaf}`"), line, &format!("it is {what}"))),
+        }
+    }
+
+    /// `place <- value`.
+    pub(super) fn assign_place(&mut self, place: Place, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        match (place, self.any_expr(value)?) {
+            (Place::Value(leaf), Val::One(v)) => self.assign_var(&leaf, v, line, out),
+            (Place::List(var, lt), Val::List(l)) if lt.same_shape(&l.ty) => self.assign_leaves(&var, l, line, out),
+            (Place::List(var, lt), Val::List(l)) => Err(self.diag(
+                ErrorKind::Type,
+                &format!("assignment to `{var}`"),
+                line,
+                &format!("`{var}` is a {lt} and the value a {}; a compiled list keeps its names", l.ty),
+            )),
+            (Place::List(var, _), Val::One(v)) => Err(self.diag(
+                ErrorKind::Type,
+                &format!("assignment to `{var}`"),
+                line,
+                &format!("`{var}` is a list and the value a {}", v.ty),
+            )),
+            (Place::Value(leaf), Val::List(_)) => Err(self.unsupported(
+                &format!("assignment of a list to `{leaf}`"),
+                line,
+                "a list element that is a scalar or array stays one",
+            )),
+        }
+    }
+
+    /// `name <- list`: the variable's shape joins the list's; each element is assigned.
+    pub(super) fn assign_list(&mut self, name: &str, l: ListVal, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        if self.vars.contains_key(name) || self.recorded_contains(name) {
+            let t = self.vars.get(name).copied().map_or("scalar or array".to_string(), |t| t.to_string());
+            return Err(self.diag(
+                ErrorKind::Type,
+                &format!("assignment to `{name}`"),
+                line,
+                &format!(
+                    "`{name}` is a {t} elsewhere and a {} here; a compiled variable keeps one type (use another name)",
+                    l.ty
+                ),
+            ));
+        }
+        if let Some(prev) = self.recorded_lists.get(name) {
+            if !prev.same_shape(&l.ty) {
+                let prev = prev.clone();
+                return Err(self.diag(
+                    ErrorKind::Type,
+                    &format!("assignment to `{name}`"),
+                    line,
+                    &format!(
+                        "`{name}` is a {prev} elsewhere and a {} here; a compiled list keeps its names and element kinds",
+                        l.ty
+                    ),
+                ));
+            }
+        } else {
+            self.recorded_lists.insert(name.to_string(), l.ty.clone());
+        }
+        self.assign_leaves(name, l, line, out)
+    }
+
+    fn assign_leaves(&mut self, name: &str, l: ListVal, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        let targets: Vec<String> = l.ty.leaves().into_iter().map(|(path, _)| leaf_name(name, &path)).collect();
+        // Every value is read before the first store when a value reads one of the
+        // targets (`l <- list(a = l$b, b = l$a)` swaps).
+        let lang = self.prog.lang;
+        let reads_target = |v: &Lowered| matches!(&v.expr, vrir::Expr::Var { name: src } if targets.iter().any(|t| lang.vrir_name(t) == *src));
+        let staged = l.leaves.iter().any(reads_target);
+        let values: Vec<Lowered> = l
+            .leaves
+            .into_iter()
+            .map(|v| {
+                if staged && !matches!(v.expr, vrir::Expr::Const { .. }) {
+                    self.hoist_copy(v)
+                } else {
+                    v
+                }
+            })
+            .collect();
+        for (leaf, v) in targets.iter().zip(values) {
+            self.assign_var(leaf, v, line, out)?;
+        }
+        Ok(())
+    }
+
+    /// `v` in a temporary of its own (a variable too: the store must not see later
+    /// stores through it).
+    fn hoist_copy(&mut self, v: Lowered) -> Lowered {
+        let t = self.temp(&v.ty.vrir(self.layout()));
+        self.emit(vrir::StmtKind::Assign {
+            targets: vec![vrir::LValue::Var { name: t.clone() }],
+            value: v.expr,
+        });
+        Lowered::new(vrir::Expr::var(t), v.ty)
+    }
+}
+
+fn names_of(lt: &ListTy) -> String {
+    if lt.fields.is_empty() {
+        return "none".into();
+    }
+    lt.fields
+        .iter()
+        .enumerate()
+        .map(|(k, f)| f.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| format!("[[{}]]", k + 1)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
