@@ -1,0 +1,88 @@
+# Lists, data frames and globals in compiled R: core/tests/frontend_r_lists.rs runs each
+# function here in R (Rscript) and compiled on every backend, and compares. Plain R.
+
+# The `setup(args)` / `run(data)` convention of R benchmark suites.
+setup <- function(n) {
+  list(x = as.double(seq_len(n)), w = 0.5, m = matrix(as.double(1:6), 2), n = as.integer(n))
+}
+
+run <- function(data) {
+  s <- 0
+  for (i in seq_len(data$n)) {
+    s <- s + data$x[i] * data$w
+  }
+  s + sum(data[["m"]]) + data$m[2, 3] + length(data)
+}
+
+# Positions, names, nesting.
+pick <- function(data) {
+  a <- data[[1]]
+  b <- data[["b"]]
+  c(sum(a), b, data$inner$k * 2, data[[3]][[1]], length(data$inner))
+}
+
+# A data frame as a list of columns; its character column is never read.
+frame_stats <- function(df) {
+  s <- 0
+  for (i in seq_len(nrow(df))) {
+    if (df$keep[i]) s <- s + df$x[i] * df$n[i]
+  }
+  c(s, nrow(df), ncol(df), NROW(df), NCOL(df), length(df))
+}
+
+# Local lists: built, element read, element written, passed on, returned parts.
+local_list <- function(x) {
+  l <- list(a = x, b = 2, c = 3L)
+  l$a[1] <- 10
+  l$b <- l$b + 1
+  l[["c"]] <- l[["c"]] * 2L
+  helper_sum(l) + l$b + l$c
+}
+
+helper_sum <- function(q) sum(q$a) * q$b
+
+# A list element takes a wider type where one is stored (R's coercion).
+widen_elem <- function(k) {
+  l <- list(v = 1L)
+  if (k > 1) l$v <- 2.5
+  l$v * 2
+}
+
+# Whole-list assignment reads every value before storing: this swaps.
+swap <- function(x, y) {
+  l <- list(a = x, b = y)
+  l <- list(a = l$b, b = l$a)
+  c(l$a, l$b)
+}
+
+# A list argument written inside the callee is the callee's copy (R passes values).
+modify_list <- function(d) {
+  d$x[1] <- 100
+  sum(d$x)
+}
+
+keeps_list <- function(data) {
+  y <- modify_list(data)
+  y + sum(data$x)
+}
+
+# Nested lists as arguments of helpers, lists of lists.
+nested <- function(cfg) {
+  inner_total(cfg$a) + inner_total(cfg$b)
+}
+
+inner_total <- function(p) sum(p$v) * p$scale
+
+# Globals: free variables read from the environment where the function lives, as they
+# are at the call.
+scale_by_k <- function(x) x * K
+
+use_globals <- function(x) {
+  s <- 0
+  for (i in seq_along(x)) s <- s + x[i] * V[i]
+  s + sum(M) + G$a + callee_reads()
+}
+
+callee_reads <- function() K * 2
+
+int_global <- function(n) n + KI

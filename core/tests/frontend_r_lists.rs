@@ -1,0 +1,458 @@
+//! Lists, data frames and globals against R itself: every function of
+//! tests/frontend_r/lists.R runs in R (Rscript, during this test) and, compiled by the
+//! front end, on every backend this build has (interp, cpu, cpu-par); results must be
+//! equal (floats bit for bit). List arguments are JSON `{"list": [["name", value], ...]}`
+//! (`"frame": true` for a data frame; `{"opaque": ..., "r": "R literal"}` for a value
+//! compiled code cannot read); globals are set in R's global environment before the
+//! call and passed as the signature's globals. What stays unsupported is checked in
+//! `unsupported_list_constructs_name_the_construct`.
+
+#![allow(clippy::result_large_err)] // VrError is 128 bytes by design
+
+use serde_json::{json, Value as Json};
+use std::collections::HashMap;
+use std::process::Command;
+use velociraptor::backend::{self, Backend};
+use velociraptor::frontend::r;
+use velociraptor::frontend::signature::Signature;
+use velociraptor::frontend::types::{AnyTy, Ty};
+use velociraptor::runtime::value::{Scalar, Value};
+use velociraptor::vrir::ScalarType;
+use velociraptor::ErrorKind;
+
+const SOURCE: &str = include_str!("frontend_r/lists.R");
+
+struct Case {
+    func: &'static str,
+    args: Json,
+    /// Globals: name and JSON value, set in R before the call.
+    globals: Vec<(&'static str, Json)>,
+}
+
+fn i32s(v: i32) -> Json {
+    json!({"dtype": "i32", "data": v})
+}
+
+fn list(items: Json) -> Json {
+    json!({ "list": items })
+}
+
+fn cases() -> Vec<Case> {
+    let c = |func, args: Json| Case { func, args, globals: vec![] };
+    let g = |func, args: Json, globals: Vec<(&'static str, Json)>| Case { func, args, globals };
+    let bench_data = list(json!([
+        ["x", [1.0, 2.0, 3.0, 4.5]],
+        ["w", 0.5],
+        ["m", {"dtype": "f64", "shape": [2, 3], "data": [[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]]}],
+        ["n", i32s(4)]
+    ]));
+    let frame = json!({"frame": true, "list": [
+        ["x", [1.5, 2.0, -3.0, 4.0]],
+        ["n", {"dtype": "i32", "shape": [4], "data": [1, 2, 3, 4]}],
+        ["keep", {"dtype": "bool", "shape": [4], "data": [true, false, true, true]}],
+        ["label", {"opaque": "a character vector", "r": "c(\"a\", \"b\", \"c\", \"d\")"}]
+    ]});
+    vec![
+        c("run", json!([bench_data])),
+        c(
+            "pick",
+            json!([list(json!([
+                [null, [1.0, 2.0]],
+                ["b", 7.0],
+                ["inner", list(json!([["k", i32s(5)], ["z", [0.5, 0.25]]]))]
+            ]))]),
+        ),
+        c("frame_stats", json!([frame])),
+        c("local_list", json!([[1.0, 2.0, 3.0]])),
+        c("widen_elem", json!([1.0])),
+        c("widen_elem", json!([2.0])),
+        c("swap", json!([1.5, 2.5])),
+        c("keeps_list", json!([list(json!([["x", [1.0, 2.0, 3.0]]]))])),
+        c(
+            "nested",
+            json!([list(json!([
+                ["a", list(json!([["v", [1.0, 2.0]], ["scale", 3.0]]))],
+                ["b", list(json!([["v", {"dtype": "i32", "shape": [3], "data": [1, 2, 3]}], ["scale", 0.5]]))]
+            ]))]),
+        ),
+        g("scale_by_k", json!([[1.0, 2.0]]), vec![("K", json!(3.0))]),
+        g("scale_by_k", json!([[1.0, 2.0]]), vec![("K", json!(-0.25))]),
+        g("scale_by_k", json!([2.0]), vec![("K", json!([1.0, 10.0, 100.0]))]),
+        g(
+            "use_globals",
+            json!([[1.0, 2.0]]),
+            vec![
+                ("V", json!([10.0, 20.0])),
+                ("M", json!({"dtype": "f64", "shape": [2, 2], "data": [[1.0, 2.0], [3.0, 4.0]]})),
+                ("G", list(json!([["a", 0.5], ["s", {"opaque": "a character vector", "r": "\"unused\""}]]))),
+                ("K", json!(4.0)),
+            ],
+        ),
+        g("int_global", json!([i32s(3)]), vec![("KI", i32s(39))]),
+    ]
+}
+
+/// An R expression for a JSON argument (arrays: column-major data with `dim`).
+fn r_literal(j: &Json) -> String {
+    fn num(v: &Json, dtype: &str) -> String {
+        match (v, dtype) {
+            (Json::Bool(b), _) => if *b { "TRUE" } else { "FALSE" }.into(),
+            (Json::String(s), _) => match s.as_str() {
+                "nan" => "NaN".into(),
+                "inf" => "Inf".into(),
+                _ => "-Inf".into(),
+            },
+            (Json::Number(n), "i32") => format!("{}L", n.as_i64().unwrap()),
+            (Json::Number(n), _) => format!("{:?}", n.as_f64().unwrap()),
+            other => panic!("no R literal for {other:?}"),
+        }
+    }
+    fn flatten(j: &Json, out: &mut Vec<Json>, dims: &mut Vec<usize>, depth: usize) {
+        match j {
+            Json::Array(items) => {
+                if dims.len() <= depth {
+                    dims.push(items.len());
+                }
+                for i in items {
+                    flatten(i, out, dims, depth + 1);
+                }
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    if let Json::Object(o) = j {
+        if let Some(Json::Array(items)) = o.get("list") {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|it| match &it[0] {
+                    Json::String(n) => format!("{n} = {}", r_literal(&it[1])),
+                    _ => r_literal(&it[1]),
+                })
+                .collect();
+            return if o.get("frame").and_then(|f| f.as_bool()).unwrap_or(false) {
+                format!("data.frame({}, stringsAsFactors = FALSE)", parts.join(", "))
+            } else {
+                format!("list({})", parts.join(", "))
+            };
+        }
+        if o.contains_key("opaque") {
+            return o["r"].as_str().expect("an opaque test value carries its R literal").to_string();
+        }
+    }
+    let (data, dtype, shape) = match j {
+        Json::Object(o) if o.contains_key("data") => (&o["data"], o["dtype"].as_str().unwrap_or("f64"), o.get("shape")),
+        Json::Array(_) => (j, "f64", None),
+        other => return num(other, "f64"),
+    };
+    if !data.is_array() {
+        return num(data, dtype);
+    }
+    let mut flat = Vec::new();
+    let mut dims = Vec::new();
+    flatten(data, &mut flat, &mut dims, 0);
+    if let Some(Json::Array(s)) = shape {
+        dims = s.iter().map(|d| d.as_u64().unwrap() as usize).collect();
+    }
+    // Row-major (first index outermost) to column-major.
+    let n = flat.len();
+    let mut col = Vec::with_capacity(n);
+    for k in 0..n {
+        let mut rem = k;
+        let mut idx = vec![0; dims.len()];
+        for (d, e) in dims.iter().enumerate() {
+            idx[d] = rem % e;
+            rem /= e;
+        }
+        let mut pos = 0;
+        for (d, e) in dims.iter().enumerate() {
+            pos = pos * e + idx[d];
+        }
+        col.push(num(&flat[pos], dtype));
+    }
+    let items = col.join(", ");
+    if dims.len() == 1 {
+        format!("c({items})")
+    } else {
+        format!("array(c({items}), dim = c({}))", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
+    }
+}
+
+/// A result: type, dims and column-major values; a (named) list of results; NULL; or an
+/// error's message.
+#[derive(Debug, Clone, PartialEq)]
+enum Outcome {
+    Value { ty: String, dims: Vec<usize>, values: Vec<f64> },
+    List(Vec<(Option<String>, Outcome)>),
+    Null,
+    Error(String),
+}
+
+/// Read one outcome from R's tokens: `V type ndims dims... values...`, `L n (name outcome)...`, `N`.
+fn parse_outcome<'a>(w: &mut impl Iterator<Item = &'a str>) -> Outcome {
+    let parse = |s: &str| -> f64 {
+        match s {
+            "NaN" | "NA" => f64::NAN,
+            "Inf" => f64::INFINITY,
+            "-Inf" => f64::NEG_INFINITY,
+            s => s.parse().unwrap(),
+        }
+    };
+    match w.next().unwrap() {
+        "N" => Outcome::Null,
+        "L" => {
+            let n: usize = w.next().unwrap().parse().unwrap();
+            let items = (0..n)
+                .map(|_| {
+                    let name = w.next().unwrap();
+                    let name = (name != "-").then(|| name.to_string());
+                    (name, parse_outcome(w))
+                })
+                .collect();
+            Outcome::List(items)
+        }
+        "V" => {
+            let ty = w.next().unwrap().to_string();
+            let nd: usize = w.next().unwrap().parse().unwrap();
+            let dims: Vec<usize> = (0..nd).map(|_| w.next().unwrap().parse().unwrap()).collect();
+            let count = dims.iter().product();
+            let values = (0..count).map(|_| parse(w.next().unwrap())).collect();
+            Outcome::Value { ty, dims, values }
+        }
+        other => panic!("bad token {other}"),
+    }
+}
+
+fn run_r(cases: &[Case]) -> Vec<Outcome> {
+    let mut script = String::from("options(warn = 2)\n");
+    script.push_str(SOURCE);
+    script.push_str(
+        r#"
+emit_val <- function(r) {
+  if (is.null(r)) return("N")
+  if (is.list(r)) {
+    nm <- names(r)
+    if (is.null(nm)) nm <- rep("", length(r))
+    parts <- vapply(seq_along(r), function(k) paste(if (nzchar(nm[k])) nm[k] else "-", emit_val(r[[k]])), "")
+    return(paste(c("L", length(r), parts), collapse = " "))
+  }
+  d <- if (is.null(dim(r))) length(r) else dim(r)
+  v <- as.vector(r)
+  vals <- if (is.logical(v)) ifelse(v, "1", "0") else ifelse(is.na(v), "NaN", sprintf("%.17g", as.double(v)))
+  paste(c("V", typeof(r), length(d), d, vals), collapse = " ")
+}
+run_case <- function(id, thunk) {
+  r <- tryCatch(thunk(), error = function(e) structure(list(conditionMessage(e)), class = "r_err"))
+  if (inherits(r, "r_err")) cat("CASE", id, "ERROR", gsub("\n", " ", r[[1]]), "\n") else cat("CASE", id, "OK", emit_val(r), "\n")
+}
+"#,
+    );
+    for (id, c) in cases.iter().enumerate() {
+        let args: Vec<String> = c.args.as_array().unwrap().iter().map(r_literal).collect();
+        let sets: String = c.globals.iter().map(|(n, v)| format!("assign(\"{n}\", {}, envir = globalenv()); ", r_literal(v))).collect();
+        script.push_str(&format!("run_case({id}, function() {{ {sets}{}({}) }})\n", c.func, args.join(", ")));
+    }
+    let path = std::env::temp_dir().join(format!("vr_frontend_r_lists_{}.R", std::process::id()));
+    std::fs::write(&path, &script).unwrap();
+    let out = Command::new("Rscript").arg("--vanilla").arg(&path).output().expect("Rscript runs (R is part of the test setup)");
+    let _ = std::fs::remove_file(&path);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "Rscript failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+    let mut results: HashMap<usize, Outcome> = HashMap::new();
+    for line in stdout.lines() {
+        let mut w = line.split_whitespace();
+        if w.next() != Some("CASE") {
+            continue;
+        }
+        let id: usize = w.next().unwrap().parse().unwrap();
+        let outcome = match w.next().unwrap() {
+            "ERROR" => Outcome::Error(w.collect::<Vec<_>>().join(" ")),
+            _ => parse_outcome(&mut w),
+        };
+        results.insert(id, outcome);
+    }
+    (0..cases.len()).map(|i| results.remove(&i).unwrap_or_else(|| panic!("R printed no result for case {i}:\n{stdout}"))).collect()
+}
+
+fn type_name(s: ScalarType) -> &'static str {
+    match s {
+        ScalarType::Bool => "logical",
+        ScalarType::I32 | ScalarType::I64 => "integer",
+        ScalarType::F32 | ScalarType::F64 => "double",
+        ScalarType::C64 | ScalarType::C128 => "complex",
+    }
+}
+
+fn scalar_f64(s: &Scalar) -> f64 {
+    s.as_f64().unwrap()
+}
+
+fn one(v: &Value) -> Outcome {
+    match v {
+        Value::Scalar(s) => Outcome::Value { ty: type_name(s.ty()).into(), dims: vec![1], values: vec![scalar_f64(s)] },
+        Value::Array(a) => {
+            let n = a.len();
+            let mut values = Vec::with_capacity(n);
+            for k in 0..n {
+                let mut rem = k;
+                let idx: Vec<usize> = a
+                    .dims
+                    .iter()
+                    .map(|e| {
+                        let i = rem % e;
+                        rem /= e;
+                        i
+                    })
+                    .collect();
+                values.push(scalar_f64(&a.get(&idx)));
+            }
+            Outcome::Value { ty: type_name(a.ty.elem).into(), dims: a.dims.clone(), values }
+        }
+        other => panic!("unexpected result {other:?}"),
+    }
+}
+
+fn ours(results: &[Value]) -> Outcome {
+    match results {
+        [] => Outcome::Null,
+        [v] => one(v),
+        other => panic!("unexpected results {other:?}"),
+    }
+}
+
+fn same(a: &Outcome, b: &Outcome) -> bool {
+    match (a, b) {
+        (Outcome::Value { ty: t1, dims: d1, values: v1 }, Outcome::Value { ty: t2, dims: d2, values: v2 }) => {
+            t1 == t2 && d1 == d2 && v1.iter().zip(v2).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()) || (*x == 0.0 && *y == 0.0))
+        }
+        (Outcome::List(a), Outcome::List(b)) => a.len() == b.len() && a.iter().zip(b).all(|((n1, o1), (n2, o2))| n1 == n2 && same(o1, o2)),
+        (Outcome::Null, Outcome::Null) => true,
+        _ => false,
+    }
+}
+
+/// The module and argument values of a case: its arguments, then its globals.
+fn compile_case(c: &Case) -> velociraptor::VrResult<(velociraptor::vrir::Module, Vec<Value>)> {
+    let args = c.args.as_array().unwrap();
+    let mut sig = Signature::default();
+    let mut values = Vec::new();
+    for a in args {
+        let t = r::json_arg_type(a)?;
+        r::json_values(a, &t, &mut values)?;
+        sig.args.push(t);
+    }
+    for (n, v) in &c.globals {
+        let t = r::json_arg_type(v)?;
+        r::json_values(v, &t, &mut values)?;
+        sig.globals.push((n.to_string(), t));
+    }
+    Ok((r::compile_sig(SOURCE, c.func, &sig)?, values))
+}
+
+#[test]
+fn lists_data_frames_and_globals_agree_with_r() {
+    let cases = cases();
+    let expected = run_r(&cases);
+    let mut failures = Vec::new();
+    let mut passed: HashMap<Backend, usize> = HashMap::new();
+    for (id, (c, r_out)) in cases.iter().zip(&expected).enumerate() {
+        let label = format!("case {id}: {}({}) globals {:?}", c.func, c.args, c.globals);
+        if matches!(r_out, Outcome::Error(_)) {
+            failures.push(format!("{label}: R raised {r_out:?}; every case here has an answer"));
+            continue;
+        }
+        let (module, values) = match compile_case(c) {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(format!("{label}: does not compile: {e}"));
+                continue;
+            }
+        };
+        for b in Backend::available() {
+            let got = match backend::execute(b, &module, c.func, values.clone()) {
+                Ok(v) => ours(&v),
+                Err(e) => Outcome::Error(r::explain_error(e).to_string()),
+            };
+            if same(r_out, &got) {
+                *passed.entry(b).or_default() += 1;
+            } else {
+                failures.push(format!("{label} on {b}: R gave {r_out:?}, compiled code gave {got:?}"));
+            }
+        }
+    }
+    for b in Backend::available() {
+        eprintln!("{b}: {} of {} passed", passed.get(&b).copied().unwrap_or(0), cases.len());
+    }
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
+    assert_eq!(passed.get(&Backend::Interp).copied().unwrap_or(0), cases.len(), "every case runs on the interpreter");
+}
+
+/// A list argument of these (name, type) elements.
+fn list_of(fields: &[(&str, AnyTy)]) -> AnyTy {
+    AnyTy::List(velociraptor::frontend::types::ListTy {
+        frame: false,
+        fields: fields.iter().map(|(n, t)| velociraptor::frontend::types::Field { name: Some(n.to_string()), ty: t.clone() }).collect(),
+    })
+}
+
+#[track_caller]
+fn refused(src: &str, args: Vec<AnyTy>, construct: &str, line: u32) {
+    let e = r::compile_sig(src, "f", &Signature { args, globals: vec![] }).expect_err("must not compile");
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains(construct), "`{construct}` not named in: {e}");
+    assert_eq!(e.line, Some(line), "{e}");
+    assert_eq!(e.function.as_deref(), Some("f"), "{e}");
+}
+
+#[test]
+fn unsupported_list_constructs_name_the_construct() {
+    let vec = AnyTy::Value(Ty::array(ScalarType::F64, 1));
+    let num = AnyTy::Value(Ty::scalar(ScalarType::F64));
+    let data = list_of(&[("x", vec.clone()), ("s", AnyTy::Opaque("a character vector".into()))]);
+    let frame = match list_of(&[("x", vec.clone())]) {
+        AnyTy::List(mut l) => {
+            l.frame = true;
+            AnyTy::List(l)
+        }
+        _ => unreachable!(),
+    };
+    refused("f <- function(d) {\n  i <- 1\n  d[[i]]\n}", vec![data.clone()], "computed index", 3);
+    refused("f <- function(d) d$nope", vec![data.clone()], "`d$nope`", 1);
+    refused("f <- function(d) d$s", vec![data.clone()], "a character vector", 1);
+    refused("f <- function(d) sum(d)", vec![data.clone()], "list `d` used as a value", 1);
+    refused("f <- function(d) d[1]", vec![data.clone()], "`[` on a list", 1);
+    refused("f <- function(d) d[[3]]", vec![data.clone()], "subscript out of bounds", 1);
+    refused("f <- function(d) {\n  d$y <- 1\n  d$x\n}", vec![data.clone()], "adding an element", 2);
+    refused("f <- function(d) {\n  d$x[1] <- 0\n  sum(d$x)\n}", vec![frame], "read-only", 2);
+    refused("f <- function(x) x$a", vec![num.clone()], "not a list", 1);
+    refused("f <- function(x) nrow(list(a = x))", vec![num.clone()], "`nrow` of a list", 1);
+    refused("f <- function(x) {\n  for (v in list(x, x)) x <- x + v\n  x\n}", vec![num.clone()], "used as a value", 2);
+    // An opaque argument compiles as long as nothing reads it.
+    let sig = Signature { args: vec![num.clone(), AnyTy::Opaque("a character vector".into())], globals: vec![] };
+    assert!(r::compile_sig("f <- function(x, label) x + 1", "f", &sig).is_ok());
+    let e = r::compile_sig("f <- function(x, label) label", "f", &sig).unwrap_err();
+    assert!(e.message.contains("`label`") && e.message.contains("a character vector"), "{e}");
+    // A list variable keeps its names and its kind.
+    let e = r::compile_sig("f <- function(x) {\n  l <- list(a = x)\n  if (x > 0) l <- list(b = x)\n  l$a\n}", "f", &Signature::of_values(vec![Ty::scalar(ScalarType::F64)])).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Type, "{e}");
+    assert!(e.message.contains("keeps its names"), "{e}");
+    let e = r::compile_sig("f <- function(x) {\n  l <- list(a = x)\n  l <- x\n  x\n}", "f", &Signature::of_values(vec![Ty::scalar(ScalarType::F64)])).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Type, "{e}");
+}
+
+#[test]
+fn a_list_argument_is_one_parameter_per_element_and_globals_follow() {
+    let data = list_of(&[
+        ("x", AnyTy::Value(Ty::array(ScalarType::F64, 1))),
+        ("inner", list_of(&[("k", AnyTy::Value(Ty::scalar(ScalarType::I32)))])),
+        ("s", AnyTy::Opaque("a character vector".into())),
+    ]);
+    let sig = Signature { args: vec![data], globals: vec![("K".into(), AnyTy::Value(Ty::scalar(ScalarType::F64)))] };
+    let m = r::compile_sig("f <- function(d) sum(d$x) + d$inner$k * K + g()\ng <- function() K", "f", &sig).unwrap();
+    let f = m.function("f").unwrap();
+    let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    let types: Vec<String> = f.params.iter().map(|p| p.ty.to_string()).collect();
+    assert_eq!(types, sig.params(velociraptor::vrir::Layout::Col).iter().map(|t| t.to_string()).collect::<Vec<_>>());
+    // The callee takes the global too.
+    assert_eq!(m.function("g").unwrap().params.len(), 1);
+}
