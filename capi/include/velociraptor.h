@@ -306,6 +306,19 @@ enum VrStatus vr_compile_source(const struct VrContext *ctx,
                                 size_t n_args,
                                 struct VrFunction **out);
 
+// Compile function `name` from host source for a signature given as JSON text
+// (docs/c-api.md, "Host source"): argument types that may be lists and data frames,
+// and the globals the function reads from its environment. The compiled function's
+// parameters are the scalars and arrays of the arguments, in order (a list: its
+// elements, nested lists included; elements compiled code cannot read pass nothing),
+// then those of the globals.
+enum VrStatus vr_compile_source_sig(const struct VrContext *ctx,
+                                    const char *language,
+                                    const char *source,
+                                    const char *name,
+                                    const char *signature,
+                                    struct VrFunction **out);
+
 void vr_function_free(struct VrFunction *f);
 
 // The compiled function's signature (after specialization).

@@ -391,6 +391,45 @@ fn r_source_diagnostics_keep_kind_and_line() {
     vr_context_destroy(ctx);
 }
 
+fn compile_r_sig(ctx: *mut VrContext, src: &str, name: &str, sig: &str) -> Result<*mut VrFunction, (VrStatus, String)> {
+    let mut f = null_mut();
+    let (lang, src, name, sig) = (cstr("r"), cstr(src), cstr(name), cstr(sig));
+    let st = vr_compile_source_sig(ctx, lang.as_ptr(), src.as_ptr(), name.as_ptr(), sig.as_ptr(), &mut f);
+    if st == VrStatus::VR_OK {
+        Ok(f)
+    } else {
+        assert!(f.is_null());
+        Err((st, last_message()))
+    }
+}
+
+#[test]
+fn r_source_with_list_arguments_and_globals() {
+    let ctx = plain_context();
+    let src = "run <- function(data) {\n  s <- 0\n  for (i in seq_along(data$x)) s <- s + data$x[i] * data$w\n  s * K\n}\n";
+    // A list (x, w and a character vector the function never reads), then the global K.
+    let sig = r#"{"args": [{"list": [["x", "f64[1]"], ["w", "f64"], ["label", {"opaque": "a character vector"}]]}], "globals": [["K", "f64"]]}"#;
+    let f = compile_r_sig(ctx, src, "run", sig).unwrap();
+    let (params, results) = signature(f);
+    assert_eq!((params.len(), results.len()), (3, 1));
+    assert_eq!((params[0].kind, params[1].kind, params[2].kind), (VR_KIND_ARRAY, VR_KIND_SCALAR, VR_KIND_SCALAR));
+    // (1 + 2 + 3) * 2 * 10
+    let mut x = [1.0, 2.0, 3.0];
+    let args = [f64_array(&mut x, &[3], &[1], VR_LAYOUT_COL), f64_scalar(2.0), f64_scalar(10.0)];
+    assert_eq!(as_f64(&call(f, &args, 1).unwrap()[0]), 120.0);
+    vr_function_free(f);
+    // Reading the element compiled code cannot hold names it.
+    let (st, msg) = compile_r_sig(ctx, "run <- function(data) data$label", "run", sig).unwrap_err();
+    assert_eq!(st, VrStatus::VR_UNSUPPORTED, "{msg}");
+    assert!(msg.contains("a character vector"), "{msg}");
+    let (st, msg) = compile_r_sig(ctx, src, "run", "{\"args\": [\"f65\"]}").unwrap_err();
+    assert_eq!(st, VrStatus::VR_INVALID_ARGUMENT, "{msg}");
+    assert!(msg.contains("unknown element type `f65`"), "{msg}");
+    let (st, _) = compile_r_sig(ctx, src, "run", "not json").unwrap_err();
+    assert_eq!(st, VrStatus::VR_INVALID_ARGUMENT);
+    vr_context_destroy(ctx);
+}
+
 /// A parfor that doubles every element; run through `backend = cpu-par` with and
 /// without the on-disk cache.
 const PARFOR_SRC: &str = "(module par :index-base 0

@@ -16,9 +16,9 @@
 use super::hir::{Expr, ExprKind, Line};
 use super::lower::{LErr, LResult, Lowered, Lowerer};
 use super::rules::Marker;
-use super::types::{AnyTy, Field, ListTy};
+use super::types::{join, AnyTy, Field, ListTy, Ty};
 use crate::runtime::error::ErrorKind;
-use crate::vrir::{self, Stmt};
+use crate::vrir::{self, Block, LValue, ScalarType, Stmt, StmtKind};
 use std::collections::HashSet;
 
 /// The variable holding element `path` of the list variable `list`.
@@ -292,6 +292,9 @@ impl Lowerer<'_> {
                             "`[` on a list gives a list; compiled code selects elements with `[[`",
                         ));
                     }
+                    if self.const_key(&ix.kind).is_none() && !matches!(ix.kind, ExprKind::Str(_)) {
+                        return self.select_computed(l, ix, target, line);
+                    }
                     let key = self.key(&ix.kind, line)?;
                     self.select(Val::List(l), &key, target, line)
                 }
@@ -303,20 +306,96 @@ impl Lowerer<'_> {
     /// A constant selecting a list element: a string, or a whole number (a literal or
     /// a constant of the source).
     fn key(&mut self, ix: &ExprKind, line: Line) -> LResult<Key> {
-        match ix {
-            ExprKind::Str(s) => Ok(Key::Name(s.clone())),
-            ExprKind::Double(v) if v.fract() == 0.0 => Ok(Key::Pos(*v as i64)),
-            ExprKind::Int(v) => Ok(Key::Pos(*v as i64)),
-            ExprKind::Var(n) if self.resolve(n).is_none() && self.prog.constants.contains_key(n) => {
-                let c = self.prog.constants[n].kind.clone();
-                self.key(&c, line)
-            }
-            _ => Err(self.unsupported(
+        self.const_key(ix).ok_or_else(|| {
+            self.unsupported(
                 "a list element selected by a computed index",
                 line,
-                "compiled code selects list elements by a name or a constant position (`x[[\"a\"]]`, `x[[2]]`)",
-            )),
+                "compiled code selects list elements by a name or a constant position (`x[[\"a\"]]`, `x[[2]]`), and reads (never assigns) by a computed position among elements of one kind",
+            )
+        })
+    }
+
+    fn const_key(&self, ix: &ExprKind) -> Option<Key> {
+        match ix {
+            ExprKind::Str(s) => Some(Key::Name(s.clone())),
+            ExprKind::Double(v) if v.fract() == 0.0 => Some(Key::Pos(*v as i64)),
+            ExprKind::Int(v) => Some(Key::Pos(*v as i64)),
+            ExprKind::Var(n) if self.resolve(n).is_none() && self.prog.constants.contains_key(n) => self.const_key(&self.prog.constants[n].kind),
+            _ => None,
         }
+    }
+
+    /// `l[[i]]` for a position `i` known at run time: the elements must all be scalars
+    /// or arrays of one rank (the result has their joined type); the value is chosen by
+    /// comparing `i` with each position, and a position outside the list raises.
+    fn select_computed(&mut self, l: ListVal, ix: &Expr, base: &Expr, line: Line) -> LResult<Val> {
+        let what = describe_expr(base);
+        let refuse = |lw: &Self, why: &str| lw.unsupported(&format!("`{what}[[...]]` with a computed position"), line, why);
+        let mut joined: Option<Ty> = None;
+        for f in &l.ty.fields {
+            let AnyTy::Value(t) = &f.ty else {
+                return Err(refuse(self, "compiled code selects by a computed position only among elements that are all scalars or arrays (this list holds a list or a value it cannot read)"));
+            };
+            joined = match joined {
+                None => Some(*t),
+                Some(p) => match join(p, *t) {
+                    Some(j) => Some(j),
+                    None => {
+                        return Err(refuse(
+                            self,
+                            &format!("its elements are a {p} and a {t}; a computed position selects among elements of one rank"),
+                        ))
+                    }
+                },
+            };
+        }
+        let Some(ty) = joined else { return Err(refuse(self, "the list is empty")) };
+        let i = self.expr(ix)?;
+        if i.ty.rank != 0 {
+            return Err(refuse(self, "the position must be a single number"));
+        }
+        let int = if i.ty.elem == ScalarType::I32 { ScalarType::I32 } else { ScalarType::I64 };
+        let i = self.prog.lang.index_value(self, i, line)?;
+        let i = self.cast(Lowered::new(i, Ty::scalar(int)), ScalarType::I64);
+        let i = self.hoist(i);
+        let n = l.leaves.len() as i64;
+        self.raise_if(
+            vrir::Expr::binary(vrir::BinOp::Lt, i.expr.clone(), vrir::Expr::i64(1)),
+            "list_position_below_one",
+        );
+        self.raise_if(
+            vrir::Expr::binary(vrir::BinOp::Gt, i.expr.clone(), vrir::Expr::i64(n)),
+            "list_subscript_out_of_bounds",
+        );
+        let t = self.temp(&ty.vrir(self.layout()));
+        let set = |lw: &Self, v: Lowered| Stmt {
+            kind: StmtKind::Assign {
+                targets: vec![LValue::Var { name: t.clone() }],
+                value: lw.cast(v, ty.elem).expr,
+            },
+            line: Some(line),
+        };
+        let mut leaves = l.leaves.into_iter().rev();
+        let mut chain = vec![set(self, leaves.next().expect("a non-empty list"))];
+        for (k, v) in leaves.enumerate() {
+            let pos = n - 1 - k as i64;
+            let cond = vrir::Expr::binary(vrir::BinOp::Eq, i.expr.clone(), vrir::Expr::i64(pos));
+            chain = vec![Stmt {
+                kind: StmtKind::If {
+                    cond,
+                    then: Block {
+                        on_gpu: false,
+                        stmts: vec![set(self, v)],
+                    },
+                    els: Some(Block { on_gpu: false, stmts: chain }),
+                },
+                line: Some(line),
+            }];
+        }
+        for stmt in chain {
+            self.emit(stmt.kind);
+        }
+        Ok(Val::One(Lowered::new(vrir::Expr::var(t), ty)))
     }
 
     /// The position `key` selects in `lt` (`base` names the list in diagnostics).

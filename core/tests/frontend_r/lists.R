@@ -86,3 +86,12 @@ use_globals <- function(x) {
 callee_reads <- function() K * 2
 
 int_global <- function(n) n + KI
+
+# A computed position among elements of one kind (R errors beyond the end).
+sum_elements <- function(d) {
+  s <- 0
+  for (k in seq_along(d)) s <- s + sum(d[[k]])
+  s
+}
+
+element_at <- function(d, k) d[[k]] * 2

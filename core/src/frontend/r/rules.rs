@@ -351,7 +351,8 @@ impl Language for R {
     fn host_has_answer(&self, reason: &str) -> bool {
         // R errors too for a wrong-signed `by` or a negative length; everything else
         // has an R answer (NA, a dropped dimension, a double sequence).
-        !matches!(reason, "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite") && !reason.starts_with(STOP_REASON)
+        !matches!(reason, "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite" | "list_subscript_out_of_bounds")
+            && !reason.starts_with(STOP_REASON)
     }
 
     fn error_message(&self, reason: &str, counts: Option<(i64, i64)>) -> String {
@@ -367,6 +368,8 @@ impl Language for R {
             "negative_length" => "a negative length or count (R: invalid argument)".into(),
             "dimension_dropped" => "a slice with a dimension of length 1 and another dimension: R drops it (drop = TRUE), which compiled code with static ranks cannot".into(),
             "seq_wrong_sign" => "wrong sign in 'by' argument of seq()".into(),
+            "list_subscript_out_of_bounds" => "subscript out of bounds".into(),
+            "list_position_below_one" => "a list element selected by a position below 1: R's `[[` drops or refuses it, compiled code does neither".into(),
             "ifelse_all_na" => "ifelse() with an NA branch that every element takes: R's result is a logical NA vector (or logical(0)), which compiled code does not hold".into(),
             "seq_bad_length" => "'length.out' must be a non-negative number".into(),
             "seq_from_not_finite" => "'from' must be a finite number".into(),

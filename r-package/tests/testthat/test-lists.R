@@ -1,0 +1,143 @@
+# Lists, data frames and globals in compiled functions: the values must be R's own.
+
+test_that("a setup(args) / run(data) benchmark compiles with fallback = FALSE and equals R", {
+  setup <- function(n) {
+    list(x = as.double(seq_len(n)), y = rev(as.double(seq_len(n))), w = 0.25,
+      m = matrix(as.double(1:6), 2), n = as.integer(n), label = "bench")
+  }
+  run <- function(data) {
+    s <- 0
+    for (i in seq_len(data$n)) {
+      s <- s + data$x[i] * data[["y"]][i] * data$w
+    }
+    s + sum(data[[4]]) + data$m[2, 3] + length(data)
+  }
+  g <- vr_compile(run, fallback = FALSE)
+  for (n in c(10, 1000)) {
+    d <- setup(n)
+    expect_identical(g(d), run(d))
+  }
+  capture.output(info <- vr_explain(g, vrir = FALSE))
+  expect_true(info[[1]]$compiled)
+  expect_match(info[[1]]$signature, "list(x = double vector", fixed = TRUE)
+})
+
+test_that("nested lists and lists passed to helpers", {
+  inner_total <- function(p) sum(p$v) * p$scale
+  f <- function(cfg) inner_total(cfg$a) + inner_total(cfg[["b"]]) + cfg$b$v[2]
+  g <- vr_compile(f, fallback = FALSE)
+  cfg <- list(a = list(v = c(1, 2, 3), scale = 2), b = list(v = 4:6, scale = 0.5))
+  expect_identical(g(cfg), f(cfg))
+})
+
+test_that("a list argument written in the function is the function's copy", {
+  f <- function(d) {
+    d$x[1] <- 100
+    d$k <- d$k + 1
+    sum(d$x) * d$k
+  }
+  g <- vr_compile(f, fallback = FALSE)
+  d <- list(x = c(1, 2, 3), k = 2)
+  before <- d
+  expect_identical(g(d), f(d))
+  expect_identical(d, before)
+})
+
+test_that("local lists are built, changed and read back", {
+  f <- function(x) {
+    l <- list(a = x, b = 2, c = 3L)
+    l$a[1] <- 10
+    l$b <- l$b * 2
+    l[["c"]] <- l[["c"]] + 1L
+    sum(l$a) + l$b + l$c + length(l)
+  }
+  g <- vr_compile(f, fallback = FALSE)
+  expect_identical(g(c(1, 2, 3)), f(c(1, 2, 3)))
+})
+
+test_that("a data frame is a read-only list of columns; other columns are not read", {
+  f <- function(df) {
+    s <- 0
+    for (i in seq_len(nrow(df))) {
+      if (df$keep[i]) s <- s + df$x[i] * df$n[i]
+    }
+    c(s, ncol(df))
+  }
+  g <- vr_compile(f, fallback = FALSE)
+  df <- data.frame(x = c(1.5, 2, -3, 4), n = 1:4, keep = c(TRUE, FALSE, TRUE, TRUE),
+    label = c("a", "b", "c", "d"), stringsAsFactors = FALSE)
+  expect_identical(g(df), f(df))
+  # Reading a character (or factor) column is named, and R runs the function.
+  h <- function(df) df$label
+  expect_error(vr_compile(h, fallback = FALSE)(df), "character vector", class = "velociraptor_unsupported")
+  df$label <- factor(df$label)
+  expect_error(vr_compile(h, fallback = FALSE)(df), "factor", class = "velociraptor_unsupported")
+  expect_warning(r <- vr_compile(h)(df), class = "velociraptor_fallback")
+  expect_identical(r, df$label)
+  # Writing into a data frame is refused with a reason.
+  w <- vr_compile(function(df) { df$x[1] <- 0; sum(df$x) }, fallback = FALSE)
+  expect_error(w(df), "read-only", class = "velociraptor_unsupported")
+})
+
+test_that("elements at a computed position, and what stays unsupported", {
+  d <- list(x = c(1, 2, 3), y = c(4, 5, 6))
+  f <- function(d) {
+    s <- 0
+    for (k in seq_along(d)) s <- s + sum(d[[k]])
+    s
+  }
+  expect_identical(vr_compile(f, fallback = FALSE)(d), f(d))
+  at <- vr_compile(function(d, k) d[[k]], fallback = FALSE)
+  expect_error(at(d, 3L), "subscript out of bounds", class = "velociraptor_error")
+  # Elements of different kinds: named, and R runs the function.
+  m <- list(x = c(1, 2, 3), s = "text")
+  expect_error(vr_compile(f, fallback = FALSE)(m), "computed position", class = "velociraptor_unsupported")
+  expect_warning(r <- vr_compile(function(d) d[[length(d) - 1L]] * 2)(m), class = "velociraptor_fallback")
+  expect_identical(r, c(2, 4, 6))
+  add <- function(d) {
+    d$z <- 1
+    d$x
+  }
+  expect_error(vr_compile(add, fallback = FALSE)(d), "adding an element", class = "velociraptor_unsupported")
+})
+
+test_that("a global changed between calls is seen by the compiled function", {
+  K <- 3
+  V <- c(1, 2, 3)
+  f <- function(x) x * K + sum(V)
+  g <- vr_compile(f, fallback = FALSE)
+  expect_identical(g(2), f(2))
+  K <- 5
+  V[2] <- 20
+  expect_identical(g(2), f(2))
+  expect_identical(g(2), 2 * 5 + 24)
+  # A helper reading a global sees it too.
+  scale <- function(v) v * K
+  h <- vr_compile(function(x) scale(x) + 1, fallback = FALSE)
+  expect_identical(h(c(1, 2)), c(6, 11))
+  K <- -1
+  expect_identical(h(c(1, 2)), c(0, -1))
+  # A global list and a matrix.
+  P <- list(a = 0.5, m = matrix(1:4 + 0, 2))
+  k <- vr_compile(function(x) x * P$a + sum(P$m), fallback = FALSE)
+  expect_identical(k(4), 12)
+  P$a <- 2
+  expect_identical(k(4), 18)
+})
+
+test_that("a global whose type changes makes a new specialization", {
+  K <- 3
+  f <- function(x) x * K
+  g <- vr_compile(f, fallback = FALSE)
+  expect_identical(g(2), 6)
+  K <- c(1, 10)
+  expect_identical(g(2), c(2, 20))
+  K <- 2L
+  expect_identical(g(3L), 6L)
+  capture.output(specs <- vr_explain(g, vrir = FALSE))
+  expect_length(specs, 3)
+  expect_match(specs[[2]]$signature, "K = double vector", fixed = TRUE)
+  # A global that is gone is R's error, through the fallback.
+  rm(K)
+  expect_error(suppressWarnings(vr_compile(f)(2)), "'K' not found")
+})
