@@ -225,6 +225,8 @@ fn cases() -> Vec<Case> {
         c("na_branch", json!([-3.0]), Error),
         c("na_branch_first", json!([[1.0, -1.0, 2.0]]), Same),
         c("na_branch_first", json!([[1.0, 2.0]]), Error),
+        c("chain_assign", json!([2.5]), Same),
+        c("chain_assign", json!([i32s(3)]), Same),
         // seq(..., length.out =).
         c("seq_lo", json!([0.0, 1.0, 11.0]), Same),
         c("seq_lo", json!([1.0, 10.0, i32s(4)]), Same),

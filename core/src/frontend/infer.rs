@@ -25,8 +25,10 @@ use std::collections::{BTreeMap, HashMap};
 /// Rounds of inference before giving up (the lattice is shallow; real code needs 2-4).
 const MAX_ROUNDS: usize = 64;
 
-/// What a specialization returns: `None` while unknown, `Some(None)` for no value.
-pub type RetTy = Option<Option<Ty>>;
+/// What a specialization returns: `None` while unknown, else the types of its results
+/// (none for R's `NULL`; one for an ordinary value; several from the engine's results
+/// marker, e.g. an outlined section's outputs).
+pub type RetTy = Option<Vec<Ty>>;
 
 /// One compiled instance of a source function.
 #[derive(Clone, Debug)]
@@ -113,7 +115,7 @@ impl Program {
             let mut changed = false;
             let mut i = 0;
             while i < self.specs.len() {
-                let before = (self.specs[i].ret, self.specs[i].vars.clone(), self.specs[i].lists.clone());
+                let before = (self.specs[i].ret.clone(), self.specs[i].vars.clone(), self.specs[i].lists.clone());
                 let mut lw = Lowerer::new(self, i, false);
                 match lw.lower_function() {
                     Ok(_) | Err(LErr::NotYet) => {}
@@ -121,10 +123,10 @@ impl Program {
                 }
                 let (ret, vars, lists) = lw.finish_round();
                 let spec = &mut self.specs[i];
-                spec.ret = ret.or(spec.ret);
+                spec.ret = ret.or(spec.ret.take());
                 spec.vars = vars;
                 spec.lists = lists;
-                if (spec.ret, spec.vars.clone(), spec.lists.clone()) != before {
+                if (spec.ret.clone(), spec.vars.clone(), spec.lists.clone()) != before {
                     changed = true;
                 }
                 i += 1;

@@ -379,10 +379,7 @@ impl<'p> Lowerer<'p> {
         }
         let def_body = self.def.body.clone();
         self.stmt_tolerant(&def_body, true, &mut body)?;
-        let results = match self.final_ret()? {
-            Some(t) => vec![t.vrir(self.layout())],
-            None => vec![],
-        };
+        let results = self.final_ret()?.iter().map(|t| t.vrir(self.layout())).collect();
         let mut locals: Vec<Local> = Vec::new();
         let param_names: HashSet<&str> = params.iter().map(|p| p.name.as_str()).collect();
         for (name, t) in &self.vars {
@@ -437,11 +434,11 @@ impl<'p> Lowerer<'p> {
     }
 
     /// The result type the function is compiled with (known in the final pass).
-    fn final_ret(&self) -> LResult<Option<Ty>> {
-        match self.prog.specs[self.spec].ret {
-            Some(r) => Ok(r),
+    fn final_ret(&self) -> LResult<Vec<Ty>> {
+        match &self.prog.specs[self.spec].ret {
+            Some(r) => Ok(r.clone()),
             None if self.final_pass => Err(LErr::NotYet),
-            None => Ok(self.ret.flatten()),
+            None => Ok(self.ret.clone().unwrap_or_default()),
         }
     }
 
@@ -477,7 +474,7 @@ impl<'p> Lowerer<'p> {
         match &e.kind {
             ExprKind::Block(items) => {
                 if items.is_empty() && tail {
-                    self.record_return(None, line)?;
+                    self.record_return(&[], line)?;
                     self.push(out, StmtKind::Return { values: vec![] }, line);
                 }
                 for (k, item) in items.iter().enumerate() {
@@ -485,13 +482,22 @@ impl<'p> Lowerer<'p> {
                 }
                 Ok(())
             }
+            ExprKind::Assign { target, value } if matches!(&value.kind, ExprKind::Assign { target: inner, .. } if matches!(inner.kind, ExprKind::Var(_))) => {
+                // R's `a <- b <- v` (also `a = b = v`): the inner assignment, then `a` from
+                // the variable it assigned (copied where either is written later, as any
+                // `a <- b`).
+                let ExprKind::Assign { target: inner, .. } = &value.kind else { unreachable!("matched above") };
+                self.stmt(value, false, out)?;
+                let chained = Expr::new(ExprKind::Assign { target: target.clone(), value: inner.clone() }, line);
+                self.stmt(&chained, tail, out)
+            }
             ExprKind::Assign { target, value } => {
                 self.assign(target, value, line, out)?;
                 if tail {
                     match &target.kind {
                         ExprKind::Var(name) => {
                             let v = self.read_var(name, line)?;
-                            self.return_value(Some(v), line, out)?;
+                            self.return_value(vec![v], line, out)?;
                         }
                         _ => return Err(self.unsupported("assignment into an index as the function's value", line, "return the variable explicitly")),
                     }
@@ -512,7 +518,7 @@ impl<'p> Lowerer<'p> {
                     Some(e) => Some(self.block(e, tail)?),
                     None if tail => {
                         // R's `if` without `else` is NULL when the condition is false.
-                        self.record_return(None, line)?;
+                        self.record_return(&[], line)?;
                         Some(vec![Stmt { kind: StmtKind::Return { values: vec![] }, line: Some(line) }])
                     }
                     None => None,
@@ -571,11 +577,20 @@ impl<'p> Lowerer<'p> {
                 match self.prog.lang.marker(func) {
                     Some(Marker::Return) => {
                         let v = match args.as_slice() {
-                            [] => None,
-                            [a] if a.name.is_none() => Some(self.expr(&a.value)?),
+                            [] => vec![],
+                            [a] if a.name.is_none() => vec![self.expr(&a.value)?],
                             _ => return Err(self.unsupported(&format!("`{func}` with these arguments"), line, "it takes one value")),
                         };
                         self.return_value(v, line, out)
+                    }
+                    Some(Marker::Results) => {
+                        // Names (`.vr_results(a = x)`) are the caller's business: the
+                        // values leave in the order written.
+                        let mut values = Vec::with_capacity(args.len());
+                        for a in args {
+                            values.push(self.expr(&a.value)?);
+                        }
+                        self.return_value(values, line, out)
                     }
                     Some(Marker::Gpu) => {
                         let [a] = args.as_slice() else {
@@ -617,7 +632,7 @@ impl<'p> Lowerer<'p> {
     /// for its run-time errors only when it calls something.
     fn value_stmt(&mut self, v: Lowered, tail: bool, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         if tail {
-            return self.return_value(Some(v), line, out);
+            return self.return_value(vec![v], line, out);
         }
         out.append(&mut self.pre);
         Ok(())
@@ -626,35 +641,50 @@ impl<'p> Lowerer<'p> {
     /// After a loop in tail position the function's value is NULL.
     fn void_tail(&mut self, tail: bool, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         if tail {
-            self.return_value(None, line, out)?;
+            self.return_value(vec![], line, out)?;
         }
         Ok(())
     }
 
-    fn record_return(&mut self, t: Option<Ty>, line: Line) -> LResult<()> {
-        self.ret = match self.ret {
-            None => Some(t),
-            Some(None) if t.is_none() => Some(None),
-            Some(Some(a)) if t.is_some() => match join(a, t.unwrap()) {
-                Some(j) => Some(Some(j)),
-                None => return Err(self.diag(ErrorKind::Type, "return value", line, &format!("the function returns a {a} elsewhere and a {} here; a compiled function has one result type", t.unwrap()))),
-            },
+    /// Join the types of one more `return` into the function's result types: the same
+    /// number of values everywhere, each joined like a variable.
+    fn record_return(&mut self, ts: &[Ty], line: Line) -> LResult<()> {
+        let joined = match &self.ret {
+            None => ts.to_vec(),
+            Some(prev) if prev.len() == ts.len() => {
+                let mut joined = Vec::with_capacity(ts.len());
+                for (a, b) in prev.iter().zip(ts) {
+                    match join(*a, *b) {
+                        Some(j) => joined.push(j),
+                        None => return Err(self.diag(ErrorKind::Type, "return value", line, &format!("the function returns a {a} elsewhere and a {b} here; a compiled function has one result type"))),
+                    }
+                }
+                joined
+            }
             Some(prev) => {
-                let show = |t: Option<Ty>| t.map_or("NULL".to_string(), |t| t.to_string());
-                return Err(self.diag(ErrorKind::Unsupported, "return value", line, &format!("the function returns {} elsewhere and {} here", show(prev), show(t))));
+                let show = |ts: &[Ty]| match ts {
+                    [] => "NULL".to_string(),
+                    [t] => t.to_string(),
+                    ts => format!("{} values", ts.len()),
+                };
+                return Err(self.diag(ErrorKind::Unsupported, "return value", line, &format!("the function returns {} elsewhere and {} here", show(prev), show(ts))));
             }
         };
+        self.ret = Some(joined);
         Ok(())
     }
 
-    fn return_value(&mut self, v: Option<Lowered>, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
-        self.record_return(v.as_ref().map(|v| v.ty), line)?;
-        let values = match v {
-            None => vec![],
-            Some(v) => match self.final_ret()? {
-                Some(r) => vec![self.cast(v, r.elem).expr],
-                None => vec![v.expr],
-            },
+    /// `return` of these values (none: R's `NULL`), each converted to the element type
+    /// the function's result has after every return is joined.
+    fn return_value(&mut self, vs: Vec<Lowered>, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        let types: Vec<Ty> = vs.iter().map(|v| v.ty).collect();
+        self.record_return(&types, line)?;
+        let results = self.final_ret()?;
+        let values = if results.len() == vs.len() {
+            vs.into_iter().zip(&results).map(|(v, r)| self.cast(v, r.elem).expr).collect()
+        } else {
+            // An inference round that has not settled: the types are rechecked when it has.
+            vs.into_iter().map(|v| v.expr).collect()
         };
         self.push(out, StmtKind::Return { values }, line);
         Ok(())
@@ -1116,9 +1146,10 @@ impl<'p> Lowerer<'p> {
         }
         if self.prog.defs.contains_key(func) {
             let (expr, ret) = self.user_call(func, args, line)?;
-            return match ret {
-                Some(t) => Ok(Lowered::new(expr, t)),
-                None => Err(self.unsupported(&format!("value of `{func}(...)`"), line, "the function returns NULL")),
+            return match ret.as_slice() {
+                [t] => Ok(Lowered::new(expr, *t)),
+                [] => Err(self.unsupported(&format!("value of `{func}(...)`"), line, "the function returns NULL")),
+                ts => Err(self.unsupported(&format!("value of `{func}(...)`"), line, &format!("the function returns {} values", ts.len()))),
             };
         }
         if let Some(m) = self.prog.lang.marker(func) {
@@ -1130,6 +1161,7 @@ impl<'p> Lowerer<'p> {
                 Marker::Gpu => "use it as a statement around a block",
                 Marker::ParallelRange => "use it only as a `for` loop's sequence",
                 Marker::Stop => "use it as a statement (`if (bad) stop(\"...\")`)",
+                Marker::Results => "use it as the statement that leaves the function",
                 Marker::List => unreachable!("handled above"),
             }));
         }
@@ -1160,7 +1192,7 @@ impl<'p> Lowerer<'p> {
 
     /// A call of a function of the source: its specialization for these argument
     /// types, created when new; the call expression and its result type.
-    fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Option<Ty>)> {
+    fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
         let def = self.prog.defs[func].clone();
         let mut slots: Vec<Option<&Expr>> = vec![None; def.params.len()];
         let mut positional = Vec::new();
@@ -1206,9 +1238,9 @@ impl<'p> Lowerer<'p> {
         values.extend(self.global_args());
         let idx = self.prog.spec_for(func, types);
         let name = self.prog.specs[idx].vrir_name.clone();
-        match self.prog.specs[idx].ret {
+        match &self.prog.specs[idx].ret {
             None => Err(LErr::NotYet),
-            Some(r) => Ok((vrir::Expr::Call { func: name, args: values }, r)),
+            Some(r) => Ok((vrir::Expr::Call { func: name, args: values }, r.clone())),
         }
     }
 }

@@ -31,6 +31,10 @@ pub enum Marker {
     ParallelRange,
     /// Raise an error with the message its string arguments spell (R `stop("...")`).
     Stop,
+    /// Leave the function with several values, one VRIR result each (R `.vr_results(a,
+    /// b)`): no host function spells it; the engine's own callers (an outlined section's
+    /// outputs) and the language's builtins (a list result) use it.
+    Results,
     /// A list of its arguments, named by their names (R `list(a = x, b = y)`).
     List,
 }

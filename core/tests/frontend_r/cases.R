@@ -393,3 +393,12 @@ seq_loop <- function(n) {
 }
 na_branch <- function(x) ifelse(x > 0, x, NA)
 na_branch_first <- function(x) ifelse(x > 0, NA, x * 2)
+
+# Chained assignment: both names get the value, each its own copy.
+chain_assign <- function(n) {
+  w <- h <- n
+  a = b = numeric(3)
+  a[1] <- w
+  b[2] <- h * 2
+  c(a, b, w + h)
+}

@@ -18,6 +18,10 @@ pub static RULES: R = R;
 /// R's largest integer; -INT_MAX - 1 is NA_integer_.
 pub const INT_MAX: i64 = i32::MAX as i64;
 
+/// The engine's several-results marker as R source spells it (`Marker::Results`): a name
+/// no R code defines, for the functions Velociraptor writes itself (outlined sections).
+pub const RESULTS_MARKER: &str = ".vr_results";
+
 pub const LOGICAL: ScalarType = ScalarType::Bool;
 pub const INTEGER: ScalarType = ScalarType::I32;
 pub const DOUBLE: ScalarType = ScalarType::F64;
@@ -146,6 +150,7 @@ impl Language for R {
             "gpu" => Some(Marker::Gpu),
             "prange" => Some(Marker::ParallelRange),
             "stop" => Some(Marker::Stop),
+            RESULTS_MARKER => Some(Marker::Results),
             "list" => Some(Marker::List),
             _ => None,
         }
