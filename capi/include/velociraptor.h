@@ -319,6 +319,13 @@ enum VrStatus vr_compile_source_sig(const struct VrContext *ctx,
                                     const char *signature,
                                     struct VrFunction **out);
 
+// When the function compiled from host source returns a list (R `list(a = x, b =
+// y)`): the list's type as signature JSON (docs/c-api.md), `{"list": [["a", "f64"],
+// ["b", "f64[1]"]], "frame": false}`, whose scalars and arrays, in order (nested lists
+// included), are the function's results; the host rebuilds its list from them. An empty
+// string when the results are not a list. Free it with `vr_string_free`.
+enum VrStatus vr_function_result_list(const struct VrFunction *f, char **out);
+
 void vr_function_free(struct VrFunction *f);
 
 // The compiled function's signature (after specialization).

@@ -180,4 +180,7 @@ pub struct VrModule {
 pub struct VrFunction {
     pub ctx: Arc<ContextInner>,
     pub spec: Arc<Specialized>,
+    /// When the host function returns a list: its type as the front end's signature JSON
+    /// (`vr_function_result_list`); its elements are the results, in order.
+    pub result_list: Option<String>,
 }

@@ -38,7 +38,7 @@ use std::os::raw::c_char;
 use std::sync::{Arc, RwLock};
 use velociraptor::runtime::compile_cache::CompileCache;
 use velociraptor::vrir::types::{ArrayType, Type};
-use velociraptor::frontend::signature::Signature;
+use velociraptor::frontend::signature::{type_to_json, Signature};
 use velociraptor::frontend::types::{AnyTy, Ty};
 use velociraptor::{ErrorKind, VrError, VrResult};
 
@@ -393,12 +393,13 @@ fn compile_in(
     module: &velociraptor::vrir::ast::Module,
     name: &str,
     arg_types: &[VrType],
+    result_list: Option<String>,
     out: &mut *mut VrFunction,
 ) -> VrResult<()> {
     module.module_function(name)?;
     let given: Vec<Type> = arg_types.iter().map(type_of).collect::<VrResult<_>>()?;
     let spec = ctx.cache.get_or_compile(module, name, &given, &ctx.config.options)?;
-    *out = Box::into_raw(Box::new(VrFunction { ctx: ctx.clone(), spec }));
+    *out = Box::into_raw(Box::new(VrFunction { ctx: ctx.clone(), spec, result_list }));
     Ok(())
 }
 
@@ -420,7 +421,7 @@ pub extern "C" fn vr_compile(
         let m = non_null(m, "module")?;
         let name = c_str(name, "name")?;
         let types = slice(arg_types, n_args, "arg_types")?;
-        compile_in(&m.ctx, &m.module, name, types, out)
+        compile_in(&m.ctx, &m.module, name, types, None, out)
     })
 }
 
@@ -429,9 +430,9 @@ pub extern "C" fn vr_compile(
 /// the leading formals, the rest taking their defaults; the globals it reads). Front-end
 /// diagnostics (parse errors, types that do not unify, constructs it does not compile)
 /// keep their kind, line and message.
-fn frontend_to_vrir(language: &str, source: &str, name: &str, sig: &Signature) -> VrResult<velociraptor::vrir::ast::Module> {
+fn frontend_to_vrir(language: &str, source: &str, name: &str, sig: &Signature) -> VrResult<velociraptor::frontend::r::Compiled> {
     match language {
-        "r" => velociraptor::frontend::r::compile_sig(source, name, sig),
+        "r" => velociraptor::frontend::r::compile_entry(source, name, sig),
         _ => Err(VrError::new(
             ErrorKind::Unsupported,
             format!(
@@ -452,11 +453,12 @@ fn check_language(language: &str) -> VrResult<()> {
 
 /// Compile `sig` through the front end and then the context's caches.
 fn compile_source_in(ctx: &VrContext, language: &str, source: &str, name: &str, sig: &Signature, out: &mut *mut VrFunction) -> VrResult<()> {
-    let module = frontend_to_vrir(language, source, name, sig)?;
-    velociraptor::vrir::verify::verify_module(&module)?;
+    let compiled = frontend_to_vrir(language, source, name, sig)?;
+    velociraptor::vrir::verify::verify_module(&compiled.module)?;
     let params = sig.params(velociraptor::vrir::Layout::Col);
     let types: Vec<VrType> = params.iter().map(type_code).collect::<VrResult<_>>()?;
-    compile_in(&ctx.inner, &module, name, &types, out)
+    let result_list = compiled.result_list.map(|l| type_to_json(&AnyTy::List(l)).to_string());
+    compile_in(&ctx.inner, &compiled.module, name, &types, result_list, out)
 }
 
 /// Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
@@ -519,6 +521,19 @@ pub extern "C" fn vr_compile_source_sig(
         let sig = Signature::from_json(c_str(signature, "signature")?)?;
         check_language(language)?;
         compile_source_in(ctx, language, source, name, &sig, out)
+    })
+}
+
+/// When the function compiled from host source returns a list (R `list(a = x, b =
+/// y)`): the list's type as signature JSON (docs/c-api.md), `{"list": [["a", "f64"],
+/// ["b", "f64[1]"]], "frame": false}`, whose scalars and arrays, in order (nested lists
+/// included), are the function's results; the host rebuilds its list from them. An empty
+/// string when the results are not a list. Free it with `vr_string_free`.
+#[no_mangle]
+pub extern "C" fn vr_function_result_list(f: *const VrFunction, out: *mut *mut c_char) -> VrStatus {
+    guard("vr_function_result_list", || {
+        let f = non_null(f, "function")?;
+        give_string(f.result_list.clone().unwrap_or_default(), out)
     })
 }
 

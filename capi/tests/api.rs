@@ -422,6 +422,27 @@ fn r_source_with_list_arguments_and_globals() {
     let (st, msg) = compile_r_sig(ctx, "run <- function(data) data$label", "run", sig).unwrap_err();
     assert_eq!(st, VrStatus::VR_UNSUPPORTED, "{msg}");
     assert!(msg.contains("a character vector"), "{msg}");
+    // A list result: its elements are the results; its type says how to rebuild it.
+    let src2 = "stats <- function(x) list(total = sum(x), twice = x * 2, inner = list(n = length(x)))";
+    let f = compile_r_sig(ctx, src2, "stats", r#"{"args": ["f64[1]"]}"#).unwrap();
+    let mut text = null_mut();
+    assert_eq!(vr_function_result_list(f, &mut text), VrStatus::VR_OK);
+    let layout = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    assert_eq!(layout, r#"{"frame":false,"list":[["total","f64"],["twice","f64[1]"],["inner",{"frame":false,"list":[["n","i32"]]}]]}"#);
+    let mut x = [1.0, 2.0, 4.0];
+    let mut out = call(f, &[f64_array(&mut x, &[3], &[1], VR_LAYOUT_COL)], 3).unwrap();
+    assert_eq!(as_f64(&out[0]), 7.0);
+    assert_eq!(read_f64_array(&out[1].array), vec![2.0, 4.0, 8.0]);
+    assert_eq!(unsafe { out[2].scalar.as_i32 }, 3);
+    vr_array_free(&mut out[1].array);
+    vr_function_free(f);
+    // Not a list: the empty string.
+    let f = compile_r_sig(ctx, "f <- function(x) x", "f", r#"{"args": ["f64"]}"#).unwrap();
+    assert_eq!(vr_function_result_list(f, &mut text), VrStatus::VR_OK);
+    assert_eq!(unsafe { std::ffi::CStr::from_ptr(text) }.to_bytes().len(), 0);
+    vr_string_free(text);
+    vr_function_free(f);
     let (st, msg) = compile_r_sig(ctx, src, "run", "{\"args\": [\"f65\"]}").unwrap_err();
     assert_eq!(st, VrStatus::VR_INVALID_ARGUMENT, "{msg}");
     assert!(msg.contains("unknown element type `f65`"), "{msg}");

@@ -15,7 +15,7 @@ use std::process::Command;
 use velociraptor::backend::{self, Backend};
 use velociraptor::frontend::r;
 use velociraptor::frontend::signature::Signature;
-use velociraptor::frontend::types::{AnyTy, Ty};
+use velociraptor::frontend::types::{AnyTy, ListTy, Ty};
 use velociraptor::runtime::value::{Scalar, Value};
 use velociraptor::vrir::ScalarType;
 use velociraptor::ErrorKind;
@@ -94,6 +94,14 @@ fn cases() -> Vec<Case> {
         c("element_at", json!([list(json!([[null, [1.0, 2.0]], [null, [3.0, 4.0, 5.5]]])), 1.0])),
         // R: "subscript out of bounds"; compiled code raises the same.
         c("element_at", json!([list(json!([[null, [1.0, 2.0]], [null, [3.0, 4.0, 5.5]]])), i32s(3)])),
+        c("stats_list", json!([[1.0, 2.5, 4.0]])),
+        c("from_helper", json!([[1.0, 2.5, 4.0]])),
+        c("branches", json!([2.0])),
+        c("branches", json!([-3.0])),
+        c("unnamed", json!([[1.0, 2.0]])),
+        c("result_var", json!([[1.0, 2.0, 3.0, 4.0]])),
+        c("setup", json!([i32s(3)])),
+        c("setup_then_run", json!([i32s(5)])),
     ]
 }
 
@@ -316,7 +324,27 @@ fn one(v: &Value) -> Outcome {
     }
 }
 
-fn ours(results: &[Value]) -> Outcome {
+fn ours(results: &[Value], list: Option<&ListTy>) -> Outcome {
+    fn build(l: &ListTy, it: &mut std::slice::Iter<Value>) -> Outcome {
+        Outcome::List(
+            l.fields
+                .iter()
+                .map(|f| {
+                    let o = match &f.ty {
+                        AnyTy::List(sub) => build(sub, it),
+                        _ => one(it.next().expect("a result per element")),
+                    };
+                    (f.name.clone(), o)
+                })
+                .collect(),
+        )
+    }
+    if let Some(l) = list {
+        let mut it = results.iter();
+        let out = build(l, &mut it);
+        assert!(it.next().is_none(), "more results than list elements");
+        return out;
+    }
     match results {
         [] => Outcome::Null,
         [v] => one(v),
@@ -336,7 +364,7 @@ fn same(a: &Outcome, b: &Outcome) -> bool {
 }
 
 /// The module and argument values of a case: its arguments, then its globals.
-fn compile_case(c: &Case) -> velociraptor::VrResult<(velociraptor::vrir::Module, Vec<Value>)> {
+fn compile_case(c: &Case) -> velociraptor::VrResult<(r::Compiled, Vec<Value>)> {
     let args = c.args.as_array().unwrap();
     let mut sig = Signature::default();
     let mut values = Vec::new();
@@ -350,7 +378,7 @@ fn compile_case(c: &Case) -> velociraptor::VrResult<(velociraptor::vrir::Module,
         r::json_values(v, &t, &mut values)?;
         sig.globals.push((n.to_string(), t));
     }
-    Ok((r::compile_sig(SOURCE, c.func, &sig)?, values))
+    Ok((r::compile_entry(SOURCE, c.func, &sig)?, values))
 }
 
 #[test]
@@ -361,7 +389,7 @@ fn lists_data_frames_and_globals_agree_with_r() {
     let mut passed: HashMap<Backend, usize> = HashMap::new();
     for (id, (c, r_out)) in cases.iter().zip(&expected).enumerate() {
         let label = format!("case {id}: {}({}) globals {:?}", c.func, c.args, c.globals);
-        let (module, values) = match compile_case(c) {
+        let (compiled, values) = match compile_case(c) {
             Ok(x) => x,
             Err(e) => {
                 failures.push(format!("{label}: does not compile: {e}"));
@@ -369,8 +397,8 @@ fn lists_data_frames_and_globals_agree_with_r() {
             }
         };
         for b in Backend::available() {
-            let got = match backend::execute(b, &module, c.func, values.clone()) {
-                Ok(v) => ours(&v),
+            let got = match backend::execute(b, &compiled.module, c.func, values.clone()) {
+                Ok(v) => ours(&v, compiled.result_list.as_ref()),
                 Err(e) => Outcome::Error(r::explain_error(e).to_string()),
             };
             let ok = match (r_out, &got) {
@@ -394,7 +422,7 @@ fn lists_data_frames_and_globals_agree_with_r() {
 
 /// A list argument of these (name, type) elements.
 fn list_of(fields: &[(&str, AnyTy)]) -> AnyTy {
-    AnyTy::List(velociraptor::frontend::types::ListTy {
+    AnyTy::List(ListTy {
         frame: false,
         fields: fields.iter().map(|(n, t)| velociraptor::frontend::types::Field { name: Some(n.to_string()), ty: t.clone() }).collect(),
     })
@@ -431,10 +459,16 @@ fn unsupported_list_constructs_name_the_construct() {
     refused("f <- function(d) d[1]", vec![data.clone()], "`[` on a list", 1);
     refused("f <- function(d) d[[3]]", vec![data.clone()], "subscript out of bounds", 1);
     refused("f <- function(d) {\n  d$y <- 1\n  d$x\n}", vec![data.clone()], "adding an element", 2);
-    refused("f <- function(d) {\n  d$x[1] <- 0\n  sum(d$x)\n}", vec![frame], "read-only", 2);
+    refused("f <- function(d) {\n  d$x[1] <- 0\n  sum(d$x)\n}", vec![frame.clone()], "read-only", 2);
     refused("f <- function(x) x$a", vec![num.clone()], "not a list", 1);
     refused("f <- function(x) nrow(list(a = x))", vec![num.clone()], "`nrow` of a list", 1);
     refused("f <- function(x) {\n  for (v in list(x, x)) x <- x + v\n  x\n}", vec![num.clone()], "used as a value", 2);
+    // A list result: every return the same kind of list; no data frame, no unreadable element.
+    refused("f <- function(x) {\n  if (x > 0) return(list(a = x))\n  x\n}", vec![num.clone()], "one kind of list", 3);
+    refused("f <- function(x) {\n  if (x > 0) return(list(a = x))\n  list(b = x)\n}", vec![num.clone()], "one kind of list", 3);
+    refused("f <- function(d) d", vec![frame.clone()], "data frame as the function's value", 1);
+    refused("f <- function(d) d", vec![data.clone()], "a character vector", 1);
+    refused("g <- function(x) list(a = x)\nf <- function(x) g(x) + 1", vec![num.clone()], "list `g(...)` used as a value", 2);
     // An opaque argument compiles as long as nothing reads it.
     let sig = Signature { args: vec![num.clone(), AnyTy::Opaque("a character vector".into())], globals: vec![] };
     assert!(r::compile_sig("f <- function(x, label) x + 1", "f", &sig).is_ok());

@@ -12,7 +12,8 @@ use extendr_ffi::{Rf_xlength, TYPEOF, VECTOR_ELT, SEXP, SEXPTYPE};
 use std::ffi::{CStr, CString};
 use std::sync::Mutex;
 use std::time::Instant;
-use velociraptor::frontend::signature::Signature;
+use velociraptor::frontend::signature::{type_from_text, Signature};
+use velociraptor::frontend::types::{AnyTy, ListTy};
 use velociraptor::{ErrorKind, VrError};
 use velociraptor_capi::*;
 
@@ -145,6 +146,9 @@ pub fn stats() -> Result<Robj, Failure> {
 struct Compiled {
     f: *mut VrFunction,
     n_results: usize,
+    /// When the R function returns a list: its names and nesting (the results are its
+    /// elements in order).
+    result_list: Option<ListTy>,
 }
 
 struct Spec {
@@ -246,7 +250,47 @@ fn finish(f: *mut VrFunction) -> Result<Compiled, Failure> {
         vr_function_free(f);
         return Err(e);
     }
-    Ok(Compiled { f, n_results: nr })
+    let result_list = match result_list_of(f) {
+        Ok(l) => l,
+        Err(e) => {
+            vr_function_free(f);
+            return Err(e);
+        }
+    };
+    Ok(Compiled { f, n_results: nr, result_list })
+}
+
+/// The list a compiled function returns, if it returns one (`vr_function_result_list`).
+fn result_list_of(f: *mut VrFunction) -> Result<Option<ListTy>, Failure> {
+    let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
+    check(vr_function_result_list(f, &mut text), Phase::Compile)?;
+    // SAFETY: a string the C API returned, freed right after.
+    let t = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    if t.is_empty() {
+        return Ok(None);
+    }
+    match type_from_text(&t).map_err(|e| Failure::internal(format!("result list {t}: {}", e.message)))? {
+        AnyTy::List(l) => Ok(Some(l)),
+        other => Err(Failure::internal(format!("result list {other}"))),
+    }
+}
+
+/// The R list of type `l` whose scalars and arrays are `values`, in order.
+fn build_list(l: &ListTy, values: &mut impl Iterator<Item = Robj>) -> Result<Robj, Failure> {
+    let mut items = Vec::with_capacity(l.fields.len());
+    for f in &l.fields {
+        items.push(match &f.ty {
+            AnyTy::Value(_) => values.next().ok_or_else(|| Failure::internal("fewer results than list elements"))?,
+            AnyTy::List(sub) => build_list(sub, values)?,
+            AnyTy::Opaque(_) => Robj::from(()),
+        });
+    }
+    if l.fields.iter().all(|f| f.name.is_none()) {
+        return Ok(List::from_values(items).into());
+    }
+    let names: Vec<&str> = l.fields.iter().map(|f| f.name.as_deref().unwrap_or("")).collect();
+    Ok(List::from_names_and_values(names, items).map_err(|e| Failure::internal(e.to_string()))?.into())
 }
 
 impl Entry {
@@ -318,6 +362,9 @@ impl Entry {
                 out.push(from_value(r, &objs)?);
             }
             drop(scratch);
+            if let Some(l) = &compiled.result_list {
+                return build_list(l, &mut out.into_iter());
+            }
             Ok(match out.len() {
                 0 => Robj::from(()),
                 1 => out.pop().unwrap(),

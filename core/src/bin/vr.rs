@@ -212,14 +212,14 @@ fn is_r_source(path: &str) -> bool {
 }
 
 /// Compile an R function for the JSON arguments given with `--args`/`--args-file`.
-fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::vrir::Module, Vec<velociraptor::runtime::value::Value>), Failure> {
+fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::frontend::r::Compiled, Vec<velociraptor::runtime::value::Value>), Failure> {
     let args_text = args_text(o)?;
     let args_json: serde_json::Value = serde_json::from_str(&args_text)
         .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
     let items = args_json
         .as_array()
         .ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
-    velociraptor::frontend::r::compile_for_json(&read_source(file)?, func, items).map_err(in_file(file))
+    velociraptor::frontend::r::compile_entry_for_json(&read_source(file)?, func, items).map_err(in_file(file))
 }
 
 fn args_text(o: &Options) -> Result<String, Failure> {
@@ -241,7 +241,7 @@ fn dump(args: &[String]) -> Result<ExitCode, Failure> {
         let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
             unreachable!()
         };
-        let (m, _) = compile_r(&o, file, func)?;
+        let m = compile_r(&o, file, func)?.0.module;
         if o.has("--json") {
             println!("{}", json::to_json(&m));
         } else {
@@ -273,10 +273,14 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
     };
     let backend = o.backend()?;
     if is_r_source(file) {
-        let (m, values) = compile_r(&o, file, func)?;
-        let results = backend::execute(backend, &m, func, values)
+        let (c, values) = compile_r(&o, file, func)?;
+        let results = backend::execute(backend, &c.module, func, values)
             .map_err(velociraptor::frontend::r::explain_error)?;
-        println!("{}", backend::results_to_json(&results));
+        match &c.result_list {
+            // A list result prints as the list: {"list": [["name", value], ...]}.
+            Some(l) => println!("{}", velociraptor::frontend::r::results_to_json(&results, Some(l))),
+            None => println!("{}", backend::results_to_json(&results)),
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let args_text = args_text(&o)?;

@@ -47,6 +47,17 @@ pub struct Spec {
     pub vars: BTreeMap<String, Ty>,
     /// The list variables found so far, with their shapes.
     pub lists: BTreeMap<String, ListTy>,
+    /// The names of the list the function returns (its elements are the results, in
+    /// `ListTy::leaves` order); None when it returns scalars or arrays.
+    pub ret_list: Option<ListTy>,
+}
+
+/// What one inference round found about a specialization.
+pub struct Round {
+    pub ret: RetTy,
+    pub ret_list: Option<ListTy>,
+    pub vars: BTreeMap<String, Ty>,
+    pub lists: BTreeMap<String, ListTy>,
 }
 
 /// Every function of one source file and the specializations compiled so far.
@@ -77,8 +88,17 @@ impl Program {
         let taken = self.specs.iter().filter(|s| s.source_name == name).count();
         let base = self.lang.vrir_name(name);
         let vrir_name = if taken == 0 { base } else { format!("{base}__{}", taken + 1) };
-        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new(), lists: BTreeMap::new() });
+        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new(), lists: BTreeMap::new(), ret_list: None });
         self.specs.len() - 1
+    }
+
+    /// The list the compiled `entry` returns, with its elements' types (None when it
+    /// returns scalars or arrays): how a host turns the results back into a list.
+    pub fn result_list(&self, entry: &str) -> Option<ListTy> {
+        let s = self.specs.iter().find(|s| s.source_name == entry)?;
+        let l = s.ret_list.as_ref()?;
+        let ret = s.ret.as_ref()?;
+        (l.leaves().len() == ret.len()).then(|| l.with_leaves(&mut ret.iter().copied()))
     }
 
     /// Compile `entry` for `args` (one type per formal parameter given; the rest take
@@ -115,18 +135,21 @@ impl Program {
             let mut changed = false;
             let mut i = 0;
             while i < self.specs.len() {
-                let before = (self.specs[i].ret.clone(), self.specs[i].vars.clone(), self.specs[i].lists.clone());
+                let before = (self.specs[i].ret.clone(), self.specs[i].vars.clone(), self.specs[i].lists.clone(), self.specs[i].ret_list.clone());
                 let mut lw = Lowerer::new(self, i, false);
                 match lw.lower_function() {
                     Ok(_) | Err(LErr::NotYet) => {}
                     Err(LErr::Fail(e)) => return Err(e),
                 }
-                let (ret, vars, lists) = lw.finish_round();
+                let round = lw.finish_round();
                 let spec = &mut self.specs[i];
-                spec.ret = ret.or(spec.ret.take());
-                spec.vars = vars;
-                spec.lists = lists;
-                if (spec.ret.clone(), spec.vars.clone(), spec.lists.clone()) != before {
+                if round.ret.is_some() {
+                    spec.ret_list = round.ret_list;
+                }
+                spec.ret = round.ret.or(spec.ret.take());
+                spec.vars = round.vars;
+                spec.lists = round.lists;
+                if (spec.ret.clone(), spec.vars.clone(), spec.lists.clone(), spec.ret_list.clone()) != before {
                     changed = true;
                 }
                 i += 1;

@@ -196,6 +196,65 @@ impl Lowerer<'_> {
         out
     }
 
+    /// The names of the list a call's function returns (None: it returns no list).
+    pub(super) fn list_result_of(&self, call: &vrir::Expr) -> Option<ListTy> {
+        let vrir::Expr::Call { func, .. } = call else { return None };
+        self.prog.specs.iter().find(|s| s.vrir_name == *func).and_then(|s| s.ret_list.clone())
+    }
+
+    /// Note what one `return` leaves with: a list of these names, or (None) scalars and
+    /// arrays. Every return of a function must agree (the results are its elements).
+    pub(super) fn note_return_list(&mut self, list: Option<&ListTy>, line: Line) -> LResult<()> {
+        match &self.ret_list {
+            None => {
+                self.ret_list = Some(list.cloned());
+                Ok(())
+            }
+            Some(prev) => {
+                let agree = match (prev, list) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => a.same_shape(b),
+                    _ => false,
+                };
+                if agree {
+                    return Ok(());
+                }
+                let show = |l: Option<&ListTy>| l.map_or("a value that is not a list".to_string(), |l| format!("a {l}"));
+                Err(self.diag(
+                    ErrorKind::Unsupported,
+                    "return value",
+                    line,
+                    &format!(
+                        "the function returns {} elsewhere and {} here; a compiled function returns one kind of list",
+                        show(prev.as_ref()),
+                        show(list)
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// Leave the function with a list: its elements are the results, its names known
+    /// to the host (`Spec::ret_list`).
+    pub(super) fn return_list(&mut self, l: ListVal, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        if l.ty.frame {
+            return Err(self.unsupported(
+                "a data frame as the function's value",
+                line,
+                "compiled functions return lists, vectors and arrays",
+            ));
+        }
+        if let Some(what) = opaque_in(&l.ty) {
+            return Err(self.unsupported(
+                "a list holding a value compiled code cannot read as the function's value",
+                line,
+                &format!("an element is {what}"),
+            ));
+        }
+        self.note_return_list(Some(&l.ty), line)?;
+        self.return_values(l.leaves, line, out)
+    }
+
     /// The list type of a list variable as this round knows it (NotYet while its
     /// assignments have not been seen).
     fn list_type(&self, var: &str) -> LResult<ListTy> {
@@ -270,6 +329,33 @@ impl Lowerer<'_> {
                     ty: ListTy { frame: false, fields },
                     leaves,
                 }))
+            }
+            ExprKind::Call { func, args } if self.is_user_function(func) => {
+                let (call, ret) = self.user_call(func, args, line)?;
+                if let Some(lt) = self.list_result_of(&call) {
+                    // One temporary per element, assigned from the call's results.
+                    if lt.leaves().len() != ret.len() {
+                        return Err(LErr::Fail(crate::runtime::error::VrError::new(
+                            ErrorKind::Internal,
+                            format!("`{func}` returns {} values for a list of {}", ret.len(), lt.leaves().len()),
+                        )));
+                    }
+                    let temps: Vec<String> = ret.iter().map(|t| self.temp(&t.vrir(self.layout()))).collect();
+                    self.emit(StmtKind::Assign {
+                        targets: temps.iter().map(|t| LValue::Var { name: t.clone() }).collect(),
+                        value: call,
+                    });
+                    let leaves = temps.into_iter().zip(&ret).map(|(t, ty)| Lowered::new(vrir::Expr::var(t), *ty)).collect();
+                    return Ok(Val::List(ListVal {
+                        ty: lt.with_leaves(&mut ret.iter().copied()),
+                        leaves,
+                    }));
+                }
+                match ret.as_slice() {
+                    [t] => Ok(Val::One(Lowered::new(call, *t))),
+                    [] => Err(self.unsupported(&format!("value of `{func}(...)`"), line, "the function returns NULL")),
+                    ts => Err(self.unsupported(&format!("value of `{func}(...)`"), line, &format!("the function returns {} values", ts.len()))),
+                }
             }
             ExprKind::Field { target, name } => {
                 let t = self.any_expr(target)?;
@@ -618,6 +704,15 @@ impl Lowerer<'_> {
         });
         Lowered::new(vrir::Expr::var(t), v.ty)
     }
+}
+
+/// What the first element of `lt` compiled code cannot hold is (None: there is none).
+fn opaque_in(lt: &ListTy) -> Option<String> {
+    lt.fields.iter().find_map(|f| match &f.ty {
+        AnyTy::Opaque(w) => Some(w.clone()),
+        AnyTy::List(l) => opaque_in(l),
+        AnyTy::Value(_) => None,
+    })
 }
 
 fn names_of(lt: &ListTy) -> String {

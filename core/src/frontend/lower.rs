@@ -6,7 +6,7 @@
 //! language's rule table (`rules::Language`).
 
 use super::hir::{Arg, BinOp, Expr, ExprKind, FunctionDef, Line};
-use super::infer::{Program, RetTy};
+use super::infer::{Program, RetTy, Round};
 use super::lists::{describe_expr, global_var, is_marked, leaf_name, syntactic_leaf, Place, Val};
 use super::rules::{Marker, SeqParts};
 use super::types::{join, wider, AnyTy, ListTy, Ty};
@@ -130,6 +130,9 @@ pub struct Lowerer<'p> {
     pub(super) opaque: BTreeMap<String, String>,
     /// Join of this round's returns.
     ret: RetTy,
+    /// Whether the function returns a list, and its names (None until a return is seen;
+    /// `Some(None)`: scalars or arrays).
+    pub(super) ret_list: Option<Option<ListTy>>,
     /// Statements that must run before the expression being lowered.
     pre: Vec<Stmt>,
     temps: Vec<Local>,
@@ -188,6 +191,7 @@ impl<'p> Lowerer<'p> {
             lists,
             opaque,
             ret: None,
+            ret_list: None,
             pre: Vec::new(),
             temps: Vec::new(),
             counter: 0,
@@ -203,8 +207,8 @@ impl<'p> Lowerer<'p> {
     }
 
     /// This round's findings: the return type, the variable types and the lists.
-    pub fn finish_round(self) -> (RetTy, BTreeMap<String, Ty>, BTreeMap<String, ListTy>) {
-        (self.ret, self.recorded, self.recorded_lists)
+    pub fn finish_round(self) -> Round {
+        Round { ret: self.ret, ret_list: self.ret_list.flatten(), vars: self.recorded, lists: self.recorded_lists }
     }
 
     /// The pending pre-statements (a builtin that builds a loop body collects its
@@ -495,10 +499,10 @@ impl<'p> Lowerer<'p> {
                 self.assign(target, value, line, out)?;
                 if tail {
                     match &target.kind {
-                        ExprKind::Var(name) => {
-                            let v = self.read_var(name, line)?;
-                            self.return_value(vec![v], line, out)?;
-                        }
+                        ExprKind::Var(_) => match self.any_expr(target)? {
+                            Val::One(v) => self.return_value(vec![v], line, out)?,
+                            Val::List(l) => self.return_list(l, line, out)?,
+                        },
                         _ => return Err(self.unsupported("assignment into an index as the function's value", line, "return the variable explicitly")),
                     }
                 }
@@ -578,11 +582,21 @@ impl<'p> Lowerer<'p> {
                     Some(Marker::Return) => {
                         let v = match args.as_slice() {
                             [] => vec![],
-                            [a] if a.name.is_none() => vec![self.expr(&a.value)?],
+                            [a] if a.name.is_none() => match self.any_expr(&a.value)? {
+                                Val::One(v) => vec![v],
+                                Val::List(l) => return self.return_list(l, line, out),
+                            },
                             _ => return Err(self.unsupported(&format!("`{func}` with these arguments"), line, "it takes one value")),
                         };
                         self.return_value(v, line, out)
                     }
+                    Some(Marker::List) => match self.any_expr(e)? {
+                        Val::List(l) if tail => self.return_list(l, line, out),
+                        _ => {
+                            out.append(&mut self.pre);
+                            Ok(())
+                        }
+                    },
                     Some(Marker::Results) => {
                         // Names (`.vr_results(a = x)`) are the caller's business: the
                         // values leave in the order written.
@@ -621,6 +635,10 @@ impl<'p> Lowerer<'p> {
                 self.push(out, StmtKind::Expr { expr: call }, line);
                 Ok(())
             }
+            _ if tail => match self.any_expr(e)? {
+                Val::One(v) => self.value_stmt(v, tail, line, out),
+                Val::List(l) => self.return_list(l, line, out),
+            },
             _ => {
                 let v = self.expr(e)?;
                 self.value_stmt(v, tail, line, out)
@@ -677,6 +695,12 @@ impl<'p> Lowerer<'p> {
     /// `return` of these values (none: R's `NULL`), each converted to the element type
     /// the function's result has after every return is joined.
     fn return_value(&mut self, vs: Vec<Lowered>, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        self.note_return_list(None, line)?;
+        self.return_values(vs, line, out)
+    }
+
+    /// `return_value` without the note that the function returns no list.
+    pub(super) fn return_values(&mut self, vs: Vec<Lowered>, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         let types: Vec<Ty> = vs.iter().map(|v| v.ty).collect();
         self.record_return(&types, line)?;
         let results = self.final_ret()?;
@@ -1146,6 +1170,9 @@ impl<'p> Lowerer<'p> {
         }
         if self.prog.defs.contains_key(func) {
             let (expr, ret) = self.user_call(func, args, line)?;
+            if self.list_result_of(&expr).is_some() {
+                return Err(self.list_as_value(&format!("{func}(...)"), line));
+            }
             return match ret.as_slice() {
                 [t] => Ok(Lowered::new(expr, *t)),
                 [] => Err(self.unsupported(&format!("value of `{func}(...)`"), line, "the function returns NULL")),
@@ -1192,7 +1219,7 @@ impl<'p> Lowerer<'p> {
 
     /// A call of a function of the source: its specialization for these argument
     /// types, created when new; the call expression and its result type.
-    fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
+    pub(super) fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
         let def = self.prog.defs[func].clone();
         let mut slots: Vec<Option<&Expr>> = vec![None; def.params.len()];
         let mut positional = Vec::new();

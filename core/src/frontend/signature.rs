@@ -116,6 +116,12 @@ pub fn type_to_json(t: &AnyTy) -> Json {
 /// Lists nest at most this deep (a deeper element is refused).
 const MAX_DEPTH: usize = 16;
 
+/// A type from its JSON text (`vr_function_result_list`'s answer, say).
+pub fn type_from_text(text: &str) -> VrResult<AnyTy> {
+    let j: Json = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    type_from_json(&j)
+}
+
 pub fn type_from_json(j: &Json) -> VrResult<AnyTy> {
     type_at(j, 0)
 }

@@ -95,3 +95,31 @@ sum_elements <- function(d) {
 }
 
 element_at <- function(d, k) d[[k]] * 2
+
+# List results: named, nested and unnamed; a helper's list read back.
+stats_list <- function(x) {
+  s <- sum(x)
+  list(total = s, scaled = x * 2, n = length(x), nested = list(a = 1L, b = x[1]))
+}
+
+from_helper <- function(x) {
+  r <- stats_list(x)
+  r$total + r$nested$b + r[["n"]]
+}
+
+branches <- function(x) {
+  if (x > 0) return(list(a = x, b = 1L))
+  list(a = -x, b = 2L)
+}
+
+unnamed <- function(x) list(x, x + 1)
+
+result_var <- function(x) {
+  res <- list(mean = 0, sd = 0)
+  res$mean <- mean(x)
+  res$sd <- sqrt(sum((x - res$mean)^2) / (length(x) - 1))
+  res
+}
+
+# The `setup` of a benchmark returns the data its `run` reads.
+setup_then_run <- function(n) run(setup(n))

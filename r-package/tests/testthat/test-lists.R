@@ -141,3 +141,47 @@ test_that("a global whose type changes makes a new specialization", {
   rm(K)
   expect_error(suppressWarnings(vr_compile(f)(2)), "'K' not found")
 })
+
+test_that("list(a = ..., b = ...) as the value returns R's list, names and nesting included", {
+  stats <- function(x) {
+    s <- sum(x)
+    list(total = s, scaled = x * 2, n = length(x), inner = list(first = x[1], m = matrix(x, 1)))
+  }
+  g <- vr_compile(stats, fallback = FALSE)
+  x <- c(1, 2.5, 4)
+  expect_identical(g(x), stats(x))
+  expect_identical(vr_compile(function(x) list(x, x + 1L), fallback = FALSE)(2L), list(2L, 3L))
+  expect_identical(vr_compile(function(x) list(), fallback = FALSE)(1), list())
+  # A result variable filled element by element, and a list from a helper.
+  summ <- function(x) {
+    res <- list(mean = 0, sd = 0)
+    res$mean <- mean(x)
+    res$sd <- sqrt(sum((x - res$mean)^2) / (length(x) - 1))
+    res
+  }
+  expect_identical(vr_compile(summ, fallback = FALSE)(c(1, 2, 3, 4)), summ(c(1, 2, 3, 4)))
+  use <- function(x) {
+    r <- stats(x)
+    r$total + r$inner$first
+  }
+  expect_identical(vr_compile(use, fallback = FALSE)(x), use(x))
+  # A result that is an argument's element is a copy, not the argument itself.
+  pass <- vr_compile(function(d) list(y = d$x), fallback = FALSE)
+  d <- list(x = c(1, 2))
+  r <- pass(d)
+  r$y[1] <- 100
+  expect_identical(d$x, c(1, 2))
+})
+
+test_that("a benchmark's setup and run both compile", {
+  setup <- function(n) list(x = as.double(seq_len(n)), w = 0.5, n = n)
+  run <- function(data) {
+    s <- 0
+    for (i in seq_len(data$n)) s <- s + data$x[i] * data$w
+    s
+  }
+  s <- vr_compile(setup, fallback = FALSE)
+  r <- vr_compile(run, fallback = FALSE)
+  expect_identical(s(100), setup(100))
+  expect_identical(r(s(100)), run(setup(100)))
+})

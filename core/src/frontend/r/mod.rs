@@ -67,6 +67,19 @@ pub fn compile(src: &str, entry: &str, args: Vec<Ty>) -> VrResult<Module> {
 /// frames), and the globals it reads from its environment (hidden parameters after the
 /// arguments' elements; see `frontend::lists`).
 pub fn compile_sig(src: &str, entry: &str, sig: &Signature) -> VrResult<Module> {
+    Ok(compile_entry(src, entry, sig)?.module)
+}
+
+/// A compiled R function: the module, and the list the entry returns when it returns
+/// one (`list(a = ..., b = ...)`: its results are the list's elements, in
+/// `ListTy::leaves` order; the host rebuilds the list from them and these names).
+pub struct Compiled {
+    pub module: Module,
+    pub result_list: Option<ListTy>,
+}
+
+/// `compile_sig`, with what the entry returns.
+pub fn compile_entry(src: &str, entry: &str, sig: &Signature) -> VrResult<Compiled> {
     for (k, t) in sig.args.iter().enumerate() {
         check_r_type(t, &|| format!("argument {} of `{entry}`", k + 1))?;
     }
@@ -75,7 +88,8 @@ pub fn compile_sig(src: &str, entry: &str, sig: &Signature) -> VrResult<Module> 
     }
     let mut p = program(src)?;
     p.globals = sig.globals.clone();
-    p.compile(entry, entry, sig.args.iter().cloned().map(Some).collect())
+    let module = p.compile(entry, entry, sig.args.iter().cloned().map(Some).collect())?;
+    Ok(Compiled { module, result_list: p.result_list(entry) })
 }
 
 /// Is every scalar and array in `t` of an R type (double, integer, logical, complex; at
@@ -186,13 +200,43 @@ pub fn json_value_type(j: &Json) -> VrResult<Ty> {
 /// the module and the argument values.
 /// A list argument's values are its scalar and array elements in order.
 pub fn compile_for_json(src: &str, entry: &str, args: &[Json]) -> VrResult<(Module, Vec<Value>)> {
+    let (c, values) = compile_entry_for_json(src, entry, args)?;
+    Ok((c.module, values))
+}
+
+/// `compile_for_json`, with what the entry returns.
+pub fn compile_entry_for_json(src: &str, entry: &str, args: &[Json]) -> VrResult<(Compiled, Vec<Value>)> {
     let types = args.iter().map(json_arg_type).collect::<VrResult<Vec<AnyTy>>>()?;
-    let m = compile_sig(src, entry, &Signature { args: types.clone(), globals: Vec::new() })?;
+    let c = compile_entry(src, entry, &Signature { args: types.clone(), globals: Vec::new() })?;
     let mut values = Vec::new();
     for (j, t) in args.iter().zip(&types) {
         json_values(j, t, &mut values)?;
     }
-    Ok((m, values))
+    Ok((c, values))
+}
+
+/// Results as JSON: one item per result, or, for a function returning a list, the list
+/// `{"list": [["name", value], [null, value], ...]}` rebuilt from them.
+pub fn results_to_json(results: &[Value], list: Option<&ListTy>) -> Json {
+    fn build(l: &ListTy, it: &mut dyn Iterator<Item = &Value>) -> Json {
+        let items: Vec<Json> = l
+            .fields
+            .iter()
+            .map(|f| {
+                let v = match &f.ty {
+                    AnyTy::Value(_) => it.next().map_or(Json::Null, |v| v.to_json()),
+                    AnyTy::List(sub) => build(sub, it),
+                    AnyTy::Opaque(_) => Json::Null,
+                };
+                serde_json::json!([f.name, v])
+            })
+            .collect();
+        serde_json::json!({ "list": items })
+    }
+    match list {
+        Some(l) => build(l, &mut results.iter()),
+        None => Json::Array(results.iter().map(|v| v.to_json()).collect()),
+    }
 }
 
 /// The values a JSON argument of type `t` passes (a list: its elements', in order).
