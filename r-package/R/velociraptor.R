@@ -73,7 +73,7 @@ vr_compile <- function(f, fallback = TRUE) {
   names(globals) <- NULL
   body(wrapper) <- if ("..." %in% names(fmls) || ".vr_r" %in% names(fmls)) {
     as.call(list(as.name(".vr_invoke"), as.name(".vr_state"),
-      as.call(c(list(as.name("list")), args, globals, if ("..." %in% names(fmls)) list(as.name("..."))))))
+      as.call(c(list(as.name("list")), args, if ("..." %in% names(fmls)) list(as.name("...")), globals))))
   } else {
     # The hot path, inlined (no further closure calls: each costs R about 0.3 us): the
     # native call, then a failure (a classed list; results never carry a class) goes

@@ -411,6 +411,85 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Is `ix` a position known only at run time (not a name or constant)?
+    pub(super) fn is_computed_key(&self, ix: &ExprKind) -> bool {
+        self.const_key(ix).is_none() && !matches!(ix, ExprKind::Str(_))
+    }
+
+    /// `l[[i]] <- value` for a position `i` known at run time: the list's elements must
+    /// all be scalars or arrays of the value's rank; each may receive the value, so each
+    /// takes the joined type.
+    pub(super) fn assign_computed(&mut self, list: &str, lt: &ListTy, ix: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        let refuse = |lw: &Self, why: &str| lw.unsupported(&format!("`{list}[[...]] <- ...` with a computed position"), line, why);
+        if lt.frame {
+            return Err(self.unsupported(
+                &format!("assignment into the data frame `{list}`"),
+                line,
+                "data frames are read-only in compiled code; copy the column into a variable first",
+            ));
+        }
+        let v = match self.any_expr(value)? {
+            Val::One(v) => v,
+            Val::List(_) => return Err(refuse(self, "a computed position receives a scalar or an array, not a list")),
+        };
+        for f in &lt.fields {
+            match &f.ty {
+                AnyTy::Value(t) if t.rank == v.ty.rank => {}
+                AnyTy::Value(t) => {
+                    return Err(refuse(
+                        self,
+                        &format!("the list holds a {t} and the value is a {}; every element must have the value's rank", v.ty),
+                    ))
+                }
+                _ => {
+                    return Err(refuse(
+                        self,
+                        "compiled code assigns by a computed position only into lists whose elements are all scalars or arrays",
+                    ))
+                }
+            }
+        }
+        if lt.fields.is_empty() {
+            return Err(refuse(self, "the list is empty (R would grow it)"));
+        }
+        let i = self.expr(ix)?;
+        if i.ty.rank != 0 {
+            return Err(refuse(self, "the position must be a single number"));
+        }
+        let int = if i.ty.elem == ScalarType::I32 { ScalarType::I32 } else { ScalarType::I64 };
+        let i = self.prog.lang.index_value(self, i, line)?;
+        let i = self.cast(Lowered::new(i, Ty::scalar(int)), ScalarType::I64);
+        let i = self.hoist(i);
+        let n = lt.fields.len() as i64;
+        self.raise_if(
+            vrir::Expr::binary(vrir::BinOp::Lt, i.expr.clone(), vrir::Expr::i64(1)),
+            "list_position_below_one",
+        );
+        // R grows the list past its end: compiled lists keep their length.
+        self.raise_if(vrir::Expr::binary(vrir::BinOp::Gt, i.expr.clone(), vrir::Expr::i64(n)), "list_grows");
+        let v = if matches!(v.expr, vrir::Expr::Var { .. } | vrir::Expr::Const { .. }) {
+            v
+        } else {
+            self.hoist_copy(v)
+        };
+        out.append(self.pre_mut());
+        for k in 0..lt.fields.len() {
+            let leaf = leaf_name(list, &[lt.key(k)]);
+            let mut then = Vec::new();
+            self.assign_var(&leaf, v.clone(), line, &mut then)?;
+            let cond = vrir::Expr::binary(vrir::BinOp::Eq, i.expr.clone(), vrir::Expr::i64(k as i64 + 1));
+            out.push(Stmt {
+                kind: StmtKind::If {
+                    cond,
+                    then: Block { on_gpu: false, stmts: then },
+                    els: None,
+                },
+                line: Some(line),
+            });
+        }
+        Ok(())
+    }
+
     /// `l[[i]]` for a position `i` known at run time: the elements must all be scalars
     /// or arrays of one rank (the result has their joined type); the value is chosen by
     /// comparing `i` with each position, and a position outside the list raises.

@@ -808,6 +808,9 @@ impl<'p> Lowerer<'p> {
                             if !*double {
                                 return Err(self.unsupported("assignment `x[i] <- v` into a list", line, "use `x[[i]] <- v` to set one element"));
                             }
+                            if self.is_computed_key(&ix.kind) {
+                                return self.assign_computed(&list, &lt, ix, value, line, out);
+                            }
                             let place = self.select_place(Place::List(list, lt), &ix.kind, line)?;
                             return self.assign_place(place, value, line, out);
                         }

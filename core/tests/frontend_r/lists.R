@@ -123,3 +123,11 @@ result_var <- function(x) {
 
 # The `setup` of a benchmark returns the data its `run` reads.
 setup_then_run <- function(n) run(setup(n))
+
+# An element assigned at a computed position (R grows the list past its end; compiled
+# code raises, kind unsupported, and R runs it).
+set_at <- function(k, v) {
+  l <- list(a = c(1, 2), b = c(3, 4), c = c(5, 6))
+  l[[k]] <- v
+  c(l$a, l$b, l$c, length(l))
+}

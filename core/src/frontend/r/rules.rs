@@ -374,6 +374,7 @@ impl Language for R {
             "dimension_dropped" => "a slice with a dimension of length 1 and another dimension: R drops it (drop = TRUE), which compiled code with static ranks cannot".into(),
             "seq_wrong_sign" => "wrong sign in 'by' argument of seq()".into(),
             "list_subscript_out_of_bounds" => "subscript out of bounds".into(),
+            "list_grows" => "a list element assigned beyond the list's end: R grows the list, compiled lists keep their length".into(),
             "list_position_below_one" => "a list element selected by a position below 1: R's `[[` drops or refuses it, compiled code does neither".into(),
             "ifelse_all_na" => "ifelse() with an NA branch that every element takes: R's result is a logical NA vector (or logical(0)), which compiled code does not hold".into(),
             "seq_bad_length" => "'length.out' must be a non-negative number".into(),
