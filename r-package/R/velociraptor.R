@@ -9,17 +9,29 @@
 #' `vr_compile(f)` returns a function with the same formals as `f`. Its first call
 #' with a given signature of argument types (`typeof`, and rank: a length-one vector
 #' without a `dim` attribute is a scalar, any other vector has rank 1, a matrix rank 2,
-#' an array `length(dim)`) compiles `f`, and every function it calls by name, for those
-#' types; later calls with the same signature go straight to native code. Arguments are
+#' an array `length(dim)`; a list or data frame: its names and its elements'
+#' signatures) compiles `f`, and every function it calls by name, for those types;
+#' later calls with the same signature go straight to native code. Arguments are
 #' passed by value: the caller's objects never change.
 #'
 #' The R source of `f` (from `deparse()`) and of the closures it calls by name (found
-#' from `environment(f)`, transitively) is what gets compiled; numeric constants it
-#' reads from there are inlined. The wrapper keeps that source, so it can be saved,
+#' from `environment(f)`, transitively) is what gets compiled. The other free variables
+#' they read (globals: scalars, vectors, matrices, lists) are read from the environment
+#' that binds them at every call, as R reads them: a global changed between calls is
+#' seen, and a global whose type changes is part of the signature (a new
+#' specialization compiles). The wrapper keeps the source, so it can be saved,
 #' serialized and sent to other R processes, where it compiles again on its first call.
 #'
+#' Lists compile as arguments, values and results: `x$name`, `x[["name"]]`, `x[[k]]`
+#' (by a constant, or at run time among elements of one kind), `length(x)`,
+#' `list(a = ..., b = ...)` built, changed element by element and returned (the
+#' result is R's list, names and nesting included). A data frame is a read-only list
+#' of its columns (`df$x[i]`, `nrow(df)`, `ncol(df)`); a column or element compiled
+#' code cannot hold (characters, factors) may be present as long as the function does
+#' not read it.
+#'
 #' @param f An R function (a closure) working on double, integer, logical or complex
-#'   vectors, matrices and arrays.
+#'   vectors, matrices and arrays, and lists and data frames of them.
 #' @param fallback What to do when `f` (or a signature of it) cannot be compiled:
 #'   `TRUE` runs `f` in R, with one warning of class `velociraptor_fallback` per
 #'   function that names the construct and line; `FALSE` raises an error of class
