@@ -509,3 +509,12 @@ fn a_list_argument_is_one_parameter_per_element_and_globals_follow() {
     // The callee takes the global too.
     assert_eq!(m.function("g").unwrap().params.len(), 1);
 }
+
+#[test]
+fn variables_whose_compiled_names_coincide_are_refused() {
+    // `a$b_c` and `a_b$c` would both be `r_a_b_c`.
+    let src = "f <- function(x) {\n  a <- list(b_c = x)\n  a_b <- list(c = x + 1)\n  a$b_c + a_b$c\n}";
+    let e = r::compile_sig(src, "f", &Signature::of_values(vec![Ty::scalar(ScalarType::F64)])).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
+    assert!(e.message.contains("coincide"), "{e}");
+}

@@ -172,6 +172,23 @@ impl Lowerer<'_> {
         self.lists.contains_key(var) || self.recorded_lists.contains_key(var)
     }
 
+    /// Refuse a function two of whose variables (a list's element `a$b_c` and `a_b$c`,
+    /// say) would share one VRIR name: never one storage for two values.
+    pub(super) fn check_distinct_vrir_names(&self) -> LResult<()> {
+        let lang = self.prog.lang;
+        let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+        for name in self.vars.keys() {
+            if let Some(other) = seen.insert(lang.vrir_name(name), name) {
+                return Err(self.unsupported(
+                    &format!("variables `{other}` and `{name}`"),
+                    self.def_line(),
+                    "their compiled names coincide; rename one of them",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The diagnostic for a list where a scalar or array is needed.
     pub(super) fn list_as_value(&self, what: &str, line: Line) -> LErr {
         self.unsupported(

@@ -217,6 +217,11 @@ impl<'p> Lowerer<'p> {
         &mut self.pre
     }
 
+    /// The line where the function's body starts.
+    pub fn def_line(&self) -> Line {
+        self.def.body.line
+    }
+
     pub fn final_pass(&self) -> bool {
         self.final_pass
     }
@@ -384,6 +389,7 @@ impl<'p> Lowerer<'p> {
         let def_body = self.def.body.clone();
         self.stmt_tolerant(&def_body, true, &mut body)?;
         let results = self.final_ret()?.iter().map(|t| t.vrir(self.layout())).collect();
+        self.check_distinct_vrir_names()?;
         let mut locals: Vec<Local> = Vec::new();
         let param_names: HashSet<&str> = params.iter().map(|p| p.name.as_str()).collect();
         for (name, t) in &self.vars {
