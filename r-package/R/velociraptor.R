@@ -259,8 +259,12 @@ vr_source <- function(f, name) {
     env <- environment(fun)
     if (is.null(env)) env <- globalenv()
     locals <- c(names(formals(fun)), .vr_assigned(body(fun)))
-    reads <- if (is.call(body(fun))) .vr_free_names(body(fun)) else if (is.name(body(fun))) as.character(body(fun)) else character()
-    for (g in setdiff(all.names(body(fun)), c(seen, locals, globals))) {
+    # The body and the formals' defaults (evaluated in the function too).
+    fmls <- formals(fun)
+    given <- vapply(seq_along(fmls), function(k) !(is.name(fmls[[k]]) && !nzchar(as.character(fmls[[k]]))), TRUE)
+    code <- as.call(c(list(as.name("{")), fmls[given], list(body(fun))))
+    reads <- .vr_free_names(code)
+    for (g in setdiff(all.names(code), c(seen, locals, globals))) {
       holder <- .vr_holder(g, env)
       if (is.null(holder)) next
       obj <- get(g, envir = holder)
