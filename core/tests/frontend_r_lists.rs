@@ -109,6 +109,7 @@ fn cases() -> Vec<Case> {
         c("set_at", json!([2.0, [9.0, 9.5]])),
         c("set_at", json!([i32s(3), [0.5, 1.0]])),
         raises("set_at", json!([4.0, [0.5, 1.0]])),
+        c("loop_over", json!([list(json!([["a", [1.0, 2.0]], ["b", [3.0, 4.0, 5.5]], ["c", {"dtype": "i32", "shape": [2], "data": [7, 8]}]]))])),
     ]
 }
 

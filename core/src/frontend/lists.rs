@@ -428,6 +428,25 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `for (v in l)` over a list variable `l` is `for (k in 1:n) { v <- l[[k]]; body }`
+    /// with a hidden `k` (its elements must be of one kind, as for any computed
+    /// position): the hidden loop variable and, unless the list is empty (no turns),
+    /// the count and the new body. None when `seq` is no list variable.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn list_loop(&mut self, var: &str, seq: &Expr, body: &Expr, line: Line) -> LResult<Option<(String, Option<(i32, Expr)>)>> {
+        let ExprKind::Var(name) = &seq.kind else { return Ok(None) };
+        let Some(list) = self.resolve(name).filter(|v| self.is_list_var(v)) else { return Ok(None) };
+        let n = self.list_type(&list)?.fields.len();
+        let k = format!("@for_{var}_{line}");
+        if n == 0 {
+            return Ok(Some((k, None)));
+        }
+        let pick = Expr::new(ExprKind::Index { target: Box::new(seq.clone()), indices: vec![Some(Expr::new(ExprKind::Var(k.clone()), line))], double: true }, line);
+        let first = Expr::new(ExprKind::Assign { target: Box::new(Expr::new(ExprKind::Var(var.to_string()), line)), value: Box::new(pick) }, line);
+        let new_body = Expr::new(ExprKind::Block(vec![first, body.clone()]), body.line);
+        Ok(Some((k, Some((n as i32, new_body)))))
+    }
+
     /// Is `ix` a position known only at run time (not a name or constant)?
     pub(super) fn is_computed_key(&self, ix: &ExprKind) -> bool {
         self.const_key(ix).is_none() && !matches!(ix, ExprKind::Str(_))

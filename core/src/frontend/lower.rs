@@ -881,6 +881,12 @@ impl<'p> Lowerer<'p> {
     }
 
     fn for_loop(&mut self, var: &str, seq: &Expr, body: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        if let Some((k_loop, k_body)) = self.list_loop(var, seq, body, line)? {
+            return match k_body {
+                Some(b) => self.for_loop(&k_loop, &Expr::new(ExprKind::Binary(BinOp::Colon, Box::new(Expr::new(ExprKind::Int(1), line)), Box::new(Expr::new(ExprKind::Int(b.0), line))), line), &b.1, line, out),
+                None => Ok(()),
+            };
+        }
         let lang = self.prog.lang;
         let mut parallel = false;
         let mut seq_expr = seq;

@@ -131,3 +131,14 @@ set_at <- function(k, v) {
   l[[k]] <- v
   c(l$a, l$b, l$c, length(l))
 }
+
+# A loop over a list's elements.
+loop_over <- function(d) {
+  s <- 0
+  last <- 0
+  for (v in d) {
+    s <- s + sum(v)
+    last <- v[1]
+  }
+  c(s, last)
+}
