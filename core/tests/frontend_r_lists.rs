@@ -519,3 +519,28 @@ fn variables_whose_compiled_names_coincide_are_refused() {
     assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
     assert!(e.message.contains("coincide"), "{e}");
 }
+
+#[test]
+fn vr_run_takes_list_arguments_and_prints_list_results() {
+    let out = Command::new(env!("CARGO_BIN_EXE_vr"))
+        .args(["run", "core/tests/frontend_r/lists.R", "stats_list", "--args", "[[1.0, 2.5, 4.0]]"])
+        .current_dir(std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .expect("vr runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // R: list(total = 7.5, scaled = c(2, 5, 8), n = 3L, nested = list(a = 1L, b = 1))
+    assert_eq!(
+        stdout.trim(),
+        r#"{"list":[["total",7.5],["scaled",{"data":[2.0,5.0,8.0],"dtype":"f64","shape":[3]}],["n",3],["nested",{"list":[["a",1],["b",1.0]]}]]}"#
+    );
+    let args = r#"[{"list": [["x", [1.0, 2.0, 3.0, 4.5]], ["w", 0.5], ["m", [[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]]], ["n", {"dtype": "i32", "data": 4}]]}]"#;
+    let out = Command::new(env!("CARGO_BIN_EXE_vr"))
+        .args(["run", "core/tests/frontend_r/lists.R", "run", "--args", args, "--backend", "cpu"])
+        .current_dir(std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .expect("vr runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // (1 + 2 + 3 + 4.5) * 0.5 + 21 + 6 + 4
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "36.25");
+}
