@@ -3,11 +3,35 @@
 # --quick or --kernel matmul_loops). Prints the table that bench/RESULTS.md records.
 # Then the R benchmark (bench/r/run.R: R vs vr_compile vs C; R vs C only when the
 # velociraptor R package is not installed; VR_R_LIB names a private library).
+#
+# --report: one new run of everything into target/bench-runs/<date>-<commit>/ (vr-bench
+# with a thread sweep over 1, 2, 4, ... up to this machine's cores, the R benchmark, the
+# disk-cache benchmark), then the charts (bench/report/*.png) and bench/REPORT.md from it
+# (bench/report/report.R; needs R's ggplot2, installed by scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
+report=0
+pass=()
+for a in "$@"; do
+  if [ "$a" = "--report" ]; then report=1; else pass+=("$a"); fi
+done
 cargo build --release --locked --quiet -p velociraptor-bench --bin vr-bench
-target/release/vr-bench "$@"
 quick=""
-for a in "$@"; do [ "$a" = "--quick" ] && quick="--quick"; done
-Rscript bench/r/run.R $quick
+for a in "${pass[@]}"; do [ "$a" = "--quick" ] && quick="--quick"; done
+if [ "$report" = 0 ]; then
+  target/release/vr-bench "${pass[@]}"
+  Rscript bench/r/run.R $quick
+  exit 0
+fi
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+run="target/bench-runs/$(date -u +%Y%m%dT%H%M%SZ)-$commit"
+mkdir -p "$run"
+threads=1
+sweep=""
+while [ "$threads" -le "$(nproc)" ]; do sweep="$sweep${sweep:+,}$threads"; threads=$((threads * 2)); done
+echo "bench: run folder $run (thread sweep $sweep)"
+target/release/vr-bench "${pass[@]}" --threads "$sweep" --out "$run" | tee "$run/vr-bench.md"
+Rscript bench/r/run.R $quick --out="$run" | tee "$run/r-bench.md"
+bash scripts/bench_cache.sh --out "$run" | tee "$run/cache.md"
+Rscript bench/report/report.R "$run"

@@ -10,6 +10,7 @@ PACKAGES=(
   pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev clinfo    # GPU backend, OpenCL on the CPU
   r-base-dev r-cran-testthat                                      # R package
   r-cran-roxygen2 r-cran-knitr r-cran-markdown                    # R package: help pages, vignette
+  r-cran-ggplot2                                                  # benchmark charts (scripts/bench.sh --report)
   octave liboctave-dev                                            # Octave package
   python3-numpy                                                   # expected values of tests; the Python C-API example
   libopenblas0                                                    # matmul calls its ?gemm, loaded at run time (optional: without it a slower Rust gemm runs); also the dgemm reference of vr-bench-matmul

@@ -6,6 +6,8 @@ int64_t growcut(const double *image, const double *state, double *state_next, in
                 int64_t h, int64_t w) {
     int64_t changes = 0;
     double sqrt_3 = sqrt(3.0);
+    /* The loop the VRIR kernel runs as a parfor (vr-bench's OpenMP column). */
+    #pragma omp parallel for reduction(+ : changes)
     for (int64_t j = 0; j < w; j++) {
         for (int64_t i = 0; i < h; i++) {
             double winning = state[(i * w + j) * 2 + 0];

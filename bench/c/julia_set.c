@@ -14,6 +14,8 @@ static int64_t julia_count(double zr, double zi, double cr, double ci, double li
 
 void julia_set(double cr, double ci, double bound, double lim, int64_t cutoff, int64_t *out, int64_t n) {
     double step = (2.0 * bound) / (double)(n - 1);
+    /* The loop the VRIR kernel runs as a parfor (vr-bench's OpenMP column). */
+    #pragma omp parallel for
     for (int64_t i = 0; i < n; i++) {
         double x = -bound + (double)i * step;
         for (int64_t j = 0; j < n; j++) {

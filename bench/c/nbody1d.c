@@ -3,6 +3,8 @@
 #include <stdint.h>
 
 void nbody1d(double *x, double *v, const double *m, double *acc, double dt, double eps, int64_t n) {
+    /* The loop the VRIR kernel runs as a parfor (vr-bench's OpenMP column). */
+    #pragma omp parallel for
     for (int64_t i = 0; i < n; i++) {
         double s = 0.0;
         for (int64_t j = 0; j < n; j++) {

@@ -6,7 +6,11 @@
 # Every result is checked against R's before anything is timed. Medians of several runs,
 # all in this one R process.
 #
-#   Rscript bench/r/run.R [--quick]
+#   Rscript bench/r/run.R [--quick] [--kernel=NAME] [--out=DIR]
+#
+# Besides the Markdown table it writes every timed configuration as CSV (r-bench.csv: the
+# columns of vr-bench.csv, see bench/src/record.rs) into the run's folder: --out=DIR, else
+# $VR_BENCH_OUT, else target/bench-runs/<date>-<commit>.
 #
 # Without the velociraptor package (looked for in $VR_R_LIB, then the usual libraries)
 # it times R against C only, and says so.
@@ -118,16 +122,26 @@ if (length(only)) kernels <- Filter(function(k) k$name %in% only, kernels)
 
 # Wall-clock seconds with microsecond resolution (proc.time() has milliseconds).
 now <- function() as.numeric(Sys.time())
-
-median_ms <- function(n, f) {
+# Every timed configuration, for the CSV: kernel, size, config, threads, times (s).
+records <- list()
+record <- function(kernel, size, config, threads, times) {
+  records[[length(records) + 1]] <<- data.frame(kernel = kernel, size = format(size, scientific = FALSE),
+    config = config, threads = threads, median_s = median(times), min_s = min(times),
+    max_s = max(times), reps = length(times))
+}
+# Median milliseconds of n runs of f; with `as`, the times are recorded as that
+# configuration of the current kernel.
+median_ms <- function(n, f, as = NULL, threads = 1L) {
   times <- numeric(n)
   for (r in seq_len(n)) {
     t0 <- now()
     f()
     times[r] <- now() - t0
   }
+  if (!is.null(as)) record(current$name, current$size, as, threads, times)
   1000 * median(times)
 }
+threads_used <- if (have_vr) as.integer(vr_options()$threads) else 1L
 
 same <- function(a, b, tol) {
   isTRUE(all.equal(a, b, tolerance = tol, check.attributes = TRUE)) &&
@@ -141,6 +155,7 @@ fmt <- function(x, d = 2) if (is.na(x)) "-" else formatC(x, format = "f", digits
 
 rows <- list()
 for (k in kernels) {
+  current <- k
   a <- k$inputs(k$size)
   f_r <- get(k$fun)
   expected <- do.call(f_r, a)
@@ -148,26 +163,28 @@ for (k in kernels) {
   c_result <- k$post(k$c_call(c_args))
   if (!same(c_result, expected, 1e-12)) stop(k$name, ": the C reference differs from R")
   row <- list(kernel = k$name, size = k$size)
-  row$r_ms <- median_ms(r_reps, function() do.call(f_r, a))
-  row$c_ms <- median_ms(reps, function() k$c_call(c_args))
+  row$r_ms <- median_ms(r_reps, function() do.call(f_r, a), as = "r")
+  row$c_ms <- median_ms(reps, function() k$c_call(c_args), as = "c")
   row$serial_ms <- row$par_ms <- row$nocheck_ms <- NA_real_
   if (have_vr) {
     vr_options(bounds_checks = TRUE)
     g <- compile_named(k$fun)
+    t0 <- now()
     got <- do.call(g, a)
+    record(k$name, k$size, "vr-first-call", 1L, now() - t0)
     if (!same(got, expected, k$tol)) stop(k$name, ": compiled result differs from R's")
-    row$serial_ms <- median_ms(reps, function() do.call(g, a))
+    row$serial_ms <- median_ms(reps, function() do.call(g, a), as = "vr-checks-on")
     if (!is.null(k$par)) {
       gp <- compile_named(k$par)
       got <- do.call(gp, a)
       if (!same(got, expected, k$tol)) stop(k$name, ": compiled parallel result differs from R's")
-      row$par_ms <- median_ms(reps, function() do.call(gp, a))
+      row$par_ms <- median_ms(reps, function() do.call(gp, a), as = "vr-par", threads = threads_used)
     }
     vr_options(bounds_checks = FALSE)
     g0 <- compile_named(k$fun)
     got <- do.call(g0, a)
     if (!same(got, expected, k$tol)) stop(k$name, ": compiled (checks off) result differs from R's")
-    row$nocheck_ms <- median_ms(reps, function() do.call(g0, a))
+    row$nocheck_ms <- median_ms(reps, function() do.call(g0, a), as = "vr-checks-off")
     vr_options(bounds_checks = TRUE)
   }
   rows[[length(rows) + 1]] <- row
@@ -231,3 +248,25 @@ if (have_vr) {
   cat(sprintf("median C speedup over R: %sx\n",
     fmt(median(vapply(rows, function(r) r$r_ms / r$c_ms, 0)), 1)))
 }
+
+# The CSV of this run (bench/report/report.R charts it).
+out_arg <- sub("^--out=", "", grep("^--out=", args, value = TRUE))
+commit <- Sys.getenv("VR_BENCH_COMMIT", "")
+if (!nzchar(commit)) commit <- tryCatch(system2("git", c("rev-parse", "--short", "HEAD"), stdout = TRUE, stderr = FALSE)[1],
+  error = function(e) "unknown", warning = function(w) "unknown")
+date <- format(Sys.time(), "%Y-%m-%dT%H:%M:%SZ", tz = "UTC")
+out_dir <- if (length(out_arg)) out_arg[1] else Sys.getenv("VR_BENCH_OUT",
+  file.path("target/bench-runs", paste0(gsub("[^0-9A-Za-z]", "", date), "-", commit)))
+cpu <- tryCatch(sub(".*: ", "", grep("^model name", readLines("/proc/cpuinfo"), value = TRUE)[1]), error = function(e) NA)
+machine <- sprintf("%s, %d cores", if (is.na(cpu)) R.version$platform else cpu, parallel::detectCores())
+if (have_vr) {
+  record("call_overhead", 3, "vr-call", 1L, overhead$compiled / 1e6)
+}
+record("call_overhead", 3, "r-call", 1L, overhead$r / 1e6)
+csv <- do.call(rbind, records)
+csv$machine <- machine
+csv$date <- date
+csv$commit <- commit
+dir.create(out_dir, recursive = TRUE, showWarnings = FALSE)
+write.csv(csv, file.path(out_dir, "r-bench.csv"), row.names = FALSE)
+cat(sprintf("results in %s\n", file.path(out_dir, "r-bench.csv")), file = stderr())

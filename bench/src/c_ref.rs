@@ -36,13 +36,16 @@ impl Drop for BuildDir {
 }
 
 /// Compiles `source` (the C reference of kernel `name`) into a shared object in `dir`
-/// and loads it.
-pub fn build_and_load(dir: &BuildDir, name: &str, source: &str) -> Result<Library, String> {
-    let c_file = dir.path().join(format!("{name}.c"));
-    let so_file = dir.path().join(format!("lib{name}.so"));
+/// and loads it; with `openmp`, built with `-fopenmp` (its `#pragma omp` loops run on
+/// OpenMP's threads; see [`set_openmp_threads`]).
+pub fn build_and_load(dir: &BuildDir, name: &str, source: &str, openmp: bool) -> Result<Library, String> {
+    let stem = if openmp { format!("{name}_omp") } else { name.to_string() };
+    let c_file = dir.path().join(format!("{stem}.c"));
+    let so_file = dir.path().join(format!("lib{stem}.so"));
     std::fs::write(&c_file, source).map_err(|e| format!("writing {}: {e}", c_file.display()))?;
     let out = Command::new("gcc")
         .args(CFLAGS)
+        .args(openmp.then_some("-fopenmp"))
         .arg("-o")
         .arg(&so_file)
         .arg(&c_file)
@@ -51,10 +54,21 @@ pub fn build_and_load(dir: &BuildDir, name: &str, source: &str) -> Result<Librar
         .map_err(|e| format!("running gcc: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "gcc failed on {name}.c:\n{}",
+            "gcc failed on {stem}.c:\n{}",
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    // SAFETY: the library is our own C code, which has no initialisers.
+    // SAFETY: the library is our own C code, which has no initialisers (libgomp's run
+    // when it loads as a dependency of the OpenMP build).
     unsafe { Library::new(&so_file) }.map_err(|e| format!("loading {}: {e}", so_file.display()))
+}
+
+/// Set the thread count of an OpenMP build's parallel loops: `omp_set_num_threads`
+/// found through the library (dlsym searches its dependencies, libgomp among them).
+pub fn set_openmp_threads(lib: &Library, threads: usize) -> Result<(), String> {
+    // SAFETY: omp_set_num_threads has this C signature in every OpenMP runtime.
+    let f: libloading::Symbol<unsafe extern "C" fn(i32)> = unsafe { lib.get(b"omp_set_num_threads\0") }
+        .map_err(|e| format!("omp_set_num_threads not found (built without -fopenmp?): {e}"))?;
+    unsafe { f(threads as i32) };
+    Ok(())
 }

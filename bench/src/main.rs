@@ -1,19 +1,28 @@
 //! `vr-bench`: times each benchmark kernel on the interpreter, the cpu backend (bounds
 //! checks as emitted, after the optimizer, and off), the cpu-par backend (parfor loops
-//! on every core, checks on) and its C reference, after checking that compiled and C
+//! on every core, after the optimizer, as users get it) and its C reference, after checking that compiled and C
 //! results agree, and prints one table. Never used for timed assertions.
 //!
-//! Usage: vr-bench [--quick] [--kernel NAME] [--passes]
+//! Kernels with a parfor are also timed as their C reference built with OpenMP (the
+//! same loop under `#pragma omp parallel for`), at the same thread count as cpu-par.
+//! `--threads 1,2,4,8,16` adds a thread sweep of cpu-par and OpenMP for a scaling curve.
+//! Every timed configuration is also written as CSV (`vr-bench.csv`, see `record`) into
+//! the run's folder (`--out DIR`).
+//!
+//! Usage: vr-bench [--quick] [--kernel NAME] [--passes] [--threads LIST] [--out DIR]
 //! (`--passes`: each optimizer pass's worth instead, see `passes`).
 
 mod c_ref;
 mod kernels;
 mod nocheck;
 mod passes;
+mod record;
 mod table;
 mod timing;
 
 use kernels::{fresh_copy, observed, Kernel};
+use record::{Recorder, RunInfo, Sample};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 use velociraptor::cpu::{self, CompiledModule, CpuOptions};
@@ -33,6 +42,10 @@ struct Options {
     kernel: Option<String>,
     /// Time each optimizer pass off in turn instead of the backend table.
     passes: bool,
+    /// Thread counts of the scaling sweep (empty: none).
+    sweep: Vec<usize>,
+    /// The run's folder for the CSV (default: see `record::RunInfo`).
+    out: Option<PathBuf>,
 }
 
 impl Options {
@@ -64,7 +77,7 @@ fn main() -> ExitCode {
     let opts = match parse_args(std::env::args().skip(1).collect()) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("{e}\nusage: vr-bench [--quick] [--kernel NAME] [--passes]");
+            eprintln!("{e}\nusage: vr-bench [--quick] [--kernel NAME] [--passes] [--threads 1,2,4] [--out DIR]");
             return ExitCode::from(2);
         }
     };
@@ -82,6 +95,8 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
         quick: false,
         kernel: None,
         passes: false,
+        sweep: Vec::new(),
+        out: None,
     };
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
@@ -89,6 +104,14 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
             "--quick" => opts.quick = true,
             "--passes" => opts.passes = true,
             "--kernel" => opts.kernel = Some(it.next().ok_or("--kernel needs a name")?),
+            "--out" => opts.out = Some(PathBuf::from(it.next().ok_or("--out needs a folder")?)),
+            "--threads" => {
+                let list = it.next().ok_or("--threads needs a list such as 1,2,4,8,16")?;
+                opts.sweep = list
+                    .split(',')
+                    .map(|t| t.trim().parse::<usize>().ok().filter(|n| *n > 0).ok_or(format!("bad thread count `{t}`")))
+                    .collect::<Result<_, _>>()?;
+            }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -110,22 +133,34 @@ fn run(opts: &Options) -> Result<(), String> {
     if opts.passes {
         return passes::run(&selected, opts, &dir);
     }
+    let run = RunInfo::new(opts.out.clone());
+    let mut csv = Recorder::new();
     let mut rows = Vec::new();
+    let mut sweeps = Vec::new();
     for k in &selected {
         eprintln!("{} ...", k.name);
-        rows.push(measure(k, opts, &dir).map_err(|e| format!("{}: {e}", k.name))?);
+        let (row, sweep) = measure(k, opts, &dir, &mut csv).map_err(|e| format!("{}: {e}", k.name))?;
+        rows.push(row);
+        sweeps.extend(sweep);
     }
     if opts.quick {
         println!("(--quick: tiny sizes, few repetitions; the times mean nothing)");
     }
+    println!("{} ({}, {})", run.machine, run.date, run.commit);
     table::print(&rows);
+    if !sweeps.is_empty() {
+        println!();
+        table::print_sweep(&sweeps);
+    }
     println!(
         "interp: timed at the reduced size shown, scaled to the full size by work (ops ~ size^d)."
     );
     println!(
-        "cpu-par: {} threads (VR_THREADS, else every core); cpu/cpu-par is its speedup over cpu (checks on).",
+        "cpu-par: {} threads (VR_THREADS, else every core); cpu/cpu-par is its speedup over cpu (optimized; both after the optimizer).",
         cpu::parallel::default_threads()
     );
+    let path = csv.write(&run, "vr-bench.csv")?;
+    eprintln!("vr-bench: results in {}", path.display());
     Ok(())
 }
 
@@ -137,7 +172,12 @@ fn compile(src: &str) -> Result<(Module, CompiledModule), String> {
     Ok((m, c))
 }
 
-fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::Row, String> {
+fn measure(
+    k: &Kernel,
+    opts: &Options,
+    dir: &c_ref::BuildDir,
+    csv: &mut Recorder,
+) -> Result<(table::Row, Vec<table::SweepRow>), String> {
     let (size, interp_size) = if opts.quick {
         (k.quick_size, k.quick_size)
     } else {
@@ -152,15 +192,24 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
     let optimized = cpu::compile(&optimized_module).map_err(|e| e.to_string())?;
     let inner_checks =
         inner_loop_checks(&module, k.name, &all_passes).map_err(|e| e.to_string())?;
-    let parallel =
-        cpu::compile_with(&module, CpuOptions::parallel()).map_err(|e| e.to_string())?;
-    let lib = c_ref::build_and_load(dir, k.name, k.c_source)?;
-    let call_c = |args: Vec<Value>| (k.call_c)(&lib, &args).map(|_| ());
+    // cpu-par as users get it: after the optimizer (as `backend::execute`, the C API and
+    // the R package compile), so its speedups are over `cpu (optimized)`.
+    let mut parallel =
+        cpu::compile_with(&optimized_module, CpuOptions::parallel()).map_err(|e| e.to_string())?;
+    let lib = c_ref::build_and_load(dir, k.name, k.c_source, false)?;
+    // The OpenMP reference exists where the kernel has a parallel loop to compare with.
+    // Never unloaded: libgomp's idle worker threads would run unmapped code.
+    let omp = if k.vrir.contains("(parfor") {
+        Some(std::mem::ManuallyDrop::new(c_ref::build_and_load(dir, k.name, k.c_source, true)?))
+    } else {
+        None
+    };
+    let call_c = |lib: &libloading::Library, args: Vec<Value>| (k.call_c)(lib, &args).map(|_| ());
     let call_cpu = |m: &CompiledModule, args: Vec<Value>| {
         m.call(k.name, args).map(|_| ()).map_err(|e| e.to_string())
     };
 
-    // Results first: compiled code must agree with C before any time is printed.
+    // Results first: compiled code (and OpenMP) must agree with C before any time is printed.
     let inputs = (k.inputs)(size);
     let c_args = fresh_copy(&inputs);
     let c_results = (k.call_c)(&lib, &c_args)?;
@@ -178,18 +227,32 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
         compare(&observed(&args, &results), &expected)
             .map_err(|e| format!("{label} differs from C: {e}"))?;
     }
+    if let Some(omp) = &omp {
+        let args = fresh_copy(&inputs);
+        let results = (k.call_c)(omp, &args)?;
+        compare(&observed(&args, &results), &expected)
+            .map_err(|e| format!("OpenMP differs from C: {e}"))?;
+    }
 
     let reps = opts.reps();
-    let c = timing::median_time(reps, || fresh_copy(&inputs), call_c)?;
-    let cpu_checked = timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&checked, a))?;
-    let cpu_optimized =
-        timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&optimized, a))?;
-    let cpu_unchecked =
-        timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&unchecked, a))?;
-    let cpu_par = timing::median_time(reps, || fresh_copy(&inputs), |a| call_cpu(&parallel, a))?;
+    let time_c = |lib: &libloading::Library| timing::sample(reps, || fresh_copy(&inputs), |a| call_c(lib, a));
+    let time_cpu = |m: &CompiledModule| timing::sample(reps, || fresh_copy(&inputs), |a| call_cpu(m, a));
+    let threads = cpu::parallel::default_threads();
+    let c = time_c(&lib)?;
+    let cpu_checked = time_cpu(&checked)?;
+    let cpu_optimized = time_cpu(&optimized)?;
+    let cpu_unchecked = time_cpu(&unchecked)?;
+    let cpu_par = time_cpu(&parallel)?;
+    let openmp = match &omp {
+        Some(omp) => {
+            c_ref::set_openmp_threads(omp, threads)?;
+            Some(time_c(omp)?)
+        }
+        None => None,
+    };
 
     let small = (k.inputs)(interp_size);
-    let interp_small = timing::median_time(
+    let interp_small = timing::sample(
         opts.interp_reps(),
         || fresh_copy(&small),
         |a| {
@@ -198,27 +261,65 @@ fn measure(k: &Kernel, opts: &Options, dir: &c_ref::BuildDir) -> Result<table::R
                 .map_err(|e| e.to_string())
         },
     )?;
-    let interp = interp_small.mul_f64((k.work)(size) / (k.work)(interp_size));
+    let interp = interp_small.scaled((k.work)(size) / (k.work)(interp_size));
 
-    let mut compile_ms = Vec::new();
+    let mut compile_times = Vec::new();
     for _ in 0..opts.compile_reps() {
         let start = Instant::now();
         compile(k.vrir)?;
-        compile_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        compile_times.push(start.elapsed());
     }
-    Ok(table::Row {
+    let compile = Sample { times: compile_times };
+
+    // The scaling sweep: cpu-par and OpenMP at each thread count.
+    let mut sweep = Vec::new();
+    if let Some(omp) = omp.as_ref().filter(|_| !opts.sweep.is_empty()) {
+        for &t in &opts.sweep {
+            eprintln!("{} with {t} thread(s) ...", k.name);
+            parallel.set_threads(t);
+            let par = time_cpu(&parallel)?;
+            c_ref::set_openmp_threads(omp, t)?;
+            let om = time_c(omp)?;
+            csv.push(k.name, size, "cpu-par-sweep", t, &par);
+            csv.push(k.name, size, "openmp-sweep", t, &om);
+            sweep.push(table::SweepRow {
+                kernel: k.name.to_string(),
+                threads: t,
+                cpu: cpu_optimized.median(),
+                cpu_par: par.median(),
+                c: c.median(),
+                openmp: om.median(),
+            });
+        }
+    }
+
+    csv.push(k.name, interp_size, "interp", 1, &interp_small);
+    csv.push(k.name, size, "interp-scaled", 1, &interp);
+    csv.push(k.name, size, "c", 1, &c);
+    csv.push(k.name, size, "cpu-checks-on", 1, &cpu_checked);
+    csv.push(k.name, size, "cpu-optimized", 1, &cpu_optimized);
+    csv.push(k.name, size, "cpu-checks-off", 1, &cpu_unchecked);
+    csv.push(k.name, size, "cpu-par", threads, &cpu_par);
+    if let Some(om) = &openmp {
+        csv.push(k.name, size, "openmp", threads, om);
+    }
+    csv.push(k.name, size, "compile", 1, &compile);
+
+    let row = table::Row {
         kernel: k.name.to_string(),
-        interp,
+        interp: interp.median(),
         interp_size,
         size,
-        cpu_checked,
-        cpu_optimized,
-        cpu_unchecked,
+        cpu_checked: cpu_checked.median(),
+        cpu_optimized: cpu_optimized.median(),
+        cpu_unchecked: cpu_unchecked.median(),
         inner_checks,
-        cpu_par,
-        c,
-        compile_ms: timing::median(&mut compile_ms),
-    })
+        cpu_par: cpu_par.median(),
+        c: c.median(),
+        openmp: openmp.map(|s| s.median()),
+        compile_ms: compile.median().as_secs_f64() * 1e3,
+    };
+    Ok((row, sweep))
 }
 
 /// Every value within `TOLERANCE` relative (exactly equal for zeros and infinities).

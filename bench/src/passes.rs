@@ -37,7 +37,7 @@ pub fn run(kernels: &[Kernel], opts: &Options, dir: &c_ref::BuildDir) -> Result<
         eprintln!("{} ...", k.name);
         let size = if opts.quick { k.quick_size } else { k.size };
         let module = parse_module(k.vrir).map_err(|e| format!("{}: {e}", k.name))?;
-        let lib = c_ref::build_and_load(dir, k.name, k.c_source)?;
+        let lib = c_ref::build_and_load(dir, k.name, k.c_source, false)?;
         let inputs = (k.inputs)(size);
         let c_args = fresh_copy(&inputs);
         let c_results = (k.call_c)(&lib, &c_args)?;

@@ -15,10 +15,22 @@ pub struct Row {
     pub cpu_unchecked: Duration,
     /// Inner-loop bounds checks as written, and how many the optimizer removed.
     pub inner_checks: (u64, u64),
-    /// cpu-par (parfor on the thread pool), checks on.
+    /// cpu-par (parfor on the thread pool), after the optimizer.
     pub cpu_par: Duration,
     pub c: Duration,
+    /// The C reference built with OpenMP at cpu-par's thread count (kernels with a parfor).
+    pub openmp: Option<Duration>,
     pub compile_ms: f64,
+}
+
+/// One thread count of the scaling sweep: cpu-par against cpu (optimized), OpenMP against C.
+pub struct SweepRow {
+    pub kernel: String,
+    pub threads: usize,
+    pub cpu: Duration,
+    pub cpu_par: Duration,
+    pub c: Duration,
+    pub openmp: Duration,
 }
 
 impl Row {
@@ -31,9 +43,13 @@ impl Row {
     pub fn ratio_unchecked(&self) -> f64 {
         secs(self.cpu_unchecked) / secs(self.c)
     }
-    /// Speedup of cpu-par over cpu (both with checks on).
+    /// Speedup of cpu-par over cpu (both after the optimizer).
     pub fn par_speedup(&self) -> f64 {
-        secs(self.cpu_checked) / secs(self.cpu_par)
+        secs(self.cpu_optimized) / secs(self.cpu_par)
+    }
+    /// Speedup of OpenMP over serial C.
+    pub fn omp_speedup(&self) -> Option<f64> {
+        self.openmp.map(|o| secs(self.c) / secs(o))
     }
 }
 
@@ -46,11 +62,13 @@ fn ms(d: Duration) -> String {
 }
 
 pub fn print(rows: &[Row]) {
-    println!("| kernel | size | interp ms (scaled from size) | cpu ms (checks on) | cpu ms (optimized) | cpu ms (checks off) | cpu-par ms | C ms | cpu/C (on) | cpu/C (opt) | cpu/C (off) | cpu/cpu-par | inner-loop checks removed | compile ms |");
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| kernel | size | interp ms (scaled from size) | cpu ms (checks on) | cpu ms (optimized) | cpu ms (checks off) | cpu-par ms | C ms | OpenMP ms | cpu/C (on) | cpu/C (opt) | cpu/C (off) | cpu/cpu-par | C/OpenMP | inner-loop checks removed | compile ms |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for r in rows {
+        let omp_ms = r.openmp.map_or("-".to_string(), ms);
+        let omp_speedup = r.omp_speedup().map_or("-".to_string(), |x| format!("{x:.2}"));
         println!(
-            "| {} | {} | {} (from {}) | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {}/{} | {:.1} |",
+            "| {} | {} | {} (from {}) | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {}/{} | {:.1} |",
             r.kernel,
             r.size,
             ms(r.interp),
@@ -60,10 +78,12 @@ pub fn print(rows: &[Row]) {
             ms(r.cpu_unchecked),
             ms(r.cpu_par),
             ms(r.c),
+            omp_ms,
             r.ratio_checked(),
             r.ratio_optimized(),
             r.ratio_unchecked(),
             r.par_speedup(),
+            omp_speedup,
             r.inner_checks.1,
             r.inner_checks.0,
             r.compile_ms
@@ -88,6 +108,27 @@ pub fn print(rows: &[Row]) {
         println!(
             "median compile latency (VRIR text in -> callable out): {:.1} ms",
             med(|r| r.compile_ms)
+        );
+    }
+}
+
+/// The thread sweep: each kernel's cpu-par speedup over cpu and OpenMP's over C, and the
+/// ratio of the two (1.00: Velociraptor scales as OpenMP does on the same loop).
+pub fn print_sweep(rows: &[SweepRow]) {
+    println!("| kernel | threads | cpu-par ms | OpenMP ms | cpu/cpu-par | C/OpenMP | speedup vs OpenMP's |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for r in rows {
+        let par = secs(r.cpu) / secs(r.cpu_par);
+        let omp = secs(r.c) / secs(r.openmp);
+        println!(
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} |",
+            r.kernel,
+            r.threads,
+            ms(r.cpu_par),
+            ms(r.openmp),
+            par,
+            omp,
+            par / omp
         );
     }
 }

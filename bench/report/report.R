@@ -1,0 +1,223 @@
+# The benchmark report: PNG charts (ggplot2) and bench/REPORT.md from the CSV files that
+# the benchmarks write into a run's folder (vr-bench.csv, r-bench.csv, cache.csv; see
+# bench/src/record.rs for the columns). Several folders may be given: a device-machine
+# run for 16-core or GPU numbers and a local run for R's, say; each chart's caption
+# names the machine, date and commit its rows come from.
+#
+#   Rscript bench/report/report.R [--charts DIR] [--report FILE] RUN_DIR...
+#
+# Defaults: charts into bench/report/, the page into bench/REPORT.md. A chart whose data
+# is missing from every folder is skipped, and the page says so.
+suppressPackageStartupMessages(library(ggplot2))
+
+args <- commandArgs(trailingOnly = TRUE)
+opt <- function(name, default) {
+  at <- which(args == name)
+  if (length(at)) args[at + 1] else default
+}
+charts_dir <- opt("--charts", "bench/report")
+report_file <- opt("--report", "bench/REPORT.md")
+flag_values <- c(which(args %in% c("--charts", "--report")), which(args %in% c("--charts", "--report")) + 1)
+runs <- if (length(flag_values)) args[-flag_values] else args
+if (!length(runs)) stop("usage: Rscript bench/report/report.R [--charts DIR] [--report FILE] RUN_DIR...")
+dir.create(charts_dir, recursive = TRUE, showWarnings = FALSE)
+
+# Every CSV of the runs, by file name (the last run given wins for a file present twice).
+read_runs <- function(file) {
+  found <- Filter(file.exists, file.path(runs, file))
+  if (!length(found)) return(NULL)
+  d <- read.csv(found[length(found)], stringsAsFactors = FALSE)
+  d$size <- as.character(d$size)
+  d
+}
+vr <- read_runs("vr-bench.csv")
+rb <- read_runs("r-bench.csv")
+cache <- read_runs("cache.csv")
+
+caption_of <- function(d) {
+  parts <- unique(sprintf("%s; %s; commit %s", d$machine, substr(d$date, 1, 10), d$commit))
+  paste(parts, collapse = "\n")
+}
+# One time per (kernel, config, threads): the median column.
+at <- function(d, k, config, threads = NULL) {
+  rows <- d[d$kernel == k & d$config == config, ]
+  if (!is.null(threads)) rows <- rows[rows$threads == threads, ]
+  if (!nrow(rows)) NA_real_ else rows$median_s[nrow(rows)]
+}
+theme_report <- theme_minimal(base_size = 12) +
+  theme(plot.caption = element_text(size = 8, colour = "grey35"), legend.position = "bottom",
+    panel.grid.minor = element_blank(), plot.title.position = "plot", plot.caption.position = "plot")
+save <- function(plot, name, width = 8, height = 5) {
+  path <- file.path(charts_dir, name)
+  ggsave(path, plot, width = width, height = height, dpi = 110, bg = "white")
+  path
+}
+fmt <- function(x, d = 2) formatC(x, format = "f", digits = d)
+made <- list()
+notes <- list()
+
+# (a) Compiled R over R, per kernel (log scale): serial and parallel.
+if (!is.null(rb) && any(rb$config == "vr-checks-on")) {
+  ks <- setdiff(unique(rb$kernel), "call_overhead")
+  d <- do.call(rbind, lapply(ks, function(k) {
+    r <- at(rb, k, "r")
+    data.frame(kernel = k, variant = c("compiled, serial", "compiled, prange() on all threads"),
+      speedup = r / c(at(rb, k, "vr-checks-on"), at(rb, k, "vr-par")))
+  }))
+  d <- d[is.finite(d$speedup), ]
+  order <- d[d$variant == "compiled, serial", ]
+  d$kernel <- factor(d$kernel, levels = order$kernel[order(order$speedup)])
+  p <- ggplot(d, aes(x = kernel, y = speedup, fill = variant)) +
+    geom_col(position = position_dodge(width = 0.8), width = 0.75) +
+    geom_hline(yintercept = 1, colour = "grey30") +
+    scale_y_log10(breaks = c(1, 3, 10, 30, 100, 300, 1000, 3000), labels = function(x) paste0(x, "x")) +
+    scale_fill_manual(values = c("compiled, serial" = "#1b6ca8", "compiled, prange() on all threads" = "#f29e4c")) +
+    coord_flip() +
+    labs(title = "vr_compile(): speedup over R, per kernel",
+      subtitle = "R time / compiled time (medians; R byte-compiled); log scale",
+      x = NULL, y = "speedup over R (log scale)", fill = NULL, caption = caption_of(rb)) +
+    theme_report
+  made$r_speedup <- save(p, "r-speedup.png")
+  s <- d$speedup[d$variant == "compiled, serial"]
+  notes$r_speedup <- sprintf("Serial compiled code is %sx to %sx faster than R (median %sx over %d kernels).",
+    fmt(min(s), 1), fmt(max(s), 0), fmt(median(s), 1), length(s))
+}
+
+# (b) Compiled time / C time per kernel and configuration.
+if (!is.null(vr) && any(vr$config == "c")) {
+  ks <- unique(vr$kernel[vr$config == "c"])
+  configs <- c("cpu-checks-on" = "cpu, bounds checks as emitted", "cpu-optimized" = "cpu, optimizer",
+    "cpu-checks-off" = "cpu, checks off")
+  d <- do.call(rbind, lapply(ks, function(k) data.frame(kernel = k, variant = unname(configs),
+    ratio = vapply(names(configs), function(cfg) at(vr, k, cfg) / at(vr, k, "c"), 0))))
+  # R's bars are R's time against the same C on its own machine; say which when it differs.
+  r_label <- "R's vr_compile(), checks on"
+  if (!is.null(rb) && !identical(unique(rb$machine), unique(vr$machine))) {
+    r_label <- sprintf("R's vr_compile(), checks on (%s)", paste(unique(rb$machine), collapse = ", "))
+  }
+  if (!is.null(rb) && any(rb$config == "vr-checks-on")) {
+    d <- rbind(d, do.call(rbind, lapply(intersect(ks, rb$kernel), function(k)
+      data.frame(kernel = k, variant = r_label, ratio = at(rb, k, "vr-checks-on") / at(rb, k, "c")))))
+  }
+  d <- d[is.finite(d$ratio), ]
+  d$variant <- factor(d$variant, levels = c(unname(configs), r_label))
+  p <- ggplot(d, aes(x = kernel, y = ratio, fill = variant)) +
+    geom_col(position = position_dodge(width = 0.85), width = 0.8) +
+    geom_hline(yintercept = 1, colour = "grey20", linetype = "dashed") +
+    scale_fill_manual(values = c("#9ecae1", "#1b6ca8", "#08306b", "#f29e4c"), drop = FALSE) +
+    labs(title = "Compiled code against C, per kernel", subtitle = "time / time of the C reference (gcc -O2 -march=native); 1 = C's speed, lower is faster",
+      x = NULL, y = "time / C time", fill = NULL, caption = caption_of(rbind(vr, if (!is.null(rb)) rb[rb$config == "vr-checks-on", ]))) +
+    theme_report + theme(axis.text.x = element_text(angle = 30, hjust = 1)) +
+    guides(fill = guide_legend(nrow = 2))
+  made$vs_c <- save(p, "vs-c.png")
+  opt <- d$ratio[d$variant == "cpu, optimizer"]
+  worst <- d[d$variant == "cpu, optimizer", ][which.max(opt), ]
+  notes$vs_c <- sprintf("After the optimizer, serial compiled VRIR runs at a median %s of C's time (%s to %s; slowest: %s).",
+    fmt(median(opt)), fmt(min(opt)), fmt(max(opt)), worst$kernel)
+}
+
+# (c) Parallel speedup against threads, with OpenMP's curve and the ideal line.
+if (!is.null(vr) && any(vr$config == "cpu-par-sweep")) {
+  sw <- vr[vr$config %in% c("cpu-par-sweep", "openmp-sweep"), ]
+  sw$speedup <- mapply(function(k, cfg, t) {
+    if (cfg == "cpu-par-sweep") at(vr, k, "cpu-optimized") / at(vr, k, cfg, t) else at(vr, k, "c") / at(vr, k, cfg, t)
+  }, sw$kernel, sw$config, sw$threads)
+  sw$impl <- ifelse(sw$config == "cpu-par-sweep", "Velociraptor cpu-par (over serial cpu)", "C + OpenMP (over serial C)")
+  threads <- sort(unique(sw$threads))
+  ideal <- data.frame(threads = threads, speedup = threads)
+  p <- ggplot(sw, aes(x = threads, y = speedup, colour = impl)) +
+    geom_line(data = ideal, aes(x = threads, y = speedup), inherit.aes = FALSE, colour = "grey60", linetype = "dotted") +
+    geom_line(linewidth = 0.9) + geom_point(size = 1.6) +
+    facet_wrap(~kernel, ncol = 4) +
+    scale_x_continuous(trans = "log2", breaks = threads) +
+    scale_y_continuous(trans = "log2", breaks = c(0.5, 1, 2, 4, 8, 16)) +
+    scale_colour_manual(values = c("Velociraptor cpu-par (over serial cpu)" = "#1b6ca8", "C + OpenMP (over serial C)" = "#d7301f")) +
+    labs(title = "Parallel speedup against threads", subtitle = "same parallel loop in both; dotted: ideal (speedup = threads); log-log",
+      x = "threads", y = "speedup", colour = NULL, caption = caption_of(sw)) +
+    theme_report
+  made$scaling <- save(p, "scaling.png", width = 9, height = 5.5)
+  top <- max(threads)
+  s <- sw[sw$threads == top, ]
+  vr_top <- s[s$config == "cpu-par-sweep", ]
+  omp_top <- s[s$config == "openmp-sweep", ]
+  rel <- vr_top$speedup / omp_top$speedup[match(vr_top$kernel, omp_top$kernel)]
+  notes$scaling <- sprintf("At %d threads cpu-par reaches %sx to %sx over serial; relative to OpenMP's speedup on the same loop that is %s to %s (median %s). Below 0.9: %s.",
+    top, fmt(min(vr_top$speedup), 1), fmt(max(vr_top$speedup), 1), fmt(min(rel)), fmt(max(rel)), fmt(median(rel)),
+    if (any(rel < 0.9)) paste(vr_top$kernel[rel < 0.9], collapse = ", ") else "none")
+}
+
+# (d) GPU against cpu-par, with and without transfers (rows from the GPU benchmark).
+if (!is.null(vr) && any(grepl("^gpu", vr$config))) {
+  g <- vr[grepl("^gpu", vr$config) | vr$config == "cpu-par", ]
+  p <- ggplot(g, aes(x = kernel, y = median_s * 1e3, fill = config)) +
+    geom_col(position = position_dodge(width = 0.85), width = 0.8) +
+    scale_y_log10() +
+    labs(title = "GPU sections against cpu-par", subtitle = "median time per call, ms (log scale)",
+      x = NULL, y = "ms (log scale)", fill = NULL, caption = caption_of(g)) +
+    theme_report + theme(axis.text.x = element_text(angle = 30, hjust = 1))
+  made$gpu <- save(p, "gpu.png")
+} else {
+  notes$gpu <- "No GPU rows in these runs (the GPU backend is issue 15): chart (d) is not drawn."
+}
+
+# (e) Compile latency: VRIR text to callable in process, and through the C API with and
+# without the on-disk cache (each a separate process).
+lat <- NULL
+if (!is.null(vr) && any(vr$config == "compile")) {
+  lat <- rbind(lat, data.frame(kernel = vr$kernel[vr$config == "compile"], mode = "in process, cold (vr-bench)",
+    seconds = vr$median_s[vr$config == "compile"], machine = vr$machine[vr$config == "compile"],
+    date = vr$date[vr$config == "compile"], commit = vr$commit[vr$config == "compile"]))
+}
+if (!is.null(cache)) {
+  labels <- c("no-disk-cache" = "C API, no disk cache", "first-process" = "C API, first process (compile + store)",
+    "disk-hit" = "C API, second process (disk cache hit)")
+  lat <- rbind(lat, data.frame(kernel = cache$kernel, mode = unname(labels[cache$config]), seconds = cache$median_s,
+    machine = cache$machine, date = cache$date, commit = cache$commit))
+}
+if (!is.null(lat)) {
+  lat$mode <- factor(lat$mode, levels = unique(lat$mode))
+  p <- ggplot(lat, aes(x = mode, y = seconds * 1e3)) +
+    geom_boxplot(outlier.shape = NA, fill = "#deebf7", colour = "#1b6ca8") +
+    geom_jitter(aes(colour = machine), width = 0.15, height = 0, size = 1.4, alpha = 0.8) +
+    scale_y_log10() +
+    scale_colour_manual(values = c("#08306b", "#d7301f", "#31a354", "#756bb1")) +
+    coord_flip() +
+    labs(title = "Compile latency per kernel module", subtitle = "all functions of a kernel's module, VRIR in to callable out (ms, log scale)",
+      x = NULL, y = "ms (log scale)", colour = NULL, caption = caption_of(lat)) +
+    theme_report + guides(colour = guide_legend(ncol = 1))
+  made$latency <- save(p, "compile-latency.png", height = 4)
+  med <- tapply(lat$seconds, lat$mode, median) * 1e3
+  where <- tapply(lat$machine, lat$mode, function(m) paste(unique(m), collapse = ", "))
+  notes$latency <- paste0(paste(sprintf("%s: median %s ms (%s)", names(med), fmt(med, 1), where[names(med)]), collapse = "; "), ".")
+}
+
+# The page.
+rel <- function(path) file.path(sub("^bench/?", "", charts_dir), basename(path))
+section <- function(title, key, text) {
+  if (is.null(made[[key]])) return(c(paste("##", title), "", if (!is.null(notes[[key]])) notes[[key]] else "No data in these runs.", ""))
+  c(paste("##", title), "", sprintf("![%s](%s)", title, rel(made[[key]])), "", text, if (!is.null(notes[[key]])) notes[[key]], "")
+}
+# What a run's folder says about itself (notes.md: how the machine was, what to discount).
+run_notes <- unlist(lapply(runs, function(r) {
+  f <- file.path(r, "notes.md")
+  if (file.exists(f)) c(sprintf("About `%s`: %s", r, paste(readLines(f), collapse = " ")), "")
+}))
+page <- c(
+  "# Benchmark report",
+  "",
+  sprintf("Made by `bench/report/report.R` from: %s. Regenerate with `bash scripts/bench.sh --report` (a new local run) or `Rscript bench/report/report.R RUN_DIR...` (given runs). Every number is a median of repeated runs; tables with every configuration are in bench/RESULTS.md.",
+    paste(sprintf("`%s`", runs), collapse = ", ")),
+  "",
+  run_notes,
+  section("R code compiled with vr_compile()", "r_speedup",
+    "Each kernel of bench/r is an R function with loops, timed in R (byte-compiled) and through `vr_compile()`; the parallel variant marks its outer loop with `prange()`."),
+  section("Against C", "vs_c",
+    "The benchmark kernels in VRIR, compiled by the cpu backend, against their C references (bench/c): with bounds checks as the front end emits them, after the optimizer (which removes or versions them), and with checks off; the orange bars are the R versions through `vr_compile()` against the same C."),
+  section("Scaling with threads", "scaling",
+    "cpu-par runs each parfor on a rayon pool; the C references run the same loop under `#pragma omp parallel for` (gcc's libgomp, default schedule). What limits each kernel is discussed in bench/RESULTS.md."),
+  section("GPU", "gpu", "GPU sections against cpu-par, kernel time and time with transfers."),
+  section("Compile latency", "latency",
+    "What the first call costs: compiling a module in process, and through the C API with the on-disk machine-code cache cold and warm (a second process loads machine code instead of compiling)."),
+  NULL)
+writeLines(page, report_file)
+cat(sprintf("report: %d charts in %s, page %s\n", length(made), charts_dir, report_file))
