@@ -194,7 +194,7 @@ impl Lowerer<'_> {
         self.unsupported(
             &format!("list `{what}` used as a value"),
             line,
-            "compiled code reads a list's elements (`x$name`, `x[[\"name\"]]`, `x[[k]]` with a constant `k`), its `length`, or passes, assigns and returns the list whole",
+            "compiled code reads a list's elements (`x$name`, `x[[\"name\"]]`, `x[[k]]`), its `length`, loops over it, or passes, assigns and returns the list whole",
         )
     }
 
