@@ -28,14 +28,15 @@ fn unsupported_constructs_are_named_with_their_line() {
     check("f <- function(x) {\n  l <- list(a = x)\n  sum(l)\n}", U, "list `l` used as a value", 3);
     check("f <- function(x) {\n  s <- \"text\"\n  x\n}", U, "string", 2);
     check("f <- function(x) {\n  y <<- x\n  x\n}", U, "<<-", 2);
-    check("f <- function(x) {\n\n  sapply(x, sqrt)\n}", U, "apply family", 3);
+    check("f <- function(x) {\n\n  tapply(x, x, sum)\n}", U, "apply family", 3);
     check("f <- function(x) UseMethod(\"f\")", U, "S3/S4", 1);
     check("f <- function(x) {\n  e <- new.env()\n  x\n}", U, "environments", 2);
     check("f <- function(x) x$a", U, "`x$a`", 1);
     check("f <- function(x) data.frame(x)", U, "data frames", 1);
     check("f <- function(x) paste(x)", U, "strings", 1);
     check("f <- function(x) mystery(x)", U, "`mystery`", 1);
-    check("f <- function(x) {\n  g <- function(y) y\n  x\n}", U, "function definition", 2);
+    // A closure that escapes (closures called or given to a functional compile).
+    check("f <- function(x) {\n  g <- function(y) y\n  g\n}", U, "function `g` used as a value", 3);
     // R's logical NA compiles only where it becomes a double (or complex) NA.
     check("f <- function(x) {\n  y <- NA\n  x\n}", U, "`NA`", 2);
     check("f <- function(x) as.integer(x) + NA", U, "`NA`", 1);

@@ -84,7 +84,7 @@ fn a_function_of_several_results_is_no_value() {
     let e = run(src, json!([1.0]), Backend::Interp).expect_err("g has two results");
     assert_eq!(e.kind, ErrorKind::Unsupported, "{e}");
     assert!(
-        e.message.contains("`g(...)`") && e.message.contains("2 values"),
+        e.message.contains("function `g`") && e.message.contains("2 values"),
         "{e}"
     );
     let src = "f <- function(x) {\n  y <- .vr_results(x)\n  y\n}";

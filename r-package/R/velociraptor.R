@@ -37,11 +37,11 @@
 #'   function that names the construct and line; `FALSE` raises an error of class
 #'   `velociraptor_unsupported`.
 #' @return A function with the formals of `f` (class `vr_function`).
-#' @details Errors in compiled code (an index out of bounds, an integer division by
-#'   zero, non-conforming shapes) are R errors of class `velociraptor_error` with fields
-#'   `kind`, `fun`, `line`, `variable`, `index` and `bound`. Where R has an answer
-#'   compiled code cannot give (an `NA` in an integer argument, an integer overflow) the
-#'   call runs in R instead, as a fallback.
+#' @details Errors in compiled code (a matrix index out of bounds, non-conforming
+#'   shapes) are R errors of class `velociraptor_error` with fields `kind`, `fun`,
+#'   `line`, `variable`, `index` and `bound`. Where R has an answer compiled code cannot
+#'   give (an `NA` in an integer argument, an integer overflow or division by zero, a
+#'   vector read past its end) the call runs in R instead, as a fallback.
 #' @seealso [vr_explain()], [vr_options()], [prange()], `vignette("compiling", package = "velociraptor")`.
 #' @examples
 #' sumsq <- function(x) {
@@ -119,12 +119,14 @@ vr_compile <- function(f, fallback = TRUE) {
 # Where it happened, for a message that does not say so itself.
 .vr_where <- function(failure) {
   if (!is.null(failure$line) && grepl("line", failure$message, fixed = TRUE)) return("")
+  # An index error that reads `x[5]: ...` names its variable, index and bound already.
+  said <- !is.null(failure$variable) && startsWith(failure$message, paste0(failure$variable, "["))
   parts <- c(
     if (!is.null(failure[["function"]])) paste0("in ", failure[["function"]]),
     if (!is.null(failure$line)) paste0("line ", failure$line),
-    if (!is.null(failure$variable)) paste0("variable `", failure$variable, "`"),
-    if (!is.null(failure$index)) paste0("index ", failure$index),
-    if (!is.null(failure$bound)) paste0("bound ", failure$bound))
+    if (!said && !is.null(failure$variable)) paste0("variable `", failure$variable, "`"),
+    if (!said && !is.null(failure$index)) paste0("index ", failure$index),
+    if (!said && !is.null(failure$bound)) paste0("bound ", failure$bound))
   if (length(parts)) paste0(" (", paste(parts, collapse = ", "), ")") else ""
 }
 
@@ -138,6 +140,15 @@ vr_compile <- function(f, fallback = TRUE) {
   # The compiler counts lines of the whole source; R users count from the function.
   starts <- attr(state$source, "starts")
   fn <- failure[["function"]]
+  if (!is.null(fn) && !(fn %in% names(starts))) {
+    # A further specialization (`g__2`) or a function defined inside `f` (`f.g`,
+    # `f.fn5`): the R function whose lines count is the longest name that begins it.
+    within <- startsWith(fn, paste0(names(starts), ".")) | startsWith(fn, paste0(names(starts), "__"))
+    if (any(within)) {
+      fn <- names(starts)[within][which.max(nchar(names(starts)[within]))]
+      failure[["function"]] <- fn
+    }
+  }
   if (!is.null(failure$line) && !is.null(fn) && fn %in% names(starts)) {
     line <- failure$line - starts[[fn]] + 1
     failure$message <- gsub(paste0("line ", failure$line), paste0("line ", line), failure$message, fixed = TRUE)
@@ -155,8 +166,10 @@ vr_compile <- function(f, fallback = TRUE) {
   }
   runs_in_r <- identical(failure$phase, "compile") || identical(failure$kind, "unsupported")
   if (runs_in_r) {
-    msg <- paste0("velociraptor: ", state$name, " cannot be compiled: ", failure$message,
-      .vr_where(failure))
+    # A check at run time (R's answer is NA, NULL, a longer vector) rather than a
+    # construct: this call, not the function, needs R.
+    what <- if (identical(failure$phase, "run")) " needs R for this call: " else " cannot be compiled: "
+    msg <- paste0("velociraptor: ", state$name, what, failure$message, .vr_where(failure))
     if (!state$fallback) {
       stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
         c(list(message = msg, call = NULL), .vr_fields(failure))))
@@ -200,6 +213,13 @@ vr_compile <- function(f, fallback = TRUE) {
     collapse = "\n")
 }
 
+# The string constants of an expression.
+.vr_strings <- function(e) {
+  if (is.character(e)) return(e)
+  if (!is.call(e)) return(character())
+  unique(unlist(lapply(as.list(e)[-1], .vr_strings)))
+}
+
 # A function's text, its first line being its header: the original source when R kept
 # it (so line numbers are the user's), else deparse() with `{` joined to the header.
 .vr_function_text <- function(fun) {
@@ -213,10 +233,11 @@ vr_compile <- function(f, fallback = TRUE) {
 }
 
 # The names an expression reads as variables: symbols anywhere but in call position,
-# on the right of `$` and `@`, or inside `quote()`, formulas and nested `function`s.
+# on the right of `$` and `@`, or inside `quote()` and formulas (the bodies of nested
+# functions included: compiled with the function, they read its globals too).
 .vr_free_names <- function(e) {
   head <- e[[1]]
-  if (is.name(head) && as.character(head) %in% c("quote", "~", "function")) return(character())
+  if (is.name(head) && as.character(head) %in% c("quote", "~")) return(character())
   out <- character()
   if (is.call(head)) out <- .vr_free_names(head)
   args <- seq_along(e)[-1]
@@ -264,10 +285,14 @@ vr_source <- function(f, name) {
     given <- vapply(seq_along(fmls), function(k) !(is.name(fmls[[k]]) && !nzchar(as.character(fmls[[k]]))), TRUE)
     code <- as.call(c(list(as.name("{")), fmls[given], list(body(fun))))
     reads <- .vr_free_names(code)
-    for (g in setdiff(all.names(code), c(seen, locals, globals))) {
+    named <- all.names(code)
+    # A function given to sapply & co. as a string (`sapply(x, "f")`).
+    strings <- setdiff(.vr_strings(body(fun)), named)
+    for (g in setdiff(c(named, strings), c(seen, locals, globals))) {
       holder <- .vr_holder(g, env)
       if (is.null(holder)) next
       obj <- get(g, envir = holder)
+      if (g %in% strings && !is.function(obj)) next
       if (is.function(obj)) {
         fenv <- environment(obj)
         if (is.primitive(obj) || is.null(fenv) || isNamespace(fenv) ||

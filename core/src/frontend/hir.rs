@@ -125,6 +125,10 @@ pub enum ExprKind {
     /// An element of a list by name (R `x$name`).
     Field { target: Box<Expr>, name: String },
     Function(FunctionDef),
+    /// Where a function was defined inside another (`name <- function(...) ...`) and
+    /// lifted out into the program function `lifted` (`frontend::lift`): a statement
+    /// that does nothing at run time.
+    LocalFunction { name: String, lifted: String },
     Block(Vec<Expr>),
     If { cond: Box<Expr>, then: Box<Expr>, els: Option<Box<Expr>> },
     For { var: String, seq: Box<Expr>, body: Box<Expr> },

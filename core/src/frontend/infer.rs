@@ -15,12 +15,13 @@
 //! their callee's specialization, so the module holds exactly what the entry reaches.
 
 use super::hir::{Expr, FunctionDef};
+use super::lift::Closures;
 use super::lower::{LErr, Lowerer};
 use super::rules::Language;
 use super::types::{AnyTy, ListTy, Ty};
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::vrir::{Function, Module};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Rounds of inference before giving up (the lattice is shallow; real code needs 2-4).
 const MAX_ROUNDS: usize = 64;
@@ -45,6 +46,8 @@ pub struct Spec {
     /// Variable types found so far (the elements of list variables included, as
     /// `list$name`).
     pub vars: BTreeMap<String, Ty>,
+    /// Vectors that grow by assignment (`growth`): found so far, never removed.
+    pub growable: BTreeSet<String>,
     /// The list variables found so far, with their shapes.
     pub lists: BTreeMap<String, ListTy>,
     /// The names of the list the function returns (its elements are the results, in
@@ -58,6 +61,7 @@ pub struct Round {
     pub ret_list: Option<ListTy>,
     pub vars: BTreeMap<String, Ty>,
     pub lists: BTreeMap<String, ListTy>,
+    pub growable: BTreeSet<String>,
 }
 
 /// Every function of one source file and the specializations compiled so far.
@@ -73,11 +77,23 @@ pub struct Program {
     pub specs: Vec<Spec>,
     /// Helper functions the rule table adds (error raisers), by name.
     pub helpers: BTreeMap<String, Function>,
+    /// Functions defined inside functions, lifted into `defs` (`frontend::lift`).
+    pub closures: Closures,
 }
 
 impl Program {
     pub fn new(lang: &'static dyn Language) -> Program {
-        Program { lang, defs: HashMap::new(), constants: HashMap::new(), globals: Vec::new(), specs: Vec::new(), helpers: BTreeMap::new() }
+        Program { lang, defs: HashMap::new(), constants: HashMap::new(), globals: Vec::new(), specs: Vec::new(), helpers: BTreeMap::new(), closures: Closures::default() }
+    }
+
+    /// The program function a call of `name` from program function `scope` reaches: a
+    /// function defined in `scope` or around it (nearest first), a lifted function by
+    /// its program name, or a top-level function.
+    pub fn resolve_function(&self, scope: &str, name: &str) -> Option<String> {
+        if let Some(p) = self.closures.resolve(scope, name) {
+            return Some(p);
+        }
+        self.defs.contains_key(name).then(|| name.to_string())
     }
 
     /// The specialization of `name` for these argument types, created when new.
@@ -86,9 +102,12 @@ impl Program {
             return i;
         }
         let taken = self.specs.iter().filter(|s| s.source_name == name).count();
-        let base = self.lang.vrir_name(name);
+        let base = match self.closures.lifted.get(name) {
+            Some(l) => l.vrir_base.clone(),
+            None => self.lang.vrir_name(name),
+        };
         let vrir_name = if taken == 0 { base } else { format!("{base}__{}", taken + 1) };
-        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new(), lists: BTreeMap::new(), ret_list: None });
+        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new(), growable: BTreeSet::new(), lists: BTreeMap::new(), ret_list: None });
         self.specs.len() - 1
     }
 
@@ -104,8 +123,8 @@ impl Program {
     /// Compile `entry` for `args` (one type per formal parameter given; the rest take
     /// their defaults) and every function it reaches into one module.
     pub fn compile(&mut self, module_name: &str, entry: &str, args: Vec<Option<AnyTy>>) -> VrResult<Module> {
-        let Some(def) = self.defs.get(entry) else {
-            let mut names: Vec<&String> = self.defs.keys().collect();
+        let Some(def) = self.defs.get(entry).filter(|_| !self.closures.lifted.contains_key(entry)) else {
+            let mut names: Vec<&String> = self.defs.keys().filter(|n| !self.closures.lifted.contains_key(*n)).collect();
             names.sort();
             return Err(VrError::new(
                 ErrorKind::InvalidArgument,
@@ -135,7 +154,7 @@ impl Program {
             let mut changed = false;
             let mut i = 0;
             while i < self.specs.len() {
-                let before = (self.specs[i].ret.clone(), self.specs[i].vars.clone(), self.specs[i].lists.clone(), self.specs[i].ret_list.clone());
+                let before = (self.specs[i].ret.clone(), self.specs[i].vars.clone(), self.specs[i].growable.clone(), self.specs[i].lists.clone(), self.specs[i].ret_list.clone());
                 let mut lw = Lowerer::new(self, i, false);
                 match lw.lower_function() {
                     Ok(_) | Err(LErr::NotYet) => {}
@@ -149,7 +168,8 @@ impl Program {
                 spec.ret = round.ret.or(spec.ret.take());
                 spec.vars = round.vars;
                 spec.lists = round.lists;
-                if (spec.ret.clone(), spec.vars.clone(), spec.lists.clone(), spec.ret_list.clone()) != before {
+                spec.growable.extend(round.growable);
+                if (spec.ret.clone(), spec.vars.clone(), spec.growable.clone(), spec.lists.clone(), spec.ret_list.clone()) != before {
                     changed = true;
                 }
                 i += 1;

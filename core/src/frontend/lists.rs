@@ -167,6 +167,16 @@ impl Lowerer<'_> {
         known(&g).then_some(g)
     }
 
+    /// Might `e` be a list (so that `e[...]` must be lowered through `any_expr`)?
+    pub(super) fn may_be_list(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Var(n) => self.resolve(n).is_some_and(|v| self.is_list_var(&v)),
+            ExprKind::Field { .. } | ExprKind::Index { double: true, .. } => true,
+            ExprKind::Call { func, .. } => self.is_user_function(func) || self.prog.lang.marker(func) == Some(Marker::List),
+            _ => false,
+        }
+    }
+
     /// Is the engine variable `var` a list?
     pub(super) fn is_list_var(&self, var: &str) -> bool {
         self.lists.contains_key(var) || self.recorded_lists.contains_key(var)
@@ -378,8 +388,9 @@ impl Lowerer<'_> {
                 let t = self.any_expr(target)?;
                 self.select(t, &Key::Name(name.clone()), target, line)
             }
+            ExprKind::Index { target, .. } if !self.may_be_list(target) => Ok(Val::One(self.expr(e)?)),
             ExprKind::Index { target, indices, double } => match self.any_expr(target)? {
-                Val::One(t) => Ok(Val::One(self.index_read(t, indices, *double, line)?)),
+                Val::One(t) => Ok(Val::One(self.index_read(target, t, indices, *double, line)?)),
                 Val::List(l) => {
                     let [Some(ix)] = indices.as_slice() else {
                         return Err(self.unsupported(

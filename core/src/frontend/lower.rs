@@ -8,11 +8,12 @@
 use super::hir::{Arg, BinOp, Expr, ExprKind, FunctionDef, Line};
 use super::infer::{Program, RetTy, Round};
 use super::lists::{describe_expr, global_var, is_marked, leaf_name, syntactic_leaf, Place, Val};
+use super::matching;
 use super::rules::{Marker, SeqParts};
 use super::types::{join, wider, AnyTy, ListTy, Ty};
 use crate::runtime::error::{ErrorKind, VrError};
 use crate::vrir::{self, Block, IndexFlags, LValue, Literal, Local, Param, ScalarType, Stmt, StmtKind, Type};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Why lowering stopped: a type not known yet (inference tries again next round) or a
 /// real diagnostic.
@@ -84,6 +85,13 @@ pub fn explain_error(lang: &dyn super::rules::Language, e: VrError) -> VrError {
     let counts = decode_counts(&e.message);
     let mut out = VrError::new(kind, lang.error_message(reason, counts)).with_function(func);
     out.line = e.line;
+    // An index check of `growth` or `subscript` keeps the fields of an index error.
+    if let (Some((name, beyond)), Some((i, len))) = (super::growth::decode_index_reason(reason), counts) {
+        out.variable = Some(name);
+        out.index = Some(if beyond { i } else { -i });
+        out.bound = Some(len);
+        out.dim = Some(0);
+    }
     out
 }
 
@@ -114,9 +122,19 @@ pub struct Lowerer<'p> {
     pub prog: &'p mut Program,
     spec: usize,
     final_pass: bool,
-    /// The source function's name, for diagnostics.
+    /// The source function's name, for diagnostics (for a lifted function, the
+    /// top-level function around it, whose lines the host counts).
     pub fname: String,
     vrir_fname: String,
+    /// The program function being lowered (`Spec::source_name`): the scope calls are
+    /// resolved in.
+    scope: String,
+    /// Whose name run-time error helpers carry (`explain_error` reports it): the VRIR
+    /// function, or for a lifted function the top-level one around it.
+    helper_owner: String,
+    /// Values bound to names no source can spell, visible to reads (`bind_value`): how
+    /// the apply family hands an element to the function it calls.
+    bound: HashMap<String, Lowered>,
     def: FunctionDef,
     /// Variable types visible to reads: the previous round's joins and the parameters.
     pub(super) vars: BTreeMap<String, Ty>,
@@ -142,6 +160,13 @@ pub struct Lowerer<'p> {
     written: HashSet<String>,
     /// Variables assigned as a whole (`x <- v`, `l$a <- v`) anywhere in the body.
     rebound: HashSet<String>,
+    /// Vectors that grow by assignment (`growth`): the specialization's, those the
+    /// source shows and those this round finds.
+    pub(super) growable: BTreeSet<String>,
+    /// Variables assigned the language's NULL (`x <- c()`) somewhere.
+    pub(super) nullable: HashSet<String>,
+    /// How many parallel loops enclose the statement being lowered.
+    pub(super) parallel_depth: u32,
     /// Line of the statement being lowered.
     pub line: Line,
 }
@@ -150,6 +175,16 @@ impl<'p> Lowerer<'p> {
     pub fn new(prog: &'p mut Program, spec: usize, final_pass: bool) -> Lowerer<'p> {
         let s = prog.specs[spec].clone();
         let def = prog.defs[&s.source_name].clone();
+        let mut written = HashSet::new();
+        collect_written(&def.body, &mut written);
+        let mut rebound = HashSet::new();
+        collect_rebound(&def.body, &mut rebound);
+        let (fname, helper_owner) = match prog.closures.lifted.get(&s.source_name) {
+            Some(l) => (l.outer.clone(), prog.lang.vrir_name(&l.outer)),
+            None => (s.source_name.clone(), s.vrir_name.clone()),
+        };
+        let (mut growable, nullable) = super::growth::from_source(prog.lang, &def.body, &written);
+        growable.extend(s.growable.iter().cloned());
         let mut vars = s.vars.clone();
         let mut lists = s.lists.clone();
         let mut opaque = BTreeMap::new();
@@ -158,7 +193,13 @@ impl<'p> Lowerer<'p> {
         for (name, a) in formals.chain(globals) {
             match a {
                 AnyTy::Value(t) => {
-                    let t = vars.get(&name).and_then(|v| join(*v, *t)).unwrap_or(*t);
+                    // A length-one argument (a scalar) that the function writes through an
+                    // index or appends to is a vector of length one (R has no scalars).
+                    if t.rank == 0 && (written.contains(&name) || growable.contains(&name)) {
+                        growable.insert(name.clone());
+                    }
+                    let t = if growable.contains(&name) && t.rank == 0 { Ty::array(t.elem, 1) } else { *t };
+                    let t = vars.get(&name).and_then(|v| join(*v, t)).unwrap_or(t);
                     vars.insert(name, t);
                 }
                 AnyTy::List(l) => {
@@ -174,16 +215,15 @@ impl<'p> Lowerer<'p> {
                 }
             }
         }
-        let mut written = HashSet::new();
-        collect_written(&def.body, &mut written);
-        let mut rebound = HashSet::new();
-        collect_rebound(&def.body, &mut rebound);
         Lowerer {
             prog,
             spec,
             final_pass,
-            fname: s.source_name.clone(),
+            fname,
             vrir_fname: s.vrir_name.clone(),
+            scope: s.source_name.clone(),
+            helper_owner,
+            bound: HashMap::new(),
             def,
             recorded: vars.clone(),
             vars,
@@ -197,6 +237,9 @@ impl<'p> Lowerer<'p> {
             counter: 0,
             written,
             rebound,
+            growable,
+            nullable,
+            parallel_depth: 0,
             line: 0,
         }
     }
@@ -206,9 +249,10 @@ impl<'p> Lowerer<'p> {
         self.recorded.contains_key(name)
     }
 
-    /// This round's findings: the return type, the variable types and the lists.
+    /// This round's findings: the return type, the variable types, the lists and the
+    /// vectors that grow by assignment.
     pub fn finish_round(self) -> Round {
-        Round { ret: self.ret, ret_list: self.ret_list.flatten(), vars: self.recorded, lists: self.recorded_lists }
+        Round { ret: self.ret, ret_list: self.ret_list.flatten(), vars: self.recorded, lists: self.recorded_lists, growable: self.growable }
     }
 
     /// The pending pre-statements (a builtin that builds a loop body collects its
@@ -224,6 +268,19 @@ impl<'p> Lowerer<'p> {
 
     pub fn final_pass(&self) -> bool {
         self.final_pass
+    }
+
+    /// The type of argument `name` exactly as the caller gave it, when the function never
+    /// reassigns or widens it (None otherwise, and for a parameter left to its default).
+    pub fn argument_type(&self, name: &str) -> Option<Ty> {
+        let i = self.def.params.iter().position(|p| p.name == name)?;
+        let AnyTy::Value(t) = self.prog.specs[self.spec].args.get(i).cloned().flatten()? else { return None };
+        (!self.rebound.contains(name) && self.vars.get(name).is_some_and(|v| v.elem == t.elem)).then_some(t)
+    }
+
+    /// The names of the function's formal parameters, in order.
+    pub(super) fn def_params(&self) -> Vec<String> {
+        self.def.params.iter().map(|p| p.name.clone()).collect()
     }
 
     pub fn layout(&self) -> vrir::Layout {
@@ -306,7 +363,7 @@ impl<'p> Lowerer<'p> {
     pub fn raise_if(&mut self, cond: vrir::Expr, reason: &str) {
         // One helper per reason, function and line: the helper's statement carries the
         // line, which the error keeps.
-        let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.vrir_fname, self.line);
+        let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.helper_owner, self.line);
         let line = self.line;
         self.prog.helpers.entry(helper.clone()).or_insert_with(|| vrir::Function {
             name: helper.clone(),
@@ -329,7 +386,7 @@ impl<'p> Lowerer<'p> {
     /// invalid cast whose value encodes them (VRIR errors carry no other run-time
     /// value); `explain_error` decodes them. Counts above `COUNT_MAX` show as it.
     pub fn raise_if_counts(&mut self, cond: vrir::Expr, reason: &str, counts: [vrir::Expr; 2]) {
-        let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.vrir_fname, self.line);
+        let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.helper_owner, self.line);
         let line = self.line;
         self.prog.helpers.entry(helper.clone()).or_insert_with(|| {
             let clamped = |n: &str| vrir::Expr::Lib { func: vrir::LibFn::Min, args: vec![vrir::Expr::var(n), vrir::Expr::i64(COUNT_MAX)] };
@@ -359,6 +416,9 @@ impl<'p> Lowerer<'p> {
     pub fn lower_function(&mut self) -> LResult<vrir::Function> {
         let lang = self.prog.lang;
         let spec = self.prog.specs[self.spec].clone();
+        // A lifted function is only ever called from compiled code, whose values have
+        // passed the entry's checks already.
+        let check_entry = !self.prog.closures.lifted.contains_key(&self.scope);
         let mut body = Vec::new();
         let mut params = Vec::new();
         self.line = self.def.body.line;
@@ -368,15 +428,19 @@ impl<'p> Lowerer<'p> {
         let formals = self.def.params.iter().zip(&spec.args).filter_map(|(p, a)| Some((p.name.clone(), a.clone()?)));
         for (name, a) in formals.collect::<Vec<_>>().into_iter().chain(globals) {
             match a {
-                AnyTy::Value(t) => self.bind_param(&name, t, &mut params),
+                AnyTy::Value(t) => {
+                    self.bind_param(&name, t, check_entry, &mut params);
+                    self.set_length_after_assign(&name);
+                }
                 AnyTy::List(l) => {
                     for (path, t) in l.leaves() {
-                        self.bind_param(&leaf_name(&name, &path), t, &mut params);
+                        self.bind_param(&leaf_name(&name, &path), t, check_entry, &mut params);
                     }
                 }
                 AnyTy::Opaque(_) => {}
             }
         }
+        self.start_lengths(&spec.args);
         body.append(&mut self.pre);
         for p in self.def.params.clone().iter().zip(&spec.args).filter(|(_, a)| a.is_none()).map(|(p, _)| p) {
             let default = p.default.clone().expect("compile() checks that missing arguments have defaults");
@@ -398,29 +462,34 @@ impl<'p> Lowerer<'p> {
                 locals.push(Local { name: n, ty: t.vrir(self.layout()) });
             }
         }
+        locals.extend(self.length_locals());
         locals.extend(self.temps.iter().cloned());
         Ok(vrir::Function { name: self.vrir_fname.clone(), params, results, locals, body, line: Some(self.def.body.line) })
     }
 
     /// One VRIR parameter for the variable `name` (a formal, a list's element, a global)
     /// whose argument has type `t`.
-    fn bind_param(&mut self, name: &str, t: Ty, params: &mut Vec<Param>) {
+    fn bind_param(&mut self, name: &str, t: Ty, check_entry: bool, params: &mut Vec<Param>) {
         let lang = self.prog.lang;
         let var_ty = self.vars[name];
         let vname = lang.vrir_name(name);
         let copied = lang.arguments_by_value() && t.rank > 0 && is_marked(&self.written, name);
         // Parameters are never assigned in VRIR we emit (backends may rely on it): an
         // array parameter the function rebinds (`u <- v`) becomes a local too.
-        let rebound = t.rank > 0 && is_marked(&self.rebound, name);
+        let rebound = t.rank > 0 && (is_marked(&self.rebound, name) || self.is_growable(name));
         if var_ty == t && !copied && !rebound {
             params.push(Param { name: vname.clone(), ty: t.vrir(self.layout()), restrict: false });
-            lang.entry_check(self, &vname, t);
+            if check_entry {
+                lang.entry_check(self, &vname, t);
+            }
         } else if var_ty == t {
             // Written in the function: the caller's array is copied first (into a
             // local, so that parameters are never assigned).
             let pname = format!("_arg_{vname}");
             params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
-            lang.entry_check(self, &pname, t);
+            if check_entry {
+                lang.entry_check(self, &pname, t);
+            }
             let value = if copied {
                 vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&pname)] }
             } else {
@@ -432,10 +501,15 @@ impl<'p> Lowerer<'p> {
             // under another name and convert it.
             let pname = format!("_arg_{vname}");
             params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
-            lang.entry_check(self, &pname, t);
+            if check_entry {
+                lang.entry_check(self, &pname, t);
+            }
             let widened = self.cast(Lowered::new(vrir::Expr::var(&pname), t), var_ty.elem);
             let value = if t.rank > 0 && widened.ty == t {
                 vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![widened.expr] }
+            } else if t.rank == 0 && var_ty.rank > 0 {
+                // A length-one argument the function uses as a vector.
+                super::growth::vector_of_one(widened, self.layout()).expr
             } else {
                 widened.expr
             };
@@ -506,7 +580,10 @@ impl<'p> Lowerer<'p> {
                 if tail {
                     match &target.kind {
                         ExprKind::Var(_) => match self.any_expr(target)? {
-                            Val::One(v) => self.return_value(vec![v], line, out)?,
+                            Val::One(v) => {
+                                self.null_guard(target, &v);
+                                self.return_value(vec![v], line, out)?;
+                            }
                             Val::List(l) => self.return_list(l, line, out)?,
                         },
                         _ => return Err(self.unsupported("assignment into an index as the function's value", line, "return the variable explicitly")),
@@ -589,7 +666,10 @@ impl<'p> Lowerer<'p> {
                         let v = match args.as_slice() {
                             [] => vec![],
                             [a] if a.name.is_none() => match self.any_expr(&a.value)? {
-                                Val::One(v) => vec![v],
+                                Val::One(v) => {
+                                    self.null_guard(&a.value, &v);
+                                    vec![v]
+                                }
                                 Val::List(l) => return self.return_list(l, line, out),
                             },
                             _ => return Err(self.unsupported(&format!("`{func}` with these arguments"), line, "it takes one value")),
@@ -629,11 +709,28 @@ impl<'p> Lowerer<'p> {
                         out.append(&mut self.pre);
                         Ok(())
                     }
+                    Some(Marker::Check) => {
+                        // Its checks run; its value (NULL) is the function's in tail position.
+                        let lang = self.prog.lang;
+                        match lang.builtin(self, func, args, line) {
+                            Some(r) => drop(r?),
+                            None => return Err(self.unsupported(&format!("call to `{func}`"), line, "not compiled")),
+                        }
+                        out.append(&mut self.pre);
+                        self.void_tail(tail, line, out)
+                    }
                     _ => {
                         let v = self.expr(e)?;
                         self.value_stmt(v, tail, line, out)
                     }
                 }
+            }
+            ExprKind::LocalFunction { name, .. } => {
+                if tail {
+                    return Err(self.unsupported(&format!("function `{name}` as the function's value"), line, "a closure that escapes (returned or stored) does not compile"));
+                }
+                // The definition itself does nothing: calls reach the lifted function.
+                Ok(())
             }
             ExprKind::Call { func, args } if self.is_user_function(func) && !tail => {
                 // A call for its effect (or its errors): a void call is fine here.
@@ -642,7 +739,10 @@ impl<'p> Lowerer<'p> {
                 Ok(())
             }
             _ if tail => match self.any_expr(e)? {
-                Val::One(v) => self.value_stmt(v, tail, line, out),
+                Val::One(v) => {
+                    self.null_guard(e, &v);
+                    self.value_stmt(v, tail, line, out)
+                }
                 Val::List(l) => self.return_list(l, line, out),
             },
             _ => {
@@ -720,7 +820,7 @@ impl<'p> Lowerer<'p> {
         Ok(())
     }
 
-    fn record(&mut self, name: &str, t: Ty, line: Line) -> LResult<()> {
+    pub(super) fn record(&mut self, name: &str, t: Ty, line: Line) -> LResult<()> {
         if let Some(l) = self.recorded_lists.get(name) {
             return Err(self.diag(
                 ErrorKind::Type,
@@ -729,9 +829,17 @@ impl<'p> Lowerer<'p> {
                 &format!("`{name}` is a {l} elsewhere and a {t} here; a compiled variable keeps one type (use another name)"),
             ));
         }
-        let j = match self.recorded.get(name) {
+        // A variable written through an index is a vector (R has no scalars): a scalar
+        // assigned to it is a vector of length one, and it may grow.
+        if t.rank == 0 && self.written.contains(name) {
+            self.growable.insert(name.to_string());
+        }
+        let promote = |t: Ty| if t.rank == 0 { Ty::array(t.elem, 1) } else { t };
+        let growable = self.growable.contains(name);
+        let t = if growable { promote(t) } else { t };
+        let j = match self.recorded.get(name).map(|p| if growable { promote(*p) } else { *p }) {
             None => t,
-            Some(prev) => match join(*prev, t) {
+            Some(prev) => match join(prev, t) {
                 Some(j) => j,
                 None => {
                     return Err(self.diag(
@@ -748,7 +856,7 @@ impl<'p> Lowerer<'p> {
     }
 
     /// The type a variable is compiled with (NotYet while unknown).
-    fn var_type(&self, name: &str, line: Line) -> LResult<Ty> {
+    pub(super) fn var_type(&self, name: &str, line: Line) -> LResult<Ty> {
         match self.vars.get(name) {
             Some(t) => Ok(*t),
             // Unsupported (not a type error): the host may know a global of this name.
@@ -763,12 +871,19 @@ impl<'p> Lowerer<'p> {
     }
 
     fn read_var(&mut self, name: &str, line: Line) -> LResult<Lowered> {
+        if let Some(v) = self.bound.get(name) {
+            return Ok(v.clone());
+        }
         let Some(var) = self.resolve(name) else {
             if let Some(c) = self.prog.constants.get(name).cloned() {
                 return self.expr(&c);
             }
-            if self.prog.defs.contains_key(name) {
-                return Err(self.unsupported(&format!("function `{name}` used as a value"), line, "only calls of functions compile"));
+            if let Some(f) = self.prog.resolve_function(&self.scope, name) {
+                return Err(self.unsupported(
+                    &format!("{} used as a value", self.display_function(&f)),
+                    line,
+                    "a function value compiles only as the function argument of sapply, vapply, mapply, Reduce, Filter, outer, apply or unlist(lapply/Map(...)); a closure that escapes (returned or stored) does not",
+                ));
             }
             let t = self.var_type(name, line)?;
             return Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), t));
@@ -780,6 +895,9 @@ impl<'p> Lowerer<'p> {
             return Err(self.unsupported(&format!("variable `{name}`"), line, &format!("it is {what}; compiled code reads only double, integer, logical and complex values")));
         }
         let t = self.var_type(&var, line)?;
+        if self.is_growable(&var) {
+            return Ok(self.growable_value(&var, t));
+        }
         Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(&var)), t))
     }
 
@@ -792,10 +910,30 @@ impl<'p> Lowerer<'p> {
 
     fn assign(&mut self, target: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         match &target.kind {
-            ExprKind::Var(name) => match self.any_expr(value)? {
-                Val::One(v) => self.assign_var(name, v, line, out),
-                Val::List(l) => self.assign_list(name, l, line, out),
-            },
+            ExprKind::Var(name) => {
+                if let Some(parts) = self.prog.lang.appended(value, name) {
+                    if self.is_growable(name) {
+                        return self.append(name, parts, line, out);
+                    }
+                }
+                let lang = self.prog.lang;
+                let v = if lang.is_null(value) {
+                    // `x <- c()`: an empty vector of the narrowest type, which the
+                    // variable's other assignments widen.
+                    let empty = vrir::Expr::Alloc { init: vrir::AllocInit::Zeros, ty: vrir::ArrayType::new(ScalarType::Bool, 1, self.layout()), dims: vec![vrir::Expr::i64(0)] };
+                    Lowered::new(empty, Ty::array(ScalarType::Bool, 1))
+                } else {
+                    let known = self.vars.get(name).map(|t| t.elem);
+                    match lang.na_filled(self, value, known) {
+                        Some(v) => v?,
+                        None => match self.any_expr(value)? {
+                            Val::One(v) => v,
+                            Val::List(l) => return self.assign_list(name, l, line, out),
+                        },
+                    }
+                };
+                self.assign_var(name, v, line, out)
+            }
             ExprKind::Field { target: base, name: key } => {
                 let place = self.list_place(base, line)?;
                 let place = self.select_place(place, &ExprKind::Str(key.clone()), line)?;
@@ -835,6 +973,7 @@ impl<'p> Lowerer<'p> {
     pub(super) fn assign_var(&mut self, name: &str, v: Lowered, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         self.record(name, v.ty, line)?;
         let declared = self.var_type(name, line).unwrap_or(v.ty);
+        let v = if declared.rank > 0 && v.ty.rank == 0 { super::growth::vector_of_one(v, self.layout()) } else { v };
         let needs_copy = self.prog.lang.arguments_by_value()
             && v.ty.rank > 0
             && match &v.expr {
@@ -848,6 +987,8 @@ impl<'p> Lowerer<'p> {
         }
         let kind = StmtKind::Assign { targets: vec![LValue::Var { name: self.prog.lang.vrir_name(name) }], value: v.expr };
         self.push(out, kind, line);
+        self.set_length_after_assign(name);
+        out.append(&mut self.pre);
         Ok(())
     }
 
@@ -859,11 +1000,23 @@ impl<'p> Lowerer<'p> {
             None => self.expr(value)?,
         };
         if at.rank == 0 {
-            return Err(self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}; growing a value by assignment does not compile")));
+            // `record` makes a variable written through an index a vector; the
+            // next round has it so.
+            self.growable.insert(name.to_string());
+            self.record(name, Ty::array(wider(at.elem, v.ty.elem), 1), line)?;
+            return Err(if self.final_pass { self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}")) } else { LErr::NotYet });
         }
         // Storing a wider element widens the whole array (R's coercion).
         self.record(name, at.with_elem(wider(at.elem, v.ty.elem)), line)?;
-        let (idx, sel_rank, flatten) = self.indices(at, indices, double, line)?;
+        if self.is_growable(name) {
+            if let Some(done) = self.grow_and_store(name, at, indices, v.clone(), line, out) {
+                return done;
+            }
+            // Any other selection works on the vector's current elements.
+            self.fit_length(name)?;
+        }
+        let target = Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), at);
+        let (idx, sel_rank, flatten) = self.indices(&target, indices, double, line)?;
         if v.ty.rank > 0 && v.ty.rank != sel_rank {
             return Err(self.unsupported(
                 &format!("assignment into `{name}[...]`"),
@@ -950,7 +1103,10 @@ impl<'p> Lowerer<'p> {
             kind: StmtKind::Assign { targets: vec![LValue::Var { name: lang.vrir_name(var) }], value: prologue_value },
             line: Some(line),
         }];
-        stmts.extend(self.block(body, false)?);
+        self.parallel_depth += u32::from(parallel);
+        let lowered = self.block(body, false);
+        self.parallel_depth -= u32::from(parallel);
+        stmts.extend(lowered?);
         let body = Block { on_gpu: false, stmts };
         let kind = if parallel {
             StmtKind::Parfor { vars: vec![counter], domain, body }
@@ -986,8 +1142,30 @@ impl<'p> Lowerer<'p> {
                 lang.binary(self, *op, a, b, line)
             }
             ExprKind::Call { func, args } => self.call(func, args, line),
-            ExprKind::CallExpr { .. } => Err(self.unsupported("call of a computed function", line, "only functions called by name compile")),
-            ExprKind::Index { .. } | ExprKind::Field { .. } => match self.any_expr(e)? {
+            ExprKind::CallExpr { callee, args } => match &callee.kind {
+                // `(function(x) ...)(v)`: the anonymous function was lifted.
+                ExprKind::Var(f) if self.prog.closures.lifted.contains_key(f) => self.call(f, args, line),
+                _ => Err(self.unsupported("call of a computed function", line, "only functions called by name compile")),
+            },
+            ExprKind::LocalFunction { name, .. } => Err(self.unsupported(&format!("definition of function `{name}` used as a value"), line, "a closure that escapes does not compile")),
+            ExprKind::Index { target, indices, double } => {
+                if self.may_be_list(target) {
+                    return match self.any_expr(e)? {
+                        Val::One(v) => Ok(v),
+                        Val::List(_) => Err(self.list_as_value(&describe_expr(e), line)),
+                    };
+                }
+                if let ExprKind::Var(name) = &target.kind {
+                    if self.is_growable(name) {
+                        if let Some(read) = self.growable_element(name, indices, line) {
+                            return read;
+                        }
+                    }
+                }
+                let t = self.expr(target)?;
+                self.index_read(target, t, indices, *double, line)
+            }
+            ExprKind::Field { .. } => match self.any_expr(e)? {
                 Val::One(v) => Ok(v),
                 Val::List(_) => Err(self.list_as_value(&describe_expr(e), line)),
             },
@@ -1106,12 +1284,25 @@ impl<'p> Lowerer<'p> {
         Ok(Lowered::new(vrir::Expr::var(out), ty))
     }
 
-    /// `t[indices]` (`t[[i]]` when `double`) for a scalar or array `t`.
-    pub(super) fn index_read(&mut self, t: Lowered, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<Lowered> {
-        if t.ty.rank == 0 {
-            return Err(self.unsupported("indexing a scalar", line, "the value is a single element already"));
-        }
-        let (idx, rank, flatten) = self.indices(t.ty, indices, double, line)?;
+    /// `t[indices]` (`t[[i]]` when `double`) for `target` lowered as the scalar or array
+    /// `t`.
+    pub(super) fn index_read(&mut self, target: &Expr, t: Lowered, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<Lowered> {
+        let t = if t.ty.rank == 0 {
+            // R has no scalars: a length-one value indexed (`x[1]`, `x[[i]]`).
+            let name = match &target.kind {
+                ExprKind::Var(n) => n.clone(),
+                _ => "value".to_string(),
+            };
+            match self.index_scalar(t, &name, indices, line)? {
+                Ok(element) => return Ok(element),
+                Err(as_vector) => as_vector,
+            }
+        } else if indices.iter().flatten().any(|e| self.prog.lang.is_exclusion(e)) {
+            self.hoist(t)
+        } else {
+            t
+        };
+        let (idx, rank, flatten) = self.indices(&t, indices, double, line)?;
         let read = Lowered::new(
             vrir::Expr::Index { array: Box::new(t.expr), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } },
             Ty { elem: t.ty.elem, rank },
@@ -1134,21 +1325,42 @@ impl<'p> Lowerer<'p> {
 
     /// Lower the indices of `x[...]` for an array of type `at`: the VRIR indices, the
     /// rank of the result and whether the access is flat (one index into a matrix).
-    fn indices(&mut self, at: Ty, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<(Vec<vrir::Expr>, u32, bool)> {
+    pub(super) fn indices(&mut self, target: &Lowered, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<(Vec<vrir::Expr>, u32, bool)> {
         let lang = self.prog.lang;
+        let at = target.ty;
         if indices.len() != 1 && indices.len() as u32 != at.rank {
             return Err(self.unsupported("indexing", line, &format!("{} subscripts for a {at}", indices.len())));
         }
         let flatten = indices.len() == 1 && at.rank > 1;
         let mut out = Vec::new();
         let mut rank = 0;
-        for ix in indices {
+        for (k, ix) in indices.iter().enumerate() {
             match ix {
                 None => {
                     out.push(vrir::Expr::Range { start: None, stop: None, step: None });
                     rank += 1;
                 }
                 Some(e) => {
+                    if is_zero_literal(e) && !double {
+                        // R drops index 0: `x[0]` selects nothing.
+                        out.push(vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(vrir::Expr::i64(0))), step: None });
+                        rank += 1;
+                        continue;
+                    }
+                    if lang.is_exclusion(e) {
+                        if double {
+                            return Err(self.unsupported("`[[` with a negative index", line, "`[[` selects one element"));
+                        }
+                        let extent = if flatten {
+                            vrir::Expr::Lib { func: vrir::LibFn::Len, args: vec![target.expr.clone()] }
+                        } else {
+                            vrir::Expr::Dim { arg: Box::new(target.expr.clone()), axis: k as u32 }
+                        };
+                        let keep = lang.exclusion(self, e, extent, line).expect("is_exclusion said so")?;
+                        out.push(keep);
+                        rank += 1;
+                        continue;
+                    }
                     if let Some(p) = lang.seq(self, e) {
                         let p = p?;
                         out.push(vrir::Expr::Range { start: Some(Box::new(p.start)), stop: Some(Box::new(p.stop)), step: Some(Box::new(p.step)) });
@@ -1176,22 +1388,78 @@ impl<'p> Lowerer<'p> {
     // ----- calls -----
 
     pub fn is_user_function(&self, name: &str) -> bool {
-        self.prog.defs.contains_key(name) && !self.vars.contains_key(name) && !self.lists.contains_key(name)
+        !self.vars.contains_key(name) && self.prog.resolve_function(&self.scope, name).is_some()
+    }
+
+    /// The program function a call of `name` from the function being lowered reaches
+    /// (None: a builtin, or nothing).
+    pub fn resolve_function(&self, name: &str) -> Option<String> {
+        if self.vars.contains_key(name) {
+            return None;
+        }
+        self.prog.resolve_function(&self.scope, name)
+    }
+
+    /// Is `name` a variable of the function being lowered (typed yet or not)?
+    pub fn has_variable(&self, name: &str) -> bool {
+        self.vars.contains_key(name) || self.recorded.contains_key(name) || self.rebound.contains(name) || self.def.params.iter().any(|p| p.name == name)
+    }
+
+    /// How messages name a program function: "`f`", or a lifted function's own name.
+    pub fn display_function(&self, program_name: &str) -> String {
+        match self.prog.closures.lifted.get(program_name) {
+            Some(l) => l.display.clone(),
+            None => format!("function `{program_name}`"),
+        }
+    }
+
+    /// Make `v` readable under a name no source can spell (returned); `unbind` ends it.
+    pub fn bind_value(&mut self, v: Lowered) -> String {
+        self.counter += 1;
+        let name = format!("#value{}", self.counter);
+        self.bound.insert(name.clone(), v);
+        name
+    }
+
+    pub fn unbind(&mut self, name: &str) {
+        self.bound.remove(name);
+    }
+
+    /// Lower with `f` into a statement list of its own (a loop body being built): the
+    /// statements `f` emits, and its result.
+    pub fn in_block<T>(&mut self, f: impl FnOnce(&mut Self) -> LResult<T>) -> (LResult<T>, Vec<Stmt>) {
+        let outer = std::mem::take(&mut self.pre);
+        let r = f(self);
+        let inner = std::mem::replace(&mut self.pre, outer);
+        (r, inner)
+    }
+
+    /// A variable the lowering itself introduces (`name` must be one no source can
+    /// spell, the same in every inference round): record that it holds a `t` here and
+    /// get the type it is compiled with (the join over the whole function). Its VRIR
+    /// name is `vrir_var_name(name)`.
+    pub fn synthetic_var(&mut self, name: &str, t: Ty, line: Line) -> LResult<Ty> {
+        self.record(name, t, line)?;
+        Ok(self.vars.get(name).and_then(|v| join(*v, t)).unwrap_or(t))
+    }
+
+    pub fn vrir_var_name(&self, name: &str) -> String {
+        self.prog.lang.vrir_name(name)
     }
 
     fn call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
         if self.vars.contains_key(func) {
             return Err(self.unsupported(&format!("call of variable `{func}`"), line, "only functions of the source file and builtins can be called"));
         }
-        if self.prog.defs.contains_key(func) {
+        if let Some(target) = self.prog.resolve_function(&self.scope, func) {
             let (expr, ret) = self.user_call(func, args, line)?;
             if self.list_result_of(&expr).is_some() {
                 return Err(self.list_as_value(&format!("{func}(...)"), line));
             }
             return match ret.as_slice() {
                 [t] => Ok(Lowered::new(expr, *t)),
-                [] => Err(self.unsupported(&format!("value of `{func}(...)`"), line, "the function returns NULL")),
-                ts => Err(self.unsupported(&format!("value of `{func}(...)`"), line, &format!("the function returns {} values", ts.len()))),
+                [] => Err(self.unsupported(&format!("value of {}", self.display_function(&target)), line, "the function returns NULL")),
+                ts => Err(self.unsupported(&format!("value of {}", self.display_function(&target)), line, &format!("the function returns {} values", ts.len()))),
             };
         }
         if let Some(m) = self.prog.lang.marker(func) {
@@ -1204,6 +1472,7 @@ impl<'p> Lowerer<'p> {
                 Marker::ParallelRange => "use it only as a `for` loop's sequence",
                 Marker::Stop => "use it as a statement (`if (bad) stop(\"...\")`)",
                 Marker::Results => "use it as the statement that leaves the function",
+                Marker::Check => "use it as a statement; its value is NULL",
                 Marker::List => unreachable!("handled above"),
             }));
         }
@@ -1234,34 +1503,25 @@ impl<'p> Lowerer<'p> {
 
     /// A call of a function of the source: its specialization for these argument
     /// types, created when new; the call expression and its result type.
+    /// Arguments are matched to the formals as R does (`matching`); a lifted function's
+    /// captured variables follow as further arguments, read here in the caller.
     pub(super) fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
-        let def = self.prog.defs[func].clone();
-        let mut slots: Vec<Option<&Expr>> = vec![None; def.params.len()];
-        let mut positional = Vec::new();
-        for a in args {
-            match &a.name {
-                Some(n) => match def.params.iter().position(|p| &p.name == n) {
-                    Some(i) if slots[i].is_none() => slots[i] = Some(&a.value),
-                    _ => return Err(self.unsupported(&format!("argument `{n} =` of `{func}`"), line, "no such parameter (or given twice)")),
-                },
-                None => positional.push(&a.value),
-            }
+        let target = self.prog.resolve_function(&self.scope, func).expect("callers check that `func` is a program function");
+        let def = self.prog.defs[&target].clone();
+        let lifted = self.prog.closures.lifted.get(&target).cloned();
+        let shown = lifted.as_ref().map_or_else(|| format!("`{func}`"), |l| l.display.clone());
+        let shown = shown.strip_prefix("function ").map_or(shown.clone(), str::to_string);
+        let nformals = lifted.as_ref().map_or(def.params.len(), |l| l.formals);
+        let formals: Vec<&str> = def.params[..nformals].iter().map(|p| p.name.as_str()).collect();
+        if formals.contains(&matching::DOTS) {
+            return Err(self.unsupported(&format!("call to {shown}"), line, "a function with `...` among its formals does not compile"));
         }
-        let mut pos = positional.into_iter();
-        for s in slots.iter_mut().filter(|s| s.is_none()) {
-            match pos.next() {
-                Some(v) => *s = Some(v),
-                None => break,
-            }
-        }
-        if pos.next().is_some() {
-            return Err(self.unsupported(&format!("call to `{func}`"), line, &format!("too many arguments (it takes {})", def.params.len())));
-        }
+        let m = matching::match_args(&formals, args).map_err(|m| self.unsupported(&format!("call to {shown}"), line, &matching::message(&m, args)))?;
         let mut types = Vec::new();
         let mut values = Vec::new();
-        for (s, p) in slots.iter().zip(&def.params) {
-            match s {
-                Some(e) => match self.any_expr(e)? {
+        for (k, p) in def.params[..nformals].iter().enumerate() {
+            match m.get(args, k) {
+                Some(a) => match self.any_expr(&a.value)? {
                     Val::One(v) => {
                         types.push(Some(AnyTy::Value(v.ty)));
                         values.push(v.expr);
@@ -1273,18 +1533,43 @@ impl<'p> Lowerer<'p> {
                     }
                 },
                 None if p.default.is_some() => types.push(None),
-                None => return Err(self.unsupported(&format!("call to `{func}`"), line, &format!("argument `{}` is missing, with no default", p.name))),
+                None => return Err(self.unsupported(&format!("call to {shown}"), line, &format!("argument \"{}\" is missing, with no default", p.name))),
+            }
+        }
+        for x in lifted.iter().flat_map(|l| l.captures.iter()) {
+            if self.prog.closures.shadowed.contains(&(self.scope.clone(), target.clone(), x.clone())) {
+                return Err(self.unsupported(
+                    &format!("call to {shown}"),
+                    line,
+                    &format!("it reads the variable `{x}` of an enclosing function, which this function hides behind a `{x}` of its own (rename one of them)"),
+                ));
+            }
+            // A captured list travels as its elements too.
+            match self.any_expr(&Expr::new(ExprKind::Var(x.clone()), line))? {
+                Val::One(v) => {
+                    types.push(Some(AnyTy::Value(v.ty)));
+                    values.push(v.expr);
+                }
+                Val::List(l) => {
+                    values.extend(l.leaves.into_iter().map(|v| v.expr));
+                    types.push(Some(AnyTy::List(l.ty)));
+                }
             }
         }
         // Every function takes the globals after its own parameters.
         values.extend(self.global_args());
-        let idx = self.prog.spec_for(func, types);
+        let idx = self.prog.spec_for(&target, types);
         let name = self.prog.specs[idx].vrir_name.clone();
         match &self.prog.specs[idx].ret {
             None => Err(LErr::NotYet),
             Some(r) => Ok((vrir::Expr::Call { func: name, args: values }, r.clone())),
         }
     }
+}
+
+/// A literal index 0 (R `x[0]`).
+pub(super) fn is_zero_literal(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Double(v) if v == 0.0) || matches!(e.kind, ExprKind::Int(0))
 }
 
 /// Variables assigned as a whole (`x <- v`) anywhere in `e`.

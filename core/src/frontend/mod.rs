@@ -6,11 +6,15 @@
 // field); the front end passes it through as the other stages do.
 #![allow(clippy::result_large_err)]
 
+pub mod growth;
 pub mod hir;
 pub mod infer;
+pub mod lift;
 pub mod lists;
 pub mod lower;
+pub mod matching;
 pub mod r;
 pub mod rules;
 pub mod signature;
+pub mod subscript;
 pub mod types;

@@ -8,40 +8,36 @@ use crate::frontend::hir::{Arg, Expr, ExprKind, Line, MissingKind};
 use crate::frontend::rules::Language;
 use crate::frontend::lists::{ListVal, Val};
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
+use crate::frontend::matching;
 use crate::frontend::types::{wider, Ty};
 use crate::vrir::{self, AllocInit, ArrayType, Block, IndexFlags, LValue, LibFn, Literal, ReduceOp, ScalarType, Stmt, StmtKind, Type};
 
-/// Match arguments to R formals: exact names first, then positions in order.
-pub(super) fn bind<'a>(lw: &Lowerer, func: &str, args: &'a [Arg], formals: &[&str], line: Line) -> LResult<Vec<Option<&'a Expr>>> {
-    let mut out: Vec<Option<&Expr>> = vec![None; formals.len()];
-    let mut positional = Vec::new();
-    for a in args {
-        match &a.name {
-            Some(n) => match formals.iter().position(|f| f == n) {
-                Some(i) => out[i] = Some(&a.value),
-                None => return Err(lw.unsupported(&format!("argument `{n} =` of `{func}`"), line, &format!("`{func}` compiles with arguments {}", formals.join(", ")))),
-            },
-            None => positional.push(&a.value),
+/// Match arguments to R's formals of `func` (`formals::of`; `compiled` when the table
+/// has none) as R does (`frontend::matching`), and return those of the formals the
+/// compiled form takes (`compiled`, in that order). A call R would reject is reported
+/// in R's words; an argument R takes but compiled code does not is named.
+pub(super) fn bind<'a>(lw: &Lowerer, func: &str, args: &'a [Arg], compiled: &[&str], line: Line) -> LResult<Vec<Option<&'a Expr>>> {
+    let r_formals = super::formals::of(func).unwrap_or(compiled);
+    let m = matching::match_args(r_formals, args).map_err(|m| lw.unsupported(&format!("call to `{func}`"), line, &matching::message(&m, args)))?;
+    if let Some(&i) = m.dots.first() {
+        let shown = matching::deparse(&args[i].value);
+        return Err(lw.unsupported(&format!("argument `{shown}` of `{func}`"), line, &format!("compiled `{func}` takes {}", compiled.join(", "))));
+    }
+    for (k, f) in r_formals.iter().enumerate() {
+        if let Some(a) = m.get(args, k) {
+            if !compiled.contains(f) && !super::formals::is_default(func, f, &a.value) {
+                return Err(lw.unsupported(&format!("argument `{f}` of `{func}`"), line, &format!("compiled `{func}` takes {}", compiled.join(", "))));
+            }
         }
     }
-    let mut pos = positional.into_iter();
-    for s in out.iter_mut().filter(|s| s.is_none()) {
-        match pos.next() {
-            Some(v) => *s = Some(v),
-            None => break,
-        }
-    }
-    if pos.next().is_some() {
-        return Err(lw.unsupported(&format!("call to `{func}`"), line, &format!("too many arguments (compiled `{func}` takes {})", formals.join(", "))));
-    }
-    Ok(out)
+    Ok(compiled.iter().map(|c| r_formals.iter().position(|f| f == c).and_then(|k| m.get(args, k)).map(|a| &a.value)).collect())
 }
 
 pub(super) fn required<'a>(lw: &Lowerer, func: &str, v: Option<&'a Expr>, name: &str, line: Line) -> LResult<&'a Expr> {
     v.ok_or_else(|| lw.unsupported(&format!("call to `{func}`"), line, &format!("argument `{name}` is missing")))
 }
 
-fn arr_ty(lw: &Lowerer, t: Ty) -> Type {
+pub(super) fn arr_ty(lw: &Lowerer, t: Ty) -> Type {
     t.vrir(lw.layout())
 }
 
@@ -49,7 +45,7 @@ fn array_type(elem: ScalarType, rank: u32) -> ArrayType {
     ArrayType::new(elem, rank, vrir::Layout::Col)
 }
 
-fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) -> vrir::Expr {
+pub(super) fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) -> vrir::Expr {
     let rank = dims.len() as u32;
     vrir::Expr::Alloc { init, ty: array_type(elem, rank), dims }
 }
@@ -57,9 +53,7 @@ fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) -> vrir::Expr
 /// Names R users reach for that compiled code does not offer, with the reason.
 fn known_unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
-        "lapply" | "sapply" | "vapply" | "apply" | "mapply" | "tapply" | "Map" | "Reduce" | "Filter" | "outer" | "Vectorize" => {
-            "the apply family does not compile; write the loop"
-        }
+        "tapply" | "Vectorize" => "this member of the apply family does not compile; write the loop",
         "data.frame" | "names" | "unlist" | "setNames" => "building data frames, names and flattening lists do not compile",
         "environment" | "new.env" | "assign" | "get" | "exists" | "local" | "eval" | "parse" | "quote" | "substitute" | "sys.function" => {
             "environments and evaluation do not compile"
@@ -76,6 +70,12 @@ fn known_unsupported(name: &str) -> Option<&'static str> {
 }
 
 pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
+    if let Some(r) = super::functionals::call(lw, name, args, line) {
+        return Some(r);
+    }
+    if let Some(r) = super::library::call(lw, name, args, line) {
+        return Some(r);
+    }
     if let Some(reason) = known_unsupported(name) {
         return Some(Err(lw.unsupported(&format!("call to `{name}`"), line, reason)));
     }
@@ -110,7 +110,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
     Some(r)
 }
 
-fn one_arg<'a>(lw: &Lowerer, name: &str, args: &'a [Arg], line: Line) -> LResult<&'a Expr> {
+pub(super) fn one_arg<'a>(lw: &Lowerer, name: &str, args: &'a [Arg], line: Line) -> LResult<&'a Expr> {
     match args {
         [a] if a.name.is_none() || a.name.as_deref() == Some("x") => Ok(&a.value),
         _ => Err(lw.unsupported(&format!("call to `{name}`"), line, "compiled with exactly one argument")),
@@ -119,6 +119,11 @@ fn one_arg<'a>(lw: &Lowerer, name: &str, args: &'a [Arg], line: Line) -> LResult
 
 fn sizes(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
     let x = one_arg(lw, name, args, line)?;
+    if let ExprKind::Var(v) = &x.kind {
+        if let (Some(n), "length" | "NROW") = (lw.growable_length(v), name) {
+            return Ok(lw.cast(Lowered::new(n, Ty::scalar(ScalarType::I64)), INTEGER));
+        }
+    }
     let v = match lw.any_expr(x)? {
         Val::One(v) => v,
         Val::List(l) => return list_sizes(lw, name, l, line),
@@ -201,7 +206,7 @@ fn vector_ctor(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResul
 
 /// An array of `elem` with these dims holding `data` (a scalar: filled; a vector of
 /// the right length: its elements in column-major order).
-fn shaped(lw: &mut Lowerer, data: Lowered, dims: Vec<vrir::Expr>, line: Line) -> LResult<Lowered> {
+pub(super) fn shaped(lw: &mut Lowerer, data: Lowered, dims: Vec<vrir::Expr>, line: Line) -> LResult<Lowered> {
     let rank = dims.len() as u32;
     if data.ty.rank == 0 {
         let elem = data.ty.elem;
@@ -231,22 +236,31 @@ pub(super) fn count_arg(lw: &mut Lowerer, e: &Expr, what: &str, line: Line) -> L
 }
 
 fn matrix(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    matrix_of(lw, args, None, line)
+}
+
+/// `matrix(data, nrow, ncol)`; `na`: the missing value that stands for absent data or
+/// `NA` (`matrix(nrow = n, ncol = m)` assigned to a variable, see `library::na_filled`).
+pub(super) fn matrix_of(lw: &mut Lowerer, args: &[Arg], na: Option<Lowered>, line: Line) -> LResult<Lowered> {
     let b = bind(lw, "matrix", args, &["data", "nrow", "ncol"], line)?;
-    let data = match b[0] {
-        Some(e) => lw.expr(e)?,
-        None => return Err(lw.unsupported("`matrix` without data", line, "R fills it with logical NA")),
+    let data = match (na, b[0]) {
+        (Some(v), _) => v,
+        (None, Some(e)) => lw.expr(e)?,
+        (None, None) => return Err(lw.unsupported("`matrix` without data", line, "R fills it with logical NA (assign it to a variable that also gets doubles, and it compiles as NA_real_)")),
     };
     let data = lw.hoist(data);
     let len = if data.ty.rank == 0 { i64c(1) } else { lib(LibFn::Len, vec![data.expr.clone()]) };
+    // R: the missing extent is ceiling(length(data) / the given one).
+    let ceil_div = |n: vrir::Expr, d: vrir::Expr| bin(vrir::BinOp::Div, bin(vrir::BinOp::Sub, bin(vrir::BinOp::Add, n, d.clone()), i64c(1)), d);
     let (nrow, ncol) = match (b[1], b[2]) {
         (Some(r), Some(c)) => (count_arg(lw, r, "`nrow`", line)?, count_arg(lw, c, "`ncol`", line)?),
         (Some(r), None) => {
             let r = count_arg(lw, r, "`nrow`", line)?;
-            (r.clone(), bin(vrir::BinOp::Div, len, r))
+            (r.clone(), ceil_div(len, r))
         }
         (None, Some(c)) => {
             let c = count_arg(lw, c, "`ncol`", line)?;
-            (bin(vrir::BinOp::Div, len, c.clone()), c)
+            (ceil_div(len, c.clone()), c)
         }
         (None, None) => (len, i64c(1)),
     };
@@ -486,6 +500,10 @@ fn any_all(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
 fn rev(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     let x = one_arg(lw, "rev", args, line)?;
     let v = lw.expr(x)?;
+    if v.ty.rank == 0 {
+        // A single value reversed is itself.
+        return Ok(v);
+    }
     if v.ty.rank != 1 {
         return Err(lw.unsupported(&format!("`rev` of a {}", v.ty), line, "compiled `rev` takes a vector"));
     }
@@ -739,7 +757,7 @@ fn ifelse(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
 }
 
 /// A 1-D value as a matrix with these extents (column-major).
-fn as_matrix(lw: &mut Lowerer, v: Lowered, rows: vrir::Expr, cols: vrir::Expr, line: Line) -> LResult<Lowered> {
+pub(super) fn as_matrix(lw: &mut Lowerer, v: Lowered, rows: vrir::Expr, cols: vrir::Expr, line: Line) -> LResult<Lowered> {
     let v = lw.hoist(v);
     shaped(lw, v, vec![rows, cols], line)
 }

@@ -2,12 +2,18 @@
 //! `lexer` and `parser` read R into the shared HIR; `rules` is R's rule table for the
 //! shared engine and `builtins` maps R's library onto VRIR. See docs/frontend-r.md.
 
+pub mod bounds;
 pub mod builtins;
+pub mod formals;
+pub mod functionals;
+pub mod deparse;
 pub mod lexer;
+pub mod library;
 pub mod parser;
 pub mod recycle;
 pub mod rules;
 pub mod sequences;
+pub mod subscripts;
 
 use super::hir::{Expr, ExprKind, UnOp};
 use super::infer::Program;
@@ -20,7 +26,8 @@ use crate::vrir::{Module, ScalarType};
 use serde_json::Value as Json;
 
 /// The functions and constants that R source defines at top level: `name <- function`
-/// definitions (and `name = function`), and names bound to constants.
+/// definitions (and `name = function`), and names bound to constants. Functions
+/// defined inside them are lifted out (`frontend::lift`).
 pub fn program(src: &str) -> VrResult<Program> {
     let mut p = Program::new(&rules::RULES);
     // Base R's constants (a file may rebind them).
@@ -46,6 +53,7 @@ pub fn program(src: &str) -> VrResult<Program> {
             _ => {}
         }
     }
+    crate::frontend::lift::lift_program(&mut p);
     Ok(p)
 }
 
@@ -264,5 +272,5 @@ pub fn json_values(j: &Json, t: &AnyTy, out: &mut Vec<Value>) -> VrResult<()> {
 /// Turn a run-time error raised by an R check into R's message, naming the R function
 /// and line; other errors pass through.
 pub fn explain_error(e: VrError) -> VrError {
-    super::lower::explain_error(&rules::RULES, e)
+    bounds::explain(super::lower::explain_error(&rules::RULES, e))
 }

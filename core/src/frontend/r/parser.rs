@@ -584,6 +584,13 @@ mod tests {
     }
 
     #[test]
+    fn backslash_is_function() {
+        let e = one("sapply(x, \\(v) v + 1)");
+        let ExprKind::Call { args, .. } = &e.kind else { panic!() };
+        assert!(matches!(&args[1].value.kind, ExprKind::Function(f) if f.params.len() == 1));
+    }
+
+    #[test]
     fn unsupported_constructs_are_named() {
         assert!(matches!(one("x <<- 1").kind, ExprKind::Unsupported(ref s) if s.contains("<<-")));
         let e = one("l$a");

@@ -231,7 +231,14 @@ pub fn seq_call(lw: &mut Lowerer, func: &str, args: &[Arg], line: Line) -> LResu
         }
         "seq_along" => {
             let b = bind(lw, func, args, &["along.with"], line)?;
-            let v = match lw.any_expr(required(lw, func, b[0], "along.with", line)?)? {
+            let along = required(lw, func, b[0], "along.with", line)?;
+            if let Some(n) = match &along.kind {
+                ExprKind::Var(v) => lw.growable_length(v),
+                _ => None,
+            } {
+                return Ok(SeqParts { start: i64c(1), stop: n, step: i64c(1), elem: INTEGER });
+            }
+            let v = match lw.any_expr(along)? {
                 Val::One(v) => v,
                 Val::List(l) => return Ok(SeqParts { start: i64c(1), stop: i64c(l.ty.fields.len() as i64), step: i64c(1), elem: INTEGER }),
             };
