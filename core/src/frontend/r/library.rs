@@ -63,7 +63,7 @@ fn any_of(lw: &mut Lowerer, c: Lowered) -> vrir::Expr {
         return c.expr;
     }
     let count = lw.cast(c, ScalarType::I64);
-    bin(vrir::BinOp::Gt, vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(count.expr), axis: None }, i64c(0))
+    bin(vrir::BinOp::Gt, vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(count.expr), axis: None, acc: None }, i64c(0))
 }
 
 /// `which.max(x)`, `which.min(x)`: the position of the first largest (smallest) element,
@@ -142,8 +142,8 @@ fn range(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
             (v.expr.clone(), v.expr)
         } else {
             (
-                vrir::Expr::Reduce { op: ReduceOp::Min, arg: Box::new(v.expr.clone()), axis: None },
-                vrir::Expr::Reduce { op: ReduceOp::Max, arg: Box::new(v.expr), axis: None },
+                vrir::Expr::Reduce { op: ReduceOp::Min, arg: Box::new(v.expr.clone()), axis: None, acc: None },
+                vrir::Expr::Reduce { op: ReduceOp::Max, arg: Box::new(v.expr), axis: None, acc: None },
             )
         };
         lo = Some(lo.map_or(a.clone(), |l| lib(LibFn::Min, vec![l, a])));
@@ -341,7 +341,7 @@ fn stopifnot(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
         }
         let n = lw.hoist(scalar(lib(LibFn::Len, vec![v.expr.clone()]), ScalarType::I64));
         let count = lw.cast(v.clone(), ScalarType::I64);
-        let trues = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(count.expr), axis: None };
+        let trues = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(count.expr), axis: None, acc: None };
         let failed = lw.hoist(scalar(bin(vrir::BinOp::Ne, trues, n.expr.clone()), LOGICAL));
         if a.name.is_some() {
             lw.raise_if(failed.expr, &stop_reason(&text));

@@ -41,7 +41,7 @@ pub fn lib(func: LibFn, args: Vec<vrir::Expr>) -> vrir::Expr {
 }
 
 fn reduce(op: ReduceOp, a: vrir::Expr) -> vrir::Expr {
-    vrir::Expr::Reduce { op, arg: Box::new(a), axis: None }
+    vrir::Expr::Reduce { op, arg: Box::new(a), axis: None, acc: None }
 }
 
 /// A bool that is true when any element of `v` (hoisted) is NaN; None when `v` is a

@@ -64,7 +64,7 @@ fn keep(lw: &mut Lowerer, inner: &Expr, extent: vrir::Expr, line: Line) -> LResu
         nonzero
     } else {
         let count = lw.cast(Lowered::new(nonzero, v.ty.with_elem(LOGICAL)), ScalarType::I64);
-        bin(vrir::BinOp::Gt, vrir::Expr::Reduce { op: vrir::ReduceOp::Sum, arg: Box::new(count.expr), axis: None }, i64c(0))
+        bin(vrir::BinOp::Gt, vrir::Expr::Reduce { op: vrir::ReduceOp::Sum, arg: Box::new(count.expr), axis: None, acc: None }, i64c(0))
     };
     lw.emit(StmtKind::Assign {
         targets: vec![LValue::Var { name: mask.clone() }],
