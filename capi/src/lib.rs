@@ -42,8 +42,9 @@ use velociraptor::frontend::signature::{type_to_json, Signature};
 use velociraptor::frontend::types::{AnyTy, Ty};
 use velociraptor::{ErrorKind, VrError, VrResult};
 
-/// Version of the C ABI; bumped on every incompatible change.
-pub const VR_ABI_VERSION: u32 = 2;
+/// Version of the C ABI; bumped on every incompatible change (3: `VrHostHooks::random`
+/// and `vr_random_seed`, `VrCacheStats::disk_untrusted`).
+pub const VR_ABI_VERSION: u32 = 3;
 
 /// The ABI version this library implements (compare with `VR_ABI_VERSION` from the
 /// header the host was built with).
@@ -217,8 +218,21 @@ pub extern "C" fn vr_context_stats(ctx: *const VrContext, out: *mut VrCacheStats
             disk_hits: s.disk_hits,
             disk_writes: s.disk_writes,
             disk_rejects: s.disk_rejects,
+            disk_untrusted: s.disk_untrusted,
         };
         Ok(())
+    })
+}
+
+/// One line on the context's on-disk cache (free it with `vr_string_free`): `off`;
+/// `in use: DIR`, followed by `; entry not loaded: REASON` once an entry was refused; or
+/// `not used: REASON` when the directory could not be made or someone other than this
+/// user (or root) could write it. See docs/c-api.md, "Caches".
+#[no_mangle]
+pub extern "C" fn vr_context_cache_status(ctx: *const VrContext, out: *mut *mut c_char) -> VrStatus {
+    guard("vr_context_cache_status", || {
+        let ctx = non_null(ctx, "ctx")?;
+        give_string(ctx.inner.cache.disk_status(), out)
     })
 }
 
@@ -567,8 +581,9 @@ pub extern "C" fn vr_function_signature(
 
 /// A text dump of the compiled function (`what`: VR_DUMP_VRIR_TEXT, VR_DUMP_VRIR_JSON —
 /// the VRIR compiled, after the optimizer; VR_DUMP_LLVM_IR — the LLVM IR before LLVM's
-/// optimization; VR_DUMP_EXPLAIN — the backend, the compile time and what each optimizer
-/// pass did); free it with `vr_string_free`.
+/// optimization; VR_DUMP_EXPLAIN — the backend, the compile time, what the on-disk cache
+/// did (or why it was not used) and what each optimizer pass did); free it with
+/// `vr_string_free`.
 #[no_mangle]
 pub extern "C" fn vr_function_dump(f: *const VrFunction, what: i32, out: *mut *mut c_char) -> VrStatus {
     guard("vr_function_dump", || {
@@ -585,20 +600,27 @@ pub extern "C" fn vr_function_dump(f: *const VrFunction, what: i32, out: *mut *m
     })
 }
 
-/// The VR_DUMP_EXPLAIN text: where the function runs, how long it took to compile, and
-/// the optimizer's report.
+/// The VR_DUMP_EXPLAIN text: where the function runs, how long it took to compile, what
+/// the on-disk cache did (and why it was not used), and the optimizer's report.
 fn explain(f: &VrFunction) -> String {
     let o = &f.ctx.config.options;
-    let backend = if o.parallel {
+    let backend = if o.gpu {
+        let device = match velociraptor::gpu::device() {
+            Ok(d) => d.describe(),
+            Err(why) => format!("no OpenCL device ({why}): sections run on the CPU"),
+        };
+        format!("gpu: on_gpu sections on {device}; the rest cpu-par ({} threads)", f.spec.compiled.threads())
+    } else if o.parallel {
         format!("cpu-par ({} threads)", f.spec.compiled.threads())
     } else {
         "cpu (serial)".to_string()
     };
     format!(
-        "function {}\nbackend: {backend}\nbounds checks: {}\ncompile: {:.1} ms (optimizer and LLVM, or a load from the disk cache)\noptimizer:\n{}",
+        "function {}\nbackend: {backend}\nbounds checks: {}\ncompile: {:.1} ms (optimizer and LLVM, or a load from the disk cache)\ndisk cache: {}\noptimizer:\n{}",
         f.spec.function,
         if o.bounds_checks { "on" } else { "off" },
         f.spec.compile_seconds * 1e3,
+        f.spec.disk,
         if f.spec.optimizer_report.is_empty() { "(no pass ran)\n".to_string() } else { f.spec.optimizer_report.clone() },
     )
 }
@@ -627,6 +649,18 @@ pub extern "C" fn vr_set_interrupt_flag(flag: *const i32) -> VrStatus {
     guard("vr_set_interrupt_flag", || {
         // SAFETY: the host's promise above.
         unsafe { velociraptor::cpu::interrupt::set_source(flag) };
+        Ok(())
+    })
+}
+
+/// Seed the library's built-in random stream (used by calls whose context has no
+/// `random` hook) as R's `set.seed(seed)` seeds R's default generator: the draws that
+/// follow are R's, number for number. Process-wide; without it the stream is seeded
+/// from `VR_SEED`, else from the clock.
+#[no_mangle]
+pub extern "C" fn vr_random_seed(seed: i32) -> VrStatus {
+    guard("vr_random_seed", || {
+        velociraptor::runtime::rng::set_seed(seed);
         Ok(())
     })
 }

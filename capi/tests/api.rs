@@ -173,7 +173,7 @@ fn read_f64_array(a: &VrArray) -> Vec<f64> {
 #[test]
 fn abi_version_is_that_of_the_header() {
     assert_eq!(vr_abi_version(), VR_ABI_VERSION);
-    assert_eq!(VR_ABI_VERSION, 2, "2: VrScalar holds complex numbers (16 bytes)");
+    assert_eq!(VR_ABI_VERSION, 3, "2: VrScalar holds complex numbers (16 bytes); 3: VrCacheStats.disk_untrusted, VrHostHooks::random");
 }
 
 #[test]
@@ -460,6 +460,37 @@ const PARFOR_SRC: &str = "(module par :index-base 0
       (block (set (index x i) (* 2.0 (index x i)))))
     (return)))";
 
+/// `backend=gpu`: the parfor of a `gpu` section on the OpenCL device (or the CPU without
+/// one), the same results; never written to the disk cache.
+#[test]
+fn gpu_backend_through_the_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache_s = dir.path().join("c").to_str().unwrap().to_string();
+    let src = "(module g :index-base 0
+  (function dbl ((x f64[1,row])) ()
+    (locals (i i64))
+    (gpu
+      (parfor (i) (range 0 (- (len x) 1))
+        (block (set (index x i) (* 2.0 (index x i))))))
+    (return)))";
+    let ctx = context(&[("backend", "gpu"), ("cache_dir", &cache_s)]);
+    let m = load(ctx, src).unwrap();
+    let f = compile(m, "dbl", &[array_t(VR_F64, 1, VR_LAYOUT_ROW)]).unwrap();
+    let mut xs: Vec<f64> = (0..1000).map(|i| i as f64).collect();
+    call(f, &[f64_array(&mut xs, &[1000], &[1], VR_LAYOUT_ROW)], 0).unwrap();
+    assert!(xs.iter().enumerate().all(|(i, x)| *x == 2.0 * i as f64));
+    let mut text = null_mut();
+    assert_eq!(vr_function_dump(f, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
+    let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    assert!(explain.contains("backend: gpu: on_gpu sections on "), "{explain}");
+    assert_eq!((stats(ctx).compiles, stats(ctx).disk_hits), (1, 0));
+    assert!(!std::path::Path::new(&cache_s).exists() || std::fs::read_dir(&cache_s).unwrap().next().is_none());
+    vr_function_free(f);
+    vr_module_free(m);
+    vr_context_destroy(ctx);
+}
+
 #[test]
 fn cpu_par_backend_through_the_api_and_its_disk_cache() {
     let dir = tempfile::tempdir().unwrap();
@@ -573,7 +604,7 @@ fn configuration_errors() {
     let (k, v) = (cstr("threads"), cstr("0"));
     assert_eq!(vr_context_create(&k.as_ptr(), &v.as_ptr(), 1, &mut ctx), VrStatus::VR_INVALID_ARGUMENT);
     assert!(last_message().contains("`threads` = `0`: expected a positive integer"));
-    let (k, v) = (cstr("backend"), cstr("gpu"));
+    let (k, v) = (cstr("backend"), cstr("interp"));
     assert_eq!(vr_context_create(&k.as_ptr(), &v.as_ptr(), 1, &mut ctx), VrStatus::VR_UNSUPPORTED);
     // Every documented key is accepted.
     let ctx = context(&[("threads", "4"), ("opt_level", "1"), ("bounds_check", "on"), ("backend", "cpu"), ("cache_dir", "off"), ("passes", "-bce"), ("params_noalias", "yes")]);
@@ -709,6 +740,7 @@ fn hooks(host: &Host, convention: i32) -> VrHostHooks {
         decref: Some(host_decref),
         on_error: Some(host_error),
         arg_convention: convention,
+        random: None,
     }
 }
 

@@ -12,6 +12,8 @@ vr_rs_call <- function(entry, args) .Call(vr_rs_call_fast, entry, args)
 
 vr_rs_explain <- function(entry) .Call(wrap__vr_rs_explain, entry)
 
+vr_rs_sections <- function(source, name) .Call(wrap__vr_rs_sections, source, name)
+
 vr_rs_stats <- function() .Call(wrap__vr_rs_stats)
 
 vr_rs_panic_for_test <- function() .Call(wrap__vr_rs_panic_for_test)

@@ -42,6 +42,17 @@
 #'   `line`, `variable`, `index` and `bound`. Where R has an answer compiled code cannot
 #'   give (an `NA` in an integer argument, an integer overflow or division by zero, a
 #'   vector read past its end) the call runs in R instead, as a fallback.
+#'
+#'   Sections: when `f` does not compile whole (a `cat()`, `print()`, `message()`,
+#'   `options()` or `Sys.time()` next to its loops) and `fallback = TRUE`, its
+#'   sections still do: the runs of statements holding a loop whose every construct
+#'   compiles. `f` then runs in R with each section replaced by a call of its own
+#'   compiled function, which gets the variables the section reads (by value) and gives
+#'   back those it assigns that the rest of `f` uses. A section that cannot compile for
+#'   the values it gets (or whose input carries `names`, which compiled code would drop)
+#'   runs in R. Errors in a section name `f` and its line. One warning of class
+#'   `velociraptor_fallback` names the construct and the lines that ran compiled or in
+#'   R; [vr_explain()] shows each section.
 #' @seealso [vr_explain()], [vr_options()], [prange()], `vignette("compiling", package = "velociraptor")`.
 #' @examples
 #' sumsq <- function(x) {
@@ -137,6 +148,18 @@ vr_compile <- function(f, fallback = TRUE) {
 }
 
 .vr_failed <- function(state, args, failure) {
+  if (identical(failure$phase, "cache")) {
+    # Not a failure: the on-disk cache refused an entry (said once per process); the
+    # specialization is compiled, so calling again runs it.
+    .vr_cache_warning(failure$message)
+    return(.vr_invoke(state, args))
+  }
+  # A signature that does not compile whole runs the outlined function (sections.R),
+  # once it exists and has warned: the hot path of such calls.
+  if (is.list(o <- state$outline) && state$warned && identical(failure$phase, "compile") &&
+      !identical(failure$message, "stale")) {
+    return(do.call(o$fun, args))
+  }
   # The compiler counts lines of the whole source; R users count from the function.
   starts <- attr(state$source, "starts")
   fn <- failure[["function"]]
@@ -173,6 +196,10 @@ vr_compile <- function(f, fallback = TRUE) {
     if (!state$fallback) {
       stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
         c(list(message = msg, call = NULL), .vr_fields(failure))))
+    }
+    # Its loops may still compile on their own (sections.R).
+    if (identical(failure$phase, "compile") && !isFALSE(outline <- .vr_outline(state))) {
+      return(.vr_run_outlined(state, outline, args, msg, failure))
     }
     if (!state$warned) {
       state$warned <- TRUE
@@ -324,34 +351,84 @@ print.vr_function <- function(x, ...) {
 #' The specializations compiled so far for a function made by [vr_compile()]: each
 #' signature of argument types, whether it compiled (or why not), the compile time,
 #' how often it was called, where it runs (serial or parallel, with how many threads),
-#' what the optimizer did (per pass: bounds checks removed, loops versioned, temporaries
-#' made, ...), and its VRIR after the optimizer (the typed IR the compiler turns into
-#' machine code; parallel loops are `parfor`, GPU sections `on_gpu` blocks).
+#' what the optimizer did (the passes that changed something, with their counts: bounds
+#' checks removed, loops versioned, temporaries made, ...), and its VRIR after the
+#' optimizer (the typed IR the compiler turns into machine code; parallel loops are
+#' `parfor`, GPU sections `on_gpu` blocks). The user's function comes first, then the
+#' functions it calls.
+#'
+#' When the function does not compile whole but its loops do (see "Sections" in
+#' [vr_compile()]), the report lists its statements by line: which run compiled (as
+#' which section, with its inputs and outputs and its own specializations), which run
+#' in R, and why.
 #'
 #' @param g A function returned by [vr_compile()].
 #' @param vrir Whether to print the VRIR of each specialization.
+#' @param verbose Whether to show everything: every pass on every function (also those
+#'   with nothing to do), and the helper functions the compiler generates to raise
+#'   errors.
 #' @return Invisibly, a list with one element per specialization (fields `signature`,
-#'   `compiled`, `compile_seconds`, `calls`, `vrir`, `report` (backend, bounds checks,
-#'   the optimizer's counts), `error`).
+#'   `compiled`, `compile_seconds`, `calls`, `vrir` (the user's functions), `vrir_all`
+#'   (with the generated helpers), `report` (backend, bounds checks, what the on-disk
+#'   cache did or why it was not used, the optimizer's counts), `error`, and for a
+#'   signature that does not compile whole while the function's sections do,
+#'   `sections`: one list per section with `lines`, `inputs`, `outputs`, `compiled`
+#'   (whether a call ran it compiled), `calls_compiled`, `calls_in_r`, `why` (the last
+#'   reason it ran in R) and `specs` (its specializations, as above)).
 #' @examples
 #' g <- vr_compile(function(x) sum(x * 2))
 #' g(c(1, 2, 3))
 #' vr_explain(g)
 #' @export
-vr_explain <- function(g, vrir = TRUE) {
+vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
   if (!inherits(g, "vr_function")) stop("vr_explain() needs a function made by vr_compile()")
   state <- environment(g)$.vr_state
   specs <- .Call(wrap__vr_rs_explain, state$ptr)
   if (inherits(specs, "vr_failure")) specs <- list()
   cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)\n", sep = "")
-  for (s in specs) {
-    cat(sprintf("- (%s): %s, compile %.3f s, %d call(s)\n", s$signature,
-      if (isTRUE(s$compiled)) "native code on the CPU" else paste("runs in R:", s$error),
-      s$compile_seconds, as.integer(s$calls)))
-    if (!is.null(s$report)) cat(paste0("  ", strsplit(s$report, "\n", fixed = TRUE)[[1]]), sep = "\n")
-    if (vrir && !is.null(s$vrir)) cat(s$vrir, "\n", sep = "")
+  outlined <- is.list(state$outline)
+  .vr_explain_specs(specs, verbose, vrir, indent = "", outlined = outlined)
+  if (outlined) {
+    secs <- .vr_explain_sections(state, verbose, vrir)
+    for (k in seq_along(specs)) if (!isTRUE(specs[[k]]$compiled)) specs[[k]]$sections <- secs
   }
   invisible(specs)
+}
+
+.vr_explain_specs <- function(specs, verbose, vrir, indent, outlined = FALSE) {
+  for (s in specs) {
+    where <- if (isTRUE(s$compiled)) "native code on the CPU"
+      else if (outlined) paste("does not compile whole:", s$error, "(runs in R, its sections compiled: below)")
+      else paste("runs in R:", s$error)
+    cat(indent, sprintf("- (%s): %s, compile %.3f s, %d call(s)\n", s$signature, where,
+      s$compile_seconds, as.integer(s$calls)), sep = "")
+    if (!is.null(s$report)) cat(paste0(indent, "  ", .vr_report_lines(s$report, verbose)), sep = "\n")
+    if (vrir && !is.null(s$vrir)) cat(if (verbose) s$vrir_all else s$vrir, "\n", sep = "")
+  }
+}
+
+# The compiled function's report (bindings' VR_DUMP_EXPLAIN text: a header, then
+# `optimizer:` and one line `PASS on FUNCTION: counters` per pass and function): in
+# full when `verbose`, else the optimizer's part by function, the user's first, with
+# only the passes that changed something and without the generated error helpers.
+.vr_report_lines <- function(report, verbose) {
+  lines <- strsplit(report, "\n", fixed = TRUE)[[1]]
+  at <- match("optimizer:", lines)
+  if (verbose || is.na(at)) return(lines)
+  head <- lines[seq_len(at - 1L)]
+  passes <- lines[-seq_len(at)]
+  m <- regmatches(passes, regexec("^(\\S+) on (\\S+): ?(.*)$", passes))
+  ok <- lengths(m) == 4L
+  pass <- vapply(m[ok], `[`, "", 2L)
+  fun <- vapply(m[ok], `[`, "", 3L)
+  counts <- trimws(vapply(m[ok], `[`, "", 4L))
+  did <- nzchar(counts) & counts != "nothing to do"
+  funs <- unique(fun[!startsWith(fun, "_error_")])
+  body <- vapply(funs, function(f) {
+    k <- fun == f & did
+    paste0("  ", f, ": ", if (any(k)) paste0(pass[k], " (", counts[k], ")", collapse = ", ") else "no pass changed anything")
+  }, "")
+  c(head, "optimizer (passes that changed something; verbose = TRUE shows every pass):", unname(body))
 }
 
 .vr_default_threads <- function() {
@@ -363,6 +440,14 @@ vr_explain <- function(g, vrir = TRUE) {
   tools::R_user_dir("velociraptor", "cache")
 }
 
+# The on-disk cache refused a directory or entry that someone other than the user could
+# have written (the Rust side reports that once per process): a warning the user can
+# catch or muffle by its class.
+.vr_cache_warning <- function(status) {
+  warning(structure(class = c("velociraptor_cache", "warning", "condition"),
+    list(message = paste0("velociraptor: on-disk cache ", status), call = NULL)))
+}
+
 #' Options of the compiler
 #'
 #' Sets (and reports) how compiled functions run. Changing an option makes every
@@ -372,10 +457,26 @@ vr_explain <- function(g, vrir = TRUE) {
 #'   `0` means every core. At most 2 when the environment variable
 #'   `_R_CHECK_LIMIT_CORES_` is set (as `R CMD check` does).
 #' @param cache_dir Directory of the on-disk cache of machine code (`""`: none); by
-#'   default `tools::R_user_dir("velociraptor", "cache")`.
+#'   default `tools::R_user_dir("velociraptor", "cache")`, created (with any missing
+#'   parent) mode 0700. See "The on-disk cache" below for what it trusts.
 #' @param bounds_checks Whether compiled code checks indices (`FALSE` is faster and
 #'   undefined on an out-of-bounds index).
 #' @return The options in force, as a list (invisibly when any was set).
+#' @section The on-disk cache:
+#' The cache holds machine code that later R processes load and run, so it is used only
+#' where no one but you (or root) can write: the directory must be yours (or root's) and
+#' not writable by group or others, and so must each parent directory up to `/` or to a
+#' sticky directory such as `/tmp` (a root-owned sticky parent may be world-writable:
+#' its sticky bit keeps others from replacing what is yours). An entry is loaded only
+#' when it is a regular file (not a symbolic link) of yours that group and others cannot
+#' write. These are the rules OpenSSH applies to `~/.ssh`. Anything else means another
+#' user could have planted code there: nothing is loaded from it or written to it,
+#' functions compile in memory (same results, a slower first call), and a warning of
+#' class `velociraptor_cache` says why, once per R session; `vr_stats()$disk_cache` and
+#' `vr_explain()` say it too. A directory on a cluster's shared scratch space, or one
+#' whose group may write (a umask of 002), is refused: use a private one, or
+#' `chmod go-w` it. Each entry also carries a checksum, which catches accidents
+#' (truncation, a damaged disk), not an attacker.
 #' @examples
 #' old <- vr_options()
 #' vr_options(threads = 1)
@@ -397,20 +498,21 @@ vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL) {
 }
 
 .vr_apply_options <- function(opts) {
-  dir <- opts$cache_dir
-  if (nzchar(dir) && !dir.exists(dir)) {
-    if (!dir.create(dir, recursive = TRUE, showWarnings = FALSE)) dir <- ""
-  }
-  r <- vr_rs_configure(as.numeric(opts$threads), dir, opts$bounds_checks)
+  # The Rust side creates the directory (mode 0700) and checks who can write it.
+  r <- vr_rs_configure(as.numeric(opts$threads), opts$cache_dir, opts$bounds_checks)
   if (inherits(r, "vr_failure")) stop("velociraptor: ", r$message)
   .vr$options <- opts
+  if (is.character(r)) .vr_cache_warning(r)
 }
 
 #' Cache statistics
 #'
 #' Counters of the compile caches of this R process: functions compiled by LLVM, calls
 #' answered from the in-process cache, machine code loaded from the on-disk cache.
-#' @return A list of counts.
+#' @return A list of counts (`compiles`, `memory_hits`, `disk_hits`, `disk_writes`,
+#'   `disk_rejects`: damaged entries rebuilt, `disk_untrusted`: directories and entries
+#'   refused because someone else could have written them) and `disk_cache`: `"off"`,
+#'   `"in use: DIR"` or `"not used: REASON"` (see [vr_options()]).
 #' @examples
 #' vr_stats()
 #' @export
@@ -450,10 +552,10 @@ gpu <- function(expr) invisible(expr)
   if (.vr_default_threads() == 2L) threads <- min(max(threads, 1L), 2L)
   cache <- getOption("velociraptor.cache_dir", .vr_default_cache_dir())
   .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE)
-  # Created at load, except under R CMD check (which must not write to the user's files).
-  if (!dir.exists(cache) && !nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) {
-    dir.create(cache, recursive = TRUE, showWarnings = FALSE)
-  }
-  r <- vr_rs_configure(as.numeric(threads), if (dir.exists(cache)) cache else "", TRUE)
+  # Created at load (mode 0700, by the Rust side), except under R CMD check (which must
+  # not write to the user's files).
+  if (!dir.exists(cache) && nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) cache <- ""
+  r <- vr_rs_configure(as.numeric(threads), cache, TRUE)
   if (inherits(r, "vr_failure")) warning("velociraptor: ", r$message)
+  if (is.character(r)) .vr_cache_warning(r)
 }

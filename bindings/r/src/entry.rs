@@ -10,6 +10,7 @@ use crate::hooks::{note_r_thread, r_hooks};
 use extendr_api::prelude::*;
 use extendr_ffi::{Rf_xlength, TYPEOF, VECTOR_ELT, SEXP, SEXPTYPE};
 use std::ffi::{CStr, CString};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 use velociraptor::frontend::signature::{type_from_text, Signature};
@@ -27,6 +28,35 @@ struct Context {
 unsafe impl Send for Context {}
 
 static CONTEXT: Mutex<Context> = Mutex::new(Context { ptr: std::ptr::null_mut(), generation: 0 });
+
+/// Whether R was told that the on-disk cache was not trusted (once per process).
+static CACHE_REPORTED: AtomicBool = AtomicBool::new(false);
+
+fn cache_stats(ctx: *mut VrContext) -> Result<VrCacheStats, Failure> {
+    let mut s = VrCacheStats::default();
+    check(vr_context_stats(ctx, &mut s), Phase::Run)?;
+    Ok(s)
+}
+
+/// `vr_context_cache_status`: `off`, `in use: DIR[; entry not loaded: ...]` or `not
+/// used: REASON`.
+fn cache_status(ctx: *mut VrContext) -> Result<String, Failure> {
+    let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
+    check(vr_context_cache_status(ctx, &mut text), Phase::Run)?;
+    // SAFETY: a string the C API returned, freed right after.
+    let t = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    Ok(t)
+}
+
+/// The cache's status when a directory or entry was refused as untrusted and R has not
+/// been told yet in this process (then it has).
+fn unreported_cache_problem(ctx: *mut VrContext) -> Result<Option<String>, Failure> {
+    if cache_stats(ctx)?.disk_untrusted == 0 || CACHE_REPORTED.swap(true, Ordering::Relaxed) {
+        return Ok(None);
+    }
+    cache_status(ctx).map(Some)
+}
 
 /// The C API's last error of this thread as a `VrError`, with the R front end's checks
 /// explained (R's message, the R function and line).
@@ -79,8 +109,9 @@ fn check(status: VrStatus, phase: Phase) -> Result<(), Failure> {
     }
 }
 
-/// Make a new context (threads 0 = every core; empty `cache_dir` = no disk cache).
-pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result<(), Failure> {
+/// Make a new context (threads 0 = every core; empty `cache_dir` = no disk cache); the
+/// cache's status when its directory is not trusted (see `unreported_cache_problem`).
+pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result<Option<String>, Failure> {
     note_r_thread();
     // cpu-par: `prange` loops and large element-wise operators use every core (serial
     // code is the same either way); R passes values, so parameters never alias.
@@ -114,7 +145,8 @@ pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result
     }
     c.ptr = ctx;
     c.generation += 1;
-    Ok(())
+    drop(c);
+    unreported_cache_problem(ctx)
 }
 
 fn context() -> Result<(*mut VrContext, u64), Failure> {
@@ -124,6 +156,7 @@ fn context() -> Result<(*mut VrContext, u64), Failure> {
             return Ok((c.ptr, c.generation));
         }
     }
+    // No cache here, so nothing to report.
     configure(0, "", true)?;
     let c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
     Ok((c.ptr, c.generation))
@@ -131,14 +164,15 @@ fn context() -> Result<(*mut VrContext, u64), Failure> {
 
 pub fn stats() -> Result<Robj, Failure> {
     let (ctx, _) = context()?;
-    let mut s = VrCacheStats { compiles: 0, memory_hits: 0, disk_hits: 0, disk_writes: 0, disk_rejects: 0 };
-    check(vr_context_stats(ctx, &mut s), Phase::Run)?;
+    let s = cache_stats(ctx)?;
     Ok(list!(
         compiles = s.compiles as f64,
         memory_hits = s.memory_hits as f64,
         disk_hits = s.disk_hits as f64,
         disk_writes = s.disk_writes as f64,
-        disk_rejects = s.disk_rejects as f64
+        disk_rejects = s.disk_rejects as f64,
+        disk_untrusted = s.disk_untrusted as f64,
+        disk_cache = cache_status(ctx)?
     )
     .into())
 }
@@ -155,6 +189,10 @@ struct Spec {
     compiled: Result<Compiled, Failure>,
     seconds: f64,
     calls: u64,
+    /// The failure as R receives it, made once: a signature that does not compile
+    /// fails on every call (and then runs in R, or its sections compiled), so building
+    /// the list each time would be a large part of such a call.
+    failure: Option<Robj>,
 }
 
 pub struct Entry {
@@ -335,7 +373,12 @@ impl Entry {
                     let t0 = Instant::now();
                     let compiled = compile_source(ctx, &self.source, &self.name, &self.globals, &sig);
                     let seconds = t0.elapsed().as_secs_f64();
-                    self.specs.push((sig.clone(), Spec { compiled, seconds, calls: 0 }));
+                    self.specs.push((sig.clone(), Spec { compiled, seconds, calls: 0, failure: None }));
+                    // A refused cache entry: R warns once, then calls again (the
+                    // specialization is kept, so that call goes straight on).
+                    if let Some(status) = unreported_cache_problem(ctx)? {
+                        return Err(Failure::new(Phase::Cache, VrError::new(ErrorKind::Runtime, status)));
+                    }
                     self.specs.len() - 1
                 }
             };
@@ -343,7 +386,7 @@ impl Entry {
             spec.calls += 1;
             let compiled = match &spec.compiled {
                 Ok(c) => c,
-                Err(f) => return Err(f.clone()),
+                Err(f) => return Ok(spec.failure.get_or_insert_with(|| f.clone().into_robj()).clone()),
             };
             let mut scratch = Scratch::default();
             let mut values = Vec::with_capacity(n);
@@ -356,7 +399,13 @@ impl Entry {
             let mut results: Vec<VrValue> = (0..compiled.n_results)
                 .map(|_| std::mem::zeroed::<VrValue>())
                 .collect();
-            check(vr_call(compiled.f, values.as_ptr(), values.len(), results.as_mut_ptr(), results.len()), Phase::Run)?;
+            crate::random::before_call();
+            let called = check(vr_call(compiled.f, values.as_ptr(), values.len(), results.as_mut_ptr(), results.len()), Phase::Run);
+            // An `unsupported` failure runs the function in R: leave `.Random.seed` as
+            // it was, so R draws what it would have drawn (random.rs).
+            let runs_in_r = matches!(&called, Err(f) if f.error.kind == ErrorKind::Unsupported);
+            crate::random::after_call(!runs_in_r).map_err(|m| Failure::new(Phase::Run, VrError::new(ErrorKind::Runtime, m)))?;
+            called?;
             let mut out = Vec::with_capacity(results.len());
             for r in &results {
                 out.push(from_value(r, &objs)?);
@@ -383,13 +432,14 @@ impl Entry {
                 .map(|(i, a)| if i + self.globals.len() >= n { format!("{} = {}", self.globals[i + self.globals.len() - n], a.describe()) } else { a.describe() })
                 .collect::<Vec<_>>()
                 .join(", ");
-            let (vrir, report, error): (Robj, Robj, Robj) = match &s.compiled {
-                Ok(c) => (
-                    Robj::from(dump(c.f, VR_DUMP_VRIR_TEXT)?),
-                    Robj::from(dump(c.f, VR_DUMP_EXPLAIN)?),
-                    Robj::from(()),
-                ),
-                Err(f) => (Robj::from(()), Robj::from(()), Robj::from(f.error.message.clone())),
+            // `vrir`: the user's functions (the entry first, as the module holds them);
+            // `vrir_all`: with the helpers the front end generates to raise errors.
+            let (vrir, vrir_all, report, error): (Robj, Robj, Robj, Robj) = match &s.compiled {
+                Ok(c) => {
+                    let text = dump(c.f, VR_DUMP_VRIR_TEXT)?;
+                    (Robj::from(without_helpers(&text)), Robj::from(text), Robj::from(dump(c.f, VR_DUMP_EXPLAIN)?), Robj::from(()))
+                }
+                Err(f) => (Robj::from(()), Robj::from(()), Robj::from(()), Robj::from(f.error.message.clone())),
             };
             items.push(Robj::from(list!(
                 signature = signature,
@@ -397,10 +447,23 @@ impl Entry {
                 compile_seconds = s.seconds,
                 calls = s.calls as f64,
                 vrir = vrir,
+                vrir_all = vrir_all,
                 report = report,
                 error = error
             )));
         }
         Ok(List::from_values(items).into())
+    }
+}
+
+/// A module's text without the functions the front end generates to raise run-time
+/// errors (`_error_...`): what `vr_explain` shows unless asked for everything.
+fn without_helpers(text: &str) -> String {
+    match velociraptor::vrir::text::parse_module(text) {
+        Ok(mut m) => {
+            m.functions.retain(|f| !f.name.starts_with(velociraptor::frontend::lower::ERROR_HELPER_PREFIX));
+            velociraptor::vrir::text::print_module(&m)
+        }
+        Err(_) => text.to_string(),
     }
 }

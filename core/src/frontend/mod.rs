@@ -17,4 +17,5 @@ pub mod r;
 pub mod rules;
 pub mod signature;
 pub mod subscript;
+pub mod sections;
 pub mod types;

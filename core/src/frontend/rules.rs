@@ -70,6 +70,9 @@ pub trait Language: Sync {
     /// Every binary operator except the short-circuit ones and sequences, which the
     /// engine handles through `condition` and `seq`.
     fn binary(&self, lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered>;
+    /// Whether calls of `name` (neither a function of the source nor a marker) may
+    /// compile: the section analysis (`sections`) leaves other calls to the host.
+    fn compiles_call(&self, name: &str) -> bool;
     /// A call of a library function; None when `name` is not one.
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>>;
     /// Recognize a sequence expression (`a:b`, `seq_len(n)`, ...).

@@ -69,6 +69,12 @@ fn known_unsupported(name: &str) -> Option<&'static str> {
     })
 }
 
+/// Whether a call of `name` may compile: the dispatcher below answers it, and it is
+/// not one of the names refused with a reason.
+pub fn compiles(name: &str) -> bool {
+    known_unsupported(name).is_none() && crate::frontend::sections::dispatches(&super::rules::RULES, name)
+}
+
 pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
     if let Some(r) = super::functionals::call(lw, name, args, line) {
         return Some(r);
@@ -106,6 +112,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         "complex" => complex_ctor(lw, args, line),
         "seq" if super::sequences::is_value(args) => super::sequences::seq_length_out(lw, args, line),
         "seq_len" | "seq_along" | "seq" => super::sequences::seq_call(lw, name, args, line).and_then(|p| lw.materialize(p)),
+        _ if super::random::is_random(name) => super::random::call(lw, name, args, line),
         _ => return None,
     };
     Some(r)

@@ -1,6 +1,7 @@
 //! The R front end: R source (files of functions, or one deparsed function) to VRIR.
 //! `lexer` and `parser` read R into the shared HIR; `rules` is R's rule table for the
-//! shared engine and `builtins` maps R's library onto VRIR. See docs/frontend-r.md.
+//! shared engine and `builtins` maps R's library onto VRIR (`random`: R's random number
+//! functions, drawing from R's own stream). See docs/frontend-r.md.
 
 pub mod bounds;
 pub mod builtins;
@@ -10,6 +11,7 @@ pub mod deparse;
 pub mod lexer;
 pub mod library;
 pub mod parser;
+pub mod random;
 pub mod recycle;
 pub mod rules;
 pub mod sequences;
@@ -34,7 +36,12 @@ pub fn program(src: &str) -> VrResult<Program> {
     for (name, value) in [("T", ExprKind::Bool(true)), ("F", ExprKind::Bool(false)), ("pi", ExprKind::Double(std::f64::consts::PI))] {
         p.constants.insert(name.into(), Expr::new(value, 0));
     }
+    let mut outlined = Vec::new();
     for e in parser::parse_program(src)? {
+        if let Some(o) = section_directive(&e) {
+            outlined.push(o);
+            continue;
+        }
         let ExprKind::Assign { target, value } = &e.kind else {
             // A bare deparsed function (`function (x) ...`) is the function `f`.
             if let ExprKind::Function(def) = &e.kind {
@@ -54,8 +61,48 @@ pub fn program(src: &str) -> VrResult<Program> {
         }
     }
     crate::frontend::lift::lift_program(&mut p);
+    // Sections are cut from the lifted functions, as `sections::analyze` sees them
+    // (the R package's outliner asks for them from this same program).
+    for (name, of, number, fresh) in outlined {
+        let def = p.defs.get(&of).and_then(|def| super::sections::outline(&p, def, number, rules::RESULTS_MARKER, fresh)).ok_or_else(|| {
+            VrError::new(ErrorKind::InvalidArgument, format!("`{name}`: `{of}` has no section {number}"))
+        })?;
+        p.defs.insert(name, def);
+    }
     Ok(p)
 }
+
+/// The host's request for a section as a function of its own (the R adapter appends
+/// `name <- .vr_section_of("f", k)` to the source, `.vr_section_of("f", k, TRUE)` for the
+/// variant without the inputs it only keeps; `frontend::sections`): the name, the
+/// function, the section's number and whether it is that variant.
+fn section_directive(e: &Expr) -> Option<(String, String, usize, bool)> {
+    let ExprKind::Assign { target, value } = &e.kind else { return None };
+    let (ExprKind::Var(name), ExprKind::Call { func, args }) = (&target.kind, &value.kind) else { return None };
+    if func != SECTION_DIRECTIVE {
+        return None;
+    }
+    let (of, number, fresh) = match args.as_slice() {
+        [a, b] => (&a.value, &b.value, false),
+        [a, b, c] => match c.value.kind {
+            ExprKind::Bool(fresh) => (&a.value, &b.value, fresh),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let number = match number.kind {
+        ExprKind::Int(k) if k > 0 => k as usize,
+        ExprKind::Double(k) if k >= 1.0 && k.fract() == 0.0 => k as usize,
+        _ => return None,
+    };
+    match &of.kind {
+        ExprKind::Str(of) => Some((name.clone(), of.clone(), number, fresh)),
+        _ => None,
+    }
+}
+
+/// See `section_directive`.
+pub const SECTION_DIRECTIVE: &str = ".vr_section_of";
 
 fn is_constant(k: &ExprKind) -> bool {
     match k {
@@ -97,6 +144,7 @@ pub fn compile_entry(src: &str, entry: &str, sig: &Signature) -> VrResult<Compil
     let mut p = program(src)?;
     p.globals = sig.globals.clone();
     let module = p.compile(entry, entry, sig.args.iter().cloned().map(Some).collect())?;
+    random::check_placement(&module)?;
     Ok(Compiled { module, result_list: p.result_list(entry) })
 }
 

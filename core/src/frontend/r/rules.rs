@@ -300,6 +300,10 @@ impl Language for R {
         }
     }
 
+    fn compiles_call(&self, name: &str) -> bool {
+        builtins::compiles(name)
+    }
+
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
         builtins::call(lw, name, args, line)
     }
@@ -394,9 +398,9 @@ impl Language for R {
 
     fn host_has_answer(&self, reason: &str) -> bool {
         // R errors too for a wrong-signed `by`, a negative length, a positive subscript
-        // among negative ones, a bad `diff` lag, a functional's own checks, a list
-        // element beyond the list's end; everything else has an R answer (NA, a dropped
-        // dimension, a double sequence, a longer vector).
+        // among negative ones, a bad `diff` lag, a functional's own checks, a random
+        // draw's bad arguments, a list element beyond the list's end; everything else
+        // has an R answer (NA, a dropped dimension, a double sequence, a longer vector).
         !matches!(
             reason,
             "seq_wrong_sign"
@@ -409,6 +413,7 @@ impl Language for R {
                 | super::library::DIFF_LAG
         ) && !reason.starts_with(STOP_REASON)
             && !super::functionals::is_r_error(reason)
+            && !super::random::r_errors_too(reason)
     }
 
     fn error_message(&self, reason: &str, counts: Option<(i64, i64)>) -> String {
@@ -422,6 +427,9 @@ impl Language for R {
                 Some((minus, len)) => super::bounds::single_message(&format!("{name}[{}]", -minus), -minus, len),
                 None => format!("an index of `{name}` outside its length (R reads NA or drops elements there)"),
             };
+        }
+        if let Some(message) = super::random::error_message(reason) {
+            return message;
         }
         match reason {
             "integer_overflow" => "integer overflow: R's result is NA (with a warning); compiled code raises this error instead".into(),
