@@ -282,6 +282,8 @@ vr_compile <- function(f, fallback = TRUE) {
 
 # The environment, from `env` outwards, that binds `name` (NULL: none).
 .vr_holder <- function(name, env) {
+  # Strings the body holds are candidates too (`sapply(x, "f")`); "" names nothing.
+  if (is.na(name) || !nzchar(name)) return(NULL)
   while (!identical(env, emptyenv())) {
     if (exists(name, envir = env, inherits = FALSE)) return(env)
     env <- parent.env(env)
