@@ -56,6 +56,8 @@ fn cases() -> Vec<Case> {
         ["keep", {"dtype": "bool", "shape": [4], "data": [true, false, true, true]}],
         ["label", {"opaque": "a character vector", "r": "c(\"a\", \"b\", \"c\", \"d\")"}]
     ]});
+    let body = |x: f64, y: f64, vx: f64, mass: f64| list(json!([["x", x], ["y", y], ["vx", vx], ["mass", mass]]));
+    let bodies = list(json!([["a", body(1.0, 2.0, 0.5, 10.0)], ["b", body(-3.5, 0.25, 1.0, 2.0)], ["c", body(4.0, -1.0, -2.0, 0.5)]]));
     vec![
         c("run", json!([bench_data])),
         c(
@@ -110,6 +112,20 @@ fn cases() -> Vec<Case> {
         c("set_at", json!([i32s(3), [0.5, 1.0]])),
         raises("set_at", json!([4.0, [0.5, 1.0]])),
         c("loop_over", json!([list(json!([["a", [1.0, 2.0]], ["b", [3.0, 4.0, 5.5]], ["c", {"dtype": "i32", "shape": [2], "data": [7, 8]}]]))])),
+        c("records_by_name", json!([bodies.clone()])),
+        c("records_by_element", json!([bodies.clone(), 100.0])),
+        c("records_by_element", json!([bodies.clone(), 1.0])),
+        c("records_at", json!([bodies.clone(), i32s(3)])),
+        c("record_field_at", json!([bodies.clone(), 2.0])),
+        c("record_field_at", json!([bodies.clone(), i32s(3)])),
+        // R: "subscript out of bounds"; compiled code raises the same.
+        c("record_field_at", json!([bodies.clone(), i32s(4)])),
+        c("names_mixed", json!([list(json!([["a", [1.0, 2.0]], ["b", 3.0], ["m", {"dtype": "f64", "shape": [2, 2], "data": [[1.0, 2.0], [3.0, 4.0]]}], ["k", {"dtype": "i32", "shape": [2], "data": [7, 8]}]]))])),
+        c("frame_columns", json!([{"frame": true, "list": [["x", [1.5, 2.0, -3.0]], ["n", {"dtype": "i32", "shape": [3], "data": [1, 2, 3]}]]}])),
+        c("closure_reads_list", json!([list(json!([["x", [1.0, 2.0, 4.0]], ["w", 0.5]]))])),
+        c("checked", json!([list(json!([["n", 3.0]]))])),
+        // R: "data$n > 0 is not TRUE"; compiled code raises the same.
+        c("checked", json!([list(json!([["n", -1.0]]))])),
     ]
 }
 
@@ -480,6 +496,19 @@ fn unsupported_list_constructs_name_the_construct() {
     refused("f <- function(d) d", vec![frame.clone()], "data frame as the function's value", 1);
     refused("f <- function(d) d", vec![data.clone()], "a character vector", 1);
     refused("g <- function(x) list(a = x)\nf <- function(x) g(x) + 1", vec![num.clone()], "list `g(...)` used as a value", 2);
+    // Names are strings: only a loop's sequence, each a constant in its turn's body.
+    refused("f <- function(d) length(names(d))", vec![data.clone()], "names are strings", 1);
+    let named = list_of(&[("x", vec.clone()), ("n", num.clone())]);
+    refused("f <- function(d) {\n  s <- 0\n  for (nm in names(d)) s <- s + nm\n  s\n}", vec![named.clone()], "string", 3);
+    refused("f <- function(d) {\n  for (nm in names(d)) nm <- 1\n  0\n}", vec![named.clone()], "assigns `nm`", 2);
+    refused("f <- function(x) {\n  for (nm in names(x)) x <- x + 1\n  x\n}", vec![num.clone()], "not a list", 2);
+    let unnamed = AnyTy::List(ListTy { frame: false, fields: vec![velociraptor::frontend::types::Field { name: None, ty: num.clone() }] });
+    refused("f <- function(d) {\n  s <- 0\n  for (nm in names(d)) s <- s + d[[nm]]\n  s\n}", vec![unnamed], "has no name", 3);
+    // Records at a computed position: a missing name, an index into the element.
+    let recs = list_of(&[("a", named.clone()), ("b", named.clone())]);
+    refused("f <- function(d, i) d[[i]]$nope", vec![recs.clone(), num.clone()], "no element named `nope`", 1);
+    refused("f <- function(d, i) d[[i]]", vec![recs.clone(), num.clone()], "computed position", 1);
+    refused("f <- function(d, i) {\n  d[[i]]$x[1] <- 0\n  d$a$n\n}", vec![recs.clone(), num.clone()], "computed index", 2);
     // An opaque argument compiles as long as nothing reads it.
     let sig = Signature { args: vec![num.clone(), AnyTy::Opaque("a character vector".into())], globals: vec![] };
     assert!(r::compile_sig("f <- function(x, label) x + 1", "f", &sig).is_ok());

@@ -13,13 +13,17 @@
 //! call) live here too: every specialization takes them as hidden trailing parameters
 //! `@name` (a list global as its elements), and passes them on to the functions it calls.
 
-use super::hir::{Expr, ExprKind, Line};
+use super::hir::{BinOp, Expr, ExprKind, Line};
 use super::lower::{LErr, LResult, Lowered, Lowerer};
 use super::rules::Marker;
 use super::types::{join, AnyTy, Field, ListTy, Ty};
 use crate::runtime::error::ErrorKind;
 use crate::vrir::{self, Block, LValue, ScalarType, Stmt, StmtKind};
 use std::collections::HashSet;
+
+/// The most elements a `for` over a list compiles one body each for (elements of
+/// different kinds, or names): each is the loop's body again.
+const MAX_CHOSEN_TURNS: usize = 64;
 
 /// The variable holding element `path` of the list variable `list`.
 pub fn leaf_name(list: &str, path: &[String]) -> String {
@@ -52,20 +56,25 @@ pub fn is_marked(set: &HashSet<String>, name: &str) -> bool {
 }
 
 /// The variable an assignment target names, as far as syntax tells: `x`, `x$a`,
-/// `x[["a"]]` are `x`, `x$a`, `x$a`; `x[[2]]` (a position) is `x`, the whole list,
-/// which over-approximates (a copy too many, never one too few).
+/// `x[["a"]]` are `x`, `x$a`, `x$a`; `x[[2]]` and `x[[2]]$a` (a position) are `x`, the
+/// whole list, which over-approximates (a copy too many, never one too few).
 pub fn syntactic_leaf(e: &Expr) -> Option<String> {
+    leaf_path(e).map(|(name, _)| name)
+}
+
+/// `syntactic_leaf`, and whether it is exact (no position on the way).
+fn leaf_path(e: &Expr) -> Option<(String, bool)> {
     match &e.kind {
-        ExprKind::Var(n) => Some(n.clone()),
-        ExprKind::Field { target, name } => Some(format!("{}${name}", syntactic_leaf(target)?)),
-        ExprKind::Index { target, indices, double: true } => {
-            let base = syntactic_leaf(target)?;
-            match indices.as_slice() {
-                [Some(Expr { kind: ExprKind::Str(s), .. })] => Some(format!("{base}${s}")),
-                _ => Some(base),
-            }
-        }
-        ExprKind::Index { target, .. } => syntactic_leaf(target),
+        ExprKind::Var(n) => Some((n.clone(), true)),
+        ExprKind::Field { target, name } => match leaf_path(target)? {
+            (base, true) => Some((format!("{base}${name}"), true)),
+            inexact => Some(inexact),
+        },
+        ExprKind::Index { target, indices, double: true } => match (leaf_path(target)?, indices.as_slice()) {
+            ((base, true), [Some(Expr { kind: ExprKind::Str(s), .. })]) => Some((format!("{base}${s}"), true)),
+            ((base, _), _) => Some((base, false)),
+        },
+        ExprKind::Index { target, .. } => leaf_path(target),
         _ => None,
     }
 }
@@ -385,9 +394,27 @@ impl Lowerer<'_> {
                 }
             }
             ExprKind::Field { target, name } => {
+                if let Some(v) = self.computed_then_key(target, &Key::Name(name.clone()), line)? {
+                    return Ok(v);
+                }
                 let t = self.any_expr(target)?;
                 self.select(t, &Key::Name(name.clone()), target, line)
             }
+            ExprKind::Index { target, indices, double: true } if matches!(indices.as_slice(), [Some(ix)] if !self.is_computed_key(&ix.kind)) => {
+                let key = self.const_key(&indices[0].as_ref().expect("one index").kind).expect("a constant key");
+                if let Some(v) = self.computed_then_key(target, &key, line)? {
+                    return Ok(v);
+                }
+                self.index_of_any(e)
+            }
+            _ => self.index_of_any(e),
+        }
+    }
+
+    /// `any_expr` of an index expression (`x[...]`, `x[[...]]`) or anything else.
+    fn index_of_any(&mut self, e: &Expr) -> LResult<Val> {
+        let line = e.line;
+        match &e.kind {
             ExprKind::Index { target, .. } if !self.may_be_list(target) => Ok(Val::One(self.expr(e)?)),
             ExprKind::Index { target, indices, double } => match self.any_expr(target)? {
                 Val::One(t) => Ok(Val::One(self.index_read(target, t, indices, *double, line)?)),
@@ -424,7 +451,7 @@ impl Lowerer<'_> {
             self.unsupported(
                 "a list element selected by a computed index",
                 line,
-                "compiled code selects list elements by a name or a constant position (`x[[\"a\"]]`, `x[[2]]`), and reads (never assigns) by a computed position among elements of one kind",
+                "compiled code selects list elements by a name or a constant position (`x[[\"a\"]]`, `x[[2]]`), or by a computed position among elements of one kind (`x[[i]]`, `x[[i]]$a`)",
             )
         })
     }
@@ -439,23 +466,119 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `for (v in l)` over a list variable `l` is `for (k in 1:n) { v <- l[[k]]; body }`
-    /// with a hidden `k` (its elements must be of one kind, as for any computed
-    /// position): the hidden loop variable and, unless the list is empty (no turns),
-    /// the count and the new body. None when `seq` is no list variable.
+    /// A `for` loop over a list, as a loop over its positions with a hidden counter:
+    ///
+    /// - `for (v in l)` over elements that are all scalars or arrays of one rank is
+    ///   `for (k in 1:n) { v <- l[[k]]; body }` (a computed position, chosen at run time);
+    /// - `for (v in l)` over other elements (lists, say: records of one shape) chooses
+    ///   the turn's body by `k`, each with its element at a constant position:
+    ///   `if (k == 1) { v <- l[[1]]; body } else if (k == 2) ...`;
+    /// - `for (nm in names(l))` chooses the same way, with `nm` in each body the
+    ///   element's name as a constant (`l[[nm]]` is then `l[["a"]]`), so the names,
+    ///   strings, never exist at run time.
+    ///
+    /// `break` and `next` keep their meaning: the loop over positions is a real loop.
+    /// Returns the hidden counter and, unless the list is empty (no turns), the count and
+    /// the new body; None when `seq` is no list.
     #[allow(clippy::type_complexity)]
     pub(super) fn list_loop(&mut self, var: &str, seq: &Expr, body: &Expr, line: Line) -> LResult<Option<(String, Option<(i32, Expr)>)>> {
-        let ExprKind::Var(name) = &seq.kind else { return Ok(None) };
-        let Some(list) = self.resolve(name).filter(|v| self.is_list_var(v)) else { return Ok(None) };
-        let n = self.list_type(&list)?.fields.len();
+        let (list_expr, by_name) = match &seq.kind {
+            ExprKind::Call { func, args } if !self.is_user_function(func) && self.prog.lang.marker(func) == Some(Marker::Names) => match args.as_slice() {
+                [a] if a.name.is_none() => (&a.value, true),
+                _ => return Err(self.unsupported(&format!("`{func}(...)`"), line, "it takes one list")),
+            },
+            _ => (seq, false),
+        };
+        let ExprKind::Var(name) = &list_expr.kind else {
+            if by_name {
+                return Err(self.unsupported(
+                    "`for` over the names of an expression",
+                    line,
+                    "compiled code loops over the names of a list variable (`for (nm in names(l))`)",
+                ));
+            }
+            return Ok(None);
+        };
+        let Some(list) = self.resolve(name).filter(|v| self.is_list_var(v)) else {
+            if by_name {
+                if !self.final_pass() && self.resolve(name).is_none() {
+                    return Err(LErr::NotYet);
+                }
+                return Err(self.unsupported(
+                    &format!("`for` over `names({name})`"),
+                    line,
+                    &format!("`{name}` is not a list; compiled code has no strings, and loops over the names of a list only"),
+                ));
+            }
+            return Ok(None);
+        };
+        let lt = self.list_type(&list)?;
+        let n = lt.fields.len();
         let k = format!("@for_{var}_{line}");
         if n == 0 {
             return Ok(Some((k, None)));
         }
-        let pick = Expr::new(ExprKind::Index { target: Box::new(seq.clone()), indices: vec![Some(Expr::new(ExprKind::Var(k.clone()), line))], double: true }, line);
-        let first = Expr::new(ExprKind::Assign { target: Box::new(Expr::new(ExprKind::Var(var.to_string()), line)), value: Box::new(pick) }, line);
-        let new_body = Expr::new(ExprKind::Block(vec![first, body.clone()]), body.line);
-        Ok(Some((k, Some((n as i32, new_body)))))
+        let counter = || Expr::new(ExprKind::Var(k.clone()), line);
+        let of_one_kind = !by_name && {
+            let mut joined: Option<Ty> = None;
+            lt.fields.iter().all(|f| match &f.ty {
+                AnyTy::Value(t) => {
+                    joined = match joined {
+                        None => Some(*t),
+                        Some(p) => join(p, *t),
+                    };
+                    joined.is_some()
+                }
+                _ => false,
+            })
+        };
+        let element = |pos: Expr| Expr::new(ExprKind::Index { target: Box::new(list_expr.clone()), indices: vec![Some(pos)], double: true }, line);
+        let assign_var = |value: Expr| Expr::new(ExprKind::Assign { target: Box::new(Expr::new(ExprKind::Var(var.to_string()), line)), value: Box::new(value) }, line);
+        if of_one_kind {
+            let new_body = Expr::new(ExprKind::Block(vec![assign_var(element(counter())), body.clone()]), body.line);
+            return Ok(Some((k, Some((n as i32, new_body)))));
+        }
+        if n > MAX_CHOSEN_TURNS {
+            return Err(self.unsupported(
+                &format!("`for` over the {n} elements of `{name}`"),
+                line,
+                &format!("elements of different kinds (or names) compile as one body per element, up to {MAX_CHOSEN_TURNS}"),
+            ));
+        }
+        let mut turns = Vec::with_capacity(n);
+        for (pos, f) in lt.fields.iter().enumerate() {
+            let turn = if by_name {
+                let nm = match f.name.as_deref() {
+                    Some(nm) if !nm.is_empty() => nm.to_string(),
+                    _ => {
+                        return Err(self.unsupported(
+                            &format!("`for` over `names({name})`"),
+                            line,
+                            &format!("element {} has no name (R gives \"\" for it, or NULL for a list without names)", pos + 1),
+                        ))
+                    }
+                };
+                let mut b = body.clone();
+                if !replace_var(&mut b, var, &ExprKind::Str(nm)) {
+                    return Err(self.unsupported(
+                        &format!("`for ({var} in names({name}))`"),
+                        line,
+                        &format!("the loop assigns `{var}` or gives it to a function defined inside; compiled code has the names only as constants"),
+                    ));
+                }
+                b
+            } else {
+                Expr::new(ExprKind::Block(vec![assign_var(element(Expr::new(ExprKind::Int(pos as i32 + 1), line))), body.clone()]), body.line)
+            };
+            turns.push(turn);
+        }
+        // `if (k == 1) turn1 else if (k == 2) turn2 ... else turn_n`.
+        let mut chain = turns.pop().expect("a list with elements");
+        for (pos, turn) in turns.into_iter().enumerate().rev() {
+            let cond = Expr::new(ExprKind::Binary(BinOp::Eq, Box::new(counter()), Box::new(Expr::new(ExprKind::Int(pos as i32 + 1), line))), line);
+            chain = Expr::new(ExprKind::If { cond: Box::new(cond), then: Box::new(turn), els: Some(Box::new(chain)) }, line);
+        }
+        Ok(Some((k, Some((n as i32, chain)))))
     }
 
     /// Is `ix` a position known only at run time (not a name or constant)?
@@ -467,7 +590,7 @@ impl Lowerer<'_> {
     /// all be scalars or arrays of the value's rank; each may receive the value, so each
     /// takes the joined type.
     pub(super) fn assign_computed(&mut self, list: &str, lt: &ListTy, ix: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
-        let refuse = |lw: &Self, why: &str| lw.unsupported(&format!("`{list}[[...]] <- ...` with a computed position"), line, why);
+        let what = format!("`{list}[[...]] <- ...` with a computed position");
         if lt.frame {
             return Err(self.unsupported(
                 &format!("assignment into the data frame `{list}`"),
@@ -475,28 +598,74 @@ impl Lowerer<'_> {
                 "data frames are read-only in compiled code; copy the column into a variable first",
             ));
         }
-        let v = match self.any_expr(value)? {
-            Val::One(v) => v,
-            Val::List(_) => return Err(refuse(self, "a computed position receives a scalar or an array, not a list")),
-        };
-        for f in &lt.fields {
+        let mut leaves = Vec::with_capacity(lt.fields.len());
+        for (k, f) in lt.fields.iter().enumerate() {
             match &f.ty {
-                AnyTy::Value(t) if t.rank == v.ty.rank => {}
-                AnyTy::Value(t) => {
-                    return Err(refuse(
-                        self,
-                        &format!("the list holds a {t} and the value is a {}; every element must have the value's rank", v.ty),
-                    ))
-                }
+                AnyTy::Value(t) => leaves.push((leaf_name(list, &[lt.key(k)]), *t)),
                 _ => {
-                    return Err(refuse(
-                        self,
-                        "compiled code assigns by a computed position only into lists whose elements are all scalars or arrays",
+                    return Err(self.unsupported(
+                        &what,
+                        line,
+                        "compiled code assigns by a computed position only into lists whose elements are all scalars or arrays (or `l[[i]]$x <- v` into lists of one shape)",
                     ))
                 }
             }
         }
-        if lt.fields.is_empty() {
+        self.assign_chosen(&what, leaves, ix, value, line, out)
+    }
+
+    /// `l[[i]]$name <- value` (or `l[[i]][["name"]] <- value`) for a position `i` known
+    /// at run time, where `l` is a list variable holding lists. None when `target` is no
+    /// such `l[[i]]`.
+    pub(super) fn assign_computed_then_key(&mut self, target: &Expr, key_ix: &ExprKind, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<Option<()>> {
+        let ExprKind::Index { target: inner, indices, double: true } = &target.kind else { return Ok(None) };
+        let [Some(ix)] = indices.as_slice() else { return Ok(None) };
+        if !self.is_computed_key(&ix.kind) || !is_list_path(inner) {
+            return Ok(None);
+        }
+        let Place::List(var, lt) = self.place(inner, line)? else { return Ok(None) };
+        if lt.fields.is_empty() || !lt.fields.iter().all(|f| matches!(f.ty, AnyTy::List(_))) {
+            return Ok(None);
+        }
+        let key = self.key(key_ix, line)?;
+        let shown = match &key {
+            Key::Name(n) => format!("${n}"),
+            Key::Pos(k) => format!("[[{k}]]"),
+        };
+        let what = format!("`{var}[[...]]{shown} <- ...` with a computed position");
+        let mut leaves = Vec::with_capacity(lt.fields.len());
+        for (k, f) in lt.fields.iter().enumerate() {
+            let AnyTy::List(sub) = &f.ty else { unreachable!("checked: every element is a list") };
+            if sub.frame {
+                return Err(self.unsupported(&what, line, "data frames are read-only in compiled code"));
+            }
+            let pos = self.position(sub, &key, &format!("{var}[[{}]]", k + 1), line)?;
+            match &sub.fields[pos].ty {
+                AnyTy::Value(t) => leaves.push((leaf_name(&var, &[lt.key(k), sub.key(pos)]), *t)),
+                _ => return Err(self.unsupported(&what, line, "each element it selects must be a scalar or an array")),
+            }
+        }
+        self.assign_chosen(&what, leaves, ix, value, line, out).map(Some)
+    }
+
+    /// Store `value` into the one of `leaves` (variables holding scalars or arrays of
+    /// the value's rank) that the 1-based position `ix`, known at run time, chooses;
+    /// each may receive the value, so each takes the joined type.
+    fn assign_chosen(&mut self, what: &str, leaves: Vec<(String, Ty)>, ix: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        let refuse = |lw: &Self, why: &str| lw.unsupported(what, line, why);
+        let v = match self.any_expr(value)? {
+            Val::One(v) => v,
+            Val::List(_) => return Err(refuse(self, "a computed position receives a scalar or an array, not a list")),
+        };
+        for (_, t) in &leaves {
+            if t.rank != v.ty.rank {
+                return Err(refuse(
+                    self,
+                    &format!("the list holds a {t} and the value is a {}; every element must have the value's rank", v.ty),
+                ));
+            }
+        }
+        if leaves.is_empty() {
             return Err(refuse(self, "the list is empty (R would grow it)"));
         }
         let i = self.expr(ix)?;
@@ -507,7 +676,7 @@ impl Lowerer<'_> {
         let i = self.prog.lang.index_value(self, i, line)?;
         let i = self.cast(Lowered::new(i, Ty::scalar(int)), ScalarType::I64);
         let i = self.hoist(i);
-        let n = lt.fields.len() as i64;
+        let n = leaves.len() as i64;
         self.raise_if(
             vrir::Expr::binary(vrir::BinOp::Lt, i.expr.clone(), vrir::Expr::i64(1)),
             "list_position_below_one",
@@ -520,10 +689,9 @@ impl Lowerer<'_> {
             self.hoist_copy(v)
         };
         out.append(self.pre_mut());
-        for k in 0..lt.fields.len() {
-            let leaf = leaf_name(list, &[lt.key(k)]);
+        for (k, (leaf, _)) in leaves.iter().enumerate() {
             let mut then = Vec::new();
-            self.assign_var(&leaf, v.clone(), line, &mut then)?;
+            self.assign_var(leaf, v.clone(), line, &mut then)?;
             let cond = vrir::Expr::binary(vrir::BinOp::Eq, i.expr.clone(), vrir::Expr::i64(k as i64 + 1));
             out.push(Stmt {
                 kind: StmtKind::If {
@@ -538,19 +706,69 @@ impl Lowerer<'_> {
     }
 
     /// `l[[i]]` for a position `i` known at run time: the elements must all be scalars
-    /// or arrays of one rank (the result has their joined type); the value is chosen by
-    /// comparing `i` with each position, and a position outside the list raises.
+    /// or arrays of one rank (the result has their joined type).
     fn select_computed(&mut self, l: ListVal, ix: &Expr, base: &Expr, line: Line) -> LResult<Val> {
-        let what = describe_expr(base);
-        let refuse = |lw: &Self, why: &str| lw.unsupported(&format!("`{what}[[...]]` with a computed position"), line, why);
+        let what = format!("`{}[[...]]` with a computed position", describe_expr(base));
+        let mut values = Vec::with_capacity(l.ty.fields.len());
+        for k in 0..l.ty.fields.len() {
+            match (&l.ty.fields[k].ty, l.element(k)) {
+                (AnyTy::Value(_), Ok(Val::One(v))) => values.push(v),
+                _ => {
+                    return Err(self.unsupported(
+                        &what,
+                        line,
+                        "compiled code selects by a computed position only among elements that are all scalars or arrays, or lists of one shape (`l[[i]]$x`); this list holds a list or a value it cannot read",
+                    ))
+                }
+            }
+        }
+        self.choose_computed(values, ix, &what, line)
+    }
+
+    /// `l[[i]]$name` (or `l[[i]][["name"]]`, `l[[i]][[2]]`) for a position `i` known at
+    /// run time, where `l` is a list of lists: the element `name` of each must be a
+    /// scalar or array, all of one rank; `i` chooses among them. None when `target` is
+    /// no such `l[[i]]` (the caller lowers it as usual).
+    fn computed_then_key(&mut self, target: &Expr, key: &Key, line: Line) -> LResult<Option<Val>> {
+        let ExprKind::Index { target: inner, indices, double: true } = &target.kind else { return Ok(None) };
+        let [Some(ix)] = indices.as_slice() else { return Ok(None) };
+        if !self.is_computed_key(&ix.kind) || !is_list_path(inner) || !self.may_be_list(inner) {
+            return Ok(None);
+        }
+        // A path of variables and constant keys: lowering it only reads.
+        let Val::List(l) = self.any_expr(inner)? else { return Ok(None) };
+        if l.ty.fields.is_empty() || !l.ty.fields.iter().all(|f| matches!(f.ty, AnyTy::List(_))) {
+            return Ok(None);
+        }
+        let shown = match key {
+            Key::Name(n) => format!("${n}"),
+            Key::Pos(k) => format!("[[{k}]]"),
+        };
+        let what = format!("`{}[[...]]{shown}` with a computed position", describe_expr(inner));
+        let mut values = Vec::with_capacity(l.ty.fields.len());
+        for k in 0..l.ty.fields.len() {
+            let Ok(Val::List(elem)) = l.element(k) else { unreachable!("checked: every element is a list") };
+            let pos = self.position(&elem.ty, key, &format!("{}[[{}]]", describe_expr(inner), k + 1), line)?;
+            match elem.element(pos) {
+                Ok(Val::One(v)) => values.push(v),
+                Ok(Val::List(_)) => return Err(self.unsupported(&what, line, "each element it selects is a list; a computed position chooses among scalars or arrays")),
+                Err(desc) => return Err(self.unsupported(&what, line, &format!("an element it selects is {desc}"))),
+            }
+        }
+        self.choose_computed(values, ix, &what, line).map(Some)
+    }
+
+    /// One of `values` (all scalars or arrays of one rank; the result has their joined
+    /// type), chosen by the 1-based position `ix` known at run time by comparing it with
+    /// each position; a position outside `1..=values.len()` raises.
+    fn choose_computed(&mut self, values: Vec<Lowered>, ix: &Expr, what: &str, line: Line) -> LResult<Val> {
+        let refuse = |lw: &Self, why: &str| lw.unsupported(what, line, why);
         let mut joined: Option<Ty> = None;
-        for f in &l.ty.fields {
-            let AnyTy::Value(t) = &f.ty else {
-                return Err(refuse(self, "compiled code selects by a computed position only among elements that are all scalars or arrays (this list holds a list or a value it cannot read)"));
-            };
+        for v in &values {
+            let t = v.ty;
             joined = match joined {
-                None => Some(*t),
-                Some(p) => match join(p, *t) {
+                None => Some(t),
+                Some(p) => match join(p, t) {
                     Some(j) => Some(j),
                     None => {
                         return Err(refuse(
@@ -570,7 +788,7 @@ impl Lowerer<'_> {
         let i = self.prog.lang.index_value(self, i, line)?;
         let i = self.cast(Lowered::new(i, Ty::scalar(int)), ScalarType::I64);
         let i = self.hoist(i);
-        let n = l.leaves.len() as i64;
+        let n = values.len() as i64;
         self.raise_if(
             vrir::Expr::binary(vrir::BinOp::Lt, i.expr.clone(), vrir::Expr::i64(1)),
             "list_position_below_one",
@@ -587,7 +805,7 @@ impl Lowerer<'_> {
             },
             line: Some(line),
         };
-        let mut leaves = l.leaves.into_iter().rev();
+        let mut leaves = values.into_iter().rev();
         let mut chain = vec![set(self, leaves.next().expect("a non-empty list"))];
         for (k, v) in leaves.enumerate() {
             let pos = n - 1 - k as i64;
@@ -851,4 +1069,44 @@ fn names_of(lt: &ListTy) -> String {
         .map(|(k, f)| f.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| format!("[[{}]]", k + 1)))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Replace every read of the variable `var` in `e` by `with` (a constant); false when
+/// `e` assigns `var`, loops over it or defines a function (which could capture it).
+fn replace_var(e: &mut Expr, var: &str, with: &ExprKind) -> bool {
+    match &mut e.kind {
+        ExprKind::Var(n) if n == var => {
+            e.kind = with.clone();
+            true
+        }
+        ExprKind::For { var: v, .. } if v == var => false,
+        ExprKind::Assign { target, .. } if super::lift::assigned_base(target).as_deref() == Some(var) => false,
+        ExprKind::Function(_) | ExprKind::LocalFunction { .. } => false,
+        ExprKind::Unary(_, a) => replace_var(a, var, with),
+        ExprKind::Binary(_, a, b) => replace_var(a, var, with) && replace_var(b, var, with),
+        ExprKind::Call { args, .. } => args.iter_mut().all(|a| replace_var(&mut a.value, var, with)),
+        ExprKind::CallExpr { callee, args } => replace_var(callee, var, with) && args.iter_mut().all(|a| replace_var(&mut a.value, var, with)),
+        ExprKind::Index { target, indices, .. } => replace_var(target, var, with) && indices.iter_mut().flatten().all(|i| replace_var(i, var, with)),
+        ExprKind::Field { target, .. } => replace_var(target, var, with),
+        ExprKind::Block(items) => items.iter_mut().all(|i| replace_var(i, var, with)),
+        ExprKind::If { cond, then, els } => replace_var(cond, var, with) && replace_var(then, var, with) && els.as_deref_mut().is_none_or(|x| replace_var(x, var, with)),
+        ExprKind::For { seq, body, .. } => replace_var(seq, var, with) && replace_var(body, var, with),
+        ExprKind::While { cond, body } => replace_var(cond, var, with) && replace_var(body, var, with),
+        ExprKind::Repeat(body) => replace_var(body, var, with),
+        ExprKind::Assign { target, value } => replace_var(target, var, with) && replace_var(value, var, with),
+        _ => true,
+    }
+}
+
+/// Is `e` a path of a variable and constant keys (`l`, `data$bodies`, `l[["a"]]`), which
+/// lowering only reads (so it may be lowered twice)?
+fn is_list_path(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Var(_) => true,
+        ExprKind::Field { target, .. } => is_list_path(target),
+        ExprKind::Index { target, indices, double: true } => {
+            matches!(indices.as_slice(), [Some(Expr { kind: ExprKind::Str(_) | ExprKind::Int(_) | ExprKind::Double(_), .. })]) && is_list_path(target)
+        }
+        _ => false,
+    }
 }

@@ -935,11 +935,22 @@ impl<'p> Lowerer<'p> {
                 self.assign_var(name, v, line, out)
             }
             ExprKind::Field { target: base, name: key } => {
+                if let Some(done) = self.assign_computed_then_key(base, &ExprKind::Str(key.clone()), value, line, out)? {
+                    return Ok(done);
+                }
                 let place = self.list_place(base, line)?;
                 let place = self.select_place(place, &ExprKind::Str(key.clone()), line)?;
                 self.assign_place(place, value, line, out)
             }
             ExprKind::Index { target: arr, indices, double } => {
+                // `l[[i]][["a"]] <- v` with a computed `i`.
+                if let (true, [Some(ix)]) = (*double, indices.as_slice()) {
+                    if !self.is_computed_key(&ix.kind) {
+                        if let Some(done) = self.assign_computed_then_key(arr, &ix.kind, value, line, out)? {
+                            return Ok(done);
+                        }
+                    }
+                }
                 let name = match &arr.kind {
                     ExprKind::Var(name) if !self.resolve(name).is_some_and(|v| self.is_list_var(&v)) => name.clone(),
                     ExprKind::Var(_) | ExprKind::Field { .. } | ExprKind::Index { double: true, .. } => match self.place(arr, line)? {
@@ -1473,6 +1484,7 @@ impl<'p> Lowerer<'p> {
                 Marker::Stop => "use it as a statement (`if (bad) stop(\"...\")`)",
                 Marker::Results => "use it as the statement that leaves the function",
                 Marker::Check => "use it as a statement; its value is NULL",
+                Marker::Names => "names are strings; compiled code reads them only as a loop's sequence over a list, `for (nm in names(l)) ... l[[nm]]`",
                 Marker::List => unreachable!("handled above"),
             }));
         }

@@ -40,6 +40,10 @@ pub enum Marker {
     Check,
     /// A list of its arguments, named by their names (R `list(a = x, b = y)`).
     List,
+    /// The names of a list (R `names(l)`): strings, which compiled code has only as a
+    /// `for` loop's sequence, a loop over the list's elements by name
+    /// (`frontend::lists`, `list_loop`).
+    Names,
 }
 
 pub trait Language: Sync {

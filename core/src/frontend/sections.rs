@@ -318,6 +318,9 @@ impl Analyzer {
                     // `list(a = ...)`: a list that stays inside the section compiles; one
                     // among its outputs does not (the section then runs in R).
                     Some(Marker::List) => all(values, loops),
+                    // `for (nm in names(l))` compiles; `names(l)` as a value does not (the
+                    // section then runs in R).
+                    Some(Marker::Names) => all(values, loops),
                     None if self.compiles_call(func) => all(values, loops),
                     None => no(format!("call to `{func}`")),
                 }

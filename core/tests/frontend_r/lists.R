@@ -142,3 +142,75 @@ loop_over <- function(d) {
   }
   c(s, last)
 }
+
+# Records: a list of lists of one shape (the N-body benchmark's bodies), looped over by
+# name, by element, and read and written at a computed position.
+records_by_name <- function(bodies) {
+  nb <- length(bodies)
+  pos <- matrix(0, nb, 2)
+  mass <- numeric(nb)
+  k <- 0
+  for (nm in names(bodies)) {
+    b <- bodies[[nm]]
+    k <- k + 1
+    pos[k, ] <- c(b$x, b$y)
+    mass[k] <- bodies[[nm]]$mass
+  }
+  c(pos[, 1], pos[, 2], mass)
+}
+
+records_by_element <- function(bodies, limit) {
+  s <- 0
+  n <- 0L
+  for (b in bodies) {
+    n <- n + 1L
+    if (b$mass < 0) next
+    s <- s + b$x * b$mass
+    if (s > limit) break
+  }
+  c(s, n)
+}
+
+records_at <- function(bodies, steps) {
+  n <- length(bodies)
+  for (s in seq_len(steps)) {
+    for (i in seq_len(n)) {
+      bodies[[i]]$x <- bodies[[i]]$x + bodies[[i]][["vx"]] * 0.5
+    }
+  }
+  total <- 0
+  for (i in seq_along(bodies)) total <- total + bodies[[i]]$x * bodies[[i]]$mass
+  c(total, bodies$b$x, bodies[["c"]]$x)
+}
+
+record_field_at <- function(bodies, k) bodies[[k]]$mass * 2
+
+# A loop over the names of a list whose elements differ in kind; a data frame's columns
+# by name.
+names_mixed <- function(d) {
+  s <- 0
+  for (nm in names(d)) s <- s + sum(d[[nm]]) * length(d[[nm]])
+  s
+}
+
+frame_columns <- function(df) {
+  total <- 0
+  for (col in names(df)) {
+    for (i in seq_len(nrow(df))) total <- total + df[[col]][i] * i
+  }
+  total
+}
+
+# A function defined inside reads a list of the enclosing function.
+closure_reads_list <- function(data) {
+  g <- function(i) data$x[i] * data$w
+  s <- 0
+  for (i in seq_along(data$x)) s <- s + g(i)
+  s + sum(sapply(seq_along(data$x), function(i) data$x[i] + data$w))
+}
+
+# stopifnot on a list's element (R's message deparses `data$n`).
+checked <- function(data) {
+  stopifnot(data$n > 0)
+  data$n * 2
+}

@@ -54,7 +54,7 @@ pub(super) fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) ->
 fn known_unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
         "tapply" | "Vectorize" => "this member of the apply family does not compile; write the loop",
-        "data.frame" | "names" | "unlist" | "setNames" => "building data frames, names and flattening lists do not compile",
+        "data.frame" | "unlist" | "setNames" => "building data frames, names and flattening lists do not compile",
         "environment" | "new.env" | "assign" | "get" | "exists" | "local" | "eval" | "parse" | "quote" | "substitute" | "sys.function" => {
             "environments and evaluation do not compile"
         }

@@ -156,6 +156,7 @@ impl Language for R {
             RESULTS_MARKER => Some(Marker::Results),
             "stopifnot" => Some(Marker::Check),
             "list" => Some(Marker::List),
+            "names" => Some(Marker::Names),
             _ => None,
         }
     }
