@@ -145,7 +145,7 @@ pub fn analyze(prog: &Program, def: &FunctionDef) -> Analysis {
     if dynamic {
         always.extend(a.locals.iter().cloned());
     }
-    closure_reads(&def.body, &mut always);
+    closure_reads(prog, &def.body, &mut always, &mut HashSet::new());
     let lasts: Vec<Vec<u32>> = a
         .runs
         .iter()
@@ -330,9 +330,10 @@ impl Analyzer {
             // A list's element (`data$x`): the list is an input like any variable.
             ExprKind::Field { target, .. } => self.screen(target, loops),
             ExprKind::Function(_) => no("function definition".into()),
-            // A lifted function as a value (`sapply(x, function(v) ...)`): its captures
-            // are passed by the enclosing function, which a section is not.
-            ExprKind::LocalFunction { name, .. } => no(format!("function `{name}` as a value")),
+            // A function defined here (lifted: `g <- function(y) ...`, or given to a
+            // functional): its captures are passed by the enclosing function, which a
+            // section is not.
+            ExprKind::LocalFunction { .. } => no("function definition".into()),
             ExprKind::Block(items) => all(&mut items.iter(), loops),
             ExprKind::If { cond, then, els } => Ok(self.screen(cond, loops)? | self.screen(then, loops)? | all(&mut els.iter().map(|b| &**b), loops)?),
             ExprKind::For { seq, body, .. } => {
@@ -631,14 +632,30 @@ fn all_reads(e: &Expr, out: &mut HashSet<String>) {
 }
 
 /// Every variable a function defined inside `e` reads (captured or its own).
-fn closure_reads(e: &Expr, out: &mut HashSet<String>) {
-    let mut found = |x: &Expr| {
-        if let ExprKind::Function(def) = &x.kind {
+fn closure_reads(prog: &Program, e: &Expr, out: &mut HashSet<String>, seen: &mut HashSet<String>) {
+    let mut lifted = Vec::new();
+    let mut found = |x: &Expr| match &x.kind {
+        ExprKind::Function(def) => {
             all_reads(&def.body, out);
             def.params.iter().filter_map(|p| p.default.as_ref()).for_each(|d| all_reads(d, out));
         }
+        // Lifting (frontend/lift.rs) moved the definition into a program function of its
+        // own; its reads, and those of the functions it defines, are still this
+        // function's variables when it runs (R's lexical scoping), so they stay live.
+        ExprKind::LocalFunction { lifted: name, .. } => lifted.push(name.clone()),
+        _ => {}
     };
     visit(e, &mut found);
+    for name in lifted {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if let Some(def) = prog.defs.get(&name) {
+            all_reads(&def.body, out);
+            def.params.iter().filter_map(|p| p.default.as_ref()).for_each(|d| all_reads(d, out));
+            closure_reads(prog, &def.body, out, seen);
+        }
+    }
 }
 
 /// Live variables, backwards over the structured body: what may be read after a point
@@ -1056,7 +1073,7 @@ mod tests {
         assert_eq!(what[2], "replacement function `names<-`");
         assert!(what[3].contains('$'), "{what:?}");
         assert_eq!(what[4], "function definition");
-        assert_eq!(what[5], "call of the variable `g`");
+        assert_eq!(what[5], "call to `g`");
     }
 
     #[test]
@@ -1164,7 +1181,7 @@ mod tests {
         for name in ["sum", "length", "numeric", "matrix", "seq_len", "sqrt", "ifelse", "c", "invisible", "abs"] {
             assert!(r::rules::RULES.compiles_call(name), "{name}");
         }
-        for name in ["cat", "print", "message", "options", "Sys.time", "gc", "list", "sapply", "paste", "no_such_function"] {
+        for name in ["cat", "print", "message", "options", "Sys.time", "gc", "list", "paste", "no_such_function"] {
             assert!(!r::rules::RULES.compiles_call(name), "{name}");
         }
     }
