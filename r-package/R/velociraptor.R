@@ -158,7 +158,7 @@ vr_compile <- function(f, fallback = TRUE) {
   # once it exists and has warned: the hot path of such calls.
   if (is.list(o <- state$outline) && state$warned && identical(failure$phase, "compile") &&
       !identical(failure$message, "stale")) {
-    return(do.call(o$fun, args))
+    return(do.call(o$fun, args[seq_len(length(args) - length(state$globals))]))
   }
   # The compiler counts lines of the whole source; R users count from the function.
   starts <- attr(state$source, "starts")
@@ -197,17 +197,18 @@ vr_compile <- function(f, fallback = TRUE) {
       stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
         c(list(message = msg, call = NULL), .vr_fields(failure))))
     }
+    # The values of the globals follow the arguments: R reads its own.
+    own <- args[seq_len(length(args) - length(state$globals))]
     # Its loops may still compile on their own (sections.R).
     if (identical(failure$phase, "compile") && !isFALSE(outline <- .vr_outline(state))) {
-      return(.vr_run_outlined(state, outline, args, msg, failure))
+      return(.vr_run_outlined(state, outline, own, msg, failure))
     }
     if (!state$warned) {
       state$warned <- TRUE
       warning(structure(class = c("velociraptor_fallback", "warning", "condition"),
         c(list(message = paste0(msg, "; it runs in R"), call = NULL), .vr_fields(failure))))
     }
-    # The values of the globals follow the arguments: R reads its own.
-    return(do.call(state$f, args[seq_len(length(args) - length(state$globals))]))
+    return(do.call(state$f, own))
   }
   msg <- paste0("velociraptor: ", failure$message, .vr_where(failure))
   stop(structure(class = c("velociraptor_error", "error", "condition"),

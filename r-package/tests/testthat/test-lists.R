@@ -185,3 +185,103 @@ test_that("a benchmark's setup and run both compile", {
   expect_identical(s(100), setup(100))
   expect_identical(r(s(100)), run(setup(100)))
 })
+
+test_that("records: a list of lists looped over by name, by element and by position", {
+  body <- function(x, y, vx, mass) list(x = x, y = y, vx = vx, mass = mass)
+  bodies <- list(sun = body(0, 0, 0, 39.47), jupiter = body(4.84, -1.16, 0.61, 0.037),
+    saturn = body(8.34, 4.12, -1.01, 0.011))
+  by_name <- function(bodies) {
+    nb <- length(bodies)
+    pos <- matrix(0, nb, 2)
+    k <- 0
+    for (nm in names(bodies)) {
+      b <- bodies[[nm]]
+      k <- k + 1
+      pos[k, ] <- c(b$x, b$y)
+    }
+    pos
+  }
+  expect_identical(vr_compile(by_name, fallback = FALSE)(bodies), by_name(bodies))
+  by_element <- function(bodies) {
+    s <- 0
+    for (b in bodies) {
+      if (b$mass > 1) next
+      s <- s + b$x * b$mass
+    }
+    s
+  }
+  expect_identical(vr_compile(by_element, fallback = FALSE)(bodies), by_element(bodies))
+  advance <- function(bodies, steps, dt) {
+    for (s in seq_len(steps)) {
+      for (i in seq_along(bodies)) bodies[[i]]$x <- bodies[[i]]$x + dt * bodies[[i]]$vx
+    }
+    e <- 0
+    for (i in seq_along(bodies)) e <- e + bodies[[i]]$mass * bodies[[i]]$x^2
+    e
+  }
+  expect_identical(vr_compile(advance, fallback = FALSE)(bodies, 100L, 0.01), advance(bodies, 100L, 0.01))
+  at <- vr_compile(function(bodies, k) bodies[[k]]$mass, fallback = FALSE)
+  expect_identical(at(bodies, 2L), bodies[[2]]$mass)
+  expect_error(at(bodies, 4L), "subscript out of bounds", class = "velociraptor_error")
+  # The names themselves are strings: used as a value, R runs the function.
+  nm <- function(bodies) length(names(bodies))
+  expect_error(vr_compile(nm, fallback = FALSE)(bodies), "names are strings", class = "velociraptor_unsupported")
+  expect_warning(r <- vr_compile(nm)(bodies), class = "velociraptor_fallback")
+  expect_identical(r, 3L)
+})
+
+test_that("a function defined inside reads the enclosing function's list", {
+  f <- function(data) {
+    g <- function(i) data$x[i] * data$w
+    s <- 0
+    for (i in seq_along(data$x)) s <- s + g(i)
+    s + sum(sapply(seq_along(data$x), function(i) data$x[i] + data$w))
+  }
+  d <- list(x = c(1, 2, 4), w = 0.5)
+  expect_identical(vr_compile(f, fallback = FALSE)(d), f(d))
+  check <- function(data) {
+    stopifnot(data$n > 0)
+    data$n
+  }
+  expect_error(vr_compile(check, fallback = FALSE)(list(n = -1)), "data$n > 0 is not TRUE", fixed = TRUE)
+})
+
+test_that("a section reads a list; the statements around it stay in R", {
+  f <- function(data) {
+    cat("")
+    s <- 0
+    for (i in seq_along(data$x)) s <- s + data$x[i] * data$w
+    s
+  }
+  g <- vr_compile(f)
+  d <- list(x = c(1, 2, 4), w = 0.5, label = "kept in R")
+  expect_identical(suppressWarnings(g(d)), f(d))
+  sec <- environment(g)$.vr_state$outline$sections[[1]]
+  expect_equal(sec$compiled, 1)
+  expect_equal(sec$in_r, 0)
+  # A named vector inside the list would lose its names: R runs the section.
+  d$x <- c(a = 1, b = 2)
+  expect_identical(g(d), f(d))
+  expect_equal(sec$in_r, 1)
+})
+
+test_that("a section reads the function's globals as they are at the call", {
+  SCALE <- 2
+  f <- function(x) {
+    cat("")
+    s <- 0
+    for (i in seq_along(x)) s <- s + x[i] * SCALE
+    s
+  }
+  g <- vr_compile(f)
+  expect_identical(suppressWarnings(g(c(1, 2, 3))), 12)
+  SCALE <- 0.5
+  expect_identical(g(c(1, 2, 3)), 3)
+  sec <- environment(g)$.vr_state$outline$sections[[1]]
+  expect_equal(sec$compiled, 2)
+  expect_equal(sec$in_r, 0)
+  # A global R would read with its names: R runs the section.
+  SCALE <- c(a = 1)
+  expect_identical(g(c(1, 2)), f(c(1, 2)))
+  expect_equal(sec$in_r, 1)
+})
