@@ -25,7 +25,9 @@
 #' Lists compile as arguments, values and results: `x$name`, `x[["name"]]`, `x[[k]]`
 #' (by a constant, or at run time among elements of one kind), `length(x)`,
 #' `list(a = ..., b = ...)` built, changed element by element and returned (the
-#' result is R's list, names and nesting included). A data frame is a read-only list
+#' result is R's list, names and nesting included). Lists of records loop by name and
+#' by element (`for (nm in names(l))`, `for (b in l)`) and read and assign an element
+#' of the `i`-th record (`l[[i]]$x`). A data frame is a read-only list
 #' of its columns (`df$x[i]`, `nrow(df)`, `ncol(df)`); a column or element compiled
 #' code cannot hold (characters, factors) may be present as long as the function does
 #' not read it.
