@@ -126,6 +126,8 @@ fn cases() -> Vec<Case> {
         c("checked", json!([list(json!([["n", 3.0]]))])),
         // R: "data$n > 0 is not TRUE"; compiled code raises the same.
         c("checked", json!([list(json!([["n", -1.0]]))])),
+        c("frame_cells", json!([{"frame": true, "list": [["x", [1.5, 2.0, -3.0, 4.0]], ["n", {"dtype": "i32", "shape": [4], "data": [1, 2, 3, 4]}], ["label", {"opaque": "a character vector", "r": "c(\"a\", \"b\", \"c\", \"d\")"}]]}])),
+        c("loop_literal", json!([[1.0, 2.0], [3.0, 4.5]])),
     ]
 }
 
@@ -489,7 +491,8 @@ fn unsupported_list_constructs_name_the_construct() {
     refused("f <- function(d) {\n  d$x[1] <- 0\n  sum(d$x)\n}", vec![frame.clone()], "read-only", 2);
     refused("f <- function(x) x$a", vec![num.clone()], "not a list", 1);
     refused("f <- function(x) nrow(list(a = x))", vec![num.clone()], "`nrow` of a list", 1);
-    refused("f <- function(x) {\n  for (v in list(x, x)) x <- x + v\n  x\n}", vec![num.clone()], "used as a value", 2);
+    refused("f <- function(d, j) d[1, j]", vec![frame.clone(), num.clone()], "one column by a constant", 1);
+    refused("f <- function(d) d[1, \"y\"]", vec![frame.clone()], "undefined columns selected", 1);
     // A list result: every return the same kind of list; no data frame, no unreadable element.
     refused("f <- function(x) {\n  if (x > 0) return(list(a = x))\n  x\n}", vec![num.clone()], "one kind of list", 3);
     refused("f <- function(x) {\n  if (x > 0) return(list(a = x))\n  list(b = x)\n}", vec![num.clone()], "one kind of list", 3);

@@ -418,6 +418,7 @@ impl Lowerer<'_> {
             ExprKind::Index { target, .. } if !self.may_be_list(target) => Ok(Val::One(self.expr(e)?)),
             ExprKind::Index { target, indices, double } => match self.any_expr(target)? {
                 Val::One(t) => Ok(Val::One(self.index_read(target, t, indices, *double, line)?)),
+                Val::List(l) if l.ty.frame && !*double && indices.len() == 2 => self.frame_cell(l, indices, target, e, line),
                 Val::List(l) => {
                     let [Some(ix)] = indices.as_slice() else {
                         return Err(self.unsupported(
@@ -441,6 +442,34 @@ impl Lowerer<'_> {
                 }
             },
             _ => Ok(Val::One(self.expr(e)?)),
+        }
+    }
+
+    /// `df[i, "x"]`, `df[i, 2]`, `df[, "x"]`: the rows `i` of one column chosen by a
+    /// constant (R's `[.data.frame` with one column drops to the column's vector).
+    fn frame_cell(&mut self, l: ListVal, indices: &[Option<Expr>], frame: &Expr, e: &Expr, line: Line) -> LResult<Val> {
+        let col = match &indices[1] {
+            Some(c) if !self.is_computed_key(&c.kind) => self.const_key(&c.kind).expect("a constant key"),
+            _ => {
+                return Err(self.unsupported(
+                    &format!("`{}` of a data frame", describe_expr(e)),
+                    line,
+                    "compiled code selects one column by a constant name or position (`df[i, \"x\"]`, `df[i, 2]`); other selections give data frames",
+                ))
+            }
+        };
+        if let Key::Name(n) = &col {
+            if l.ty.position(n).is_none() {
+                // `[.data.frame` matches column names exactly: R's "undefined columns selected".
+                return Err(self.unsupported(&format!("`{}`", describe_expr(e)), line, &format!("the data frame has no column `{n}` (R: undefined columns selected)")));
+            }
+        }
+        let Val::One(column) = self.select(Val::List(l), &col, frame, line)? else {
+            return Err(self.unsupported(&format!("`{}`", describe_expr(e)), line, "the column is a list"));
+        };
+        match &indices[0] {
+            None => Ok(Val::One(column)),
+            Some(rows) => Ok(Val::One(self.index_read(frame, column, std::slice::from_ref(&Some(rows.clone())), false, line)?)),
         }
     }
 

@@ -1045,6 +1045,19 @@ impl<'p> Lowerer<'p> {
     }
 
     fn for_loop(&mut self, var: &str, seq: &Expr, body: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        // `for (v in list(...))`: the list, made once into a hidden list variable, then a
+        // loop over that (`frontend::lists`).
+        let hidden;
+        let seq = match &seq.kind {
+            ExprKind::Call { func, .. } if !self.is_user_function(func) && self.prog.lang.marker(func) == Some(Marker::List) => {
+                let Val::List(l) = self.any_expr(seq)? else { unreachable!("list(...) is a list") };
+                let name = format!("@in_{var}_{line}");
+                self.assign_list(&name, l, line, out)?;
+                hidden = Expr::new(ExprKind::Var(name), line);
+                &hidden
+            }
+            _ => seq,
+        };
         if let Some((k_loop, k_body)) = self.list_loop(var, seq, body, line)? {
             return match k_body {
                 Some(b) => self.for_loop(&k_loop, &Expr::new(ExprKind::Binary(BinOp::Colon, Box::new(Expr::new(ExprKind::Int(1), line)), Box::new(Expr::new(ExprKind::Int(b.0), line))), line), &b.1, line, out),

@@ -214,3 +214,19 @@ checked <- function(data) {
   stopifnot(data$n > 0)
   data$n * 2
 }
+
+# Cells of a data frame: one column by a constant name or position, rows any selection.
+frame_cells <- function(df) {
+  s <- 0
+  for (i in seq_len(nrow(df))) s <- s + df[i, "x"] * df[i, 2]
+  c(s, sum(df[, "x"]), df[2:3, "n"], df[-1, 1])
+}
+
+# A loop over a list made in place.
+loop_literal <- function(x, y) {
+  s <- 0
+  for (v in list(x, y * 2, x + 1L)) s <- s + sum(v)
+  for (p in list(a = list(w = 1, z = x), b = list(w = 2L, z = y))) s <- s + p$w * sum(p$z)
+  for (v in list(x, x)) x <- x + v
+  c(s, x)
+}
