@@ -259,7 +259,8 @@ vr_source <- function(f, name) {
     # A function given to sapply & co. as a string (`sapply(x, "f")`).
     strings <- setdiff(.vr_strings(body(fun)), named)
     for (g in setdiff(c(named, strings), c(seen, locals))) {
-      if (!exists(g, envir = env)) next
+      # "" (from `cat("")`) names nothing; exists() would fail on it.
+      if (is.na(g) || !nzchar(g) || !exists(g, envir = env)) next
       obj <- get(g, envir = env)
       if (g %in% strings && !is.function(obj)) next
       if (is.function(obj)) {
