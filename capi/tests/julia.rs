@@ -53,6 +53,7 @@ fn context() -> *mut VrContext {
         decref: None,
         on_error: None,
         arg_convention: VR_BY_REFERENCE,
+        random: None,
     };
     assert_eq!(vr_context_set_hooks(ctx, &hooks), VrStatus::VR_OK);
     ctx

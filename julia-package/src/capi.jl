@@ -2,7 +2,7 @@
 # types in the same order (Julia lays out isbits structs as C does), and one function per
 # entry point used. Every call goes through `@ccall $pointer(...)`.
 
-const ABI_VERSION = 2
+const ABI_VERSION = 3
 const VR_MAX_NDIMS = 16
 
 # Element types.
@@ -82,6 +82,7 @@ struct VrHostHooks
     decref::Ptr{Cvoid}
     on_error::Ptr{Cvoid}
     arg_convention::Int32
+    random::Ptr{Cvoid}
 end
 
 abi_version() = @ccall $(sym(:vr_abi_version))()::UInt32
@@ -104,7 +105,7 @@ function context_create(config::Vector{Pair{String,String}})
         @ccall $(sym(:vr_context_create))(kp::Ptr{Ptr{UInt8}}, vp::Ptr{Ptr{UInt8}}, length(config)::Csize_t, out::Ptr{Ptr{Cvoid}})::Int32
     end
     st == VR_OK || throw(error_from_last("creating the context"))
-    hooks = Ref(VrHostHooks(C_NULL, C_NULL, C_NULL, C_NULL, C_NULL, C_NULL, VR_BY_REFERENCE))
+    hooks = Ref(VrHostHooks(C_NULL, C_NULL, C_NULL, C_NULL, C_NULL, C_NULL, VR_BY_REFERENCE, C_NULL))
     st = @ccall $(sym(:vr_context_set_hooks))(out[]::Ptr{Cvoid}, hooks::Ptr{VrHostHooks})::Int32
     st == VR_OK || throw(error_from_last("setting the host hooks"))
     return out[]
@@ -148,9 +149,9 @@ function function_dump(f::Ptr{Cvoid}, what::Integer)
 end
 
 function context_stats(ctx::Ptr{Cvoid})
-    s = Ref{NTuple{5,UInt64}}()
-    st = @ccall $(sym(:vr_context_stats))(ctx::Ptr{Cvoid}, s::Ptr{NTuple{5,UInt64}})::Int32
+    s = Ref{NTuple{6,UInt64}}()
+    st = @ccall $(sym(:vr_context_stats))(ctx::Ptr{Cvoid}, s::Ptr{NTuple{6,UInt64}})::Int32
     st == VR_OK || throw(error_from_last("reading the cache statistics"))
     c = s[]
-    return (compiles = c[1], memory_hits = c[2], disk_hits = c[3], disk_writes = c[4], disk_rejects = c[5])
+    return (compiles = c[1], memory_hits = c[2], disk_hits = c[3], disk_writes = c[4], disk_rejects = c[5], disk_untrusted = c[6])
 end

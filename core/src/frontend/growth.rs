@@ -195,7 +195,7 @@ impl Lowerer<'_> {
     }
 
     /// At entry: growable variables that are not arguments start with length 0.
-    pub(super) fn start_lengths(&mut self, args: &[Option<Ty>]) {
+    pub(super) fn start_lengths<T>(&mut self, args: &[Option<T>]) {
         let given: HashSet<String> = self.def_params().iter().zip(args).filter(|(_, a)| a.is_some()).map(|(p, _)| p.clone()).collect();
         let names: Vec<String> = self.growable.iter().filter(|n| self.is_growable(n) && !given.contains(*n)).cloned().collect();
         for n in names {

@@ -38,6 +38,12 @@ pub enum Marker {
     /// A library call run for its checks, whose value is nothing (R `stopifnot(...)`):
     /// the rule table's `builtin` lowers the checks, the engine drops its value.
     Check,
+    /// A list of its arguments, named by their names (R `list(a = x, b = y)`).
+    List,
+    /// The names of a list (R `names(l)`): strings, which compiled code has only as a
+    /// `for` loop's sequence, a loop over the list's elements by name
+    /// (`frontend::lists`, `list_loop`).
+    Names,
 }
 
 pub trait Language: Sync {
@@ -68,6 +74,9 @@ pub trait Language: Sync {
     /// Every binary operator except the short-circuit ones and sequences, which the
     /// engine handles through `condition` and `seq`.
     fn binary(&self, lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered>;
+    /// Whether calls of `name` (neither a function of the source nor a marker) may
+    /// compile: the section analysis (`sections`) leaves other calls to the host.
+    fn compiles_call(&self, name: &str) -> bool;
     /// A call of a library function; None when `name` is not one.
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>>;
     /// Recognize a sequence expression (`a:b`, `seq_len(n)`, ...).

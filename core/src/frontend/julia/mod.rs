@@ -89,7 +89,7 @@ pub fn compile(src: &str, entry: &str, args: Vec<Ty>) -> VrResult<Module> {
     if let Some(e) = jp.broken.get(entry) {
         return Err(e.clone());
     }
-    jp.program.compile(&rules::vrir_name(entry), entry, args.into_iter().map(Some).collect())
+    jp.program.compile(&rules::vrir_name(entry), entry, args.into_iter().map(|t| Some(crate::frontend::types::AnyTy::Value(t))).collect())
 }
 
 /// The VRIR name of the function compiled for Julia's `entry` (what `backend::execute`

@@ -212,6 +212,12 @@ impl Language for Julia {
         ops::binary(lw, o, a, b, false, line)
     }
 
+    /// Julia functions compile whole (the front end cuts no sections): no call is
+    /// screened as compilable on its own.
+    fn compiles_call(&self, _name: &str) -> bool {
+        false
+    }
+
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
         super::builtins::call(lw, name, args, line)
     }
