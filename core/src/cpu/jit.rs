@@ -140,6 +140,14 @@ pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
             super::parallel::vr_cpu_parfor as *const () as usize,
         ),
         (
+            codegen::OFFLOAD,
+            super::offload::vr_cpu_offload as *const () as usize,
+        ),
+        (
+            codegen::RANDOM,
+            super::random::vr_cpu_random as *const () as usize,
+        ),
+        (
             codegen::IPOW_I32,
             abi::vr_cpu_ipow_i32 as *const () as usize,
         ),
@@ -171,6 +179,7 @@ pub fn compile(
     parallel: bool,
     opt_level: u8,
     alias_versions: bool,
+    offload: Option<&crate::runtime::offload::OffloadPlan>,
 ) -> VrResult<JitModule> {
     let opt_level = opt_level.min(3);
     let tm = host_machine()?;
@@ -181,6 +190,7 @@ pub fn compile(
         let module = CodeGen::new(context, vm)
             .with_parallel(parallel)
             .with_alias_versions(alias_versions)
+            .with_offload(offload)
             .generate()?;
         module.set_triple(&tm.get_triple());
         module.set_data_layout(&tm.get_target_data().get_data_layout());

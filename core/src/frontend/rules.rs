@@ -38,6 +38,12 @@ pub enum Marker {
     /// A library call run for its checks, whose value is nothing (R `stopifnot(...)`):
     /// the rule table's `builtin` lowers the checks, the engine drops its value.
     Check,
+    /// A list of its arguments, named by their names (R `list(a = x, b = y)`).
+    List,
+    /// The names of a list (R `names(l)`): strings, which compiled code has only as a
+    /// `for` loop's sequence, a loop over the list's elements by name
+    /// (`frontend::lists`, `list_loop`).
+    Names,
 }
 
 pub trait Language: Sync {
@@ -68,6 +74,9 @@ pub trait Language: Sync {
     /// Every binary operator except the short-circuit ones and sequences, which the
     /// engine handles through `condition` and `seq`.
     fn binary(&self, lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered>;
+    /// Whether calls of `name` (neither a function of the source nor a marker) may
+    /// compile: the section analysis (`sections`) leaves other calls to the host.
+    fn compiles_call(&self, name: &str) -> bool;
     /// A call of a library function; None when `name` is not one.
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>>;
     /// Recognize a sequence expression (`a:b`, `seq_len(n)`, ...).
@@ -150,5 +159,25 @@ pub trait Language: Sync {
     /// turn).
     fn copy_array(&self, e: vrir::Expr, _ty: vrir::Type) -> vrir::Expr {
         vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![e] }
+    }
+    /// Does a literal index 0 select nothing (R's `x[0]`)? Where it does not (Julia,
+    /// MATLAB) it is an ordinary index, which the bounds check rejects.
+    fn zero_index_selects_nothing(&self) -> bool {
+        true
+    }
+    /// The type of a parallel loop's variable (`prange(n)`, `Threads.@threads for`):
+    /// the language's integer (R: i32, Julia: i64).
+    fn parallel_index_type(&self) -> vrir::ScalarType {
+        vrir::ScalarType::I32
+    }
+    /// Does a store into an array convert the value to the array's element type
+    /// (Julia: `convert`, with an InexactError where it is not exact), rather than
+    /// widen the array (R's coercion)?
+    fn stores_convert(&self) -> bool {
+        false
+    }
+    /// The value stored into an array of `elem` when `stores_convert`.
+    fn convert_stored(&self, lw: &mut Lowerer, v: Lowered, elem: vrir::ScalarType) -> Lowered {
+        lw.cast(v, elem)
     }
 }

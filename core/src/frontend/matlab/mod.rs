@@ -57,7 +57,7 @@ pub fn compile_outputs(src: &str, entry: &str, args: Vec<Ty>, nargout: Option<us
         return Err(VrError::new(ErrorKind::InvalidArgument, format!("`{entry}` has {k} output(s), {n} requested")));
     }
     let name = resolve::variant(entry, n, k);
-    p.compile(&name, &name, args.into_iter().map(Some).collect())
+    p.compile(&name, &name, args.into_iter().map(|t| Some(crate::frontend::types::AnyTy::Value(t))).collect())
 }
 
 /// The MATLAB type of a JSON argument (`vr run f.m F --args [...]`): a number is a

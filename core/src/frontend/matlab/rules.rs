@@ -107,6 +107,17 @@ impl Language for Matlab {
         }
     }
 
+    /// MATLAB functions compile whole (the front end cuts no sections): no call is
+    /// screened as compilable on its own.
+    fn compiles_call(&self, _name: &str) -> bool {
+        false
+    }
+
+    /// `x(0)` is an index like any other in MATLAB, which the bounds check rejects.
+    fn zero_index_selects_nothing(&self) -> bool {
+        false
+    }
+
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
         builtins::call(lw, name, args, line)
     }
