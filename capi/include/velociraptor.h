@@ -331,8 +331,11 @@ enum VrStatus vr_compile(const struct VrModule *m,
 // `arg_types`. `r` compiles through the R front end (R's types: f64, i32, bool, c128;
 // the function and what it calls from `source`); `julia` through the Julia front end
 // (f64, i64, bool, c128; arrays column-major; run-time errors of the function come in
-// Julia's words: BoundsError, DivideError, ...); `matlab` answers VR_UNSUPPORTED until
-// its front end exists.
+// Julia's words: BoundsError, DivideError, ...); `matlab` through the MATLAB front end
+// (`source` a function file; f64 double, i32 int32, bool logical, c128 complex, scalars
+// or column-major arrays of rank 2 or 3; `name` gives every output the function
+// declares, `name.nargoutN` its first N; run-time errors of its checks come back in
+// MATLAB's terms).
 enum VrStatus vr_compile_source(const struct VrContext *ctx,
                                 const char *language,
                                 const char *source,
