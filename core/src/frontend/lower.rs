@@ -9,7 +9,7 @@ use super::hir::{Arg, BinOp, Expr, ExprKind, FunctionDef, Line};
 use super::infer::{Program, RetTy};
 use super::matching;
 use super::rules::{Marker, SeqParts};
-use super::types::{join, wider, Ty};
+use super::types::{join, join_assigned, wider, Ty};
 use crate::runtime::error::{ErrorKind, VrError};
 use crate::vrir::{self, Block, IndexFlags, LValue, Literal, Local, Param, ScalarType, Stmt, StmtKind, Type};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -183,7 +183,7 @@ impl<'p> Lowerer<'p> {
                     growable.insert(p.name.clone());
                 }
                 let t = if growable.contains(&p.name) && t.rank == 0 { Ty::array(t.elem, 1) } else { *t };
-                let t = vars.get(&p.name).and_then(|v| join(*v, t)).unwrap_or(t);
+                let t = vars.get(&p.name).and_then(|v| join_assigned(*v, t)).unwrap_or(t);
                 vars.insert(p.name.clone(), t);
             }
         }
@@ -737,6 +737,13 @@ impl<'p> Lowerer<'p> {
     }
 
     pub(super) fn record(&mut self, name: &str, t: Ty, line: Line) -> LResult<()> {
+        self.record_joined(name, t, line, join_assigned)
+    }
+
+    /// `record` with the join the variable's values meet on (a source variable's, which
+    /// lets a scalar be a vector of one element, or the strict one of a variable the
+    /// lowering makes).
+    fn record_joined(&mut self, name: &str, t: Ty, line: Line, join: fn(Ty, Ty) -> Option<Ty>) -> LResult<()> {
         // A variable written through an index is a vector (R has no scalars): a scalar
         // assigned to it is a vector of length one, and it may grow.
         if t.rank == 0 && self.written.contains(name) {
@@ -950,6 +957,10 @@ impl<'p> Lowerer<'p> {
             prologue_value = self.cast(Lowered::new(prologue_value, Ty::scalar(ScalarType::I64)), declared.elem).expr;
         } else {
             prologue_value = self.cast(Lowered::new(prologue_value, elem_ty), declared.elem).expr;
+        }
+        if declared.rank > 0 {
+            // The loop variable is assigned vectors elsewhere: each element is a vector of one.
+            prologue_value = super::growth::vector_of_one(Lowered::new(prologue_value, Ty::scalar(declared.elem)), self.layout()).expr;
         }
         out.append(&mut self.pre);
         let mut stmts = vec![Stmt {
@@ -1276,7 +1287,7 @@ impl<'p> Lowerer<'p> {
     /// get the type it is compiled with (the join over the whole function). Its VRIR
     /// name is `vrir_var_name(name)`.
     pub fn synthetic_var(&mut self, name: &str, t: Ty, line: Line) -> LResult<Ty> {
-        self.record(name, t, line)?;
+        self.record_joined(name, t, line, join)?;
         Ok(self.vars.get(name).and_then(|v| join(*v, t)).unwrap_or(t))
     }
 
@@ -1295,6 +1306,9 @@ impl<'p> Lowerer<'p> {
                 [] => Err(self.unsupported(&format!("value of {}", self.display_function(&target)), line, "the function returns NULL")),
                 ts => Err(self.unsupported(&format!("value of {}", self.display_function(&target)), line, &format!("the function returns {} values", ts.len()))),
             };
+        }
+        if self.prog.lang.is_recall(func) {
+            return self.recall(func, args, line);
         }
         if let Some(m) = self.prog.lang.marker(func) {
             return Err(self.unsupported(&format!("`{func}(...)` used as a value"), line, match m {
@@ -1337,6 +1351,33 @@ impl<'p> Lowerer<'p> {
     /// captured variables follow as further arguments, read here in the caller.
     fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
         let target = self.prog.resolve_function(&self.scope, func).expect("callers check that `func` is a program function");
+        self.call_program_function(&target, func, args, line)
+    }
+
+    /// The language's call of the function being lowered itself (R's `Recall(...)`):
+    /// a call of this program function, captures included (its own parameters).
+    fn recall(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+        if self.prog.closures.sections.contains_key(&self.scope) {
+            return Err(self.unsupported(&format!("`{func}`"), line, "in an outlined section it would call the section"));
+        }
+        let target = self.scope.clone();
+        let shown = self.def_display();
+        let (expr, ret) = self.call_program_function(&target, &shown, args, line)?;
+        match ret.as_slice() {
+            [t] => Ok(Lowered::new(expr, *t)),
+            _ => Err(self.unsupported(&format!("`{func}`"), line, "the function does not return one value")),
+        }
+    }
+
+    /// How a call of the function being lowered names it: its R name, or a lifted
+    /// function's own name.
+    fn def_display(&self) -> String {
+        self.prog.closures.lifted.get(&self.scope).map_or_else(|| self.scope.clone(), |l| l.display.clone())
+    }
+
+    /// A call of program function `target` (written `func`): see `user_call`.
+    fn call_program_function(&mut self, target: &str, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
+        let target = target.to_string();
         let def = self.prog.defs[&target].clone();
         let lifted = self.prog.closures.lifted.get(&target).cloned();
         let shown = lifted.as_ref().map_or_else(|| format!("`{func}`"), |l| l.display.clone());

@@ -71,6 +71,17 @@ pub trait Language: Sync {
     /// Whether calls of `name` (neither a function of the source nor a marker) may
     /// compile: the section analysis (`sections`) leaves other calls to the host.
     fn compiles_call(&self, name: &str) -> bool;
+    /// Whether a call of library function `name` runs a function argument over elements
+    /// (R's `sapply`, `Reduce`, ...): compiled, it is a loop, which makes a statement
+    /// worth a compiled section (`sections`).
+    fn iterates(&self, _name: &str) -> bool {
+        false
+    }
+    /// Whether `name` calls the function it appears in again (R's `Recall(...)`), where
+    /// no function of the source has that name.
+    fn is_recall(&self, _name: &str) -> bool {
+        false
+    }
     /// A call of a library function; None when `name` is not one.
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>>;
     /// Recognize a sequence expression (`a:b`, `seq_len(n)`, ...).

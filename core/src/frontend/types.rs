@@ -88,3 +88,14 @@ pub fn wider(a: ScalarType, b: ScalarType) -> ScalarType {
 pub fn join(a: Ty, b: Ty) -> Option<Ty> {
     (a.rank == b.rank).then(|| Ty { elem: wider(a.elem, b.elem), rank: a.rank })
 }
+
+/// Join of the values assigned to one source variable: as `join`, except that a scalar
+/// and a vector make a vector (the language has no scalars: R's `r <- 0` then `r <- r +
+/// v[a:b]`), where each scalar assigned becomes a vector of one element. Scalars and
+/// matrices or arrays still do not meet (R's `dim` attribute would differ).
+pub fn join_assigned(a: Ty, b: Ty) -> Option<Ty> {
+    match (a.rank, b.rank) {
+        (0, 1) | (1, 0) => Some(Ty { elem: wider(a.elem, b.elem), rank: 1 }),
+        _ => join(a, b),
+    }
+}

@@ -303,6 +303,14 @@ impl Language for R {
         builtins::compiles(name)
     }
 
+    fn iterates(&self, name: &str) -> bool {
+        super::functionals::ITERATING.contains(&name)
+    }
+
+    fn is_recall(&self, name: &str) -> bool {
+        name == "Recall"
+    }
+
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
         builtins::call(lw, name, args, line)
     }
