@@ -72,3 +72,56 @@ fact_table <- function(m) sapply(1:m, function(n) if (n <= 1) 1 else n * Recall(
 
 # Recall with named arguments and a default.
 count_down <- function(n, acc = 0) if (n == 0) acc else Recall(acc = acc + n, n = n - 1)
+
+# --- seq(from, to, by) of doubles, seq(n) ---
+
+seq_by_value <- function(from, to, by) seq(from, to, by)
+seq_by_named <- function(from, to, by) seq(from, to, by = by)
+seq_literals <- function() c(seq(-2, 0.5, .1), seq(-1, 1, .1), seq(1, 0, -0.3), seq(0, 1, 0.1))
+seq_whole <- function(n) {
+  s <- 0
+  for (j in seq(1, n, 2)) s <- s + j
+  for (j in seq(n, 1, by = -3)) s <- s + 100 * j
+  s
+}
+seq_loop_double <- function(a, b, h) {
+  s <- 0
+  k <- 0
+  for (x in seq(a, b, h)) {
+    k <- k + 1
+    s <- s + x * k
+  }
+  s
+}
+seq_one_arg <- function(n) seq(n)
+seq_one_loop <- function(n) {
+  s <- 0
+  for (i in seq(n)) s <- s + i
+  s
+}
+seq_vector_arg <- function(x) seq(x)
+
+# The Julia micro-benchmarks' userfunc_mandelbrot (perf.R), as bench/r/corpus/mandel_complex.R.
+abs2 <- function(z) Re(z) * Re(z) + Im(z) * Im(z)
+escape_time <- function(z) {
+  c <- z
+  maxiter <- 80
+  for (n in 1:maxiter) {
+    if (abs2(z) > 4) return(n - 1)
+    z <- z^2 + c
+  }
+  maxiter
+}
+mandel_grid <- function() {
+  xs <- seq(-2, 0.5, .1)
+  ys <- seq(-1, 1, .1)
+  M <- matrix(0.0, nrow = length(xs), ncol = length(ys))
+  k <- 1
+  for (r in xs) {
+    for (i in ys) {
+      M[k] <- escape_time(complex(real = r, imag = i))
+      k <- k + 1
+    }
+  }
+  M
+}

@@ -109,7 +109,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         "as.integer" | "as.double" | "as.numeric" | "as.logical" | "as.complex" => convert(lw, name, args, line),
         "invisible" | "identity" => one_arg(lw, name, args, line).and_then(|e| lw.expr(e)),
         "complex" => complex_ctor(lw, args, line),
-        "seq" if super::sequences::is_value(args) => super::sequences::seq_length_out(lw, args, line),
+        "seq" if super::sequences::is_value(args) => super::sequences::seq_value(lw, args, line),
         "seq_len" | "seq_along" | "seq" => super::sequences::seq_call(lw, name, args, line).and_then(|p| lw.materialize(p)),
         _ if super::random::is_random(name) => super::random::call(lw, name, args, line),
         _ => return None,
