@@ -61,7 +61,16 @@ vr_compile <- function(f, fallback = TRUE) {
   }
   name <- if (is.name(substitute(f))) as.character(substitute(f)) else "vr_main"
   if (!grepl("^[A-Za-z][A-Za-z0-9_.]*$", name)) name <- "vr_main"
+  .vr_make(f, name, fallback)
+}
+
+# vr_compile()'s wrapper of `f` under `name`. `family`: the wrappers of the functions of
+# one program by name, shared with the wrappers made for its callees (callees.R), so
+# that a call back to a function of the family reaches its wrapper.
+.vr_make <- function(f, name, fallback, family = new.env(parent = emptyenv())) {
   state <- new.env(parent = emptyenv())
+  state$family <- family
+  state$plain <- FALSE
   state$f <- f
   state$name <- name
   state$fallback <- fallback
@@ -98,6 +107,7 @@ vr_compile <- function(f, fallback = TRUE) {
   env$.vr_state <- state
   environment(wrapper) <- env
   class(wrapper) <- c("vr_function", "function")
+  if (is.null(family[[name]])) family[[name]] <- wrapper
   wrapper
 }
 
@@ -189,6 +199,8 @@ vr_compile <- function(f, fallback = TRUE) {
       warning(structure(class = c("velociraptor_fallback", "warning", "condition"),
         c(list(message = paste0(msg, "; it runs in R"), call = NULL), .vr_fields(failure))))
     }
+    # A callee called from R statements is called as R would from now on (callees.R).
+    if (identical(failure$phase, "compile")) state$plain <- TRUE
     return(do.call(state$f, args))
   }
   msg <- paste0("velociraptor: ", failure$message, .vr_where(failure))
@@ -257,7 +269,7 @@ vr_source <- function(f, name) {
     locals <- c(names(formals(fun)), .vr_assigned(body(fun)))
     named <- all.names(body(fun))
     # A function given to sapply & co. as a string (`sapply(x, "f")`).
-    strings <- setdiff(.vr_strings(body(fun)), named)
+    strings <- setdiff(.vr_strings(body(fun)), c(named, ""))
     for (g in setdiff(c(named, strings), c(seen, locals))) {
       if (!exists(g, envir = env)) next
       obj <- get(g, envir = env)
@@ -326,7 +338,13 @@ print.vr_function <- function(x, ...) {
 #' @export
 vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
   if (!inherits(g, "vr_function")) stop("vr_explain() needs a function made by vr_compile()")
+  .vr_explain(g, vrir, verbose, new.env(parent = emptyenv()))
+}
+
+# `seen`: the functions reported already (callees may call back, callees.R).
+.vr_explain <- function(g, vrir, verbose, seen) {
   state <- environment(g)$.vr_state
+  seen[[state$name]] <- TRUE
   specs <- .Call(wrap__vr_rs_explain, state$ptr)
   if (inherits(specs, "vr_failure")) specs <- list()
   cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)\n", sep = "")
@@ -334,7 +352,13 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
   .vr_explain_specs(specs, verbose, vrir, indent = "", outlined = outlined)
   if (outlined) {
     secs <- .vr_explain_sections(state, verbose, vrir)
-    for (k in seq_along(specs)) if (!isTRUE(specs[[k]]$compiled)) specs[[k]]$sections <- secs
+    callees <- .vr_explain_callees(state, verbose, vrir, seen)
+    for (k in seq_along(specs)) {
+      if (!isTRUE(specs[[k]]$compiled)) {
+        specs[[k]]$sections <- secs
+        specs[[k]]$callees <- callees
+      }
+    }
   }
   invisible(specs)
 }

@@ -148,7 +148,14 @@ corpus_sections <- function(specs, text = character()) {
   n <- 0L
   for (s in specs) {
     if (!is.list(s)) next
-    for (nm in names(s)) {
+    # Functions of the program that R statements called through their own compiled
+    # wrappers (callees.R): each counts as a section where it ran compiled, whole or
+    # in sections of its own.
+    for (cs in s$callees) {
+      n <- n + sum(vapply(cs, function(c) isTRUE(c$compiled) && isTRUE(c$calls > 0), logical(1)))
+      n <- n + corpus_sections(cs)
+    }
+    for (nm in setdiff(names(s), "callees")) {
       if (!grepl("section|outlin", nm, ignore.case = TRUE)) next
       v <- s[[nm]]
       if (is.null(v) || (is.logical(v) && !any(v, na.rm = TRUE))) next

@@ -132,14 +132,17 @@ test_that("a variable first assigned inside a section's loop and read after it",
 })
 
 test_that("an index out of bounds in a section is a velociraptor_error at the user's line", {
+  # A matrix row past its extent (R: subscript out of bounds; a vector read past its end
+  # is NA in R, which runs the section in R instead).
   f <- function(x, k) {
     cat("")
     s <- 0
-    for (i in 1:k) s <- s + x[i]
+    for (i in 1:k) s <- s + x[i, 1]
     s
   }
   g <- vr_compile(f)
-  e <- tryCatch(quiet(g(c(1, 2, 3), 5L)), error = function(e) e)
+  x <- matrix(c(1, 2, 3), 3, 1)
+  e <- tryCatch(quiet(g(x, 5L)), error = function(e) e)
   expect_s3_class(e, "velociraptor_error")
   expect_identical(e$kind, "out_of_bounds")
   expect_identical(e$fun, "f")
@@ -147,7 +150,14 @@ test_that("an index out of bounds in a section is a velociraptor_error at the us
   expect_equal(e$index, 4)
   expect_equal(e$bound, 3)
   expect_no_match(conditionMessage(e), "__sec_")
-  expect_identical(quiet(g(c(1, 2, 3), 2L)), 3)
+  expect_identical(quiet(g(x, 2L)), 3)
+  h <- vr_compile(function(x, k) {
+    cat("")
+    s <- 0
+    for (i in 1:k) s <- s + x[i]
+    s
+  })
+  expect_identical(quiet(h(c(1, 2, 3), 5L)), NA_real_)
 })
 
 test_that("a section with no outputs still raises its errors", {
@@ -188,7 +198,7 @@ test_that("a section that does not compile for its types runs in R", {
   f <- function(n) {
     cat("")
     y <- 0
-    for (i in 1:n) if (i == 2) y <- c(1, 2)
+    for (i in 1:n) if (i == 2) y <- matrix(1, 2, 2)
     y
   }
   g <- vr_compile(f)
