@@ -15,10 +15,14 @@ use std::collections::HashMap;
 use std::process::Command;
 use velociraptor::backend::{self, Backend};
 use velociraptor::frontend::r;
+use velociraptor::runtime::rng;
 use velociraptor::runtime::value::{Scalar, Value};
 use velociraptor::{ErrorKind, VrError};
 
 const SOURCE: &str = include_str!("frontend_r/coverage.R");
+
+/// Every case runs after `set.seed(SEED)`, in R and in the built-in generator.
+const SEED: i32 = 20261125;
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Expect {
@@ -98,6 +102,27 @@ fn cases() -> Vec<Case> {
         c("seq_vector_arg", json!([[4.0, 5.0, 6.0]]), Same),
         c("seq_vector_arg", json!([{"dtype": "f64", "shape": [1], "data": [5.0]}]), Fallback),
         c("mandel_grid", json!([]), Same),
+        // rgamma after set.seed(SEED): every branch of GS (shape < 1) and GD (the
+        // three ranges of b, si, c; immediate, squeeze, quotient and hat acceptance).
+        c("gamma_draws", json!([i32s(2000), 0.3, 1.0]), Same),
+        c("gamma_draws", json!([i32s(2000), 1.0, 2.0]), Same),
+        c("gamma_draws", json!([i32s(2000), 2.5, 0.5]), Same),
+        c("gamma_draws", json!([i32s(2000), 7.0, 1.0]), Same),
+        c("gamma_draws", json!([i32s(2000), 20.0, 3.0]), Same),
+        c("gamma_draws", json!([i32s(7), [0.5, 3.0, 15.0], [2.0, 0.25]]), Same),
+        c("gamma_draws", json!([[1.0, 2.0, 3.0], 4.0, 1.0]), Same),
+        c("gamma_draws", json!([i32s(3), 0.0, 1.0]), Same),
+        c("gamma_draws", json!([i32s(3), 2.0, "inf"]), Same),
+        c("gamma_draws", json!([i32s(3), "inf", 1.0]), Same),
+        c("gamma_draws", json!([i32s(3), -1.0, 1.0]), Fallback),
+        c("gamma_draws", json!([i32s(3), 2.0, -1.0]), Fallback),
+        c("gamma_draws", json!([i32s(3), "nan", 1.0]), Fallback),
+        c("gamma_scale", json!([i32s(500), 3.0, 0.2]), Same),
+        c("gamma_scale", json!([i32s(3), 3.0, 0.0]), Same),
+        c("gamma_default", json!([i32s(500), 0.9]), Same),
+        c("gamma_one", json!([5.0]), Same),
+        c("gamma_sum", json!([i32s(300), 1.5]), Same),
+        c("gibbs_r", json!([100.0, 10.0]), Same),
     ]
 }
 
@@ -213,7 +238,7 @@ run <- function(id, thunk) {
     );
     for (id, c) in cases.iter().enumerate() {
         let args: Vec<String> = c.args.as_array().unwrap().iter().map(r_literal).collect();
-        script.push_str(&format!("run({id}, function() {}({}))\n", c.func, args.join(", ")));
+        script.push_str(&format!("set.seed({SEED}); run({id}, function() {}({}))\n", c.func, args.join(", ")));
     }
     let path = std::env::temp_dir().join(format!("vr_frontend_r_coverage_{}.R", std::process::id()));
     std::fs::write(&path, &script).unwrap();
@@ -323,6 +348,7 @@ fn agree(r: &Outcome, us: &Outcome, tol: Option<f64>) -> bool {
 
 /// What compiled code did: a value, or an error (explained in R's terms) and its kind.
 fn compiled(module: &velociraptor::vrir::Module, b: Backend, func: &str, values: Vec<Value>) -> Result<Outcome, VrError> {
+    rng::set_seed(SEED);
     match backend::execute(b, module, func, values) {
         Ok(v) => Ok(ours(&v)),
         Err(e) => Err(r::explain_error(e)),

@@ -125,3 +125,30 @@ mandel_grid <- function() {
   }
   M
 }
+
+# --- rgamma (R's nmath algorithms GS and GD, R's stream) ---
+
+gamma_draws <- function(n, shape, rate) rgamma(n, shape, rate)
+gamma_scale <- function(n, shape, scale) rgamma(n, shape, scale = scale)
+gamma_default <- function(n, shape) rgamma(n, shape)
+gamma_one <- function(shape) rgamma(1, shape, 2)
+gamma_sum <- function(n, shape) {
+  s <- 0
+  for (i in 1:n) s <- s + rgamma(1, shape, 1 / i)
+  s
+}
+
+# Darren Wilkinson's Gibbs sampler (Advanced R's Rcpp chapter), as bench/r/corpus/gibbs.R.
+gibbs_r <- function(N, thin) {
+  draws <- matrix(nrow = N, ncol = 2)
+  x <- 0
+  y <- 0
+  for (i in 1:N) {
+    for (j in 1:thin) {
+      x <- rgamma(1, 3, y * y + 4)
+      y <- rnorm(1, 1 / (x + 1), 1 / sqrt(2 * (x + 1)))
+    }
+    draws[i, ] <- c(x, y)
+  }
+  draws
+}
