@@ -249,3 +249,38 @@ test_that("seq() of doubles and complex powers are R's to the bit (Julia's perf.
   expect_identical(s(0.1, 2.3, 0.7), seq(0.1, 2.3, 0.7))
   expect_error(s(1, 2, -0.5), "wrong sign")
 })
+
+test_that("rgamma draws R's numbers from R's stream (Wilkinson's Gibbs sampler)", {
+  gibbs_r <- function(N, thin) {
+    draws <- matrix(nrow = N, ncol = 2)
+    x <- 0
+    y <- 0
+    for (i in 1:N) {
+      for (j in 1:thin) {
+        x <- rgamma(1, 3, y * y + 4)
+        y <- rnorm(1, 1 / (x + 1), 1 / sqrt(2 * (x + 1)))
+      }
+      draws[i, ] <- c(x, y)
+    }
+    draws
+  }
+  g <- vr_compile(gibbs_r, fallback = FALSE)
+  set.seed(42)
+  want <- gibbs_r(200, 10)
+  seed_after <- .Random.seed
+  set.seed(42)
+  expect_identical(g(200, 10), want)
+  expect_identical(.Random.seed, seed_after)
+  draw <- vr_compile(function(n, shape, rate) rgamma(n, shape, rate), fallback = FALSE)
+  for (shape in c(0.2, 1, 2.5, 9, 40)) {
+    set.seed(7)
+    want <- rgamma(3000, shape, 1.5)
+    set.seed(7)
+    expect_identical(draw(3000L, shape, 1.5), want)
+  }
+  # Invalid parameters: R's NaN with a warning, so the call runs in R.
+  f <- vr_compile(function(n, shape) rgamma(n, shape))
+  set.seed(1)
+  expect_warning(r <- suppressWarnings(f(2L, -1), classes = "velociraptor_fallback"), "NAs produced")
+  expect_true(all(is.nan(r)))
+})
