@@ -47,6 +47,10 @@ fn i32s(v: i32) -> Json {
     json!({"dtype": "i32", "data": v})
 }
 
+fn m33() -> Json {
+    json!({"dtype": "f64", "shape": [3, 3], "data": [[1.0, 4.0, 7.0], [2.0, 5.0, 8.0], [3.0, 6.0, 9.0]]})
+}
+
 fn cases() -> Vec<Case> {
     let c = |func, args: Json, expect| Case { func, args, expect };
     vec![
@@ -123,6 +127,19 @@ fn cases() -> Vec<Case> {
         c("gamma_one", json!([5.0]), Same),
         c("gamma_sum", json!([i32s(300), 1.5]), Same),
         c("gibbs_r", json!([100.0, 10.0]), Same),
+        // An index 0 computed at run time inside c(...).
+        c("corners_below", json!([m33(), 1.5, 2.5, 20.0]), Same),
+        c("corners_below", json!([m33(), 0.5, 2.5, 20.0]), Same),
+        c("corners_below", json!([m33(), 0.5, 0.2, 20.0]), Same),
+        c("corners_below", json!([m33(), 0.5, 0.2, 0.5]), Same),
+        c("neighbours", json!([m33(), 2.0, 2.0]), Same),
+        c("neighbours", json!([m33(), 1.0, 2.0]), Same),
+        c("neighbours", json!([m33(), 1.0, 1.0]), Same),
+        c("neighbours", json!([m33(), 3.0, 3.0]), SameError),
+        c("around", json!([[1.0, 2.0, 3.0, 4.0], 1.0]), Same),
+        c("around", json!([[1.0, 2.0, 3.0, 4.0], 2.5]), Same),
+        c("around", json!([[1.0, 2.0, 3.0, 4.0], 4.0]), Fallback),
+        c("around", json!([{"dtype": "i32", "shape": [3], "data": [5, 6, 7]}, i32s(1)]), Same),
     ]
 }
 

@@ -126,7 +126,9 @@
   seen[[state$name]] <- TRUE
   specs <- .Call(wrap__vr_rs_explain, state$ptr)
   if (inherits(specs, "vr_failure")) specs <- list()
-  whole <- any(vapply(specs, function(s) isTRUE(s$compiled) && isTRUE(s$calls > 0), TRUE))
+  # Calls of compiled specializations, less those R ran at run time instead.
+  in_r <- if (is.null(state$runs_in_r)) 0 else state$runs_in_r
+  whole <- sum(vapply(specs, function(s) if (isTRUE(s$compiled)) as.numeric(s$calls) else 0, 0)) > in_r
   secs <- is.list(state$outline) && any(vapply(state$outline$sections, function(sec) !is.null(sec) && sec$compiled > 0, TRUE))
   inner <- is.list(state$outline) && any(vapply(state$outline$callees, function(c) .vr_callee_compiled(c, seen), TRUE))
   whole || secs || inner

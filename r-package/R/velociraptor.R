@@ -186,6 +186,9 @@ vr_compile <- function(f, fallback = TRUE) {
     # construct: this call, not the function, needs R.
     what <- if (identical(failure$phase, "run")) " needs R for this call: " else " cannot be compiled: "
     msg <- paste0("velociraptor: ", state$name, what, failure$message, .vr_where(failure))
+    # Calls of compiled specializations that R ran instead (vr_explain's `calls` counts
+    # them too): vr_explain reports them as `calls_in_r`.
+    if (identical(failure$phase, "run")) state$runs_in_r <- (if (is.null(state$runs_in_r)) 0 else state$runs_in_r) + 1
     if (!state$fallback) {
       stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
         c(list(message = msg, call = NULL), .vr_fields(failure))))
@@ -347,7 +350,12 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
   seen[[state$name]] <- TRUE
   specs <- .Call(wrap__vr_rs_explain, state$ptr)
   if (inherits(specs, "vr_failure")) specs <- list()
-  cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)\n", sep = "")
+  # Calls R ran at run time instead (an answer compiled code cannot give): counted per
+  # function, not per specialization.
+  in_r <- if (is.null(state$runs_in_r)) 0 else state$runs_in_r
+  for (k in seq_along(specs)) specs[[k]]$calls_in_r <- in_r
+  cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)",
+    if (in_r > 0) paste0(" (", in_r, " call(s) ran in R: an answer compiled code cannot give)"), "\n", sep = "")
   outlined <- is.list(state$outline)
   .vr_explain_specs(specs, verbose, vrir, indent = "", outlined = outlined)
   if (outlined) {

@@ -152,7 +152,11 @@ corpus_sections <- function(specs, text = character()) {
     # wrappers (callees.R): each counts as a section where it ran compiled, whole or
     # in sections of its own.
     for (cs in s$callees) {
-      n <- n + sum(vapply(cs, function(c) isTRUE(c$compiled) && isTRUE(c$calls > 0), logical(1)))
+      # calls of its compiled specializations, less those R ran instead (calls_in_r:
+      # per function, on every specialization)
+      ran <- sum(vapply(cs, function(c) if (isTRUE(c$compiled)) as.numeric(c$calls) else 0, 0))
+      in_r <- if (length(cs) && !is.null(cs[[1]]$calls_in_r)) cs[[1]]$calls_in_r else 0
+      n <- n + as.integer(ran > in_r)
       n <- n + corpus_sections(cs)
     }
     for (nm in setdiff(names(s), "callees")) {

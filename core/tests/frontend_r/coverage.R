@@ -152,3 +152,11 @@ gibbs_r <- function(N, thin) {
   }
   draws
 }
+
+# --- an index 0 computed at run time inside c(...): the element drops out ---
+
+# The ReactorLabs volcano benchmark's skip test, and a border-cell stencil.
+corners_below <- function(m, x, y, h) all(c(m[ceiling(x), ceiling(y)], m[floor(x), ceiling(y)],
+                                            m[ceiling(x), floor(y)], m[floor(x), floor(y)]) < h)
+neighbours <- function(m, i, j) c(m[i - 1, j], m[i + 1, j], m[i, j - 1], m[i, j + 1])
+around <- function(v, i) c(v[i - 1], v[i], v[i + 1])

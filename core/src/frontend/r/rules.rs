@@ -447,6 +447,7 @@ impl Language for R {
             "seq_by_too_small" => "'by' argument is much too small".into(),
             "seq_by_infinite" => "seq(from, to, by) with an infinite `by`: R's result is NaN or `from`, compiled code leaves it to R".into(),
             "seq_value_type" => "seq(from, to, by) over a zero span: R returns `from` (or `to`) itself, an integer here, where compiled code's sequence is double".into(),
+            "zero_index_other" => "an element read with a zero index (R selects nothing) and another index that is negative or past its extent: R's answer (an error, or an exclusion) decides".into(),
             "seq_one_value" => "seq(x) of a vector of length one: R counts to its value, not its length (use seq_len or seq_along)".into(),
             "ifelse_all_na" => "ifelse() with an NA branch that every element takes: R's result is a logical NA vector (or logical(0)), which compiled code does not hold".into(),
             "seq_bad_length" => "'length.out' must be a non-negative number".into(),
