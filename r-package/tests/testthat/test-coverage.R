@@ -284,3 +284,37 @@ test_that("rgamma draws R's numbers from R's stream (Wilkinson's Gibbs sampler)"
   expect_warning(r <- suppressWarnings(f(2L, -1), classes = "velociraptor_fallback"), "NAs produced")
   expect_true(all(is.nan(r)))
 })
+
+test_that("a callee whose calls need R at run time is not reported compiled", {
+  past_end <- function(x, k) {
+    s <- 0
+    for (i in 1:k) s <- s + x[i]
+    s
+  }
+  drive <- function(x) {
+    cat("")
+    past_end(x, length(x) + 1L)
+  }
+  g <- vr_compile(drive)
+  w <- NULL
+  utils::capture.output(r <- withCallingHandlers(g(c(1, 2)), warning = function(c) {
+    w <<- c
+    invokeRestart("muffleWarning")
+  }))
+  expect_identical(r, NA_real_)
+  expect_no_match(conditionMessage(w), "calls of past_end compiled")
+  utils::capture.output(specs <- vr_explain(g, vrir = FALSE))
+  expect_equal(specs[[1]]$callees$past_end[[1]]$calls_in_r, 1)
+})
+
+test_that("an index 0 computed at run time drops out of c() (the ReactorLabs volcano rays)", {
+  corners_below <- function(m, x, y, h) {
+    all(c(m[ceiling(x), ceiling(y)], m[floor(x), ceiling(y)],
+          m[ceiling(x), floor(y)], m[floor(x), floor(y)]) < h)
+  }
+  g <- vr_compile(corners_below, fallback = FALSE)
+  m <- matrix(c(1, 2, 3, 4, 5, 6, 7, 8, 9), 3)
+  for (x in c(0.5, 1.5, 2.5)) for (y in c(0.2, 1, 2.9)) for (h in c(3, 6, 10)) {
+    expect_identical(g(m, x, y, h), corners_below(m, x, y, h))
+  }
+})
