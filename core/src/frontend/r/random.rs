@@ -1150,9 +1150,9 @@ fn rgamma_function() -> vrir::Function {
             when(b2(Le, f1(LibFn::Abs, v("v")), c(0.25)), vec![assign("q", small)], vec![assign("q", large)]),
         ]
     };
-    // GS, a < 1.
+    // GS, a < 1. R's exp_m1 = 0.36787944117144232159 (1/e) is this double.
     let gs = vec![
-        assign("e", b2(Add, c(1.0), b2(Mul, c(0.36787944117144232159), v("a")))),
+        assign("e", b2(Add, c(1.0), b2(Mul, c(0.367_879_441_171_442_33), v("a")))),
         forever(vec![
             assign("p", b2(Mul, v("e"), unif())),
             when(
