@@ -3,7 +3,8 @@
 # entry function in R, then as vr_compile(f, fallback = FALSE) and as vr_compile(f) (the
 # default, fallback = TRUE), and records
 #   - status: `whole` (compiles with fallback = FALSE), `sections` (the default wrapper
-#     ran some of it compiled: vr_explain() reports outlined sections), `fallback` (it ran
+#     ran some of it compiled: vr_explain() reports outlined sections, or callees R
+#     called through their compiled wrappers, that ran compiled), `fallback` (it ran
 #     in R, naming the construct), `error` (a compiled run raised where R did not),
 #     `wrong` (a result differing from R's: never acceptable), `r_error` (the program
 #     itself fails in R: a corpus bug);

@@ -148,7 +148,7 @@ test_that("a callee that does not compile runs as R calls it, and keeps R's lazi
   expect_identical(quietly(g(4L)), 6)
   expect_equal(counter, 4)
   # bump (a `<<-`) runs in R: from the first call on, R calls it directly.
-  expect_true(state_of(g)$family$bump |> state_of() |> (\(s) s$plain)())
+  expect_true(state_of(state_of(g)$family$bump)$plain)
 })
 
 test_that("callees that look at how they were called stay R's", {
