@@ -3,6 +3,7 @@
 # --quick or --kernel matmul_loops). Prints the table that bench/RESULTS.md records.
 # Then the R benchmark (bench/r/run.R: R vs vr_compile vs C; R vs C only when the
 # velociraptor R package is not installed; VR_R_LIB names a private library), and the
+# Julia kernels through the Julia front end against the VRIR ones (vr-bench-julia), and the
 # random-number benchmark (bench/r/random.R: R vs compiled code drawing R's stream).
 #
 # --report: one new run of everything into target/bench-runs/<date>-<commit>/ (vr-bench
@@ -17,12 +18,13 @@ pass=()
 for a in "$@"; do
   if [ "$a" = "--report" ]; then report=1; else pass+=("$a"); fi
 done
-cargo build --release --locked --quiet -p velociraptor-bench --bin vr-bench
+cargo build --release --locked --quiet -p velociraptor-bench --bin vr-bench --bin vr-bench-julia
 quick=""
 for a in "${pass[@]}"; do [ "$a" = "--quick" ] && quick="--quick"; done
 if [ "$report" = 0 ]; then
   target/release/vr-bench "${pass[@]}"
   Rscript bench/r/run.R $quick
+  target/release/vr-bench-julia $quick
   Rscript bench/r/random.R $quick
   exit 0
 fi

@@ -53,6 +53,16 @@ PYTHON=/usr/bin/python3
 [ -x "$PYTHON" ] || PYTHON=python3
 "$PYTHON" capi/examples/python/example.py target/debug/libvelociraptor_capi.so capi/examples/example.vrir
 
+# The Octave package: its tarball installed with `pkg install` into a fresh Octave user
+# directory, then its tests in octave-cli (bindings/octave/tests), Ctrl-C included.
+bash scripts/test-octave.sh
+# Velociraptor.jl: its Julia tests where Julia is installed, against the library just built.
+if command -v julia >/dev/null; then
+  VELOCIRAPTOR_LIB="$PWD/target/debug/libvelociraptor_capi.so" julia --project=julia-package -e 'using Pkg; Pkg.test()'
+else
+  echo "SKIPPED: julia-package tests (Julia is not installed; cargo test covers the Julia front end and the C calls the package makes)"
+fi
+
 # The R package: source tarball with the crates vendored, R CMD check on it (installs it
 # offline, runs the examples, the testthat tests and the vignette).
 bash scripts/check-r.sh

@@ -329,8 +329,13 @@ enum VrStatus vr_compile(const struct VrModule *m,
 
 // Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
 // `arg_types`. `r` compiles through the R front end (R's types: f64, i32, bool, c128;
-// the function and what it calls from `source`); `matlab` and `julia` answer
-// VR_UNSUPPORTED until their front ends exist.
+// the function and what it calls from `source`); `julia` through the Julia front end
+// (f64, i64, bool, c128; arrays column-major; run-time errors of the function come in
+// Julia's words: BoundsError, DivideError, ...); `matlab` through the MATLAB front end
+// (`source` a function file; f64 double, i32 int32, bool logical, c128 complex, scalars
+// or column-major arrays of rank 2 or 3; `name` gives every output the function
+// declares, `name.nargoutN` its first N; run-time errors of its checks come back in
+// MATLAB's terms).
 enum VrStatus vr_compile_source(const struct VrContext *ctx,
                                 const char *language,
                                 const char *source,
@@ -338,6 +343,26 @@ enum VrStatus vr_compile_source(const struct VrContext *ctx,
                                 const struct VrType *arg_types,
                                 size_t n_args,
                                 struct VrFunction **out);
+
+// Compile function `name` from host source for a signature given as JSON text
+// (docs/c-api.md, "Host source"): argument types that may be lists and data frames,
+// and the globals the function reads from its environment. The compiled function's
+// parameters are the scalars and arrays of the arguments, in order (a list: its
+// elements, nested lists included; elements compiled code cannot read pass nothing),
+// then those of the globals.
+enum VrStatus vr_compile_source_sig(const struct VrContext *ctx,
+                                    const char *language,
+                                    const char *source,
+                                    const char *name,
+                                    const char *signature,
+                                    struct VrFunction **out);
+
+// When the function compiled from host source returns a list (R `list(a = x, b =
+// y)`): the list's type as signature JSON (docs/c-api.md), `{"list": [["a", "f64"],
+// ["b", "f64[1]"]], "frame": false}`, whose scalars and arrays, in order (nested lists
+// included), are the function's results; the host rebuilds its list from them. An empty
+// string when the results are not a list. Free it with `vr_string_free`.
+enum VrStatus vr_function_result_list(const struct VrFunction *f, char **out);
 
 void vr_function_free(struct VrFunction *f);
 

@@ -185,8 +185,18 @@ pub struct VrModule {
     pub module: Module,
 }
 
+/// A front end's explanation of run-time errors (it may keep the module to read it).
+pub type Explain = Arc<dyn Fn(velociraptor::VrError) -> velociraptor::VrError + Send + Sync>;
+
 /// `VrFunction*` in C: a function compiled for one list of argument types.
 pub struct VrFunction {
     pub ctx: Arc<ContextInner>,
     pub spec: Arc<Specialized>,
+    /// How run-time errors read in the host language's terms: the front end's
+    /// `explain_error` for a function compiled from host source (None: as VRIR raised
+    /// them).
+    pub explain: Option<Explain>,
+    /// When the host function returns a list: its type as the front end's signature JSON
+    /// (`vr_function_result_list`); its elements are the results, in order.
+    pub result_list: Option<String>,
 }

@@ -28,8 +28,6 @@ const SEED: i32 = 20261125;
 enum Expect {
     /// Equal to R's result (exact for floats).
     Same,
-    /// Equal within this relative tolerance.
-    Near(f64),
     /// R answers where compiled code cannot: a run-time error of kind `unsupported`.
     Fallback,
     /// R raises an error; ours carries R's message and is not `unsupported`.
@@ -392,9 +390,8 @@ fn corpus_constructs_agree_with_r() {
             let ok = match (&got, c.expect, r_out) {
                 (Err(e), Fallback, _) => e.kind == ErrorKind::Unsupported,
                 (Err(e), SameError, Outcome::Error(r_message)) => e.kind != ErrorKind::Unsupported && e.to_string().contains(r_message.as_str()),
-                (Ok(_), Same | Near(_), Outcome::Error(_)) => false,
+                (Ok(_), Same, Outcome::Error(_)) => false,
                 (Ok(v), Same, _) => agree(r_out, v, None),
-                (Ok(v), Near(t), _) => agree(r_out, v, Some(t)),
                 _ => false,
             };
             if ok {

@@ -39,15 +39,27 @@ fn a_section_is_a_function_of_its_inputs() {
 }
 
 #[test]
-fn an_error_in_a_section_names_the_users_line() {
+fn a_read_past_the_end_in_a_section_falls_back_naming_the_users_line() {
+    // R reads NA there: compiled code cannot give that answer, so the section says so
+    // (kind unsupported) and the R adapter runs it in R.
     for b in Backend::available() {
-        // R reads NA past a vector's end: the error is `unsupported` (R runs the
-        // section), in R's words, at the user's line.
-        let e = run(SUMSQ, "f__sec_1", json!([{"dtype": "i32", "data": 4}, [1.5, -2.0, 3.25]]), b).expect_err("x[4] is out of bounds");
+        let e = run(SUMSQ, "f__sec_1", json!([{"dtype": "i32", "data": 4}, [1.5, -2.0, 3.25]]), b).expect_err("x[4] is past the end");
         assert_eq!(e.kind, ErrorKind::Unsupported, "{}: {e}", b.name());
-        assert!(e.message.starts_with("x[4]: index 4 is beyond length 3"), "{}: {e}", b.name());
         assert_eq!(e.line, Some(4), "{}: {e}", b.name());
-        assert_eq!(e.index, Some(4), "{}: {e}", b.name());
+        assert!(e.message.contains("x[4]: index 4 is beyond length 3"), "{}: {e}", b.name());
+    }
+}
+
+#[test]
+fn an_error_in_a_section_names_the_users_line() {
+    // R: `m[3, 1]` of a 2 x 2 matrix is "subscript out of bounds".
+    let src = "g <- function(m, k) {\n  cat(1)\n  s <- 0\n  for (i in 1:k) s <- s + m[i, 1]\n  s\n}\ng__sec_1 <- .vr_section_of(\"g\", 1L)\n";
+    let m = json!([[1.0, 3.0], [2.0, 4.0]]);
+    for b in Backend::available() {
+        let e = run(src, "g__sec_1", json!([{"dtype": "i32", "data": 3}, m]), b).expect_err("m[3, 1] is out of bounds");
+        assert_eq!(e.kind, ErrorKind::OutOfBounds, "{}: {e}", b.name());
+        assert_eq!(e.line, Some(4), "{}: {e}", b.name());
+        assert_eq!(e.index, Some(3), "{}: {e}", b.name());
     }
 }
 

@@ -55,7 +55,11 @@
   sec$outputs <- s$outputs
   sec$lines <- c(s$first_line, s$last_line)
   sec$source <- paste0(state$source, "\n", sec$name, " <- .vr_section_of(\"", state$name, "\", ", s$number, "L)\n")
-  sec$ptr <- vr_rs_new(sec$source, sec$name)
+  # The section reads the function's globals as the function does: hidden arguments
+  # after its inputs (velociraptor.R, vr_source).
+  sec$globals <- state$globals
+  sec$holders <- attr(state$source, "holders")
+  sec$ptr <- vr_rs_new(sec$source, sec$name, sec$globals)
   # The variant without the inputs it only keeps (made when first needed).
   sec$fresh_source <- sub("L)\n$", "L, TRUE)\n", sec$source)
   sec$fresh_ptr <- NULL
@@ -126,22 +130,32 @@
     # A variable the section may leave unassigned has no value yet: the variant that
     # does not take it (if a path then leaves it unassigned, R runs the statements).
     args <- args[setdiff(names(args), sec$keep)]
-    if (is.null(sec$fresh_ptr)) sec$fresh_ptr <- vr_rs_new(sec$fresh_source, sec$name)
+    if (is.null(sec$fresh_ptr)) sec$fresh_ptr <- vr_rs_new(sec$fresh_source, sec$name, sec$globals)
   }
   # Compiled code drops names and other attributes but `dim`: such an input runs in R.
   for (v in args) {
     if (is.null(v)) return(.vr_section_in_r(sec, "an input has no value yet"))
-    a <- attributes(v)
-    if (!is.null(a) && !identical(names(a), "dim")) {
+    if (!.vr_plain(v)) {
       return(.vr_section_in_r(sec, "an input has attributes (names, dimnames, a class) compiled code would drop"))
     }
+  }
+  if (length(sec$globals)) {
+    gl <- Map(function(g, h) mget(g, envir = h, inherits = FALSE, ifnotfound = list(NULL))[[1]], sec$globals, sec$holders)
+    for (v in gl) {
+      if (is.null(v)) return(.vr_section_in_r(sec, "a global it may read is gone"))
+      if (!.vr_plain(v)) {
+        return(.vr_section_in_r(sec, "a global has attributes (names, dimnames, a class) compiled code would drop"))
+      }
+    }
+    names(gl) <- NULL
+    args <- c(args, gl)
   }
   r <- .Call(vr_rs_call_fast, if (fresh) sec$fresh_ptr else sec$ptr, args)
   if (is.object(r)) {
     if (identical(r$message, "stale")) {
       # The external pointers did not survive serialize(): rebuild them from the source.
-      sec$ptr <- vr_rs_new(sec$source, sec$name)
-      sec$fresh_ptr <- vr_rs_new(sec$fresh_source, sec$name)
+      sec$ptr <- vr_rs_new(sec$source, sec$name, sec$globals)
+      sec$fresh_ptr <- vr_rs_new(sec$fresh_source, sec$name, sec$globals)
       r <- .Call(vr_rs_call_fast, if (fresh) sec$fresh_ptr else sec$ptr, args)
     }
     if (is.object(r)) return(.vr_section_failed(state, sec, args, r))
@@ -153,6 +167,23 @@
     for (j in seq_along(outs)) env[[outs[[j]]]] <- r[[j]]
   }
   sec$compiled <- sec$compiled + 1
+  TRUE
+}
+
+# Does compiled code see all of `v`? A vector with no attribute but `dim`; a list (its
+# names) or data frame (its names, row names and class) whose numeric elements are such
+# vectors, at any depth (other elements compiled code cannot read at all: reading one
+# fails to compile, and R runs the section).
+.vr_plain <- function(v) {
+  a <- names(attributes(v))
+  if (is.list(v) && !is.object(v)) {
+    if (!all(a %in% "names")) return(FALSE)
+  } else if (is.data.frame(v)) {
+    if (!all(a %in% c("names", "row.names", "class"))) return(FALSE)
+  } else {
+    return(!(is.numeric(v) || is.logical(v) || is.complex(v)) || is.object(v) || all(a %in% "dim"))
+  }
+  for (e in v) if (!.vr_plain(e)) return(FALSE)
   TRUE
 }
 

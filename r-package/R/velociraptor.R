@@ -9,17 +9,31 @@
 #' `vr_compile(f)` returns a function with the same formals as `f`. Its first call
 #' with a given signature of argument types (`typeof`, and rank: a length-one vector
 #' without a `dim` attribute is a scalar, any other vector has rank 1, a matrix rank 2,
-#' an array `length(dim)`) compiles `f`, and every function it calls by name, for those
-#' types; later calls with the same signature go straight to native code. Arguments are
+#' an array `length(dim)`; a list or data frame: its names and its elements'
+#' signatures) compiles `f`, and every function it calls by name, for those types;
+#' later calls with the same signature go straight to native code. Arguments are
 #' passed by value: the caller's objects never change.
 #'
 #' The R source of `f` (from `deparse()`) and of the closures it calls by name (found
-#' from `environment(f)`, transitively) is what gets compiled; numeric constants it
-#' reads from there are inlined. The wrapper keeps that source, so it can be saved,
+#' from `environment(f)`, transitively) is what gets compiled. The other free variables
+#' they read (globals: scalars, vectors, matrices, lists) are read from the environment
+#' that binds them at every call, as R reads them: a global changed between calls is
+#' seen, and a global whose type changes is part of the signature (a new
+#' specialization compiles). The wrapper keeps the source, so it can be saved,
 #' serialized and sent to other R processes, where it compiles again on its first call.
 #'
+#' Lists compile as arguments, values and results: `x$name`, `x[["name"]]`, `x[[k]]`
+#' (by a constant, or at run time among elements of one kind), `length(x)`,
+#' `list(a = ..., b = ...)` built, changed element by element and returned (the
+#' result is R's list, names and nesting included). Lists of records loop by name and
+#' by element (`for (nm in names(l))`, `for (b in l)`) and read and assign an element
+#' of the `i`-th record (`l[[i]]$x`). A data frame is a read-only list
+#' of its columns (`df$x[i]`, `nrow(df)`, `ncol(df)`); a column or element compiled
+#' code cannot hold (characters, factors) may be present as long as the function does
+#' not read it.
+#'
 #' @param f An R function (a closure) working on double, integer, logical or complex
-#'   vectors, matrices and arrays.
+#'   vectors, matrices and arrays, and lists and data frames of them.
 #' @param fallback What to do when `f` (or a signature of it) cannot be compiled:
 #'   `TRUE` runs `f` in R, with one warning of class `velociraptor_fallback` per
 #'   function that names the construct and line; `FALSE` raises an error of class
@@ -76,7 +90,8 @@ vr_compile <- function(f, fallback = TRUE) {
   state$fallback <- fallback
   state$warned <- FALSE
   state$source <- vr_source(f, name)
-  state$ptr <- vr_rs_new(state$source, name)
+  state$globals <- attr(state$source, "globals")
+  state$ptr <- vr_rs_new(state$source, name, state$globals)
   fmls <- formals(f)
   wrapper <- function() NULL
   formals(wrapper) <- fmls
@@ -86,16 +101,20 @@ vr_compile <- function(f, fallback = TRUE) {
       message = "a function with `...` among its formals does not compile", "function" = name)
   }
   args <- lapply(setdiff(names(fmls), "..."), as.name)
+  # Each global read where it lives, at every call: `<environment>$name`.
+  globals <- Map(function(g, holder) as.call(list(`$`, holder, as.name(g))),
+    state$globals, attr(state$source, "holders"))
+  names(globals) <- NULL
   body(wrapper) <- if ("..." %in% names(fmls) || ".vr_r" %in% names(fmls)) {
     as.call(list(as.name(".vr_invoke"), as.name(".vr_state"),
-      as.call(c(list(as.name("list")), args, if ("..." %in% names(fmls)) list(as.name("..."))))))
+      as.call(c(list(as.name("list")), args, if ("..." %in% names(fmls)) list(as.name("...")), globals))))
   } else {
     # The hot path, inlined (no further closure calls: each costs R about 0.3 us): the
     # native call, then a failure (a classed list; results never carry a class) goes
     # to .vr_failed. The primitives are placed in the call itself rather than named,
     # which spares R a search through four environments for each (about 0.8 us per
     # call); primitives serialize by name, so the wrapper still travels.
-    arglist <- as.call(c(list(list), args))
+    arglist <- as.call(c(list(list), args, globals))
     as.call(list(`{`,
       as.call(list(`<-`, quote(.vr_r), as.call(list(.Call, quote(vr_rs_call_fast),
         as.call(list(`$`, quote(.vr_state), quote(ptr))), arglist)))),
@@ -151,7 +170,7 @@ vr_compile <- function(f, fallback = TRUE) {
   # once it exists and has warned: the hot path of such calls.
   if (is.list(o <- state$outline) && state$warned && identical(failure$phase, "compile") &&
       !identical(failure$message, "stale")) {
-    return(do.call(o$fun, args))
+    return(do.call(o$fun, args[seq_len(length(args) - length(state$globals))]))
   }
   # The compiler counts lines of the whole source; R users count from the function.
   starts <- attr(state$source, "starts")
@@ -172,7 +191,7 @@ vr_compile <- function(f, fallback = TRUE) {
   }
   if (identical(failure$message, "stale")) {
     # The external pointer did not survive serialize(): rebuild from the kept source.
-    state$ptr <- vr_rs_new(state$source, state$name)
+    state$ptr <- vr_rs_new(state$source, state$name, state$globals)
     return(.vr_invoke(state, args))
   }
   if (identical(failure$kind, "interrupted")) {
@@ -193,9 +212,11 @@ vr_compile <- function(f, fallback = TRUE) {
       stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
         c(list(message = msg, call = NULL), .vr_fields(failure))))
     }
+    # The values of the globals follow the arguments: R reads its own.
+    own <- args[seq_len(length(args) - length(state$globals))]
     # Its loops may still compile on their own (sections.R).
     if (identical(failure$phase, "compile") && !isFALSE(outline <- .vr_outline(state))) {
-      return(.vr_run_outlined(state, outline, args, msg, failure))
+      return(.vr_run_outlined(state, outline, own, msg, failure))
     }
     if (!state$warned) {
       state$warned <- TRUE
@@ -204,7 +225,7 @@ vr_compile <- function(f, fallback = TRUE) {
     }
     # A callee called from R statements is called as R would from now on (callees.R).
     if (identical(failure$phase, "compile")) state$plain <- TRUE
-    return(do.call(state$f, args))
+    return(do.call(state$f, own))
   }
   msg <- paste0("velociraptor: ", failure$message, .vr_where(failure))
   stop(structure(class = c("velociraptor_error", "error", "condition"),
@@ -256,37 +277,77 @@ vr_compile <- function(f, fallback = TRUE) {
   paste(lines, collapse = "\n")
 }
 
+# The names an expression reads as variables: symbols anywhere but in call position,
+# on the right of `$` and `@`, or inside `quote()` and formulas (the bodies of nested
+# functions included: compiled with the function, they read its globals too).
+.vr_free_names <- function(e) {
+  head <- e[[1]]
+  if (is.name(head) && as.character(head) %in% c("quote", "~")) return(character())
+  out <- character()
+  if (is.call(head)) out <- .vr_free_names(head)
+  args <- seq_along(e)[-1]
+  if (is.name(head) && as.character(head) %in% c("$", "@")) args <- 2L
+  for (k in args) {
+    if (is.name(e[[k]])) {
+      nm <- as.character(e[[k]])
+      if (nzchar(nm)) out <- c(out, nm)
+    } else if (is.call(e[[k]])) {
+      out <- c(out, .vr_free_names(e[[k]]))
+    }
+  }
+  unique(out)
+}
+
+# The environment, from `env` outwards, that binds `name` (NULL: none).
+.vr_holder <- function(name, env) {
+  # Strings the body holds are candidates too (`sapply(x, "f")`); "" names nothing.
+  if (is.na(name) || !nzchar(name)) return(NULL)
+  while (!identical(env, emptyenv())) {
+    if (exists(name, envir = env, inherits = FALSE)) return(env)
+    env <- parent.env(env)
+  }
+  NULL
+}
+
 # The R source handed to the compiler: `name <- f` and every closure f calls by name
 # (from environment(f), transitively; functions of packages are R's library, not
-# compiled), then the numeric constants they read. Attribute "starts": the line where
-# each function starts, to turn the compiler's line numbers into the function's own.
+# compiled). Attribute "starts": the line where each function starts, to turn the
+# compiler's line numbers into the function's own. Attributes "globals" and "holders":
+# the other free variables the functions read (R's `T`, `F` and `pi` excepted, which
+# the compiler knows) and the environment binding each; the wrapper passes their values
+# on every call, so a compiled function sees them as they are then.
 vr_source <- function(f, name) {
   seen <- character()
   funs <- character()
-  consts <- character()
+  globals <- character()
+  holders <- list()
   visit <- function(fun, nm) {
     seen <<- c(seen, nm)
     funs[[nm]] <<- paste0(nm, " <- ", .vr_function_text(fun))
     env <- environment(fun)
     if (is.null(env)) env <- globalenv()
     locals <- c(names(formals(fun)), .vr_assigned(body(fun)))
-    named <- all.names(body(fun))
+    # The body and the formals' defaults (evaluated in the function too).
+    fmls <- formals(fun)
+    given <- vapply(seq_along(fmls), function(k) !(is.name(fmls[[k]]) && !nzchar(as.character(fmls[[k]]))), TRUE)
+    code <- as.call(c(list(as.name("{")), fmls[given], list(body(fun))))
+    reads <- .vr_free_names(code)
+    named <- all.names(code)
     # A function given to sapply & co. as a string (`sapply(x, "f")`).
-    strings <- setdiff(.vr_strings(body(fun)), c(named, ""))
-    for (g in setdiff(c(named, strings), c(seen, locals))) {
-      if (!exists(g, envir = env)) next
-      obj <- get(g, envir = env)
+    strings <- setdiff(.vr_strings(body(fun)), named)
+    for (g in setdiff(c(named, strings), c(seen, locals, globals))) {
+      holder <- .vr_holder(g, env)
+      if (is.null(holder)) next
+      obj <- get(g, envir = holder)
       if (g %in% strings && !is.function(obj)) next
       if (is.function(obj)) {
         fenv <- environment(obj)
         if (is.primitive(obj) || is.null(fenv) || isNamespace(fenv) ||
             identical(fenv, baseenv())) next
         visit(obj, g)
-      } else if ((is.numeric(obj) || is.logical(obj) || is.complex(obj)) &&
-                 length(obj) == 1L && is.null(attributes(obj)) && !is.na(obj) &&
-                 !(g %in% c("T", "F", "pi"))) {
-        seen <<- c(seen, g)
-        consts <<- c(consts, paste0(g, " <- ", .vr_deparse(obj)))
+      } else if (g %in% reads && !(g %in% c("T", "F", "pi") && identical(holder, baseenv()))) {
+        globals <<- c(globals, g)
+        holders[[length(holders) + 1L]] <<- holder
       }
     }
   }
@@ -294,7 +355,7 @@ vr_source <- function(f, name) {
   nlines <- vapply(funs, function(t) length(strsplit(t, "\n", fixed = TRUE)[[1]]), 0L)
   starts <- cumsum(c(1L, nlines))[seq_along(funs)]
   names(starts) <- names(funs)
-  structure(paste(c(funs, consts), collapse = "\n"), starts = starts)
+  structure(paste(funs, collapse = "\n"), starts = starts, globals = globals, holders = holders)
 }
 
 #' @export

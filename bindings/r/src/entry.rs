@@ -4,7 +4,7 @@
 //! signature (an in-process cache; the context's on-disk cache serves a new process).
 //! Also the process's one C-API context, which `vr_options()` recreates.
 
-use crate::convert::{arg_sig, from_value, to_value, ArgSig, Scratch};
+use crate::convert::{arg_sig, from_value, push_values, ArgSig, Scratch};
 use crate::failure::{Failure, Phase};
 use crate::hooks::{note_r_thread, r_hooks};
 use extendr_api::prelude::*;
@@ -13,6 +13,8 @@ use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
+use velociraptor::frontend::signature::{type_from_text, Signature};
+use velociraptor::frontend::types::{AnyTy, ListTy};
 use velociraptor::{ErrorKind, VrError};
 use velociraptor_capi::*;
 
@@ -178,6 +180,9 @@ pub fn stats() -> Result<Robj, Failure> {
 struct Compiled {
     f: *mut VrFunction,
     n_results: usize,
+    /// When the R function returns a list: its names and nesting (the results are its
+    /// elements in order).
+    result_list: Option<ListTy>,
 }
 
 struct Spec {
@@ -193,6 +198,9 @@ struct Spec {
 pub struct Entry {
     source: String,
     name: String,
+    /// The free variables the function reads from its environment: the wrapper passes
+    /// their values after the arguments, on every call.
+    globals: Vec<String>,
     generation: u64,
     /// One per signature, in the order first seen (for `vr_explain`). A function has a
     /// handful at most: a linear search is cheaper than hashing the signature per call.
@@ -234,23 +242,30 @@ pub fn from_robj(x: &Robj) -> Result<&'static mut Entry, Failure> {
     Ok(unsafe { &mut *(e as *mut Entry) })
 }
 
-/// Compile `name` of R `source` for `sig`: the one place that goes from R source to a
-/// compiled function.
-fn compile_source(ctx: *mut VrContext, source: &str, name: &str, sig: &[ArgSig]) -> Result<Compiled, Failure> {
-    let tys: Vec<VrType> = sig
-        .iter()
-        .map(|a| VrType {
-            kind: if a.rank == 0 { VR_KIND_SCALAR } else { VR_KIND_ARRAY },
-            elem: a.elem,
-            ndims: a.rank as i32,
-            layout: VR_LAYOUT_COL,
-        })
-        .collect();
+/// How argument `i` of `n` in a call of `name` (the globals last) is named in messages.
+fn what(name: &str, globals: &[String], i: usize, n: usize) -> String {
+    let first_global = n.saturating_sub(globals.len());
+    if i >= first_global {
+        format!("global `{}` of {name}", globals[i - first_global])
+    } else {
+        format!("{} of {name}", i + 1)
+    }
+}
+
+/// Compile `name` of R `source` for `sig` (the formals' entries, then the globals'): the
+/// one place that goes from R source to a compiled function.
+fn compile_source(ctx: *mut VrContext, source: &str, name: &str, globals: &[String], sig: &[ArgSig]) -> Result<Compiled, Failure> {
+    let n_formals = sig.len() - globals.len();
+    let signature = Signature {
+        args: sig[..n_formals].iter().map(|s| s.any_ty()).collect(),
+        globals: globals.iter().cloned().zip(sig[n_formals..].iter().map(|s| s.any_ty())).collect(),
+    };
     let c_lang = CString::new("r").unwrap();
     let c_src = CString::new(source).map_err(|_| Failure::invalid("the R source holds a NUL byte"))?;
     let c_name = CString::new(name).map_err(|_| Failure::invalid("the name holds a NUL byte"))?;
+    let c_sig = CString::new(signature.to_json()).map_err(|_| Failure::invalid("a name holds a NUL byte"))?;
     let mut f: *mut VrFunction = std::ptr::null_mut();
-    let status = vr_compile_source(ctx, c_lang.as_ptr(), c_src.as_ptr(), c_name.as_ptr(), tys.as_ptr(), tys.len(), &mut f);
+    let status = vr_compile_source_sig(ctx, c_lang.as_ptr(), c_src.as_ptr(), c_name.as_ptr(), c_sig.as_ptr(), &mut f);
     if status == VrStatus::VR_OK {
         return finish(f);
     }
@@ -273,13 +288,53 @@ fn finish(f: *mut VrFunction) -> Result<Compiled, Failure> {
         vr_function_free(f);
         return Err(e);
     }
-    Ok(Compiled { f, n_results: nr })
+    let result_list = match result_list_of(f) {
+        Ok(l) => l,
+        Err(e) => {
+            vr_function_free(f);
+            return Err(e);
+        }
+    };
+    Ok(Compiled { f, n_results: nr, result_list })
+}
+
+/// The list a compiled function returns, if it returns one (`vr_function_result_list`).
+fn result_list_of(f: *mut VrFunction) -> Result<Option<ListTy>, Failure> {
+    let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
+    check(vr_function_result_list(f, &mut text), Phase::Compile)?;
+    // SAFETY: a string the C API returned, freed right after.
+    let t = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    if t.is_empty() {
+        return Ok(None);
+    }
+    match type_from_text(&t).map_err(|e| Failure::internal(format!("result list {t}: {}", e.message)))? {
+        AnyTy::List(l) => Ok(Some(l)),
+        other => Err(Failure::internal(format!("result list {other}"))),
+    }
+}
+
+/// The R list of type `l` whose scalars and arrays are `values`, in order.
+fn build_list(l: &ListTy, values: &mut impl Iterator<Item = Robj>) -> Result<Robj, Failure> {
+    let mut items = Vec::with_capacity(l.fields.len());
+    for f in &l.fields {
+        items.push(match &f.ty {
+            AnyTy::Value(_) => values.next().ok_or_else(|| Failure::internal("fewer results than list elements"))?,
+            AnyTy::List(sub) => build_list(sub, values)?,
+            AnyTy::Opaque(_) => Robj::from(()),
+        });
+    }
+    if l.fields.iter().all(|f| f.name.is_none()) {
+        return Ok(List::from_values(items).into());
+    }
+    let names: Vec<&str> = l.fields.iter().map(|f| f.name.as_deref().unwrap_or("")).collect();
+    Ok(List::from_names_and_values(names, items).map_err(|e| Failure::internal(e.to_string()))?.into())
 }
 
 impl Entry {
-    pub fn new(source: &str, name: &str) -> Entry {
+    pub fn new(source: &str, name: &str, globals: Vec<String>) -> Entry {
         note_r_thread();
-        Entry { source: source.into(), name: name.into(), generation: 0, specs: Vec::new() }
+        Entry { source: source.into(), name: name.into(), globals, generation: 0, specs: Vec::new() }
     }
 
     fn clear(&mut self) {
@@ -304,16 +359,19 @@ impl Entry {
                 return Err(Failure::invalid("args is not a list"));
             }
             let n = Rf_xlength(list) as usize;
+            if n < self.globals.len() {
+                return Err(Failure::invalid("args lacks the globals"));
+            }
             let xs: Vec<SEXP> = (0..n).map(|i| VECTOR_ELT(list, i as isize)).collect();
             let mut sig = Vec::with_capacity(n);
             for (i, x) in xs.iter().enumerate() {
-                sig.push(arg_sig(*x, &|| format!("{} of {}", i + 1, self.name))?);
+                sig.push(arg_sig(*x, &|| what(&self.name, &self.globals, i, n))?);
             }
             let at = match self.specs.iter().position(|(s, _)| *s == sig) {
                 Some(at) => at,
                 None => {
                     let t0 = Instant::now();
-                    let compiled = compile_source(ctx, &self.source, &self.name, &sig);
+                    let compiled = compile_source(ctx, &self.source, &self.name, &self.globals, &sig);
                     let seconds = t0.elapsed().as_secs_f64();
                     self.specs.push((sig.clone(), Spec { compiled, seconds, calls: 0, failure: None }));
                     // A refused cache entry: R warns once, then calls again (the
@@ -332,8 +390,11 @@ impl Entry {
             };
             let mut scratch = Scratch::default();
             let mut values = Vec::with_capacity(n);
+            // The R vectors behind the values (a list's elements): a result that is one
+            // of them is copied.
+            let mut objs = Vec::with_capacity(n);
             for (i, (x, s)) in xs.iter().zip(&sig).enumerate() {
-                values.push(to_value(*x, *s, &|| format!("{} of {}", i + 1, self.name), &mut scratch)?);
+                push_values(*x, s, &|| what(&self.name, &self.globals, i, n), &mut scratch, &mut values, &mut objs)?;
             }
             let mut results: Vec<VrValue> = (0..compiled.n_results)
                 .map(|_| std::mem::zeroed::<VrValue>())
@@ -347,9 +408,12 @@ impl Entry {
             called?;
             let mut out = Vec::with_capacity(results.len());
             for r in &results {
-                out.push(from_value(r, &xs)?);
+                out.push(from_value(r, &objs)?);
             }
             drop(scratch);
+            if let Some(l) = &compiled.result_list {
+                return build_list(l, &mut out.into_iter());
+            }
             Ok(match out.len() {
                 0 => Robj::from(()),
                 1 => out.pop().unwrap(),
@@ -361,7 +425,13 @@ impl Entry {
     pub fn explain(&self) -> Result<Robj, Failure> {
         let mut items = Vec::new();
         for (sig, s) in &self.specs {
-            let signature = sig.iter().map(|a| a.describe()).collect::<Vec<_>>().join(", ");
+            let n = sig.len();
+            let signature = sig
+                .iter()
+                .enumerate()
+                .map(|(i, a)| if i + self.globals.len() >= n { format!("{} = {}", self.globals[i + self.globals.len() - n], a.describe()) } else { a.describe() })
+                .collect::<Vec<_>>()
+                .join(", ");
             // `vrir`: the user's functions (the entry first, as the module holds them);
             // `vrir_all`: with the helpers the front end generates to raise errors.
             let (vrir, vrir_all, report, error): (Robj, Robj, Robj, Robj) = match &s.compiled {

@@ -86,13 +86,20 @@ fn vr_rs_configure(threads: Robj, cache_dir: Robj, bounds_checks: Robj) -> Robj 
     })
 }
 
-/// A new compiled function: R `source` holding `name` and the functions it calls.
+/// A new compiled function: R `source` holding `name` and the functions it calls, and
+/// the names of the globals it reads (a character vector; their values come after the
+/// arguments on every call).
 #[extendr]
-fn vr_rs_new(source: Robj, name: Robj) -> Robj {
+fn vr_rs_new(source: Robj, name: Robj, globals: Robj) -> Robj {
     guarded("vr_rs_new", || {
         let source = source.as_str().ok_or_else(|| Failure::invalid("source is not a string"))?;
         let name = name.as_str().ok_or_else(|| Failure::invalid("name is not a string"))?;
-        Ok(ExternalPtr::new(Entry::new(source, name)).into())
+        let globals: Vec<String> = if globals.is_null() {
+            Vec::new()
+        } else {
+            globals.as_str_vector().ok_or_else(|| Failure::invalid("globals is not a character vector"))?.into_iter().map(String::from).collect()
+        };
+        Ok(ExternalPtr::new(Entry::new(source, name, globals)).into())
     })
 }
 

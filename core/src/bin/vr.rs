@@ -31,7 +31,16 @@ commands:
                                       and run it (a bare number is an R double, a
                                       boolean a logical, {\"dtype\":\"i32\",\"data\":5} an
                                       integer, {\"dtype\",\"shape\",\"data\"} an array)
+  vr run FILE.m FUNCTION --args JSON [--backend B]
+                                      the same for a function of a MATLAB/Octave file
+                                      (a flat JSON list is a row vector, i32 is int32)
   vr dump FILE.R FUNCTION --args JSON print the VRIR compiled from an R function
+  vr dump FILE.m FUNCTION --args JSON print the VRIR compiled from a MATLAB function
+  vr run FILE.jl FUNCTION --args JSON [--backend B]
+  vr dump FILE.jl FUNCTION --args JSON
+                                      the same for a Julia function (a script file:
+                                      its other top-level code is stepped over);
+                                      2 is an Int64, 2.0 a Float64
   vr explain FILE FUNCTION [--passes SPEC] [--params-never-alias]
                                       print FUNCTION after the optimizer, with what
                                       each pass did (SPEC as VR_PASSES: -bce-version,
@@ -216,15 +225,45 @@ fn is_r_source(path: &str) -> bool {
     path.ends_with(".R") || path.ends_with(".r")
 }
 
-/// Compile an R function for the JSON arguments given with `--args`/`--args-file`.
-fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::vrir::Module, Vec<velociraptor::runtime::value::Value>), Failure> {
+/// MATLAB/Octave function files are recognised by their extension.
+fn is_matlab_source(path: &str) -> bool {
+    path.ends_with(".m")
+}
+
+/// Julia source is recognised by its extension.
+fn is_julia_source(path: &str) -> bool {
+    path.ends_with(".jl")
+}
+
+/// Compile a function of a host-language file (R, Julia or MATLAB, by the extension)
+/// for the JSON arguments.
+fn compile_host(o: &Options, file: &str, func: &str) -> Result<(velociraptor::frontend::r::Compiled, Vec<velociraptor::runtime::value::Value>), Failure> {
+    if is_matlab_source(file) {
+        let args_text = args_text(o)?;
+        let args_json: serde_json::Value = serde_json::from_str(&args_text).map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
+        let items = args_json.as_array().ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
+        return velociraptor::frontend::matlab::compile_for_json(&read_source(file)?, func, items)
+            .map(|(module, values)| (velociraptor::frontend::r::Compiled { module, result_list: None }, values))
+            .map_err(in_file(file));
+    }
+    compile_r(o, file, func)
+}
+
+/// Compile an R or Julia function (by the file's extension) for the JSON arguments
+/// given with `--args`/`--args-file`.
+fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::frontend::r::Compiled, Vec<velociraptor::runtime::value::Value>), Failure> {
     let args_text = args_text(o)?;
     let args_json: serde_json::Value = serde_json::from_str(&args_text)
         .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
     let items = args_json
         .as_array()
         .ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
-    velociraptor::frontend::r::compile_for_json(&read_source(file)?, func, items).map_err(in_file(file))
+    if is_julia_source(file) {
+        return velociraptor::frontend::julia::compile_for_json(&read_source(file)?, func, items)
+            .map(|(module, values)| (velociraptor::frontend::r::Compiled { module, result_list: None }, values))
+            .map_err(in_file(file));
+    }
+    velociraptor::frontend::r::compile_entry_for_json(&read_source(file)?, func, items).map_err(in_file(file))
 }
 
 fn args_text(o: &Options) -> Result<String, Failure> {
@@ -242,11 +281,11 @@ fn args_text(o: &Options) -> Result<String, Failure> {
 
 fn dump(args: &[String]) -> Result<ExitCode, Failure> {
     let o = Options::parse(args, &["--args", "--args-file"], &["--json", "--text"])?;
-    if o.positional.first().is_some_and(|f| is_r_source(f)) {
+    if o.positional.first().is_some_and(|f| is_r_source(f) || is_julia_source(f) || is_matlab_source(f)) {
         let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
             unreachable!()
         };
-        let (m, _) = compile_r(&o, file, func)?;
+        let m = compile_host(&o, file, func)?.0.module;
         if o.has("--json") {
             println!("{}", json::to_json(&m));
         } else {
@@ -283,11 +322,28 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
             .map_err(|_| Failure::Usage(format!("--seed {seed}: expected an integer (R's set.seed takes 32-bit integers)")))?;
         velociraptor::runtime::rng::set_seed(n);
     }
-    if is_r_source(file) {
-        let (m, values) = compile_r(&o, file, func)?;
-        let results = backend::execute(backend, &m, func, values)
-            .map_err(velociraptor::frontend::r::explain_error)?;
+    if is_julia_source(file) {
+        let (c, values) = compile_r(&o, file, func)?;
+        let entry = velociraptor::frontend::julia::entry_name(func);
+        let results = backend::execute(backend, &c.module, &entry, values)
+            .map_err(velociraptor::frontend::julia::explain_error)?;
         println!("{}", backend::results_to_json(&results));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if is_r_source(file) || is_matlab_source(file) {
+        let (c, values) = compile_host(&o, file, func)?;
+        let results = backend::execute(backend, &c.module, func, values).map_err(|e| {
+            if is_matlab_source(file) {
+                velociraptor::frontend::matlab::explain_error_in(&c.module, e)
+            } else {
+                velociraptor::frontend::r::explain_error(e)
+            }
+        })?;
+        match &c.result_list {
+            // A list result prints as the list: {"list": [["name", value], ...]}.
+            Some(l) => println!("{}", velociraptor::frontend::r::results_to_json(&results, Some(l))),
+            None => println!("{}", backend::results_to_json(&results)),
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let args_text = args_text(&o)?;

@@ -149,7 +149,7 @@ pub fn analyze(prog: &Program, name: &str, def: &FunctionDef) -> Analysis {
     if dynamic {
         always.extend(a.locals.iter().cloned());
     }
-    closure_reads(&def.body, &mut always);
+    closure_reads(prog, &def.body, &mut always, &mut HashSet::new());
     // Functions defined inside were lifted (`frontend::lift`): what they read of this
     // function's variables is their captures (nested ones forward theirs through them).
     for l in prog.closures.lifted.values().filter(|l| l.parent == name) {
@@ -396,13 +396,25 @@ impl Analyzer<'_> {
                         Ok(any)
                     }
                     Some(Marker::Gpu | Marker::ParallelRange | Marker::Check) => all(values, loops),
+                    // `list(a = ...)`: a list that stays inside the section compiles; one
+                    // among its outputs does not (the section then runs in R).
+                    Some(Marker::List) => all(values, loops),
+                    // `for (nm in names(l))` compiles; `names(l)` as a value does not (the
+                    // section then runs in R).
+                    Some(Marker::Names) => all(values, loops),
                     None if self.compiles_call(func) => Ok(self.screen_args(args, loops)? | self.lang.iterates(func)),
                     None => no(format!("call to `{func}`")),
                 }
             }
             ExprKind::CallExpr { .. } => no("call of a computed function".into()),
             ExprKind::Index { target, indices, .. } => Ok(self.screen(target, loops)? | all(&mut indices.iter().flatten(), loops)?),
+            // A list's element (`data$x`): the list is an input like any variable.
+            ExprKind::Field { target, .. } => self.screen(target, loops),
             ExprKind::Function(_) => no("function definition".into()),
+            // Julia's multiple assignment: no section analysis for it (R has none).
+            ExprKind::Tuple(_) => no("a tuple".into()),
+            // MATLAB's `[a, b] = f(x)`: likewise.
+            ExprKind::MultiAssign { .. } => no("a multiple assignment".into()),
             // A definition runs in the host, which calls the function later; as a call's
             // argument it is screened by `screen_args`.
             ExprKind::LocalFunction { name, .. } => no(format!("definition of function `{name}`")),
@@ -430,6 +442,8 @@ impl Analyzer<'_> {
                     ExprKind::Var(_) => false,
                     ExprKind::Index { target: base, indices, .. } if matches!(base.kind, ExprKind::Var(_)) => all(&mut indices.iter().flatten(), loops)?,
                     ExprKind::Call { func, .. } => return no(format!("replacement function `{func}<-`")),
+                    // A list output would have to come back as a list: R runs these.
+                    ExprKind::Field { .. } => return no("assignment into a list element (`$<-`)".into()),
                     ExprKind::Unsupported(what) => return no(what.clone()),
                     _ => return no("assignment into an expression".into()),
                 };
@@ -589,6 +603,7 @@ fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             go(target, f);
             indices.iter().flatten().for_each(|i| go(i, f));
         }
+        ExprKind::Field { target, .. } => go(target, f),
         ExprKind::Function(def) => {
             def.params.iter().filter_map(|p| p.default.as_ref()).for_each(|d| go(d, f));
             go(&def.body, f);
@@ -631,7 +646,7 @@ fn collect_locals(e: &Expr, out: &mut HashSet<String>) {
                         out.insert(n.clone());
                         break;
                     }
-                    ExprKind::Index { target, .. } => t = target,
+                    ExprKind::Index { target, .. } | ExprKind::Field { target, .. } => t = target,
                     // `names(x) <- v` assigns x.
                     ExprKind::Call { args, .. } if !args.is_empty() => t = &args[0].value,
                     _ => break,
@@ -663,6 +678,7 @@ fn visit_children<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             out.push(target);
             out.extend(indices.iter().flatten());
         }
+        ExprKind::Field { target, .. } => out.push(target),
         ExprKind::Block(items) => out.extend(items.iter()),
         ExprKind::If { cond, then, els } => {
             out.extend([&**cond, &**then]);
@@ -700,14 +716,30 @@ fn all_reads(e: &Expr, out: &mut HashSet<String>) {
 }
 
 /// Every variable a function defined inside `e` reads (captured or its own).
-fn closure_reads(e: &Expr, out: &mut HashSet<String>) {
-    let mut found = |x: &Expr| {
-        if let ExprKind::Function(def) = &x.kind {
+fn closure_reads(prog: &Program, e: &Expr, out: &mut HashSet<String>, seen: &mut HashSet<String>) {
+    let mut lifted = Vec::new();
+    let mut found = |x: &Expr| match &x.kind {
+        ExprKind::Function(def) => {
             all_reads(&def.body, out);
             def.params.iter().filter_map(|p| p.default.as_ref()).for_each(|d| all_reads(d, out));
         }
+        // Lifting (frontend/lift.rs) moved the definition into a program function of its
+        // own; its reads, and those of the functions it defines, are still this
+        // function's variables when it runs (R's lexical scoping), so they stay live.
+        ExprKind::LocalFunction { lifted: name, .. } => lifted.push(name.clone()),
+        _ => {}
     };
     visit(e, &mut found);
+    for name in lifted {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if let Some(def) = prog.defs.get(&name) {
+            all_reads(&def.body, out);
+            def.params.iter().filter_map(|p| p.default.as_ref()).for_each(|d| all_reads(d, out));
+            closure_reads(prog, &def.body, out, seen);
+        }
+    }
 }
 
 /// Live variables, backwards over the structured body: what may be read after a point

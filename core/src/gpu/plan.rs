@@ -362,10 +362,21 @@ fn sanitize(n: &str) -> String {
         .collect()
 }
 
-/// `m` with every function body wrapped in one GPU section (`vr test --wrap-gpu`).
+/// `m` with every function body wrapped in one GPU section (`vr test --wrap-gpu`),
+/// except the bodies of functions that draw random numbers, directly or through their
+/// callees: the host's generator is one serial stream, so the verifier refuses draws in
+/// a GPU section, and such functions keep running on the CPU as written.
 pub fn wrap_in_sections(m: &Module) -> Module {
+    let draws: Vec<bool> = m
+        .functions
+        .iter()
+        .map(|f| crate::vrir::verify::random::first_draw(m, &f.name).is_some())
+        .collect();
     let mut m = m.clone();
-    for f in &mut m.functions {
+    for (f, draws) in m.functions.iter_mut().zip(draws) {
+        if draws {
+            continue;
+        }
         let body = std::mem::take(&mut f.body);
         f.body = vec![Stmt::new(StmtKind::Block(crate::vrir::ast::Block {
             on_gpu: true,

@@ -132,8 +132,8 @@ test_that("a variable first assigned inside a section's loop and read after it",
 })
 
 test_that("an index out of bounds in a section is a velociraptor_error at the user's line", {
-  # A matrix row past its extent (R: subscript out of bounds; a vector read past its end
-  # is NA in R, which runs the section in R instead).
+  # A matrix row past the end is R's error ("subscript out of bounds"); a vector read
+  # past its end is R's NA, and R runs the section (below).
   f <- function(x, k) {
     cat("")
     s <- 0
@@ -142,6 +142,7 @@ test_that("an index out of bounds in a section is a velociraptor_error at the us
   }
   g <- vr_compile(f)
   x <- matrix(c(1, 2, 3), 3, 1)
+  expect_error(f(x, 5L), "subscript out of bounds")
   e <- tryCatch(quiet(g(x, 5L)), error = function(e) e)
   expect_s3_class(e, "velociraptor_error")
   expect_identical(e$kind, "out_of_bounds")
@@ -151,13 +152,13 @@ test_that("an index out of bounds in a section is a velociraptor_error at the us
   expect_equal(e$bound, 3)
   expect_no_match(conditionMessage(e), "__sec_")
   expect_identical(quiet(g(x, 2L)), 3)
-  h <- vr_compile(function(x, k) {
+  v <- function(x, k) {
     cat("")
     s <- 0
     for (i in 1:k) s <- s + x[i]
     s
-  })
-  expect_identical(quiet(h(c(1, 2, 3), 5L)), NA_real_)
+  }
+  expect_identical(quiet(vr_compile(v)(c(1, 2, 3), 5L)), v(c(1, 2, 3), 5L))
 })
 
 test_that("a section with no outputs still raises its errors", {
@@ -181,17 +182,19 @@ test_that("a section whose inputs do not compile runs in R, and says why", {
     s
   }
   g <- vr_compile(f)
+  # A list of numbers compiles (its elements are the section's inputs).
   l <- list(1, 2.5, 4)
   expect_identical(quiet(g(l)), f(l))
-  expect_equal(section_of(g)$compiled, 0)
-  expect_equal(section_of(g)$in_r, 1)
+  expect_equal(section_of(g)$compiled, 1)
+  expect_equal(section_of(g)$in_r, 0)
   # Names would be dropped by compiled code: R runs the section.
   named <- c(a = 1, b = 2)
   expect_identical(quiet(g(named)), f(named))
+  expect_equal(section_of(g)$in_r, 1)
   expect_match(section_of(g)$why, "attributes")
   # And a plain vector runs compiled.
   expect_identical(quiet(g(c(1, 2))), 3)
-  expect_equal(section_of(g)$compiled, 1)
+  expect_equal(section_of(g)$compiled, 2)
 })
 
 test_that("a section that does not compile for its types runs in R", {

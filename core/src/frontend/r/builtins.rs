@@ -6,6 +6,7 @@
 use super::rules::{bin, check_int_range, i64c, lib, to_i64, to_logical, COMPLEX, DOUBLE, INTEGER, LOGICAL};
 use crate::frontend::hir::{Arg, Expr, ExprKind, Line, MissingKind};
 use crate::frontend::rules::Language;
+use crate::frontend::lists::{ListVal, Val};
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
 use crate::frontend::matching;
 use crate::frontend::types::{wider, Ty};
@@ -53,7 +54,7 @@ pub(super) fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) ->
 fn known_unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
         "tapply" | "Vectorize" => "this member of the apply family does not compile; write the loop",
-        "list" | "data.frame" | "names" | "unlist" | "setNames" => "lists and data frames do not compile",
+        "data.frame" | "unlist" | "setNames" => "building data frames, names and flattening lists do not compile",
         "environment" | "new.env" | "assign" | "get" | "exists" | "local" | "eval" | "parse" | "quote" | "substitute" | "sys.function" => {
             "environments and evaluation do not compile"
         }
@@ -131,7 +132,10 @@ fn sizes(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowe
             return Ok(lw.cast(Lowered::new(n, Ty::scalar(ScalarType::I64)), INTEGER));
         }
     }
-    let v = lw.expr(x)?;
+    let v = match lw.any_expr(x)? {
+        Val::One(v) => v,
+        Val::List(l) => return list_sizes(lw, name, l, line),
+    };
     let int = Ty::scalar(INTEGER);
     let n = match (name, v.ty.rank) {
         (_, 0) => return Ok(Lowered::new(vrir::Expr::lit(Literal::I32(1)), int)),
@@ -143,6 +147,32 @@ fn sizes(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowe
         _ => return Err(lw.unsupported(&format!("`{name}` of a {}", v.ty), line, "R gives NULL for a vector")),
     };
     Ok(lw.cast(Lowered::new(n, Ty::scalar(ScalarType::I64)), INTEGER))
+}
+
+/// `length` of a list; `nrow`, `ncol` (and `NROW`, `NCOL`) of a data frame: its rows are
+/// the length of its first column that compiled code holds (every column has it).
+fn list_sizes(lw: &mut Lowerer, name: &str, l: ListVal, line: Line) -> LResult<Lowered> {
+    let int = Ty::scalar(INTEGER);
+    let count = |n: usize| Ok(Lowered::new(vrir::Expr::lit(Literal::I32(n as i32)), int));
+    match (name, l.ty.frame) {
+        ("length", _) | ("NROW", false) | ("ncol" | "NCOL", true) => count(l.ty.fields.len()),
+        ("NCOL", false) => count(1),
+        ("nrow" | "NROW", true) => {
+            let column = (0..l.ty.fields.len()).find_map(|k| match l.element(k) {
+                Ok(Val::One(v)) => Some(v),
+                _ => None,
+            });
+            let Some(v) = column else {
+                return Err(lw.unsupported(&format!("`{name}` of a data frame"), line, "none of its columns is a double, integer or logical vector"));
+            };
+            if v.ty.rank == 0 {
+                return count(1);
+            }
+            let n = vrir::Expr::Dim { arg: Box::new(v.expr), axis: 0 };
+            Ok(lw.cast(Lowered::new(n, Ty::scalar(ScalarType::I64)), INTEGER))
+        }
+        _ => Err(lw.unsupported(&format!("`{name}` of a list"), line, "R gives NULL for a list that is not a data frame")),
+    }
 }
 
 fn dim(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {

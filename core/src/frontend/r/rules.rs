@@ -155,6 +155,8 @@ impl Language for R {
             "stop" => Some(Marker::Stop),
             RESULTS_MARKER => Some(Marker::Results),
             "stopifnot" => Some(Marker::Check),
+            "list" => Some(Marker::List),
+            "names" => Some(Marker::Names),
             _ => None,
         }
     }
@@ -302,6 +304,10 @@ impl Language for R {
         }
     }
 
+    fn scalars_are_vectors(&self) -> bool {
+        true
+    }
+
     fn compiles_call(&self, name: &str) -> bool {
         builtins::compiles(name)
     }
@@ -409,11 +415,20 @@ impl Language for R {
     fn host_has_answer(&self, reason: &str) -> bool {
         // R errors too for a wrong-signed `by`, a negative length, a positive subscript
         // among negative ones, a bad `diff` lag, a functional's own checks, a random
-        // draw's bad arguments; everything else has an R answer (NA, a dropped
-        // dimension, a double sequence, a longer vector).
+        // draw's bad arguments, a list element beyond the list's end; everything else
+        // has an R answer (NA, a dropped dimension, a double sequence, a longer vector).
         !matches!(
             reason,
-            "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite" | "seq_invalid_by" | "seq_by_too_small" | super::subscripts::MIXED | super::library::DIFF_LAG
+            "seq_wrong_sign"
+                | "negative_length"
+                | "seq_bad_length"
+                | "seq_from_not_finite"
+                | "seq_to_not_finite"
+                | "seq_invalid_by"
+                | "seq_by_too_small"
+                | "list_subscript_out_of_bounds"
+                | super::subscripts::MIXED
+                | super::library::DIFF_LAG
         ) && !reason.starts_with(STOP_REASON)
             && !super::functionals::is_r_error(reason)
             && !super::random::r_errors_too(reason)
@@ -449,6 +464,9 @@ impl Language for R {
             "seq_value_type" => "seq(from, to, by) over a zero span: R returns `from` (or `to`) itself, an integer here, where compiled code's sequence is double".into(),
             "zero_index_other" => "an element read with a zero index (R selects nothing) and another index that is negative or past its extent: R's answer (an error, or an exclusion) decides".into(),
             "seq_one_value" => "seq(x) of a vector of length one: R counts to its value, not its length (use seq_len or seq_along)".into(),
+            "list_subscript_out_of_bounds" => "subscript out of bounds".into(),
+            "list_grows" => "a list element assigned beyond the list's end: R grows the list, compiled lists keep their length".into(),
+            "list_position_below_one" => "a list element selected by a position below 1: R's `[[` drops or refuses it, compiled code does neither".into(),
             "ifelse_all_na" => "ifelse() with an NA branch that every element takes: R's result is a logical NA vector (or logical(0)), which compiled code does not hold".into(),
             "seq_bad_length" => "'length.out' must be a non-negative number".into(),
             "seq_from_not_finite" => "'from' must be a finite number".into(),

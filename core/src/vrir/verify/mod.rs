@@ -32,7 +32,7 @@
 //!   (`random.rs`).
 
 mod expr;
-mod random;
+pub(crate) mod random;
 mod stmt;
 
 #[cfg(test)]
