@@ -75,7 +75,16 @@ vr_compile <- function(f, fallback = TRUE) {
   }
   name <- if (is.name(substitute(f))) as.character(substitute(f)) else "vr_main"
   if (!grepl("^[A-Za-z][A-Za-z0-9_.]*$", name)) name <- "vr_main"
+  .vr_make(f, name, fallback)
+}
+
+# vr_compile()'s wrapper of `f` under `name`. `family`: the wrappers of the functions of
+# one program by name, shared with the wrappers made for its callees (callees.R), so
+# that a call back to a function of the family reaches its wrapper.
+.vr_make <- function(f, name, fallback, family = new.env(parent = emptyenv())) {
   state <- new.env(parent = emptyenv())
+  state$family <- family
+  state$plain <- FALSE
   state$f <- f
   state$name <- name
   state$fallback <- fallback
@@ -117,6 +126,7 @@ vr_compile <- function(f, fallback = TRUE) {
   env$.vr_state <- state
   environment(wrapper) <- env
   class(wrapper) <- c("vr_function", "function")
+  if (is.null(family[[name]])) family[[name]] <- wrapper
   wrapper
 }
 
@@ -195,6 +205,9 @@ vr_compile <- function(f, fallback = TRUE) {
     # construct: this call, not the function, needs R.
     what <- if (identical(failure$phase, "run")) " needs R for this call: " else " cannot be compiled: "
     msg <- paste0("velociraptor: ", state$name, what, failure$message, .vr_where(failure))
+    # Calls of compiled specializations that R ran instead (vr_explain's `calls` counts
+    # them too): vr_explain reports them as `calls_in_r`.
+    if (identical(failure$phase, "run")) state$runs_in_r <- (if (is.null(state$runs_in_r)) 0 else state$runs_in_r) + 1
     if (!state$fallback) {
       stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
         c(list(message = msg, call = NULL), .vr_fields(failure))))
@@ -210,6 +223,8 @@ vr_compile <- function(f, fallback = TRUE) {
       warning(structure(class = c("velociraptor_fallback", "warning", "condition"),
         c(list(message = paste0(msg, "; it runs in R"), call = NULL), .vr_fields(failure))))
     }
+    # A callee called from R statements is called as R would from now on (callees.R).
+    if (identical(failure$phase, "compile")) state$plain <- TRUE
     return(do.call(state$f, own))
   }
   msg <- paste0("velociraptor: ", failure$message, .vr_where(failure))
@@ -393,15 +408,32 @@ print.vr_function <- function(x, ...) {
 #' @export
 vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
   if (!inherits(g, "vr_function")) stop("vr_explain() needs a function made by vr_compile()")
+  .vr_explain(g, vrir, verbose, new.env(parent = emptyenv()))
+}
+
+# `seen`: the functions reported already (callees may call back, callees.R).
+.vr_explain <- function(g, vrir, verbose, seen) {
   state <- environment(g)$.vr_state
+  seen[[state$name]] <- TRUE
   specs <- .Call(wrap__vr_rs_explain, state$ptr)
   if (inherits(specs, "vr_failure")) specs <- list()
-  cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)\n", sep = "")
+  # Calls R ran at run time instead (an answer compiled code cannot give): counted per
+  # function, not per specialization.
+  in_r <- if (is.null(state$runs_in_r)) 0 else state$runs_in_r
+  for (k in seq_along(specs)) specs[[k]]$calls_in_r <- in_r
+  cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)",
+    if (in_r > 0) paste0(" (", in_r, " call(s) ran in R: an answer compiled code cannot give)"), "\n", sep = "")
   outlined <- is.list(state$outline)
   .vr_explain_specs(specs, verbose, vrir, indent = "", outlined = outlined)
   if (outlined) {
     secs <- .vr_explain_sections(state, verbose, vrir)
-    for (k in seq_along(specs)) if (!isTRUE(specs[[k]]$compiled)) specs[[k]]$sections <- secs
+    callees <- .vr_explain_callees(state, verbose, vrir, seen)
+    for (k in seq_along(specs)) {
+      if (!isTRUE(specs[[k]]$compiled)) {
+        specs[[k]]$sections <- secs
+        specs[[k]]$callees <- callees
+      }
+    }
   }
   invisible(specs)
 }

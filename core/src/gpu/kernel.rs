@@ -1471,6 +1471,7 @@ impl<'m> Gen<'m> {
             | LibFn::Sinh
             | LibFn::Cosh
             | LibFn::Tanh
+            | LibFn::Expm1
                 if float =>
             {
                 format!("{}({x})", f.name())
