@@ -46,10 +46,7 @@ pub fn run(kernels: &[Kernel], opts: &Options, dir: &c_ref::BuildDir) -> Result<
         for (label, o) in &configs {
             let (optimized, _) = optimize(&module, o).map_err(|e| format!("{}: {label}: {e}", k.name))?;
             // `alias-version` is carried out by the backend: it follows the switch.
-            let cpu_opts = cpu::CpuOptions {
-                alias_versions: o.is_enabled("alias-version") && !o.params_never_alias,
-                ..cpu::CpuOptions::default()
-            };
+            let cpu_opts = cpu::CpuOptions::default().following(o);
             let compiled: CompiledModule = cpu::compile_with(&optimized, cpu_opts)
                 .map_err(|e| format!("{}: {label}: {e}", k.name))?;
             let args = fresh_copy(&inputs);

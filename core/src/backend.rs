@@ -139,14 +139,12 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
                 ..crate::opt::OptOptions::current()?
             };
             let (optimized, _) = crate::opt::optimize(m, &opts)?;
-            let mut options = if backend == Backend::CpuPar {
+            let options = if backend == Backend::CpuPar {
                 crate::cpu::CpuOptions::parallel()
             } else {
                 crate::cpu::CpuOptions::default()
             };
-            options.alias_versions =
-                opts.is_enabled("alias-version") && !opts.params_never_alias;
-            crate::cpu::compile_with(&optimized, options)?.call(func, args)
+            crate::cpu::compile_with(&optimized, options.following(&opts))?.call(func, args)
         }
         Backend::Gpu => Err(backend.missing()),
     }

@@ -165,6 +165,13 @@ impl Default for CpuOptions {
 }
 
 impl CpuOptions {
+    /// The switches of the optimizer passes the backend carries out (`alias-version`)
+    /// set as `passes` says.
+    pub fn following(mut self, passes: &crate::opt::OptOptions) -> CpuOptions {
+        self.alias_versions = passes.is_enabled("alias-version") && !passes.params_never_alias;
+        self
+    }
+
     /// The `cpu-par` backend's options: parallel, default thread count.
     pub fn parallel() -> CpuOptions {
         CpuOptions {
@@ -185,7 +192,7 @@ pub fn compile(m: &Module) -> VrResult<CompiledModule> {
 /// Compile `m` with `opts` (`CpuOptions::parallel()` for the `cpu-par` backend).
 pub fn compile_with(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(m)?;
-    let jit = jit::compile(m, opts.parallel, opts.opt_level, opts.alias_versions)?;
+    let jit = jit::compile(m, opts)?;
     Ok(CompiledModule {
         module: m.clone(),
         jit,

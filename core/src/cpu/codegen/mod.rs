@@ -20,6 +20,7 @@ mod matmul;
 mod par_elementwise;
 mod par_reduce;
 mod parfor;
+mod parfor_facts;
 mod selection;
 mod slice_assign;
 mod stmt;
@@ -152,6 +153,8 @@ pub struct CodeGen<'ctx, 'm> {
     /// Functions with a no-alias version: its LLVM function and the parameter pairs the
     /// entry tests for overlap.
     pub(crate) noalias_variants: HashMap<String, (FunctionValue<'ctx>, Vec<(usize, usize)>)>,
+    /// Per parfor body (by address): facts about the enclosing function (`parfor_facts.rs`).
+    pub(crate) parfor_facts: HashMap<*const crate::vrir::ast::Block, parfor_facts::ParforFacts>,
 }
 
 /// Per-function state.
@@ -186,6 +189,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             parallel: false,
             alias_versions: false,
             noalias_variants: HashMap::new(),
+            parfor_facts: HashMap::new(),
         }
     }
 
