@@ -213,6 +213,7 @@ pub fn compile(vm: &VModule, opts: super::CpuOptions) -> VrResult<JitModule> {
         let module = CodeGen::new(context, vm)
             .with_parallel(parallel)
             .with_alias_versions(opts.alias_versions)
+            .with_privatize_atomics(opts.privatize_atomics)
             .generate()?;
         module.set_triple(&tm.get_triple());
         module.set_data_layout(&tm.get_target_data().get_data_layout());

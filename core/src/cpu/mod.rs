@@ -151,6 +151,10 @@ pub struct CpuOptions {
     /// optimizer's `alias-version` switch). On by default; hosts that promise
     /// parameters never alias turn it off (nothing to test).
     pub alias_versions: bool,
+    /// Accumulate qualifying integer `atomic-add`s of a parfor per chunk and add each
+    /// chunk's sum with one atomic at its end (`codegen/par_atomics.rs`; the optimizer's
+    /// `atomic-privatize` switch). Only `parallel` code has chunks. On by default.
+    pub privatize_atomics: bool,
 }
 
 impl Default for CpuOptions {
@@ -160,15 +164,17 @@ impl Default for CpuOptions {
             threads: None,
             opt_level: 2,
             alias_versions: true,
+            privatize_atomics: true,
         }
     }
 }
 
 impl CpuOptions {
-    /// The switches of the optimizer passes the backend carries out (`alias-version`)
-    /// set as `passes` says.
+    /// The switches of the optimizer passes the backend carries out (`alias-version`,
+    /// `atomic-privatize`) set as `passes` says.
     pub fn following(mut self, passes: &crate::opt::OptOptions) -> CpuOptions {
         self.alias_versions = passes.is_enabled("alias-version") && !passes.params_never_alias;
+        self.privatize_atomics = passes.is_enabled("atomic-privatize");
         self
     }
 

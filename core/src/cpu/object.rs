@@ -53,6 +53,7 @@ pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
     let module = CodeGen::new(&cx, vm)
         .with_parallel(opts.parallel)
         .with_alias_versions(opts.alias_versions)
+        .with_privatize_atomics(opts.privatize_atomics)
         .generate()?;
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());

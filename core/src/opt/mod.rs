@@ -12,6 +12,7 @@
 //! [`with_options`]. The order and every counter are documented in docs/optimizer.md.
 
 pub mod alias_version;
+pub mod atomic_privatize;
 pub mod bce;
 pub mod elementwise;
 pub mod explain;
@@ -53,8 +54,9 @@ pub struct Pass {
 /// (which put subscripts and loop bounds in the form versioning reads), then redundant
 /// checks, then versioning (which copies nests whose redundant checks are already
 /// gone), then extent hoisting (after versioning, which reads `(dim A k)` forms in loop
-/// bounds as extents), and last the decision which functions the cpu backend compiles
-/// a no-alias version of (on the final VRIR).
+/// bounds as extents), and last the decisions the cpu backend carries out on the final
+/// VRIR: which functions get a no-alias version, which parfor atomics become per-chunk
+/// sums.
 pub const PASSES: &[Pass] = &[
     simplify::SIMPLIFY,
     fusion::FUSION,
@@ -65,6 +67,7 @@ pub const PASSES: &[Pass] = &[
     bce::VERSION,
     hoist_dims::HOIST_DIMS,
     alias_version::ALIAS_VERSION,
+    atomic_privatize::ATOMIC_PRIVATIZE,
 ];
 
 /// Names that switch several passes at once.
@@ -375,7 +378,7 @@ mod tests {
             e.message
         );
         assert!(
-            e.message.contains("bce-redundant, bce-version, hoist-dims, alias-version, bce"),
+            e.message.contains("bce-redundant, bce-version, hoist-dims, alias-version, atomic-privatize, bce"),
             "{}",
             e.message
         );

@@ -17,6 +17,7 @@ mod index;
 mod interrupt;
 mod map;
 mod matmul;
+mod par_atomics;
 mod par_elementwise;
 mod par_reduce;
 mod parfor;
@@ -153,6 +154,11 @@ pub struct CodeGen<'ctx, 'm> {
     /// Functions with a no-alias version: its LLVM function and the parameter pairs the
     /// entry tests for overlap.
     pub(crate) noalias_variants: HashMap<String, (FunctionValue<'ctx>, Vec<(usize, usize)>)>,
+    /// Accumulate qualifying parfor atomics per chunk (`par_atomics.rs`).
+    pub(crate) privatize_atomics: bool,
+    /// The privatized atomic-add sites of the chunk functions being built, by their
+    /// `:value` expression.
+    pub(crate) chunk_sum_sites: HashMap<*const crate::vrir::ast::Expr, par_atomics::ChunkSum<'ctx>>,
     /// Per parfor body (by address): facts about the enclosing function (`parfor_facts.rs`).
     pub(crate) parfor_facts: HashMap<*const crate::vrir::ast::Block, parfor_facts::ParforFacts>,
 }
@@ -189,6 +195,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             parallel: false,
             alias_versions: false,
             noalias_variants: HashMap::new(),
+            privatize_atomics: false,
+            chunk_sum_sites: HashMap::new(),
             parfor_facts: HashMap::new(),
         }
     }

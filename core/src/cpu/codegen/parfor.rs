@@ -549,8 +549,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     ) -> Result<FunctionValue<'ctx>, (crate::runtime::error::VrError, Option<FunctionValue<'ctx>>)>
     {
         let llfn = self.declare_chunk_fn(g, "parfor");
-        self.outline_body(g, llfn, vars, body, plan, d, consts)
-            .map_err(|e| (e, Some(llfn)))?;
+        let registered: BTreeSet<*const Expr> = self.chunk_sum_sites.keys().copied().collect();
+        let built = self.outline_body(g, llfn, vars, body, plan, d, consts);
+        if built.is_err() {
+            // Forget the sums' sites of this body: it is not built (it may run serially).
+            self.chunk_sum_sites.retain(|k, _| registered.contains(k));
+        }
+        built.map_err(|e| (e, Some(llfn)))?;
         Ok(llfn)
     }
 
@@ -575,6 +580,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             last,
             alloca_builder,
         } = self.begin_chunk_fn(llfn)?;
+        let chunk_sums = self.begin_chunk_sums(g, &alloca_builder, body)?;
         let load_slot = |s: &Self, k: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| s.env_load(env, k, ty);
         let mut starts = Vec::new();
         let mut steps = Vec::new();
@@ -830,6 +836,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         self.builder.position_at_end(ret);
         self.builder
             .build_return(Some(&self.cx.i32_type().const_zero()))?;
+        self.finish_chunk_sums(llfn, chunk_sums)?;
         Ok(())
     }
 }
