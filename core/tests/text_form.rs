@@ -142,6 +142,8 @@ fn every_statement_and_expression_kind_is_in_the_samples() {
         ":",
         "_",
         ":axis",
+        ":acc",
+        "f80",
         ":neg",
         ":flat",
         ":nocheck",
@@ -152,7 +154,8 @@ fn every_statement_and_expression_kind_is_in_the_samples() {
     let lib = LibFn::ALL.iter().map(|f| f.name());
     let ops = BinOp::ALL.iter().map(|o| o.symbol());
     let reductions = ReduceOp::ALL.iter().map(|r| r.name());
-    for head in heads.into_iter().chain(lib).chain(ops).chain(reductions) {
+    let scans = ScanOp::ALL.iter().map(|s| s.name());
+    for head in heads.into_iter().chain(lib).chain(ops).chain(reductions).chain(scans) {
         assert!(stmts.contains(head), "no `{head}` in the samples");
     }
 }
@@ -766,11 +769,24 @@ mod random {
                     select(ReduceOp::ALL.to_vec()),
                     e.clone(),
                     option::of(0u32..3),
+                    option::of(select(Accum::ALL.to_vec())),
                 )
-                    .prop_map(|(op, a, axis)| Expr::Reduce {
+                    .prop_map(|(op, a, axis, acc)| Expr::Reduce {
                         op,
                         arg: boxed(a),
                         axis,
+                        acc,
+                    })
+                    .boxed(),
+                (
+                    select(ScanOp::ALL.to_vec()),
+                    e.clone(),
+                    option::of(select(Accum::ALL.to_vec())),
+                )
+                    .prop_map(|(op, a, acc)| Expr::Scan {
+                        op,
+                        arg: boxed(a),
+                        acc,
                     })
                     .boxed(),
                 (

@@ -25,11 +25,11 @@
 #'   function that names the construct and line; `FALSE` raises an error of class
 #'   `velociraptor_unsupported`.
 #' @return A function with the formals of `f` (class `vr_function`).
-#' @details Errors in compiled code (an index out of bounds, an integer division by
-#'   zero, non-conforming shapes) are R errors of class `velociraptor_error` with fields
-#'   `kind`, `fun`, `line`, `variable`, `index` and `bound`. Where R has an answer
-#'   compiled code cannot give (an `NA` in an integer argument, an integer overflow) the
-#'   call runs in R instead, as a fallback.
+#' @details Errors in compiled code (a matrix index out of bounds, non-conforming
+#'   shapes) are R errors of class `velociraptor_error` with fields `kind`, `fun`,
+#'   `line`, `variable`, `index` and `bound`. Where R has an answer compiled code cannot
+#'   give (an `NA` in an integer argument, an integer overflow or division by zero, a
+#'   vector read past its end) the call runs in R instead, as a fallback.
 #' @seealso [vr_explain()], [vr_options()], [prange()], `vignette("compiling", package = "velociraptor")`.
 #' @examples
 #' sumsq <- function(x) {
@@ -102,12 +102,14 @@ vr_compile <- function(f, fallback = TRUE) {
 # Where it happened, for a message that does not say so itself.
 .vr_where <- function(failure) {
   if (!is.null(failure$line) && grepl("line", failure$message, fixed = TRUE)) return("")
+  # An index error that reads `x[5]: ...` names its variable, index and bound already.
+  said <- !is.null(failure$variable) && startsWith(failure$message, paste0(failure$variable, "["))
   parts <- c(
     if (!is.null(failure[["function"]])) paste0("in ", failure[["function"]]),
     if (!is.null(failure$line)) paste0("line ", failure$line),
-    if (!is.null(failure$variable)) paste0("variable `", failure$variable, "`"),
-    if (!is.null(failure$index)) paste0("index ", failure$index),
-    if (!is.null(failure$bound)) paste0("bound ", failure$bound))
+    if (!said && !is.null(failure$variable)) paste0("variable `", failure$variable, "`"),
+    if (!said && !is.null(failure$index)) paste0("index ", failure$index),
+    if (!said && !is.null(failure$bound)) paste0("bound ", failure$bound))
   if (length(parts)) paste0(" (", paste(parts, collapse = ", "), ")") else ""
 }
 
@@ -147,8 +149,10 @@ vr_compile <- function(f, fallback = TRUE) {
   }
   runs_in_r <- identical(failure$phase, "compile") || identical(failure$kind, "unsupported")
   if (runs_in_r) {
-    msg <- paste0("velociraptor: ", state$name, " cannot be compiled: ", failure$message,
-      .vr_where(failure))
+    # A check at run time (R's answer is NA, NULL, a longer vector) rather than a
+    # construct: this call, not the function, needs R.
+    what <- if (identical(failure$phase, "run")) " needs R for this call: " else " cannot be compiled: "
+    msg <- paste0("velociraptor: ", state$name, what, failure$message, .vr_where(failure))
     if (!state$fallback) {
       stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
         c(list(message = msg, call = NULL), .vr_fields(failure))))

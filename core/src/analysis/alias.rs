@@ -133,6 +133,7 @@ impl Builder<'_> {
             | Expr::Binary { .. }
             | Expr::Unary { .. }
             | Expr::Reduce { .. }
+            | Expr::Scan { .. }
             | Expr::Map { .. } => vec![self.new_node()],
             Expr::Lib { func, args } if !matches!(func, LibFn::Transpose) => {
                 let _ = args;

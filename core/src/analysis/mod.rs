@@ -121,6 +121,7 @@ pub fn sub_exprs(e: &Expr) -> Vec<&Expr> {
         Expr::Unary { arg, .. }
         | Expr::Cast { arg, .. }
         | Expr::Reduce { arg, .. }
+        | Expr::Scan { arg, .. }
         | Expr::Dim { arg, .. }
         | Expr::TupleGet { arg, .. } => vec![arg],
         Expr::Binary { lhs, rhs, .. } => vec![lhs, rhs],

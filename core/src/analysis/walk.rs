@@ -12,6 +12,7 @@ pub fn walk_expr<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
         Expr::Unary { arg, .. }
         | Expr::Cast { arg, .. }
         | Expr::Reduce { arg, .. }
+        | Expr::Scan { arg, .. }
         | Expr::Dim { arg, .. }
         | Expr::TupleGet { arg, .. } => walk_expr(arg, f),
         Expr::Binary { lhs, rhs, .. } => {

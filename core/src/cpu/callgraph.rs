@@ -12,6 +12,7 @@ fn expr_calls(e: &Expr, out: &mut HashSet<String>) {
         Expr::Unary { arg, .. }
         | Expr::Cast { arg, .. }
         | Expr::Reduce { arg, .. }
+        | Expr::Scan { arg, .. }
         | Expr::Dim { arg, .. }
         | Expr::TupleGet { arg, .. } => go(arg),
         Expr::Binary { lhs, rhs, .. } => {

@@ -21,7 +21,7 @@ use super::rules::Language;
 use super::types::Ty;
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::vrir::{Function, Module};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Rounds of inference before giving up (the lattice is shallow; real code needs 2-4).
 const MAX_ROUNDS: usize = 64;
@@ -45,6 +45,8 @@ pub struct Spec {
     pub ret: RetTy,
     /// Variable types found so far.
     pub vars: BTreeMap<String, Ty>,
+    /// Vectors that grow by assignment (`growth`): found so far, never removed.
+    pub growable: BTreeSet<String>,
 }
 
 /// Every function of one source file and the specializations compiled so far.
@@ -86,7 +88,7 @@ impl Program {
             None => self.lang.vrir_name(name),
         };
         let vrir_name = if taken == 0 { base } else { format!("{base}__{}", taken + 1) };
-        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new() });
+        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new(), growable: BTreeSet::new() });
         self.specs.len() - 1
     }
 
@@ -124,17 +126,18 @@ impl Program {
             let mut changed = false;
             let mut i = 0;
             while i < self.specs.len() {
-                let before = (self.specs[i].ret.clone(), self.specs[i].vars.clone());
+                let before = (self.specs[i].ret.clone(), self.specs[i].vars.clone(), self.specs[i].growable.clone());
                 let mut lw = Lowerer::new(self, i, false);
                 match lw.lower_function() {
                     Ok(_) | Err(LErr::NotYet) => {}
                     Err(LErr::Fail(e)) => return Err(e),
                 }
-                let (ret, vars) = lw.finish_round();
+                let (ret, vars, growable) = lw.finish_round();
                 let spec = &mut self.specs[i];
                 spec.ret = ret.or(spec.ret.take());
                 spec.vars = vars;
-                if (spec.ret.clone(), spec.vars.clone()) != before {
+                spec.growable.extend(growable);
+                if (spec.ret.clone(), spec.vars.clone(), spec.growable.clone()) != before {
                     changed = true;
                 }
                 i += 1;

@@ -12,7 +12,7 @@ use super::rules::{Marker, SeqParts};
 use super::types::{join, wider, Ty};
 use crate::runtime::error::{ErrorKind, VrError};
 use crate::vrir::{self, Block, IndexFlags, LValue, Literal, Local, Param, ScalarType, Stmt, StmtKind, Type};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Why lowering stopped: a type not known yet (inference tries again next round) or a
 /// real diagnostic.
@@ -84,6 +84,13 @@ pub fn explain_error(lang: &dyn super::rules::Language, e: VrError) -> VrError {
     let counts = decode_counts(&e.message);
     let mut out = VrError::new(kind, lang.error_message(reason, counts)).with_function(func);
     out.line = e.line;
+    // An index check of `growth` or `subscript` keeps the fields of an index error.
+    if let (Some((name, beyond)), Some((i, len))) = (super::growth::decode_index_reason(reason), counts) {
+        out.variable = Some(name);
+        out.index = Some(if beyond { i } else { -i });
+        out.bound = Some(len);
+        out.dim = Some(0);
+    }
     out
 }
 
@@ -129,7 +136,7 @@ pub struct Lowerer<'p> {
     bound: HashMap<String, Lowered>,
     def: FunctionDef,
     /// Variable types visible to reads: the previous round's joins and the parameters.
-    vars: BTreeMap<String, Ty>,
+    pub(super) vars: BTreeMap<String, Ty>,
     /// Joins of this round's assignments.
     recorded: BTreeMap<String, Ty>,
     /// Join of this round's returns.
@@ -142,6 +149,13 @@ pub struct Lowerer<'p> {
     written: HashSet<String>,
     /// Variables assigned as a whole (`x <- v`) anywhere in the body.
     rebound: HashSet<String>,
+    /// Vectors that grow by assignment (`growth`): the specialization's, those the
+    /// source shows and those this round finds.
+    pub(super) growable: BTreeSet<String>,
+    /// Variables assigned the language's NULL (`x <- c()`) somewhere.
+    pub(super) nullable: HashSet<String>,
+    /// How many parallel loops enclose the statement being lowered.
+    pub(super) parallel_depth: u32,
     /// Line of the statement being lowered.
     pub line: Line,
 }
@@ -150,13 +164,6 @@ impl<'p> Lowerer<'p> {
     pub fn new(prog: &'p mut Program, spec: usize, final_pass: bool) -> Lowerer<'p> {
         let s = prog.specs[spec].clone();
         let def = prog.defs[&s.source_name].clone();
-        let mut vars = s.vars.clone();
-        for (p, a) in def.params.iter().zip(&s.args) {
-            if let Some(t) = a {
-                let t = vars.get(&p.name).and_then(|v| join(*v, *t)).unwrap_or(*t);
-                vars.insert(p.name.clone(), t);
-            }
-        }
         let mut written = HashSet::new();
         collect_written(&def.body, &mut written);
         let mut rebound = HashSet::new();
@@ -165,6 +172,21 @@ impl<'p> Lowerer<'p> {
             Some(l) => (l.outer.clone(), prog.lang.vrir_name(&l.outer)),
             None => (s.source_name.clone(), s.vrir_name.clone()),
         };
+        let (mut growable, nullable) = super::growth::from_source(prog.lang, &def.body, &written);
+        growable.extend(s.growable.iter().cloned());
+        let mut vars = s.vars.clone();
+        for (p, a) in def.params.iter().zip(&s.args) {
+            if let Some(t) = a {
+                // A length-one argument (a scalar) that the function writes through an
+                // index or appends to is a vector of length one (R has no scalars).
+                if t.rank == 0 && (written.contains(&p.name) || growable.contains(&p.name)) {
+                    growable.insert(p.name.clone());
+                }
+                let t = if growable.contains(&p.name) && t.rank == 0 { Ty::array(t.elem, 1) } else { *t };
+                let t = vars.get(&p.name).and_then(|v| join(*v, t)).unwrap_or(t);
+                vars.insert(p.name.clone(), t);
+            }
+        }
         Lowerer {
             prog,
             spec,
@@ -183,13 +205,17 @@ impl<'p> Lowerer<'p> {
             counter: 0,
             written,
             rebound,
+            growable,
+            nullable,
+            parallel_depth: 0,
             line: 0,
         }
     }
 
-    /// This round's findings: the return type and the variable types.
-    pub fn finish_round(self) -> (RetTy, BTreeMap<String, Ty>) {
-        (self.ret, self.recorded)
+    /// This round's findings: the return type, the variable types and the vectors that
+    /// grow by assignment.
+    pub fn finish_round(self) -> (RetTy, BTreeMap<String, Ty>, BTreeSet<String>) {
+        (self.ret, self.recorded, self.growable)
     }
 
     /// The pending pre-statements (a builtin that builds a loop body collects its
@@ -200,6 +226,19 @@ impl<'p> Lowerer<'p> {
 
     pub fn final_pass(&self) -> bool {
         self.final_pass
+    }
+
+    /// The type of argument `name` exactly as the caller gave it, when the function never
+    /// reassigns or widens it (None otherwise, and for a parameter left to its default).
+    pub fn argument_type(&self, name: &str) -> Option<Ty> {
+        let i = self.def.params.iter().position(|p| p.name == name)?;
+        let t = self.prog.specs[self.spec].args.get(i).copied().flatten()?;
+        (!self.rebound.contains(name) && self.vars.get(name).is_some_and(|v| v.elem == t.elem)).then_some(t)
+    }
+
+    /// The names of the function's formal parameters, in order.
+    pub(super) fn def_params(&self) -> Vec<String> {
+        self.def.params.iter().map(|p| p.name.clone()).collect()
     }
 
     pub fn layout(&self) -> vrir::Layout {
@@ -348,7 +387,7 @@ impl<'p> Lowerer<'p> {
             let copied = lang.arguments_by_value() && t.rank > 0 && self.written.contains(&p.name);
             // Parameters are never assigned in VRIR we emit (backends may rely on it): an
             // array parameter the function rebinds (`u <- v`) becomes a local too.
-            let rebound = t.rank > 0 && self.rebound.contains(&p.name);
+            let rebound = t.rank > 0 && (self.rebound.contains(&p.name) || self.is_growable(&p.name));
             if var_ty == *t && !copied && !rebound {
                 params.push(Param { name: name.clone(), ty: t.vrir(self.layout()), restrict: false });
                 if check_entry {
@@ -379,12 +418,17 @@ impl<'p> Lowerer<'p> {
                 let widened = self.cast(Lowered::new(vrir::Expr::var(&pname), *t), var_ty.elem);
                 let value = if t.rank > 0 && widened.ty == *t {
                     vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![widened.expr] }
+                } else if t.rank == 0 && var_ty.rank > 0 {
+                    // A length-one argument the function uses as a vector.
+                    super::growth::vector_of_one(widened, self.layout()).expr
                 } else {
                     widened.expr
                 };
                 self.emit(StmtKind::Assign { targets: vec![LValue::Var { name }], value });
             }
+            self.set_length_after_assign(&p.name);
         }
+        self.start_lengths(&spec.args);
         body.append(&mut self.pre);
         for p in self.def.params.clone().iter().zip(&spec.args).filter(|(_, a)| a.is_none()).map(|(p, _)| p) {
             let default = p.default.clone().expect("compile() checks that missing arguments have defaults");
@@ -405,6 +449,7 @@ impl<'p> Lowerer<'p> {
                 locals.push(Local { name: n, ty: t.vrir(self.layout()) });
             }
         }
+        locals.extend(self.length_locals());
         locals.extend(self.temps.iter().cloned());
         Ok(vrir::Function { name: self.vrir_fname.clone(), params, results, locals, body, line: Some(self.def.body.line) })
     }
@@ -473,6 +518,7 @@ impl<'p> Lowerer<'p> {
                     match &target.kind {
                         ExprKind::Var(name) => {
                             let v = self.read_var(name, line)?;
+                            self.null_guard(target, &v);
                             self.return_value(vec![v], line, out)?;
                         }
                         _ => return Err(self.unsupported("assignment into an index as the function's value", line, "return the variable explicitly")),
@@ -554,7 +600,11 @@ impl<'p> Lowerer<'p> {
                     Some(Marker::Return) => {
                         let v = match args.as_slice() {
                             [] => vec![],
-                            [a] if a.name.is_none() => vec![self.expr(&a.value)?],
+                            [a] if a.name.is_none() => {
+                                let v = self.expr(&a.value)?;
+                                self.null_guard(&a.value, &v);
+                                vec![v]
+                            }
                             _ => return Err(self.unsupported(&format!("`{func}` with these arguments"), line, "it takes one value")),
                         };
                         self.return_value(v, line, out)
@@ -585,6 +635,16 @@ impl<'p> Lowerer<'p> {
                         out.append(&mut self.pre);
                         Ok(())
                     }
+                    Some(Marker::Check) => {
+                        // Its checks run; its value (NULL) is the function's in tail position.
+                        let lang = self.prog.lang;
+                        match lang.builtin(self, func, args, line) {
+                            Some(r) => drop(r?),
+                            None => return Err(self.unsupported(&format!("call to `{func}`"), line, "not compiled")),
+                        }
+                        out.append(&mut self.pre);
+                        self.void_tail(tail, line, out)
+                    }
                     _ => {
                         let v = self.expr(e)?;
                         self.value_stmt(v, tail, line, out)
@@ -606,6 +666,9 @@ impl<'p> Lowerer<'p> {
             }
             _ => {
                 let v = self.expr(e)?;
+                if tail {
+                    self.null_guard(e, &v);
+                }
                 self.value_stmt(v, tail, line, out)
             }
         }
@@ -673,10 +736,18 @@ impl<'p> Lowerer<'p> {
         Ok(())
     }
 
-    fn record(&mut self, name: &str, t: Ty, line: Line) -> LResult<()> {
-        let j = match self.recorded.get(name) {
+    pub(super) fn record(&mut self, name: &str, t: Ty, line: Line) -> LResult<()> {
+        // A variable written through an index is a vector (R has no scalars): a scalar
+        // assigned to it is a vector of length one, and it may grow.
+        if t.rank == 0 && self.written.contains(name) {
+            self.growable.insert(name.to_string());
+        }
+        let promote = |t: Ty| if t.rank == 0 { Ty::array(t.elem, 1) } else { t };
+        let growable = self.growable.contains(name);
+        let t = if growable { promote(t) } else { t };
+        let j = match self.recorded.get(name).map(|p| if growable { promote(*p) } else { *p }) {
             None => t,
-            Some(prev) => match join(*prev, t) {
+            Some(prev) => match join(prev, t) {
                 Some(j) => j,
                 None => {
                     return Err(self.diag(
@@ -693,7 +764,7 @@ impl<'p> Lowerer<'p> {
     }
 
     /// The type a variable is compiled with (NotYet while unknown).
-    fn var_type(&self, name: &str, line: Line) -> LResult<Ty> {
+    pub(super) fn var_type(&self, name: &str, line: Line) -> LResult<Ty> {
         match self.vars.get(name) {
             Some(t) => Ok(*t),
             // Unsupported (not a type error): the host may know a global of this name.
@@ -724,15 +795,36 @@ impl<'p> Lowerer<'p> {
             }
         }
         let t = self.var_type(name, line)?;
+        if self.is_growable(name) {
+            return Ok(self.growable_value(name, t));
+        }
         Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), t))
     }
 
     fn assign(&mut self, target: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         match &target.kind {
             ExprKind::Var(name) => {
-                let v = self.expr(value)?;
+                if let Some(parts) = self.prog.lang.appended(value, name) {
+                    if self.is_growable(name) {
+                        return self.append(name, parts, line, out);
+                    }
+                }
+                let lang = self.prog.lang;
+                let v = if lang.is_null(value) {
+                    // `x <- c()`: an empty vector of the narrowest type, which the
+                    // variable's other assignments widen.
+                    let empty = vrir::Expr::Alloc { init: vrir::AllocInit::Zeros, ty: vrir::ArrayType::new(ScalarType::Bool, 1, self.layout()), dims: vec![vrir::Expr::i64(0)] };
+                    Lowered::new(empty, Ty::array(ScalarType::Bool, 1))
+                } else {
+                    let known = self.vars.get(name).map(|t| t.elem);
+                    match lang.na_filled(self, value, known) {
+                        Some(v) => v?,
+                        None => self.expr(value)?,
+                    }
+                };
                 self.record(name, v.ty, line)?;
                 let declared = self.var_type(name, line).unwrap_or(v.ty);
+                let v = if declared.rank > 0 && v.ty.rank == 0 { super::growth::vector_of_one(v, self.layout()) } else { v };
                 let needs_copy = self.prog.lang.arguments_by_value()
                     && v.ty.rank > 0
                     && match &v.expr {
@@ -748,6 +840,8 @@ impl<'p> Lowerer<'p> {
                 }
                 let kind = StmtKind::Assign { targets: vec![LValue::Var { name: self.prog.lang.vrir_name(name) }], value: v.expr };
                 self.push(out, kind, line);
+                self.set_length_after_assign(name);
+                out.append(&mut self.pre);
                 Ok(())
             }
             ExprKind::Index { target: arr, indices, double } => {
@@ -760,11 +854,23 @@ impl<'p> Lowerer<'p> {
                     None => self.expr(value)?,
                 };
                 if at.rank == 0 {
-                    return Err(self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}; growing a value by assignment does not compile")));
+                    // `record` makes a variable written through an index a vector; the
+                    // next round has it so.
+                    self.growable.insert(name.clone());
+                    self.record(name, Ty::array(wider(at.elem, v.ty.elem), 1), line)?;
+                    return Err(if self.final_pass { self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}")) } else { LErr::NotYet });
                 }
                 // Storing a wider element widens the whole array (R's coercion).
                 self.record(name, at.with_elem(wider(at.elem, v.ty.elem)), line)?;
-                let (idx, sel_rank, flatten) = self.indices(at, indices, *double, line)?;
+                if self.is_growable(name) {
+                    if let Some(done) = self.grow_and_store(name, at, indices, v.clone(), line, out) {
+                        return done;
+                    }
+                    // Any other selection works on the vector's current elements.
+                    self.fit_length(name)?;
+                }
+                let target = Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), at);
+                let (idx, sel_rank, flatten) = self.indices(&target, indices, *double, line)?;
                 if v.ty.rank > 0 && v.ty.rank != sel_rank {
                     return Err(self.unsupported(
                         &format!("assignment into `{name}[...]`"),
@@ -850,7 +956,10 @@ impl<'p> Lowerer<'p> {
             kind: StmtKind::Assign { targets: vec![LValue::Var { name: lang.vrir_name(var) }], value: prologue_value },
             line: Some(line),
         }];
-        stmts.extend(self.block(body, false)?);
+        self.parallel_depth += u32::from(parallel);
+        let lowered = self.block(body, false);
+        self.parallel_depth -= u32::from(parallel);
+        stmts.extend(lowered?);
         let body = Block { on_gpu: false, stmts };
         let kind = if parallel {
             StmtKind::Parfor { vars: vec![counter], domain, body }
@@ -893,11 +1002,30 @@ impl<'p> Lowerer<'p> {
             },
             ExprKind::LocalFunction { name, .. } => Err(self.unsupported(&format!("definition of function `{name}` used as a value"), line, "a closure that escapes does not compile")),
             ExprKind::Index { target, indices, double } => {
-                let t = self.expr(target)?;
-                if t.ty.rank == 0 {
-                    return Err(self.unsupported("indexing a scalar", line, "the value is a single element already"));
+                if let ExprKind::Var(name) = &target.kind {
+                    if self.is_growable(name) {
+                        if let Some(read) = self.growable_element(name, indices, line) {
+                            return read;
+                        }
+                    }
                 }
-                let (idx, rank, flatten) = self.indices(t.ty, indices, *double, line)?;
+                let t = self.expr(target)?;
+                let t = if t.ty.rank == 0 {
+                    // R has no scalars: a length-one value indexed (`x[1]`, `x[[i]]`).
+                    let name = match &target.kind {
+                        ExprKind::Var(n) => n.clone(),
+                        _ => "value".to_string(),
+                    };
+                    match self.index_scalar(t, &name, indices, line)? {
+                        Ok(element) => return Ok(element),
+                        Err(as_vector) => as_vector,
+                    }
+                } else if indices.iter().flatten().any(|e| self.prog.lang.is_exclusion(e)) {
+                    self.hoist(t)
+                } else {
+                    t
+                };
+                let (idx, rank, flatten) = self.indices(&t, indices, *double, line)?;
                 let read = Lowered::new(
                     vrir::Expr::Index { array: Box::new(t.expr), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } },
                     Ty { elem: t.ty.elem, rank },
@@ -1034,21 +1162,42 @@ impl<'p> Lowerer<'p> {
 
     /// Lower the indices of `x[...]` for an array of type `at`: the VRIR indices, the
     /// rank of the result and whether the access is flat (one index into a matrix).
-    fn indices(&mut self, at: Ty, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<(Vec<vrir::Expr>, u32, bool)> {
+    pub(super) fn indices(&mut self, target: &Lowered, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<(Vec<vrir::Expr>, u32, bool)> {
         let lang = self.prog.lang;
+        let at = target.ty;
         if indices.len() != 1 && indices.len() as u32 != at.rank {
             return Err(self.unsupported("indexing", line, &format!("{} subscripts for a {at}", indices.len())));
         }
         let flatten = indices.len() == 1 && at.rank > 1;
         let mut out = Vec::new();
         let mut rank = 0;
-        for ix in indices {
+        for (k, ix) in indices.iter().enumerate() {
             match ix {
                 None => {
                     out.push(vrir::Expr::Range { start: None, stop: None, step: None });
                     rank += 1;
                 }
                 Some(e) => {
+                    if is_zero_literal(e) && !double {
+                        // R drops index 0: `x[0]` selects nothing.
+                        out.push(vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(vrir::Expr::i64(0))), step: None });
+                        rank += 1;
+                        continue;
+                    }
+                    if lang.is_exclusion(e) {
+                        if double {
+                            return Err(self.unsupported("`[[` with a negative index", line, "`[[` selects one element"));
+                        }
+                        let extent = if flatten {
+                            vrir::Expr::Lib { func: vrir::LibFn::Len, args: vec![target.expr.clone()] }
+                        } else {
+                            vrir::Expr::Dim { arg: Box::new(target.expr.clone()), axis: k as u32 }
+                        };
+                        let keep = lang.exclusion(self, e, extent, line).expect("is_exclusion said so")?;
+                        out.push(keep);
+                        rank += 1;
+                        continue;
+                    }
                     if let Some(p) = lang.seq(self, e) {
                         let p = p?;
                         out.push(vrir::Expr::Range { start: Some(Box::new(p.start)), stop: Some(Box::new(p.stop)), step: Some(Box::new(p.step)) });
@@ -1154,6 +1303,7 @@ impl<'p> Lowerer<'p> {
                 Marker::ParallelRange => "use it only as a `for` loop's sequence",
                 Marker::Stop => "use it as a statement (`if (bad) stop(\"...\")`)",
                 Marker::Results => "use it as the statement that leaves the function",
+                Marker::Check => "use it as a statement; its value is NULL",
             }));
         }
         let lang = self.prog.lang;
@@ -1229,6 +1379,11 @@ impl<'p> Lowerer<'p> {
             Some(r) => Ok((vrir::Expr::Call { func: name, args: values }, r.clone())),
         }
     }
+}
+
+/// A literal index 0 (R `x[0]`).
+pub(super) fn is_zero_literal(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Double(v) if v == 0.0) || matches!(e.kind, ExprKind::Int(0))
 }
 
 /// Variables assigned as a whole (`x <- v`) anywhere in `e`.

@@ -6,6 +6,7 @@
 // field); the front end passes it through as the other stages do.
 #![allow(clippy::result_large_err)]
 
+pub mod growth;
 pub mod hir;
 pub mod infer;
 pub mod lift;
@@ -13,4 +14,5 @@ pub mod lower;
 pub mod matching;
 pub mod r;
 pub mod rules;
+pub mod subscript;
 pub mod types;

@@ -35,6 +35,9 @@ pub enum Marker {
     /// b)`): no host function spells it; the engine's own callers (an outlined section's
     /// outputs) and the language's builtins (a list result) use it.
     Results,
+    /// A library call run for its checks, whose value is nothing (R `stopifnot(...)`):
+    /// the rule table's `builtin` lowers the checks, the engine drops its value.
+    Check,
 }
 
 pub trait Language: Sync {
@@ -81,6 +84,31 @@ pub trait Language: Sync {
     /// The message of a run-time error raised by `Lowerer::raise_if(reason)` (with the
     /// two counts of `Lowerer::raise_if_counts`, when it was raised that way).
     fn error_message(&self, reason: &str, counts: Option<(i64, i64)>) -> String;
+    /// Is `e`, used as an index, an excluding one (R's `x[-i]`, `x[-(1:2)]`)?
+    fn is_exclusion(&self, e: &Expr) -> bool;
+    /// An excluding index `e` over a dimension of `extent` (an i64 expression): a VRIR
+    /// index (a range or a bool mask) that selects the positions `e` does not name.
+    /// None when `e` is not one.
+    fn exclusion(&self, lw: &mut Lowerer, e: &Expr, extent: vrir::Expr, line: Line) -> Option<LResult<vrir::Expr>>;
+    /// A constructor whose elements are missing values (R `matrix(nrow = n, ncol = m)`,
+    /// `matrix(NA, n, m)`) assigned to a variable: lowered with the missing value of the
+    /// variable's element type `elem` (None while inference does not know it yet: then
+    /// only its type matters, of the narrowest element type). None when `e` is not one.
+    fn na_filled(&self, lw: &mut Lowerer, e: &Expr, elem: Option<vrir::ScalarType>) -> Option<LResult<Lowered>>;
+    /// Is `e` the language's empty value that a vector grows from by assignment and
+    /// that is no vector itself (R: `NULL`, `c()`)?
+    fn is_null(&self, e: &Expr) -> bool;
+    /// Is `e` an empty vector or nothing (R: `numeric(0)`, `vector("double", 0)`,
+    /// `integer()`, and `is_null`)? A variable that starts so and is written through an
+    /// index grows (`growth`).
+    fn is_empty_vector(&self, e: &Expr) -> bool;
+    /// The parts of `e` when it appends to variable `name` (R: `c(name, parts...)`).
+    fn appended<'e>(&self, e: &'e Expr, name: &str) -> Option<&'e [Arg]>;
+    /// The variable whose length `e` is (R: `length(x)`).
+    fn length_of<'e>(&self, e: &'e Expr) -> Option<&'e str>;
+    /// The missing value of an element type that gaps of a grown vector hold (R: NA,
+    /// which is NaN for doubles); None where compiled code has none.
+    fn missing_value(&self, elem: vrir::ScalarType) -> Option<vrir::Literal>;
     /// Whether the host language defines an answer where this check fires (R: NA for
     /// an integer overflow). Such errors are `Unsupported` at run time, which tells the
     /// host adapter to run the original function in the host instead; the others are

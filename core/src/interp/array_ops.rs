@@ -5,7 +5,7 @@
 use super::{arith, internal};
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::{contiguous_strides, Array, Buffer, MultiIndex, Scalar, Value};
-use crate::vrir::ast::{BinOp, ReduceOp};
+use crate::vrir::ast::{Accum, BinOp, ReduceOp, ScanOp};
 use crate::vrir::types::{ArrayType, Layout, ScalarType};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -259,6 +259,10 @@ fn fold(op: ReduceOp, elem: ScalarType, xs: impl Iterator<Item = Scalar>) -> VrR
         ReduceOp::Prod => xs
             .into_iter()
             .try_fold(Scalar::one(elem), |acc, x| arith::binop(BinOp::Mul, acc, x)),
+        ReduceOp::Mean | ReduceOp::MeanRefined => Err(internal(format!(
+            "{} folded without its definition",
+            op.name()
+        ))),
         ReduceOp::Min | ReduceOp::Max => {
             let f = if op == ReduceOp::Min {
                 LibFn::Min
@@ -277,12 +281,94 @@ fn fold(op: ReduceOp, elem: ScalarType, xs: impl Iterator<Item = Scalar>) -> VrR
     }
 }
 
-/// `sum prod amin amax`, over everything (storage order) or along one axis.
-pub(crate) fn reduce(op: ReduceOp, v: &Value, axis: Option<u32>) -> VrResult<Value> {
+/// One reduction's result from the elements it folds, in order. `whole`: the reduction
+/// covers the whole array (the rounding of a whole-array `:acc f80` sum differs).
+fn lane(
+    op: ReduceOp,
+    elem: ScalarType,
+    acc: Option<Accum>,
+    xs: impl Iterator<Item = Scalar>,
+    whole: bool,
+) -> VrResult<Scalar> {
+    if acc.is_none() && !op.is_mean() {
+        return fold(op, elem, xs);
+    }
+    if elem.is_complex() {
+        return complex_lane(op, elem, acc, xs);
+    }
+    let xs = floats(xs)?;
+    let v = match (op, acc) {
+        (ReduceOp::Mean, _) => super::extended::mean(&xs, elem, acc),
+        (ReduceOp::MeanRefined, _) => super::extended::mean_refined(&xs, elem, acc),
+        (_, Some(acc)) => super::extended::sum_prod(op, &xs, acc, whole),
+        (_, None) => return Err(internal(format!("{} without an accumulator", op.name()))),
+    };
+    Ok(if elem == ScalarType::F32 {
+        Scalar::F32(v as f32)
+    } else {
+        Scalar::F64(v)
+    })
+}
+
+/// `lane` for complex elements.
+fn complex_lane(
+    op: ReduceOp,
+    elem: ScalarType,
+    acc: Option<Accum>,
+    xs: impl Iterator<Item = Scalar>,
+) -> VrResult<Scalar> {
+    use super::extended as ext;
+    let xs: Vec<ext::Parts> = xs
+        .map(|x| match x {
+            Scalar::C128(c) => Ok((c.re, c.im)),
+            Scalar::C64(c) => Ok((c.re as f64, c.im as f64)),
+            other => Err(internal(format!("a complex reduction of {}", other.ty()))),
+        })
+        .collect::<VrResult<_>>()?;
+    let (re, im) = match (op, acc) {
+        (ReduceOp::Mean, _) => ext::mean_complex(&xs, elem, acc),
+        (ReduceOp::MeanRefined, _) => ext::mean_refined_complex(&xs, elem, acc),
+        (ReduceOp::Sum, Some(acc)) => ext::sum_complex(&xs, acc),
+        (ReduceOp::Prod, Some(acc)) => ext::prod_complex(&xs, acc),
+        _ => return Err(internal(format!("complex {} with {acc:?}", op.name()))),
+    };
+    Ok(if elem == ScalarType::C64 {
+        Scalar::C64(num_complex::Complex32::new(re as f32, im as f32))
+    } else {
+        Scalar::C128(num_complex::Complex64::new(re, im))
+    })
+}
+
+/// Float elements as f64 (exact for f32).
+fn floats(xs: impl Iterator<Item = Scalar>) -> VrResult<Vec<f64>> {
+    xs.map(|x| match x {
+        Scalar::F64(v) => Ok(v),
+        Scalar::F32(v) => Ok(v as f64),
+        other => Err(internal(format!("a float reduction of {}", other.ty()))),
+    })
+    .collect()
+}
+
+/// `sum prod amin amax mean mean-refined`, over everything (storage order) or along one
+/// axis, accumulating in `acc` when given.
+pub(crate) fn reduce(
+    op: ReduceOp,
+    v: &Value,
+    axis: Option<u32>,
+    acc: Option<Accum>,
+) -> VrResult<Value> {
     let a = match v {
         Value::Array(a) => a,
         // A scalar operand (not produced by verified code) reduces to itself.
-        Value::Scalar(s) => return Ok(Value::Scalar(fold(op, s.ty(), std::iter::once(*s))?)),
+        Value::Scalar(s) => {
+            return Ok(Value::Scalar(lane(
+                op,
+                s.ty(),
+                acc,
+                std::iter::once(*s),
+                true,
+            )?))
+        }
         other => {
             return Err(internal(format!(
                 "{} of {}",
@@ -295,10 +381,12 @@ pub(crate) fn reduce(op: ReduceOp, v: &Value, axis: Option<u32>) -> VrResult<Val
     let k = match axis {
         None => {
             let order = storage_order(&a.dims, a.ty.layout);
-            return Ok(Value::Scalar(fold(
+            return Ok(Value::Scalar(lane(
                 op,
                 elem,
+                acc,
                 order.iter().map(|i| a.get(i)),
+                true,
             )?));
         }
         Some(k) if (k as usize) < a.ndims() => k as usize,
@@ -310,10 +398,12 @@ pub(crate) fn reduce(op: ReduceOp, v: &Value, axis: Option<u32>) -> VrResult<Val
         }
     };
     if a.ndims() == 1 {
-        return Ok(Value::Scalar(fold(
+        return Ok(Value::Scalar(lane(
             op,
             elem,
+            acc,
             (0..a.dims[0]).map(|i| a.get(&[i])),
+            false,
         )?));
     }
     let mut out_dims = a.dims.clone();
@@ -325,13 +415,53 @@ pub(crate) fn reduce(op: ReduceOp, v: &Value, axis: Option<u32>) -> VrResult<Val
             idx.insert(k, i);
             a.get(&idx)
         });
-        elems.push(fold(op, elem, along)?);
+        elems.push(lane(op, elem, acc, along, false)?);
     }
     Ok(Value::Array(from_logical(
         elem,
         fresh_layout(a.ty.layout),
         out_dims,
         &elems,
+    )?))
+}
+
+/// `cumsum`/`cumprod` of a vector: element k accumulates elements 0..=k, in `acc` when
+/// given (each running value rounded to the element type), else in the element type
+/// (integers wrap).
+pub(crate) fn scan(op: ScanOp, v: &Value, acc: Option<Accum>) -> VrResult<Value> {
+    let a = as_array(v, op.name())?;
+    if a.ndims() != 1 {
+        return Err(internal(format!(
+            "{} of an array of rank {}",
+            op.name(),
+            a.ndims()
+        )));
+    }
+    let elem = a.ty.elem;
+    let xs = (0..a.dims[0]).map(|i| a.get(&[i]));
+    let out: Vec<Scalar> = match acc {
+        Some(acc) => super::extended::scan(op, &floats(xs)?, acc)
+            .into_iter()
+            .map(Scalar::F64)
+            .collect(),
+        None => {
+            let (mut s, step) = match op {
+                ScanOp::Sum => (Scalar::zero(elem), BinOp::Add),
+                ScanOp::Prod => (Scalar::one(elem), BinOp::Mul),
+            };
+            let mut out = Vec::with_capacity(a.dims[0]);
+            for x in xs {
+                s = arith::binop(step, s, x)?;
+                out.push(s);
+            }
+            out
+        }
+    };
+    Ok(Value::Array(from_logical(
+        elem,
+        fresh_layout(a.ty.layout),
+        vec![a.dims[0]],
+        &out,
     )?))
 }
 

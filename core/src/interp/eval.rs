@@ -87,9 +87,13 @@ impl<'m> Interp<'m> {
                 }
                 library(*func, &vals)
             }
-            Expr::Reduce { op, arg, axis } => {
+            Expr::Reduce { op, arg, axis, acc } => {
                 let v = self.eval(fr, arg)?;
-                array_ops::reduce(*op, &v, *axis)
+                array_ops::reduce(*op, &v, *axis, *acc)
+            }
+            Expr::Scan { op, arg, acc } => {
+                let v = self.eval(fr, arg)?;
+                array_ops::scan(*op, &v, *acc)
             }
             Expr::Alloc { init, ty, dims } => {
                 let fill = match init {

@@ -7,7 +7,8 @@
 //! - `eval.rs`: expressions;
 //! - `index.rs`: array reads and writes through indices (views, gathers, masks, `:flat`);
 //! - `arith.rs`: scalar arithmetic, casts and the scalar math library;
-//! - `array_ops.rs`: element-wise application, reductions, matmul, transpose, allocation.
+//! - `array_ops.rs`: element-wise application, reductions, matmul, transpose, allocation;
+//! - `extended.rs`: accumulator types (`:acc f80`, exact in software) and the means.
 //!
 //! The interpreter never panics on a verified module and returns an
 //! [`ErrorKind::Internal`] error for what the verifier should have ruled out.
@@ -18,6 +19,7 @@
 
 mod arith;
 mod array_ops;
+mod extended;
 pub(crate) use array_ops::element_count;
 mod eval;
 mod exec;

@@ -27,6 +27,10 @@
 //!   from another source line is absorbed only when none of its operations can fail.
 //! - Nothing is fused inside `parfor` bodies or GPU sections.
 //!
+//! - A reduction with an accumulator type (`:acc f80`) or a mean keeps its node: its
+//!   chain fuses into one loop writing one array, and the reduction folds that array
+//!   in its own accumulator (VRIR has no `f80` scalar for an accumulation loop).
+//!
 //! Counters: `ops_fused` (element-wise operations now computed inside a fused loop),
 //! `temporaries_removed` (temporaries substituted into their user), `reductions_fused`.
 
@@ -40,7 +44,7 @@ use crate::analysis::reaching::ReachingDefs;
 use crate::analysis::stmt_count;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{
-    AllocInit, BinOp, Block, Expr, Function, LValue, Module, ReduceOp, Stmt, StmtKind,
+    Accum, AllocInit, BinOp, Block, Expr, Function, LValue, Module, ReduceOp, Stmt, StmtKind,
 };
 use crate::vrir::types::{ScalarType, Type};
 
@@ -71,6 +75,14 @@ enum Root {
     Map,
     /// `target = (sum|prod tree)`.
     Reduce(ReduceOp),
+    /// `target = (op tree ... :acc T)`, or a mean: the tree fuses into one loop writing
+    /// one array, which the reduction then folds as written. Its accumulator type has
+    /// no scalar variable to live in, so it is never turned into an accumulation loop.
+    Accumulated {
+        op: ReduceOp,
+        axis: Option<u32>,
+        acc: Option<Accum>,
+    },
 }
 
 impl Fuser<'_> {
@@ -175,7 +187,16 @@ impl Fuser<'_> {
                 op: op @ (ReduceOp::Sum | ReduceOp::Prod),
                 arg,
                 axis: None,
+                acc: None,
             } => (Root::Reduce(*op), (**arg).clone()),
+            Expr::Reduce { op, arg, axis, acc } if acc.is_some() || op.is_mean() => (
+                Root::Accumulated {
+                    op: *op,
+                    axis: *axis,
+                    acc: *acc,
+                },
+                (**arg).clone(),
+            ),
             other => (Root::Map, other.clone()),
         };
         // Absorb the temporaries assigned just before, nearest first.
@@ -200,11 +221,11 @@ impl Fuser<'_> {
         let info = recognise(self.m, &self.orig, &tree)?;
         let absorbed = j - start;
         let worth = match root {
-            Root::Map => info.ops >= 2,
+            Root::Map | Root::Accumulated { .. } => info.ops >= 2,
             Root::Reduce(_) => info.ops >= 1,
         };
         let order_ok = match root {
-            Root::Map => true,
+            Root::Map | Root::Accumulated { .. } => true,
             Root::Reduce(_) => info.fallible == 0 || storage_is_logical(&info.ty),
         };
         let assigned = info
@@ -219,6 +240,21 @@ impl Fuser<'_> {
         let fused = match root {
             Root::Map => self.map_loop(target, &tree, &info, line)?,
             Root::Reduce(op) => self.reduce_loop(target, op, &tree, &info, line)?,
+            Root::Accumulated { op, axis, acc } => {
+                let folded = fresh_local(&mut self.table, "_f", Type::Array(info.ty));
+                let mut out = self.map_loop(Some(&folded), &tree, &info, line)?;
+                let value = Expr::Reduce {
+                    op,
+                    arg: Box::new(Expr::var(folded)),
+                    axis,
+                    acc,
+                };
+                out.push(match target {
+                    Some(t) => assign(t, value, line),
+                    None => give_back(value, line),
+                });
+                out
+            }
         };
         let counts = [
             info.ops as u64,
@@ -263,8 +299,9 @@ impl Fuser<'_> {
         line: Option<u32>,
     ) -> Option<Vec<Stmt>> {
         let ty = Type::Array(info.ty);
+        // (`table` holds the function's locals and those fusion added.)
         let direct = target.filter(|t| {
-            self.orig.locals.iter().any(|l| l.name == *t && l.ty == ty)
+            self.table.locals.iter().any(|l| l.name == *t && l.ty == ty)
                 && !info.arrays.iter().chain(&info.scalars).any(|v| v == t)
         });
         let dest = if let Some(t) = direct {

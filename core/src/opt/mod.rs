@@ -304,6 +304,7 @@ pub fn sub_exprs_mut(e: &mut Expr) -> Vec<&mut Expr> {
         Expr::Unary { arg, .. }
         | Expr::Cast { arg, .. }
         | Expr::Reduce { arg, .. }
+        | Expr::Scan { arg, .. }
         | Expr::Dim { arg, .. }
         | Expr::TupleGet { arg, .. } => vec![&mut **arg],
         Expr::Binary { lhs, rhs, .. } => vec![&mut **lhs, &mut **rhs],

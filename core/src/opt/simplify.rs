@@ -50,6 +50,7 @@ fn allocates(e: &Expr) -> bool {
         | Expr::Lib { .. }
         | Expr::Cast { .. }
         | Expr::Reduce { .. }
+        | Expr::Scan { .. }
         | Expr::Map { .. }
         | Expr::Alloc { .. } => true,
         Expr::Index { flags, .. } => !flags.view,

@@ -234,21 +234,87 @@ pub enum ReduceOp {
     Prod,
     Min,
     Max,
+    /// The sum divided by the number of elements, both in the accumulator's precision,
+    /// rounded once (R's `colMeans`, and `mean` of integers).
+    Mean,
+    /// R's `mean` of doubles: the mean, then corrected by the mean of the residuals
+    /// (with R's retry when the sum overflows); whole arrays only.
+    MeanRefined,
 }
 
 impl ReduceOp {
-    pub const ALL: [ReduceOp; 4] = [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max];
-    /// Text-form head: `sum`, `prod`, `amin`, `amax`.
+    pub const ALL: [ReduceOp; 6] = [
+        ReduceOp::Sum,
+        ReduceOp::Prod,
+        ReduceOp::Min,
+        ReduceOp::Max,
+        ReduceOp::Mean,
+        ReduceOp::MeanRefined,
+    ];
+    /// Text-form head: `sum`, `prod`, `amin`, `amax`, `mean`, `mean-refined`.
     pub fn name(self) -> &'static str {
         match self {
             ReduceOp::Sum => "sum",
             ReduceOp::Prod => "prod",
             ReduceOp::Min => "amin",
             ReduceOp::Max => "amax",
+            ReduceOp::Mean => "mean",
+            ReduceOp::MeanRefined => "mean-refined",
         }
     }
     pub fn from_name(s: &str) -> Option<ReduceOp> {
         ReduceOp::ALL.iter().copied().find(|o| o.name() == s)
+    }
+    /// The means: float elements only, and never split across threads.
+    pub fn is_mean(self) -> bool {
+        matches!(self, ReduceOp::Mean | ReduceOp::MeanRefined)
+    }
+}
+
+/// Running sums and products of a vector (`cumsum`, `cumprod`): element k of the result
+/// is the accumulation of elements 0..=k.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScanOp {
+    Sum,
+    Prod,
+}
+
+impl ScanOp {
+    pub const ALL: [ScanOp; 2] = [ScanOp::Sum, ScanOp::Prod];
+    /// Text-form head: `cumsum`, `cumprod`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanOp::Sum => "cumsum",
+            ScanOp::Prod => "cumprod",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<ScanOp> {
+        ScanOp::ALL.iter().copied().find(|o| o.name() == s)
+    }
+}
+
+/// The type a reduction or scan accumulates in, when it is not the element type.
+/// `F80` is the x87 80-bit extended format (64-bit significand, 15-bit exponent) that
+/// `long double` is on x86-64, where R accumulates `sum`, `mean`, `cumsum` and their
+/// kin: each element is converted to it exactly, every step rounds to it, and the total
+/// is rounded to the element type once at the end (docs/vrir-semantics.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Accum {
+    F80,
+}
+
+impl Accum {
+    pub const ALL: [Accum; 1] = [Accum::F80];
+    /// Name in the text form (`:acc f80`) and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Accum::F80 => "f80",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Accum> {
+        Accum::ALL.iter().copied().find(|a| a.name() == s)
     }
 }
 
@@ -430,7 +496,23 @@ pub enum Expr {
     Call { func: String, args: Vec<Expr> },
     Lib { func: LibFn, args: Vec<Expr> },
     /// `axis` (0-based, static) reduces one dimension away; None reduces to a scalar.
-    Reduce { op: ReduceOp, arg: Box<Expr>, #[serde(default, skip_serializing_if = "Option::is_none")] axis: Option<u32> },
+    /// `acc`: the accumulator type when it is not the element type.
+    Reduce {
+        op: ReduceOp,
+        arg: Box<Expr>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        axis: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        acc: Option<Accum>,
+    },
+    /// Running sum or product of a vector, accumulated in `acc` (the element type when
+    /// absent), each element rounded to the element type.
+    Scan {
+        op: ScanOp,
+        arg: Box<Expr>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        acc: Option<Accum>,
+    },
     Alloc { init: AllocInit, ty: ArrayType, dims: Vec<Expr> },
     /// Size of one dimension (0-based, static), as i64.
     Dim { arg: Box<Expr>, axis: u32 },

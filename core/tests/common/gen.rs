@@ -1231,7 +1231,23 @@ impl<'a, 't> FnGen<'a, 't> {
         let op = *self.t.pick(&[ReduceOp::Sum, ReduceOp::Prod]);
         let arg = Box::new(Expr::var(name));
         debug_assert_eq!(a.elem, elem);
-        if a.ndims == 2 && self.t.below(2) == 0 {
+        // f64 and c128: also the means, and R's extended accumulator (`:acc f80`).
+        let (op, acc) = if matches!(elem, ScalarType::F64 | ScalarType::C128) {
+            let op = match self.t.below(4) {
+                0 => ReduceOp::Mean,
+                1 => ReduceOp::MeanRefined,
+                _ => op,
+            };
+            let acc = if cfg!(target_arch = "x86_64") && self.t.below(2) == 0 {
+                Some(Accum::F80)
+            } else {
+                None
+            };
+            (op, acc)
+        } else {
+            (op, None)
+        };
+        if a.ndims == 2 && op != ReduceOp::MeanRefined && self.t.below(2) == 0 {
             // Reduce one axis, then the rest.
             let axis = self.t.below(2) as u32;
             Expr::Reduce {
@@ -1240,14 +1256,17 @@ impl<'a, 't> FnGen<'a, 't> {
                     op,
                     arg,
                     axis: Some(axis),
+                    acc,
                 }),
                 axis: None,
+                acc,
             }
         } else {
             Expr::Reduce {
                 op,
                 arg,
                 axis: None,
+                acc,
             }
         }
     }
@@ -1844,6 +1863,7 @@ impl<'a, 't> FnGen<'a, 't> {
             op: ReduceOp::Sum,
             arg: Box::new(sel),
             axis: None,
+            acc: None,
         })
     }
 

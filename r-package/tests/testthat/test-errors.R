@@ -1,10 +1,10 @@
 test_that("an index out of bounds is a velociraptor_error naming function, line, variable, index", {
   f <- function(x, i) {
     y <- x + 1
-    y[i]
+    y[i, 1]
   }
   g <- vr_compile(f, fallback = FALSE)
-  e <- tryCatch(g(c(1, 2, 3), 5L), error = function(e) e)
+  e <- tryCatch(g(matrix(c(1, 2, 3), 3, 1), 5L), error = function(e) e)
   expect_s3_class(e, "velociraptor_error")
   expect_identical(e$kind, "out_of_bounds")
   expect_identical(e$fun, "f")
@@ -12,13 +12,16 @@ test_that("an index out of bounds is a velociraptor_error naming function, line,
   expect_identical(e$variable, "y")
   expect_equal(e$index, 5)
   expect_equal(e$bound, 3)
-  expect_match(conditionMessage(e), "out of bounds")
+  expect_match(conditionMessage(e), "subscript out of bounds")
 })
 
-test_that("integer division by zero is a velociraptor_error", {
+test_that("integer division by zero is R's NA (the call runs in R)", {
   g <- vr_compile(function(a, b) a %/% b, fallback = FALSE)
-  expect_error(g(5L, 0L), class = "velociraptor_error")
+  expect_error(g(5L, 0L), class = "velociraptor_unsupported")
   expect_identical(g(7L, 2L), 3L)
+  h <- vr_compile(function(a, b) a %/% b)
+  expect_warning(r <- h(5L, 0L), class = "velociraptor_fallback")
+  expect_identical(r, NA_integer_)
 })
 
 test_that("fallback = TRUE: one warning per function naming construct and line, then R runs it", {

@@ -162,6 +162,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             Expr::Reduce { axis, arg, .. } => {
                 axis.is_some() && self.declared_array_type(g, arg).is_none_or(|t| t.ndims > 1)
             }
+            Expr::Scan { .. } => true,
             _ => false,
         }
     }
@@ -421,13 +422,18 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// empty array is the interpreter's run-time error): bit-identical to the interpreter.
     /// On `cpu-par`, large integer arrays are folded in parallel (`par_reduce.rs`: exact,
     /// since their operations are associative and commutative).
+    /// With an accumulator type, and for the means, `accumulate.rs` (always serial).
     pub(crate) fn reduce_all(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         op: crate::vrir::ast::ReduceOp,
         arg: &Expr,
+        acc: Option<crate::vrir::ast::Accum>,
     ) -> VrResult<Val<'ctx>> {
         let (a, _) = self.array_arg(g, arg)?;
+        if Self::is_accumulated(op, acc) {
+            return self.reduce_accumulated(g, op, acc, &a, true);
+        }
         if self.reduction_is_parallel(op, &a) {
             let whole = a.clone();
             return self.reduce_view_parallel(g, op, &a, &mut |cg, g| {
@@ -446,6 +452,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         op: crate::vrir::ast::ReduceOp,
         arg: &Expr,
         k: u32,
+        acc: Option<crate::vrir::ast::Accum>,
     ) -> VrResult<Operand<'ctx>> {
         let (a, name) = self.array_arg(g, arg)?;
         let k = k as usize;
@@ -459,9 +466,17 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             dims: vec![a.dims[k]],
             strides: vec![a.strides[k]],
         };
+        // One lane: the element-type fold, or the accumulator's (`accumulate.rs`).
+        let lane = |cg: &mut Self, g: &mut FnGen<'ctx, 'm>, line: &ArrayView<'ctx>| {
+            if Self::is_accumulated(op, acc) {
+                cg.reduce_accumulated(g, op, acc, line, false)
+            } else {
+                cg.reduce_view(g, op, line)
+            }
+        };
         if a.dims.len() == 1 {
             let line = line_of(&a, a.data);
-            return Ok(Operand::Scalar(self.reduce_view(g, op, &line)?));
+            return Ok(Operand::Scalar(lane(self, g, &line)?));
         }
         let mut out_dims = a.dims.clone();
         out_dims.remove(k);
@@ -482,7 +497,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 off = cg.builder.build_int_add(off, t, "")?;
             }
             let data = unsafe { cg.builder.build_gep(mt, src.data, &[off], "")? };
-            let v = cg.reduce_view(g, op, &line_of(&src, data))?;
+            let v = lane(cg, g, &line_of(&src, data))?;
             let m = cg.reg_to_mem(v)?;
             cg.builder.build_store(cg.elem_addr(g, &o, idx)?, m)?;
             Ok(())
@@ -509,6 +524,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ReduceOp::Sum => Some(self.zero(g, t)?),
             ReduceOp::Prod => Some(self.one(g, t)?),
             ReduceOp::Min | ReduceOp::Max => None,
+            ReduceOp::Mean | ReduceOp::MeanRefined => {
+                return Err(self.type_err(g, format!("`{}` as a plain fold", op.name())))
+            }
         };
         match init {
             Some(v) => {
@@ -555,6 +573,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             let next = match op {
                 ReduceOp::Sum => cg.binary(g, BinOp::Add, cur, x)?,
                 ReduceOp::Prod => cg.binary(g, BinOp::Mul, cur, x)?,
+                ReduceOp::Mean | ReduceOp::MeanRefined => unreachable!("refused above"),
                 ReduceOp::Min | ReduceOp::Max => {
                     let f = if op == ReduceOp::Min {
                         LibFn::Min
@@ -585,7 +604,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         })
     }
 
-    fn zero(&mut self, g: &mut FnGen<'ctx, 'm>, t: ScalarType) -> VrResult<Val<'ctx>> {
+    pub(crate) fn zero(&mut self, g: &mut FnGen<'ctx, 'm>, t: ScalarType) -> VrResult<Val<'ctx>> {
         Ok(Val {
             v: self.reg_type(t, &g.f.name)?.const_zero(),
             ty: t,

@@ -14,6 +14,7 @@ use inkwell::{FloatPredicate, IntPredicate};
 fn construct_name(e: &Expr) -> String {
     match e {
         Expr::Reduce { op, .. } => format!("reduction `{}`", op.name()),
+        Expr::Scan { op, .. } => format!("`{}`", op.name()),
         Expr::Alloc { .. } => "array allocation".into(),
         Expr::Range { .. } => "range value".into(),
         Expr::Domain { .. } => "domain value".into(),
@@ -95,12 +96,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 op,
                 arg,
                 axis: None,
-            } => self.reduce_all(g, *op, arg),
+                acc,
+            } => self.reduce_all(g, *op, arg, *acc),
             Expr::Reduce {
                 op,
                 arg,
                 axis: Some(k),
-            } => match self.reduce_axis(g, *op, arg, *k)? {
+                acc,
+            } => match self.reduce_axis(g, *op, arg, *k, *acc)? {
                 super::elementwise::Operand::Scalar(v) => Ok(v),
                 super::elementwise::Operand::Array(_) => {
                     Err(self.type_err(g, "array-valued reduction used as a scalar".into()))

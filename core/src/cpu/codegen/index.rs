@@ -110,11 +110,16 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     format!("({} ...)", func.name()),
                 ))
             }
+            Expr::Scan { op, arg, acc } => Ok((
+                self.scan(g, *op, arg, *acc)?,
+                format!("({} ...)", op.name()),
+            )),
             Expr::Reduce {
                 op,
                 arg,
                 axis: Some(k),
-            } => match self.reduce_axis(g, *op, arg, *k)? {
+                acc,
+            } => match self.reduce_axis(g, *op, arg, *k, *acc)? {
                 super::elementwise::Operand::Array(a) => Ok((a, format!("({} ...)", op.name()))),
                 super::elementwise::Operand::Scalar(_) => {
                     Err(self.type_err(g, "a reduction of a vector used as an array".into()))

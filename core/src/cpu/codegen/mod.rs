@@ -7,6 +7,7 @@
 //! `selection.rs` slices, gathers and masks read; `slice_assign.rs` writes through them.
 //! Everything outside this increment's scope is reported as `ErrorKind::Unsupported`.
 
+mod accumulate;
 mod alloc;
 mod atomics;
 mod complex;

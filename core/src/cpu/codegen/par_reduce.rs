@@ -35,8 +35,9 @@ use inkwell::{AtomicOrdering, AtomicRMWBinOp};
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     /// Whether `op` over elements of `a`'s type may be split across threads here.
     pub(crate) fn reduction_is_parallel(&self, op: ReduceOp, a: &ArrayView<'ctx>) -> bool {
-        let _ = op; // every integer reduction qualifies (see the module doc)
-        self.parallel && a.ty.elem.is_int() && !a.dims.is_empty()
+        // Every integer sum, product, minimum and maximum qualifies (see the module
+        // doc); the means are float reductions, serial as all of them.
+        self.parallel && !op.is_mean() && a.ty.elem.is_int() && !a.dims.is_empty()
     }
 
     /// The fold of every element of integer array `a`: on the pool when `a` is large,
@@ -108,6 +109,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ReduceOp::Prod => it.const_int(1, false),
             ReduceOp::Min => it.const_int(max, false),
             ReduceOp::Max => it.const_int(max + 1, false),
+            ReduceOp::Mean | ReduceOp::MeanRefined => {
+                return Err(crate::runtime::error::VrError::new(
+                    crate::runtime::error::ErrorKind::Internal,
+                    format!("`{}` split across threads", op.name()),
+                ))
+            }
         })
     }
 
@@ -190,6 +197,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ReduceOp::Prod => self.binary(g, BinOp::Mul, cur, x),
             ReduceOp::Min => self.lib_apply(g, LibFn::Min, cur, Some(x)),
             ReduceOp::Max => self.lib_apply(g, LibFn::Max, cur, Some(x)),
+            ReduceOp::Mean | ReduceOp::MeanRefined => {
+                Err(self.type_err(g, format!("`{}` split across threads", op.name())))
+            }
         }
     }
 
@@ -208,6 +218,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             ReduceOp::Min => Some(AtomicRMWBinOp::Min),
             ReduceOp::Max => Some(AtomicRMWBinOp::Max),
             ReduceOp::Prod => None,
+            ReduceOp::Mean | ReduceOp::MeanRefined => {
+                return Err(self.type_err(g, format!("`{}` split across threads", op.name())))
+            }
         };
         if let Some(rmw) = rmw {
             self.builder.build_atomicrmw(rmw, shared, partial, seq)?;

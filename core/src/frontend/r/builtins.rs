@@ -36,7 +36,7 @@ pub(super) fn required<'a>(lw: &Lowerer, func: &str, v: Option<&'a Expr>, name: 
     v.ok_or_else(|| lw.unsupported(&format!("call to `{func}`"), line, &format!("argument `{name}` is missing")))
 }
 
-fn arr_ty(lw: &Lowerer, t: Ty) -> Type {
+pub(super) fn arr_ty(lw: &Lowerer, t: Ty) -> Type {
     t.vrir(lw.layout())
 }
 
@@ -44,7 +44,7 @@ fn array_type(elem: ScalarType, rank: u32) -> ArrayType {
     ArrayType::new(elem, rank, vrir::Layout::Col)
 }
 
-fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) -> vrir::Expr {
+pub(super) fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) -> vrir::Expr {
     let rank = dims.len() as u32;
     vrir::Expr::Alloc { init, ty: array_type(elem, rank), dims }
 }
@@ -72,6 +72,9 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
     if let Some(r) = super::functionals::call(lw, name, args, line) {
         return Some(r);
     }
+    if let Some(r) = super::library::call(lw, name, args, line) {
+        return Some(r);
+    }
     if let Some(reason) = known_unsupported(name) {
         return Some(Err(lw.unsupported(&format!("call to `{name}`"), line, reason)));
     }
@@ -86,6 +89,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         "sum" | "prod" | "mean" => total(lw, name, args, line),
         "min" | "max" => extreme(lw, name, args, line),
         "cumsum" => cumsum(lw, args, line),
+        "cumprod" => cumprod(lw, args, line),
         "any" | "all" => any_all(lw, name, args, line),
         "rev" => rev(lw, args, line),
         "is.finite" => is_finite(lw, args, line),
@@ -106,7 +110,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
     Some(r)
 }
 
-fn one_arg<'a>(lw: &Lowerer, name: &str, args: &'a [Arg], line: Line) -> LResult<&'a Expr> {
+pub(super) fn one_arg<'a>(lw: &Lowerer, name: &str, args: &'a [Arg], line: Line) -> LResult<&'a Expr> {
     match args {
         [a] if a.name.is_none() || a.name.as_deref() == Some("x") => Ok(&a.value),
         _ => Err(lw.unsupported(&format!("call to `{name}`"), line, "compiled with exactly one argument")),
@@ -115,6 +119,11 @@ fn one_arg<'a>(lw: &Lowerer, name: &str, args: &'a [Arg], line: Line) -> LResult
 
 fn sizes(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
     let x = one_arg(lw, name, args, line)?;
+    if let ExprKind::Var(v) = &x.kind {
+        if let (Some(n), "length" | "NROW") = (lw.growable_length(v), name) {
+            return Ok(lw.cast(Lowered::new(n, Ty::scalar(ScalarType::I64)), INTEGER));
+        }
+    }
     let v = lw.expr(x)?;
     let int = Ty::scalar(INTEGER);
     let n = match (name, v.ty.rank) {
@@ -198,22 +207,31 @@ pub(super) fn count_arg(lw: &mut Lowerer, e: &Expr, what: &str, line: Line) -> L
 }
 
 fn matrix(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    matrix_of(lw, args, None, line)
+}
+
+/// `matrix(data, nrow, ncol)`; `na`: the missing value that stands for absent data or
+/// `NA` (`matrix(nrow = n, ncol = m)` assigned to a variable, see `library::na_filled`).
+pub(super) fn matrix_of(lw: &mut Lowerer, args: &[Arg], na: Option<Lowered>, line: Line) -> LResult<Lowered> {
     let b = bind(lw, "matrix", args, &["data", "nrow", "ncol"], line)?;
-    let data = match b[0] {
-        Some(e) => lw.expr(e)?,
-        None => return Err(lw.unsupported("`matrix` without data", line, "R fills it with logical NA")),
+    let data = match (na, b[0]) {
+        (Some(v), _) => v,
+        (None, Some(e)) => lw.expr(e)?,
+        (None, None) => return Err(lw.unsupported("`matrix` without data", line, "R fills it with logical NA (assign it to a variable that also gets doubles, and it compiles as NA_real_)")),
     };
     let data = lw.hoist(data);
     let len = if data.ty.rank == 0 { i64c(1) } else { lib(LibFn::Len, vec![data.expr.clone()]) };
+    // R: the missing extent is ceiling(length(data) / the given one).
+    let ceil_div = |n: vrir::Expr, d: vrir::Expr| bin(vrir::BinOp::Div, bin(vrir::BinOp::Sub, bin(vrir::BinOp::Add, n, d.clone()), i64c(1)), d);
     let (nrow, ncol) = match (b[1], b[2]) {
         (Some(r), Some(c)) => (count_arg(lw, r, "`nrow`", line)?, count_arg(lw, c, "`ncol`", line)?),
         (Some(r), None) => {
             let r = count_arg(lw, r, "`nrow`", line)?;
-            (r.clone(), bin(vrir::BinOp::Div, len, r))
+            (r.clone(), ceil_div(len, r))
         }
         (None, Some(c)) => {
             let c = count_arg(lw, c, "`ncol`", line)?;
-            (bin(vrir::BinOp::Div, len, c.clone()), c)
+            (ceil_div(len, c.clone()), c)
         }
         (None, None) => (len, i64c(1)),
     };
@@ -346,59 +364,71 @@ fn concat(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     Ok(Lowered::new(vrir::Expr::var(out), ty))
 }
 
+/// R accumulates `sum`, `prod`, `mean`, `cumsum`, `cumprod` and `colSums` & co. of
+/// doubles in `long double` (summary.c, cum.c, array.c): on x86-64 the x87 80-bit
+/// format, VRIR's `:acc f80`. Elsewhere R's `long double` is another format (binary128,
+/// or plain double), which compiled code does not reproduce: refused, so R runs it.
+fn long_double(lw: &Lowerer, name: &str, line: Line) -> LResult<Option<vrir::Accum>> {
+    if cfg!(target_arch = "x86_64") {
+        Ok(Some(vrir::Accum::F80))
+    } else {
+        Err(lw.unsupported(&format!("`{name}` of doubles"), line, "R accumulates it in long double, whose format on this platform compiled code does not reproduce"))
+    }
+}
+
+/// `x + 0`: what R's `long double` accumulation of one double (or complex) gives
+/// (`0.0L + x` rounded back: `x`, with -0 becoming +0).
+fn plus_zero(v: vrir::Expr, elem: ScalarType) -> vrir::Expr {
+    let zero = if elem == COMPLEX { vrir::Expr::lit(Literal::C128([0.0, 0.0])) } else { vrir::Expr::f64(0.0) };
+    bin(vrir::BinOp::Add, v, zero)
+}
+
 fn total(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
     let x = one_arg(lw, name, args, line)?;
     let v = lw.expr(x)?;
     let scalar = |e, t| Lowered::new(e, Ty::scalar(t));
+    let reduce = |op, arg: vrir::Expr, acc| vrir::Expr::Reduce { op, arg: Box::new(arg), axis: None, acc };
     match name {
         "sum" => match v.ty.elem {
             LOGICAL | INTEGER => {
+                // Exact in i64 (R: int64, or long double, both exact in R's range).
                 let wide = lw.cast(v, ScalarType::I64);
-                let s = if wide.ty.rank == 0 { wide.expr } else { vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(wide.expr), axis: None } };
+                let s = if wide.ty.rank == 0 { wide.expr } else { reduce(ReduceOp::Sum, wide.expr, None) };
                 let s = lw.hoist(scalar(s, ScalarType::I64));
                 check_int_range(lw, &s);
                 Ok(lw.cast(s, INTEGER))
             }
-            e if v.ty.rank == 0 => Ok(scalar(v.expr, e)),
-            e => Ok(scalar(vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr), axis: None }, e)),
+            e if v.ty.rank == 0 => Ok(scalar(plus_zero(v.expr, e), e)),
+            e => {
+                // Doubles, and each part of complex numbers (csum).
+                let acc = long_double(lw, name, line)?;
+                Ok(scalar(reduce(ReduceOp::Sum, v.expr, acc), e))
+            }
         },
         "prod" => {
+            // Integers too: R multiplies them in long double (iprod), exact as doubles.
             let e = wider(DOUBLE, v.ty.elem);
             let v = lw.cast(v, e);
-            if v.ty.rank == 0 {
+            if v.ty.rank == 0 && e == DOUBLE {
                 return Ok(scalar(v.expr, e));
             }
-            Ok(scalar(vrir::Expr::Reduce { op: ReduceOp::Prod, arg: Box::new(v.expr), axis: None }, e))
+            // One complex number is still multiplied into 1+0i (Inf+0i gives Inf+NaNi).
+            let v = vector_of_one(v);
+            let acc = long_double(lw, name, line)?;
+            Ok(scalar(reduce(ReduceOp::Prod, v.expr, acc), e))
         }
         _ => {
-            // mean: R divides the sum by n, then adds the mean of the residuals.
+            // mean: of doubles and complex numbers R's refined two-pass mean (real_mean,
+            // complex_mean); of integers and logicals the long double sum over n.
+            let refined = matches!(v.ty.elem, DOUBLE | COMPLEX);
             let e = wider(DOUBLE, v.ty.elem);
             let v = lw.cast(v, e);
             if v.ty.rank == 0 {
-                return Ok(scalar(v.expr, e));
+                return Ok(scalar(plus_zero(v.expr, e), e));
             }
-            let v = lw.hoist(v);
-            let n = lw.cast(scalar(lib(LibFn::Len, vec![v.expr.clone()]), ScalarType::I64), e);
-            let n = lw.hoist(n);
-            let m = lw.hoist(scalar(bin(vrir::BinOp::Div, vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr.clone()), axis: None }, n.expr.clone()), e));
-            let resid = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(bin(vrir::BinOp::Sub, v.expr, m.expr.clone())), axis: None };
-            let fixed = bin(vrir::BinOp::Add, m.expr.clone(), bin(vrir::BinOp::Div, resid, n.expr));
-            if e == COMPLEX {
-                return Ok(m);
-            }
-            // When m is not finite the residuals are NaN; R keeps m then.
-            let t = lw.temp(&Type::scalar(e));
-            lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value: m.expr.clone() });
-            let finite = vrir::Expr::Unary {
-                op: vrir::UnOp::Not,
-                arg: Box::new(bin(vrir::BinOp::Or, lib(LibFn::IsNan, vec![m.expr.clone()]), lib(LibFn::IsInf, vec![m.expr]))),
-            };
-            lw.emit(StmtKind::If {
-                cond: finite,
-                then: Block { on_gpu: false, stmts: vec![Stmt { kind: StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value: fixed }, line: Some(line) }] },
-                els: None,
-            });
-            Ok(scalar(vrir::Expr::var(t), e))
+            let acc = long_double(lw, name, line)?;
+            let op = if refined { ReduceOp::MeanRefined } else { ReduceOp::Mean };
+            Ok(scalar(reduce(op, v.expr, acc), e))
         }
     }
 }
@@ -423,7 +453,7 @@ fn extreme(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
     let mut acc: Option<vrir::Expr> = None;
     for v in vals {
         let v = lw.cast(v, elem);
-        let s = if v.ty.rank == 0 { v.expr } else { vrir::Expr::Reduce { op: rop, arg: Box::new(v.expr), axis: None } };
+        let s = if v.ty.rank == 0 { v.expr } else { vrir::Expr::Reduce { op: rop, arg: Box::new(v.expr), axis: None, acc: None } };
         acc = Some(match acc {
             None => s,
             Some(a) => lib(fop, vec![a, s]),
@@ -441,7 +471,7 @@ fn any_all(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
         return Ok(v);
     }
     let v = lw.hoist(v);
-    let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(v.clone(), ScalarType::I64).expr), axis: None };
+    let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(v.clone(), ScalarType::I64).expr), axis: None, acc: None };
     let e = if name == "any" {
         bin(vrir::BinOp::Gt, count, i64c(0))
     } else {
@@ -453,6 +483,10 @@ fn any_all(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
 fn rev(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     let x = one_arg(lw, "rev", args, line)?;
     let v = lw.expr(x)?;
+    if v.ty.rank == 0 {
+        // A single value reversed is itself.
+        return Ok(v);
+    }
     if v.ty.rank != 1 {
         return Err(lw.unsupported(&format!("`rev` of a {}", v.ty), line, "compiled `rev` takes a vector"));
     }
@@ -473,22 +507,44 @@ fn is_finite(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
     Ok(Lowered::new(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(bad) }, ty))
 }
 
-/// `colSums` and friends of a matrix: a reduction along one axis (R returns double).
+/// `colSums` and friends of a matrix: a reduction along one axis in long double, the
+/// means divided there too (R's array.c); R returns double.
 fn margins(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
     let x = one_arg(lw, name, args, line)?;
     let v = lw.expr(x)?;
     if v.ty.rank != 2 || v.ty.elem == COMPLEX {
         return Err(lw.unsupported(&format!("`{name}` of a {}", v.ty), line, "compiled for real matrices"));
     }
-    let v = lw.hoist(lw.cast(v, DOUBLE));
+    let v = lw.cast(v, DOUBLE);
     let axis = if name.starts_with("col") { 0 } else { 1 };
-    let sums = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(v.expr.clone()), axis: Some(axis) };
-    let ty = Ty::array(DOUBLE, 1);
-    if name.ends_with("Sums") {
-        return Ok(Lowered::new(sums, ty));
+    let op = if name.ends_with("Sums") { ReduceOp::Sum } else { ReduceOp::Mean };
+    let acc = long_double(lw, name, line)?;
+    Ok(Lowered::new(vrir::Expr::Reduce { op, arg: Box::new(v.expr), axis: Some(axis), acc }, Ty::array(DOUBLE, 1)))
+}
+
+/// `cumsum`/`cumprod` of doubles: R's running value is long double (cum.c), each
+/// element rounded; `cumprod` of integers is double in R.
+fn scan(lw: &mut Lowerer, op: vrir::ScanOp, v: Lowered, line: Line) -> LResult<Lowered> {
+    let name = op.name();
+    let v = lw.cast(v, DOUBLE);
+    if v.ty.rank == 0 {
+        let one = if op == vrir::ScanOp::Sum { plus_zero(v.expr, DOUBLE) } else { v.expr };
+        return Ok(vector_of_one(Lowered::new(one, Ty::scalar(DOUBLE))));
     }
-    let n = lw.cast(Lowered::new(vrir::Expr::Dim { arg: Box::new(v.expr), axis }, Ty::scalar(ScalarType::I64)), DOUBLE);
-    Ok(Lowered::new(bin(vrir::BinOp::Div, sums, n.expr), ty))
+    let acc = long_double(lw, name, line)?;
+    Ok(Lowered::new(vrir::Expr::Scan { op, arg: Box::new(v.expr), acc }, Ty::array(DOUBLE, 1)))
+}
+
+fn cumprod(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let x = one_arg(lw, "cumprod", args, line)?;
+    let v = lw.expr(x)?;
+    if v.ty.rank > 1 {
+        return Err(lw.unsupported("`cumprod` of a matrix", line, "compiled `cumprod` takes a vector"));
+    }
+    if v.ty.elem == COMPLEX {
+        return Err(lw.unsupported("`cumprod` of complex numbers", line, "not compiled yet"));
+    }
+    scan(lw, vrir::ScanOp::Prod, v, line)
 }
 
 fn cumsum(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
@@ -501,7 +557,11 @@ fn cumsum(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
         return Err(lw.unsupported("`cumsum` of complex numbers", line, "not compiled yet"));
     }
     let elem = wider(INTEGER, v.ty.elem);
-    let acc_elem = if elem == INTEGER { ScalarType::I64 } else { elem };
+    if elem == DOUBLE {
+        return scan(lw, vrir::ScanOp::Sum, v, line);
+    }
+    // Integers: exact in i64 (R's running double is exact in R's integer range).
+    let acc_elem = ScalarType::I64;
     let v = lw.cast(v, acc_elem);
     let v = lw.hoist(v);
     let (src, n) = if v.ty.rank == 0 {
@@ -661,7 +721,7 @@ fn ifelse(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
                 vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(test.expr.clone()) }
             }
         } else {
-            let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(test.clone(), ScalarType::I64).expr), axis: None };
+            let count = vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(lw.cast(test.clone(), ScalarType::I64).expr), axis: None, acc: None };
             bin(vrir::BinOp::Eq, count, if in_yes { lib(LibFn::Len, vec![test.expr.clone()]) } else { i64c(0) })
         };
         lw.raise_if(only_na, "ifelse_all_na");
@@ -706,7 +766,7 @@ fn ifelse(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
 }
 
 /// A 1-D value as a matrix with these extents (column-major).
-fn as_matrix(lw: &mut Lowerer, v: Lowered, rows: vrir::Expr, cols: vrir::Expr, line: Line) -> LResult<Lowered> {
+pub(super) fn as_matrix(lw: &mut Lowerer, v: Lowered, rows: vrir::Expr, cols: vrir::Expr, line: Line) -> LResult<Lowered> {
     let v = lw.hoist(v);
     shaped(lw, v, vec![rows, cols], line)
 }

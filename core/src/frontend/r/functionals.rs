@@ -1264,6 +1264,15 @@ fn outer(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
         Some(e) => fun_ref(lw, e, "outer", line)?,
         None => Fun::Op("*".into()),
     };
+    // An arithmetic operator (the default `"*"` included) is an element loop with R's
+    // result type (`library::outer_op`: R computes `"*"` as a double product).
+    if let (Fun::Op(op), true) = (&f, m.dots.is_empty()) {
+        if let Some(op) = super::library::outer_operator(op) {
+            let x = required(lw, &m, args, "outer", "X", line)?;
+            let y = required(lw, &m, args, "outer", "Y", line)?;
+            return super::library::outer_op(lw, x, y, op, line);
+        }
+    }
     let x = lw.expr(required(lw, &m, args, "outer", "X", line)?)?;
     let y = lw.expr(required(lw, &m, args, "outer", "Y", line)?)?;
     if x.ty.rank > 1 || y.ty.rank > 1 {

@@ -2,14 +2,18 @@
 //! `lexer` and `parser` read R into the shared HIR; `rules` is R's rule table for the
 //! shared engine and `builtins` maps R's library onto VRIR. See docs/frontend-r.md.
 
+pub mod bounds;
 pub mod builtins;
 pub mod formals;
 pub mod functionals;
+pub mod deparse;
 pub mod lexer;
+pub mod library;
 pub mod parser;
 pub mod recycle;
 pub mod rules;
 pub mod sequences;
+pub mod subscripts;
 
 use super::hir::{Expr, ExprKind, UnOp};
 use super::infer::Program;
@@ -147,5 +151,5 @@ pub fn compile_for_json(src: &str, entry: &str, args: &[Json]) -> VrResult<(Modu
 /// Turn a run-time error raised by an R check into R's message, naming the R function
 /// and line; other errors pass through.
 pub fn explain_error(e: VrError) -> VrError {
-    super::lower::explain_error(&rules::RULES, e)
+    bounds::explain(super::lower::explain_error(&rules::RULES, e))
 }

@@ -5,6 +5,7 @@
 //! never a different answer. docs/frontend-r.md lists every decision.
 
 use super::builtins;
+use crate::frontend::growth;
 use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line, MissingKind, UnOp};
 use crate::frontend::lower::{decode_stop_message, LResult, Lowered, Lowerer, COUNT_MAX, STOP_REASON};
 use crate::frontend::rules::{Language, Marker, SeqParts};
@@ -40,7 +41,7 @@ pub fn lib(func: LibFn, args: Vec<vrir::Expr>) -> vrir::Expr {
 }
 
 fn reduce(op: ReduceOp, a: vrir::Expr) -> vrir::Expr {
-    vrir::Expr::Reduce { op, arg: Box::new(a), axis: None }
+    vrir::Expr::Reduce { op, arg: Box::new(a), axis: None, acc: None }
 }
 
 /// A bool that is true when any element of `v` (hoisted) is NaN; None when `v` is a
@@ -108,11 +109,13 @@ pub fn check_int_range(lw: &mut Lowerer, wide: &Lowered) {
     lw.raise_if(cond, "integer_overflow");
 }
 
-/// The scalar i64 value of an R number used as a count or an index.
+/// The scalar i64 value of an R number used as a count or an index (a vector of length
+/// one at run time is its element).
 pub fn to_i64(lw: &mut Lowerer, v: Lowered, what: &str, line: Line) -> LResult<vrir::Expr> {
-    if v.ty.rank != 0 {
+    if v.ty.rank > 1 {
         return Err(lw.unsupported(what, line, &format!("expected a single number, got a {}", v.ty)));
     }
+    let v = if v.ty.rank == 1 { single(lw, v, COUNT_LENGTH) } else { v };
     match v.ty.elem {
         INTEGER | DOUBLE | ScalarType::I64 => Ok(lw.cast(v, ScalarType::I64).expr),
         LOGICAL => Ok(lw.cast(v, ScalarType::I64).expr),
@@ -151,6 +154,7 @@ impl Language for R {
             "prange" => Some(Marker::ParallelRange),
             "stop" => Some(Marker::Stop),
             RESULTS_MARKER => Some(Marker::Results),
+            "stopifnot" => Some(Marker::Check),
             _ => None,
         }
     }
@@ -247,6 +251,7 @@ impl Language for R {
                     return Err(lw.unsupported(&what, line, "R does not define it for complex numbers"));
                 }
                 let (a, b) = (lw.cast(a, e), lw.cast(b, e));
+                let (a, b) = if e == INTEGER { integer_divisor(lw, a, b) } else { (a, b) };
                 let vop = if op == BinOp::Mod { vrir::BinOp::Mod } else { vrir::BinOp::IDiv };
                 Ok(Lowered::new(bin(vop, a.expr, b.expr), ty(e)))
             }
@@ -311,9 +316,7 @@ impl Language for R {
     }
 
     fn condition(&self, lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Expr> {
-        if a.ty.rank != 0 {
-            return Err(lw.unsupported("condition", line, &format!("a {} is not provably a single value (R requires length 1)", a.ty)));
-        }
+        let a = if a.ty.rank != 0 { single(lw, a, CONDITION_LENGTH) } else { a };
         Ok(to_logical(lw, a, line)?.expr)
     }
 
@@ -352,17 +355,65 @@ impl Language for R {
         lw.raise_if(cond, "integer_na_argument");
     }
 
+    fn is_exclusion(&self, e: &Expr) -> bool {
+        super::subscripts::is_exclusion(e)
+    }
+
+    fn exclusion(&self, lw: &mut Lowerer, e: &Expr, extent: vrir::Expr, line: Line) -> Option<LResult<vrir::Expr>> {
+        super::subscripts::exclusion(lw, e, extent, line)
+    }
+
+    fn na_filled(&self, lw: &mut Lowerer, e: &Expr, elem: Option<ScalarType>) -> Option<LResult<Lowered>> {
+        super::library::na_filled(lw, e, elem)
+    }
+
+    fn is_null(&self, e: &Expr) -> bool {
+        super::subscripts::is_null(e)
+    }
+
+    fn is_empty_vector(&self, e: &Expr) -> bool {
+        super::subscripts::is_empty_vector(e)
+    }
+
+    fn appended<'e>(&self, e: &'e Expr, name: &str) -> Option<&'e [Arg]> {
+        super::subscripts::appended(e, name)
+    }
+
+    fn length_of<'e>(&self, e: &'e Expr) -> Option<&'e str> {
+        super::subscripts::length_of(e)
+    }
+
+    fn missing_value(&self, elem: ScalarType) -> Option<Literal> {
+        match elem {
+            DOUBLE => Some(Literal::F64(f64::NAN)),
+            COMPLEX => Some(Literal::C128([f64::NAN, f64::NAN])),
+            _ => None,
+        }
+    }
+
     fn host_has_answer(&self, reason: &str) -> bool {
-        // R errors too for a wrong-signed `by` or a negative length; everything else
-        // has an R answer (NA, a dropped dimension, a double sequence).
-        !matches!(reason, "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite")
-            && !reason.starts_with(STOP_REASON)
+        // R errors too for a wrong-signed `by`, a negative length, a positive subscript
+        // among negative ones, a bad `diff` lag, a functional's own checks; everything
+        // else has an R answer (NA, a dropped dimension, a double sequence, a longer
+        // vector).
+        !matches!(
+            reason,
+            "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite" | super::subscripts::MIXED | super::library::DIFF_LAG
+        ) && !reason.starts_with(STOP_REASON)
             && !super::functionals::is_r_error(reason)
     }
 
     fn error_message(&self, reason: &str, counts: Option<(i64, i64)>) -> String {
         if let Some(message) = reason.strip_prefix(STOP_REASON).and_then(decode_stop_message) {
             return message;
+        }
+        if let Some((name, beyond)) = growth::decode_index_reason(reason) {
+            let shown = |n: i64| if n >= COUNT_MAX { format!("{n} or more") } else { n.to_string() };
+            return match counts {
+                Some((i, len)) if beyond => super::bounds::single_message(&format!("{name}[{}]", shown(i)), i, len),
+                Some((minus, len)) => super::bounds::single_message(&format!("{name}[{}]", -minus), -minus, len),
+                None => format!("an index of `{name}` outside its length (R reads NA or drops elements there)"),
+            };
         }
         match reason {
             "integer_overflow" => "integer overflow: R's result is NA (with a warning); compiled code raises this error instead".into(),
@@ -380,6 +431,16 @@ impl Language for R {
             "seq_empty_integer" => "seq(..., length.out = 0) is integer(0) in R, where compiled code's sequence is double".into(),
             "seq_range_overflow" => "seq(from, to, length.out =) with `to - from` beyond the double range: R rescales, compiled code does not".into(),
             "seq_double_result" => "seq(from, by =, length.out =) of integers whose last value is beyond R's integers: R's result is double, compiled code's integer".into(),
+            INTEGER_DIVISION_BY_ZERO => "integer %/% or %% by zero: R's result is NA, which compiled integers do not hold".into(),
+            CONDITION_LENGTH => "a condition whose length is not 1 (R: an error, or for `&&` and `||` in older R its first element)".into(),
+            COUNT_LENGTH => "a count or index whose length is not 1 (R takes its first element or raises an error)".into(),
+            growth::GAP_WITHOUT_NA => "a vector grown past its end holds NA in the gap, which compiled integer and logical vectors do not hold".into(),
+            growth::NULL_RESULT => "the result is a variable that was assigned NULL and is still empty: R's result may be NULL, which compiled code does not return".into(),
+            super::subscripts::MIXED => "only 0's may be mixed with negative subscripts".into(),
+            super::subscripts::NA_INDEX => "an NA among negative subscripts (R's result depends on it)".into(),
+            super::library::WHICH_EMPTY => "which.max/which.min of an empty or all-NA vector: R's result is integer(0)".into(),
+            super::library::BITW_NA => "a bitw* operand or result that is NA in R (NA, a value outside R's integers, a shift outside 0..31)".into(),
+            super::library::DIFF_LAG => "'lag' and 'differences' must be integers >= 1".into(),
             super::recycle::RECYCLING => {
                 let shown = |n: i64| if n >= COUNT_MAX { format!("{n} or more") } else { n.to_string() };
                 let lengths = counts.map_or("lengths".to_string(), |(a, b)| format!("lengths {} and {}", shown(a), shown(b)));
@@ -388,6 +449,44 @@ impl Language for R {
             other => super::functionals::error_message(other, counts).unwrap_or_else(|| format!("run-time check `{other}` failed")),
         }
     }
+}
+
+/// Reason of an integer `%/%` or `%%` by zero (R: NA).
+pub const INTEGER_DIVISION_BY_ZERO: &str = "integer_division_by_zero";
+/// Reason of a condition (`if`, `while`, `&&`) whose length is not 1.
+pub const CONDITION_LENGTH: &str = "condition_length";
+/// Reason of a count or scalar index given as a vector whose length is not 1.
+pub const COUNT_LENGTH: &str = "count_length";
+
+/// The integer divisor `b` of `a %/% b` or `a %% b`, raising `INTEGER_DIVISION_BY_ZERO`
+/// where an element is 0 (R answers NA there; VRIR would raise `division by zero`).
+fn integer_divisor(lw: &mut Lowerer, a: Lowered, b: Lowered) -> (Lowered, Lowered) {
+    if matches!(b.expr, vrir::Expr::Const { value: Literal::I32(v) } if v != 0) {
+        return (a, b);
+    }
+    let b = lw.hoist(b);
+    let zero = bin(vrir::BinOp::Eq, b.expr.clone(), vrir::Expr::lit(Literal::I32(0)));
+    let a = if b.ty.rank == 0 && a.ty.rank > 0 { lw.hoist(a) } else { a };
+    let cond = if b.ty.rank == 0 && a.ty.rank > 0 {
+        // Nothing is divided when `a` is empty.
+        bin(vrir::BinOp::And, bin(vrir::BinOp::Gt, lib(LibFn::Len, vec![a.expr.clone()]), i64c(0)), zero)
+    } else if b.ty.rank == 0 {
+        zero
+    } else {
+        let count = lw.cast(Lowered::new(zero, b.ty.with_elem(LOGICAL)), ScalarType::I64);
+        bin(vrir::BinOp::Gt, reduce(ReduceOp::Sum, count.expr), i64c(0))
+    };
+    lw.raise_if(cond, INTEGER_DIVISION_BY_ZERO);
+    (a, b)
+}
+
+/// The one element of a vector used where R needs a single value (a condition, a
+/// count): `reason` is raised when its length is not 1 at run time.
+pub fn single(lw: &mut Lowerer, v: Lowered, reason: &str) -> Lowered {
+    let v = lw.hoist(v);
+    lw.raise_if(bin(vrir::BinOp::Ne, lib(LibFn::Len, vec![v.expr.clone()]), i64c(1)), reason);
+    let first = vrir::Expr::Index { array: Box::new(v.expr), indices: vec![i64c(1)], flags: vrir::IndexFlags { flatten: v.ty.rank > 1, ..vrir::IndexFlags::default() } };
+    Lowered::new(first, Ty::scalar(v.ty.elem))
 }
 
 /// `a:b`: integer when `a` is an integer or a whole number (R's rule), counting up or

@@ -230,7 +230,14 @@ pub fn seq_call(lw: &mut Lowerer, func: &str, args: &[Arg], line: Line) -> LResu
         }
         "seq_along" => {
             let b = bind(lw, func, args, &["along.with"], line)?;
-            let v = lw.expr(required(lw, func, b[0], "along.with", line)?)?;
+            let along = required(lw, func, b[0], "along.with", line)?;
+            if let Some(n) = match &along.kind {
+                ExprKind::Var(v) => lw.growable_length(v),
+                _ => None,
+            } {
+                return Ok(SeqParts { start: i64c(1), stop: n, step: i64c(1), elem: INTEGER });
+            }
+            let v = lw.expr(along)?;
             let n = if v.ty.rank == 0 { i64c(1) } else { lib(LibFn::Len, vec![v.expr]) };
             Ok(SeqParts { start: i64c(1), stop: n, step: i64c(1), elem: INTEGER })
         }

@@ -198,6 +198,19 @@ fn name(node: &Sexp, what: &str) -> Parsed<String> {
 }
 
 /// A non-negative integer written without suffix: `:line`, `dim`, `tget`, `:axis`.
+/// The type after `:acc`.
+fn accumulator(node: &Sexp) -> Parsed<Accum> {
+    node.atom().and_then(Accum::from_name).ok_or_else(|| {
+        error_at(
+            node.pos,
+            format!(
+                "expected an accumulator type (f80), found {}",
+                node.describe()
+            ),
+        )
+    })
+}
+
 fn small_int(node: &Sexp, what: &str) -> Parsed<u32> {
     node.atom()
         .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
@@ -591,6 +604,7 @@ fn is_expr_head(head: &str) -> bool {
     ) || BinOp::from_symbol(head).is_some()
         || LibFn::from_name(head).is_some()
         || ReduceOp::from_name(head).is_some()
+        || ScanOp::from_name(head).is_some()
 }
 
 fn expr(node: &Sexp) -> Parsed<Expr> {
@@ -771,14 +785,33 @@ fn list_expr(node: &Sexp) -> Parsed<Expr> {
                 }
                 Expr::Lib { func, args }
             } else if let Some(op) = ReduceOp::from_name(head) {
-                let axis = parts
-                    .take_trailing(":axis")
-                    .map(|k| small_int(k, "an axis"))
-                    .transpose()?;
+                // `:axis K` and `:acc T`, in either order.
+                let (mut axis, mut acc) = (None, None);
+                for _ in 0..2 {
+                    if axis.is_none() {
+                        if let Some(k) = parts.take_trailing(":axis") {
+                            axis = Some(small_int(k, "an axis")?);
+                            continue;
+                        }
+                    }
+                    if acc.is_none() {
+                        if let Some(t) = parts.take_trailing(":acc") {
+                            acc = Some(accumulator(t)?);
+                        }
+                    }
+                }
                 Expr::Reduce {
                     op,
                     arg: boxed(parts.expr("the operand")?),
                     axis,
+                    acc,
+                }
+            } else if let Some(op) = ScanOp::from_name(head) {
+                let acc = parts.take_trailing(":acc").map(accumulator).transpose()?;
+                Expr::Scan {
+                    op,
+                    arg: boxed(parts.expr("the operand")?),
+                    acc,
                 }
             } else {
                 let hint = if stmt_heads().contains(&head) {

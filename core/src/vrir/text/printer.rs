@@ -288,6 +288,11 @@ fn index_flags(flags: &IndexFlags) -> impl Iterator<Item = Doc> {
     .map(|(_, k)| Doc::atom(k))
 }
 
+/// `:acc T`.
+fn accumulator(a: Accum) -> Doc {
+    Doc::Group(vec![Doc::atom(":acc"), Doc::atom(a.name())])
+}
+
 fn literal(l: &Literal) -> Doc {
     match *l {
         Literal::Bool(b) => Doc::atom(b.to_string()),
@@ -344,11 +349,17 @@ fn expr(e: &Expr) -> Doc {
             Doc::list(items, 3)
         }
         Expr::Lib { func, args } => Doc::list(head_and(func.name(), args.iter().map(expr)), 2),
-        Expr::Reduce { op, arg, axis } => {
+        Expr::Reduce { op, arg, axis, acc } => {
             let mut items = vec![Doc::atom(op.name()), expr(arg)];
             items.extend(
                 axis.map(|k| Doc::Group(vec![Doc::atom(":axis"), Doc::atom(k.to_string())])),
             );
+            items.extend(acc.map(accumulator));
+            Doc::list(items, 2)
+        }
+        Expr::Scan { op, arg, acc } => {
+            let mut items = vec![Doc::atom(op.name()), expr(arg)];
+            items.extend(acc.map(accumulator));
             Doc::list(items, 2)
         }
         Expr::Alloc { init, ty: t, dims } => {

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use super::{assignable, check_array_type, MAX_NESTING};
 use crate::vrir::ast::{
-    AllocInit, BinOp, Expr, Function, IndexFlags, LibFn, Literal, Module, ReduceOp, UnOp,
+    Accum, AllocInit, BinOp, Expr, Function, IndexFlags, LibFn, Literal, Module, ReduceOp, ScanOp,
+    UnOp,
 };
 use crate::vrir::types::{ArrayType, Layout, ScalarType, Type};
 
@@ -218,7 +219,8 @@ impl<'a> ExprChecker<'a> {
             Expr::Cast { to, arg } => self.cast(to, arg, inner),
             Expr::Call { func, args } => self.call(func, args, inner),
             Expr::Lib { func, args } => self.library(*func, args, inner),
-            Expr::Reduce { op, arg, axis } => self.reduce(*op, arg, *axis, inner),
+            Expr::Reduce { op, arg, axis, acc } => self.reduce(*op, arg, *axis, *acc, inner),
+            Expr::Scan { op, arg, acc } => self.scan(*op, arg, *acc, inner),
             Expr::Alloc { init, ty, dims } => self.alloc(init, ty, dims, inner),
             Expr::Dim { arg, axis } => self.dim(arg, *axis, inner),
             Expr::Range { start, stop, step } => {
@@ -576,12 +578,20 @@ impl<'a> ExprChecker<'a> {
         })
     }
 
-    fn reduce(&self, op: ReduceOp, arg: &Expr, axis: Option<u32>, pos: Position) -> Check<Type> {
+    fn reduce(
+        &self,
+        op: ReduceOp,
+        arg: &Expr,
+        axis: Option<u32>,
+        acc: Option<Accum>,
+        pos: Position,
+    ) -> Check<Type> {
         let name = op.name();
         let a = self.array_operand(name, arg, pos)?;
         let elems = match op {
             ReduceOp::Sum | ReduceOp::Prod => Elems::Numeric,
             ReduceOp::Min | ReduceOp::Max => Elems::IntOrFloat,
+            ReduceOp::Mean | ReduceOp::MeanRefined => Elems::FloatOrComplex,
         };
         if !elems.admits(a.elem) {
             return Err(format!(
@@ -589,12 +599,38 @@ impl<'a> ExprChecker<'a> {
                 elems.with_article()
             ));
         }
+        if let Some(acc) = acc {
+            if matches!(op, ReduceOp::Min | ReduceOp::Max) {
+                return Err(format!(
+                    "`{name}` takes no accumulator type (`:acc {}`)",
+                    acc.name()
+                ));
+            }
+            check_accumulator(name, acc, a, true)?;
+        }
         match axis {
+            Some(_) if op == ReduceOp::MeanRefined => {
+                Err(format!("`{name}` reduces a whole array: it takes no axis"))
+            }
             None => Ok(Type::scalar(a.elem)),
             Some(k) if k >= a.ndims => Err(format!("`{name}` axis {k} is out of range for {a}")),
             Some(_) if a.ndims == 1 => Ok(Type::scalar(a.elem)),
             Some(_) => Ok(Type::array(a.elem, a.ndims - 1, fresh_layout(a.layout))),
         }
+    }
+
+    /// `(cumsum A)`, `(cumprod A)`: a numeric vector in, a fresh one of the same element
+    /// type out.
+    fn scan(&self, op: ScanOp, arg: &Expr, acc: Option<Accum>, pos: Position) -> Check<Type> {
+        let name = op.name();
+        let a = self.array_operand(name, arg, pos)?;
+        if !a.elem.is_numeric() || a.ndims != 1 {
+            return Err(format!("`{name}` needs a numeric vector (rank 1), got {a}"));
+        }
+        if let Some(acc) = acc {
+            check_accumulator(name, acc, a, false)?;
+        }
+        Ok(Type::array(a.elem, 1, fresh_layout(a.layout)))
     }
 
     fn alloc(&self, init: &AllocInit, ty: &ArrayType, dims: &[Expr], pos: Position) -> Check<Type> {
@@ -763,6 +799,19 @@ impl<'a> ExprChecker<'a> {
         let t = self.value_type(e, pos)?;
         t.as_array()
             .ok_or_else(|| format!("`{name}` needs an array, got {t}"))
+    }
+}
+
+/// An accumulator type must hold every element exactly: `f80` accumulates `f64`, and
+/// in reductions the parts of `c128` (R's complex `sum`, `prod`, `mean`).
+fn check_accumulator(name: &str, acc: Accum, a: ArrayType, complex_ok: bool) -> Check<()> {
+    let ok = a.elem == ScalarType::F64 || (complex_ok && a.elem == ScalarType::C128);
+    match acc {
+        Accum::F80 if ok => Ok(()),
+        Accum::F80 => Err(format!(
+            "`{name}` with accumulator type f80 needs an f64{} array, got {a}",
+            if complex_ok { " or c128" } else { "" }
+        )),
     }
 }
 

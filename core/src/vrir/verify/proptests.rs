@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use super::{expr_type, verify_module};
 use crate::runtime::error::ErrorKind;
 use crate::vrir::ast::{
-    AllocInit, BinOp, Block, Expr, Function, IndexFlags, LValue, LibFn, Literal, Local, Module,
-    Param, ReduceOp, Stmt, StmtKind, UnOp,
+    Accum, AllocInit, BinOp, Block, Expr, Function, IndexFlags, LValue, LibFn, Literal, Local,
+    Module, Param, ReduceOp, ScanOp, Stmt, StmtKind, UnOp,
 };
 use crate::vrir::types::{ArrayType, Layout, ScalarType, Type};
 
@@ -108,9 +108,16 @@ fn expr() -> impl Strategy<Value = Expr> {
             (
                 prop::sample::select(ReduceOp::ALL.to_vec()),
                 boxed.clone(),
-                prop::option::of(axis())
+                prop::option::of(axis()),
+                prop::option::of(Just(Accum::F80))
             )
-                .prop_map(|(op, arg, axis)| Expr::Reduce { op, arg, axis }),
+                .prop_map(|(op, arg, axis, acc)| Expr::Reduce { op, arg, axis, acc }),
+            (
+                prop::sample::select(ScanOp::ALL.to_vec()),
+                boxed.clone(),
+                prop::option::of(Just(Accum::F80))
+            )
+                .prop_map(|(op, arg, acc)| Expr::Scan { op, arg, acc }),
             (array_type(), args.clone(), prop::option::of(boxed.clone())).prop_map(
                 |(ty, dims, fill)| Expr::Alloc {
                     init: match fill {

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::vrir::ast::{
-    AllocInit, BinOp, Block, IndexFlags, LValue, LibFn, Literal, Local, Param, ReduceOp, Stmt,
+    Accum, AllocInit, BinOp, Block, IndexFlags, LValue, LibFn, Literal, Local, Param, ReduceOp, ScanOp, Stmt,
     StmtKind, UnOp,
 };
 use crate::vrir::types::ScalarType;
@@ -222,6 +222,22 @@ fn reduce(op: ReduceOp, e: Expr, axis: Option<u32>) -> Expr {
         op,
         arg: Box::new(e),
         axis,
+        acc: None,
+    }
+}
+fn reduce_acc(op: ReduceOp, e: Expr, axis: Option<u32>) -> Expr {
+    Expr::Reduce {
+        op,
+        arg: Box::new(e),
+        axis,
+        acc: Some(Accum::F80),
+    }
+}
+fn scan(op: ScanOp, e: Expr, acc: Option<Accum>) -> Expr {
+    Expr::Scan {
+        op,
+        arg: Box::new(e),
+        acc,
     }
 }
 fn alloc(init: AllocInit, ty: &str, dims: Vec<Expr>) -> Expr {
@@ -1131,6 +1147,85 @@ fn reductions_along_an_axis() {
         reduce(ReduceOp::Sum, v("u"), Some(u32::MAX)),
         "axis 4294967295 is out of range",
     );
+}
+
+#[test]
+fn accumulator_types_hold_every_element_exactly() {
+    let vs = vars();
+    assert_eq!(type_of(&vs, reduce_acc(ReduceOp::Sum, v("A"), None)), Type::F64);
+    assert_eq!(type_of(&vs, reduce_acc(ReduceOp::Prod, v("u"), None)), Type::F64);
+    assert_eq!(
+        type_of(&vs, reduce_acc(ReduceOp::Sum, v("A"), Some(0))),
+        t("f64[1,col]")
+    );
+    expr_err(
+        &vs,
+        reduce_acc(ReduceOp::Sum, v("F"), None),
+        "`sum` with accumulator type f80 needs an f64 or c128 array, got f32[1,row]",
+    );
+    expr_err(
+        &vs,
+        reduce_acc(ReduceOp::Sum, v("I"), None),
+        "`sum` with accumulator type f80 needs an f64 or c128 array, got i64[1,row]",
+    );
+    assert_eq!(type_of(&vs, reduce_acc(ReduceOp::Prod, v("Z"), None)), Type::C128);
+    expr_err(
+        &vs,
+        reduce_acc(ReduceOp::Min, v("u"), None),
+        "`amin` takes no accumulator type (`:acc f80`)",
+    );
+}
+
+#[test]
+fn means_take_floats_and_the_refined_mean_no_axis() {
+    let vs = vars();
+    assert_eq!(type_of(&vs, reduce(ReduceOp::Mean, v("F"), None)), Type::F32);
+    assert_eq!(
+        type_of(&vs, reduce_acc(ReduceOp::Mean, v("A"), Some(1))),
+        t("f64[1,col]")
+    );
+    assert_eq!(type_of(&vs, reduce_acc(ReduceOp::MeanRefined, v("A"), None)), Type::F64);
+    expr_err(
+        &vs,
+        reduce(ReduceOp::Mean, v("I"), None),
+        "`mean` needs a float or complex array, got i64[1,row]",
+    );
+    assert_eq!(type_of(&vs, reduce_acc(ReduceOp::MeanRefined, v("Z"), None)), Type::C128);
+    expr_err(
+        &vs,
+        reduce(ReduceOp::MeanRefined, v("I2"), None),
+        "`mean-refined` needs a float or complex array, got i64[2,row]",
+    );
+    expr_err(
+        &vs,
+        reduce(ReduceOp::MeanRefined, v("A"), Some(0)),
+        "`mean-refined` reduces a whole array: it takes no axis",
+    );
+}
+
+#[test]
+fn scans_take_numeric_vectors() {
+    let vs = vars();
+    assert_eq!(type_of(&vs, scan(ScanOp::Sum, v("u"), Some(Accum::F80))), t("f64[1,row]"));
+    assert_eq!(type_of(&vs, scan(ScanOp::Prod, v("us"), None)), t("f64[1,row]"));
+    assert_eq!(type_of(&vs, scan(ScanOp::Sum, v("uc"), None)), t("f64[1,col]"));
+    assert_eq!(type_of(&vs, scan(ScanOp::Sum, v("I"), None)), t("i64[1,row]"));
+    expr_err(
+        &vs,
+        scan(ScanOp::Sum, v("A"), None),
+        "`cumsum` needs a numeric vector (rank 1), got f64[2,col]",
+    );
+    expr_err(
+        &vs,
+        scan(ScanOp::Prod, v("M"), None),
+        "`cumprod` needs a numeric vector (rank 1), got bool[1,row]",
+    );
+    expr_err(
+        &vs,
+        scan(ScanOp::Sum, v("I"), Some(Accum::F80)),
+        "`cumsum` with accumulator type f80 needs an f64 array, got i64[1,row]",
+    );
+    expr_err(&vs, scan(ScanOp::Sum, v("x"), None), "`cumsum` needs an array, got f64");
 }
 
 #[test]
