@@ -8,7 +8,8 @@
 //!
 //! Usage: vr-bench-par [--kernel NAME] [--reps R] [--scale S] [--threads T]
 //! (S divides each kernel's full size, for callgrind; T: cpu-par's thread count, 1 by
-//! default).
+//! default). The optimizer and the backend's switches follow `VR_PASSES`
+//! (`VR_PASSES=-atomic-privatize` keeps growcut's atomics).
 
 #[path = "../kernels.rs"]
 #[allow(dead_code)]
@@ -57,6 +58,8 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1)
         .max(1);
+    // VR_PASSES as users set it (`-atomic-privatize` for the atomics as written).
+    let passes = OptOptions::current().expect("VR_PASSES");
     println!(
         "| kernel | size | cpu (optimized) ms | cpu-par ms ({threads} thread(s)) | cpu-par / cpu |"
     );
@@ -66,10 +69,11 @@ fn main() {
             continue;
         }
         let module = parse_module(k.vrir).expect("kernel parses");
-        let (optimized, _) = optimize(&module, &OptOptions::all()).expect("optimizes");
-        let serial = cpu::compile(&optimized).expect("compiles for cpu");
-        let mut par =
-            cpu::compile_with(&optimized, CpuOptions::parallel()).expect("compiles for cpu-par");
+        let (optimized, _) = optimize(&module, &passes).expect("optimizes");
+        let serial = cpu::compile_with(&optimized, CpuOptions::default().following(&passes))
+            .expect("compiles for cpu");
+        let mut par = cpu::compile_with(&optimized, CpuOptions::parallel().following(&passes))
+            .expect("compiles for cpu-par");
         par.set_threads(threads);
         let size = (k.size / scale).max(k.quick_size);
         let inputs = (k.inputs)(size);
