@@ -3,10 +3,11 @@
 # parfor kernel compiled for `cpu` and called serially, against `cpu-par` at one thread:
 # the outlined body's code quality without parallel noise (see bench/src/bin/vr-bench-par.rs).
 # Usage: scripts/par-insns.sh [KERNEL...]   (default: every kernel with a parfor)
-# Needs valgrind and a release build of vr-bench-par (cargo build --release -p velociraptor-bench).
+# Needs valgrind and a release build of vr-bench-par (cargo build --release -p velociraptor-bench;
+# BIN=PATH measures another build of it, e.g. one of an older commit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=target/release/vr-bench-par
+bin=${BIN:-target/release/vr-bench-par}
 kernels=("$@")
 if [ ${#kernels[@]} -eq 0 ]; then
   kernels=(arc_distance julia_set growcut rosen_der stencil5 matmul_loops nbody1d black_scholes)
