@@ -20,6 +20,7 @@ pub mod fusion;
 pub mod hoist_dims;
 pub mod index_arith;
 pub mod licm;
+pub mod recycle;
 pub mod reuse;
 pub mod simplify;
 
@@ -48,7 +49,8 @@ pub struct Pass {
 }
 
 /// Every pass, in the order they run: simplification first (later passes see explicit
-/// allocations), then fusion (which absorbs simplify's temporaries into one loop), then
+/// allocations), then R's recycling guards removed or versioned (they split chains of
+/// vector operations into single statements), then fusion (which absorbs simplify's temporaries into one loop), then
 /// memory reuse (which sees fused loops as well as single operations and writes them
 /// into the target's buffer), then integer index arithmetic and invariant hoisting
 /// (which put subscripts and loop bounds in the form versioning reads), then redundant
@@ -59,6 +61,7 @@ pub struct Pass {
 /// sums.
 pub const PASSES: &[Pass] = &[
     simplify::SIMPLIFY,
+    recycle::RECYCLE_VERSION,
     fusion::FUSION,
     reuse::REUSE,
     index_arith::INDEX_ARITH,
