@@ -559,6 +559,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         Ok(llfn)
     }
 
+    // The loop's parts as `parfor` and `outline` hold them; a struct would only rename them.
+    #[allow(clippy::too_many_arguments)]
     fn outline_body(
         &mut self,
         g: &FnGen<'ctx, 'm>,
