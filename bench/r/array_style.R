@@ -24,6 +24,8 @@ if (!suppressWarnings(requireNamespace("velociraptor", lib.loc = c(lib, .libPath
   stop("the velociraptor package is not installed (R CMD INSTALL -l DIR r-package; VR_R_LIB=DIR)")
 vr_compile <- velociraptor::vr_compile
 prange <- velociraptor::prange
+# No on-disk cache: the first call column is a cold compile.
+velociraptor::vr_options(cache_dir = "")
 
 kernel_files <- c("arc_distance", "rosen_der", "black_scholes", "stencil5", "matmul_loops",
   "nbody1d", "pi_sum")
