@@ -92,6 +92,10 @@ fn cases() -> Vec<Case> {
         c("updates", json!([empty_f64(), empty_f64(), 2.0]), Same),
         c("int_chain", json!([ivec(&[]), ivec(&[])]), Same),
         c("int_chain", json!([i32s(3), ivec(&[1, 2])]), Same),
+        c("kept", json!([[1.0, 2.0, 3.0], 3.0]), Same),
+        c("kept", json!([[1.0, 2.0, 3.0], 1.0]), Same),
+        c("scalar_operand", json!([[1.0, 2.0, 3.0], 3.0]), Same),
+        c("scalar_operand", json!([[1.0, 2.0, 3.0], 4.0]), Fallback),
     ]
 }
 

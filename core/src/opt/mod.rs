@@ -18,8 +18,10 @@ pub mod elementwise;
 pub mod explain;
 pub mod fusion;
 pub mod hoist_dims;
+pub mod hoist_scalars;
 pub mod index_arith;
 pub mod licm;
+pub mod prealloc;
 pub mod recycle;
 pub mod reuse;
 pub mod simplify;
@@ -49,8 +51,11 @@ pub struct Pass {
 }
 
 /// Every pass, in the order they run: simplification first (later passes see explicit
-/// allocations), then R's recycling guards removed or versioned (they split chains of
-/// vector operations into single statements), then fusion (which absorbs simplify's temporaries into one loop), then
+/// allocations), then scalar operands of element-wise expressions computed first (so
+/// the expressions are trees of variables), then R's recycling guards removed or
+/// versioned (they split chains of vector operations into single statements), then
+/// fusion (which absorbs simplify's temporaries into one loop), then arrays that loops
+/// assign given a value before the loop (so reuse may write them in place), then
 /// memory reuse (which sees fused loops as well as single operations and writes them
 /// into the target's buffer), then integer index arithmetic and invariant hoisting
 /// (which put subscripts and loop bounds in the form versioning reads), then redundant
@@ -61,8 +66,10 @@ pub struct Pass {
 /// sums.
 pub const PASSES: &[Pass] = &[
     simplify::SIMPLIFY,
+    hoist_scalars::HOIST_SCALARS,
     recycle::RECYCLE_VERSION,
     fusion::FUSION,
+    prealloc::PREALLOC,
     reuse::REUSE,
     index_arith::INDEX_ARITH,
     licm::LICM,

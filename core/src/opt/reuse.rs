@@ -5,11 +5,11 @@
 //!
 //! - C is a local (never a parameter: by-value hosts decide which arguments to copy
 //!   from the function as written) of exactly the result's type, not `strided`;
-//! - C is certainly assigned there (it holds a buffer), and no other variable may share
-//!   its storage (`analysis::alias`, with the host's `params_never_alias`); the only
-//!   exception is a fused loop's own destination moved into C, which is dead after the
-//!   move; functions with tuple variables, `refincr`/`refdecr` of C, or C inside a
-//!   `parfor` body (iterations share the old buffer) or a GPU section are left alone;
+//! - C is certainly assigned there (it holds a buffer), and no other variable whose
+//!   value is still read may share its storage (`analysis::alias`, with the host's
+//!   `params_never_alias`): the others in C's alias class are locals dead at the
+//!   statement (liveness), or a fused loop's own destination moved into C; functions
+//!   with tuple variables, `refincr`/`refdecr` of C, or C inside a `parfor` body (iterations share the old buffer) or a GPU section are left alone;
 //! - every element of the result reads the operands at its own index only, so element
 //!   k of C is read before it is overwritten and never after;
 //! - whether C has the right size is decided at run time: `(if (dims equal) IN-PLACE
@@ -27,6 +27,7 @@ use super::elementwise::{
 };
 use super::{Counters, Pass, PassContext};
 use crate::analysis::alias::AliasSets;
+use crate::analysis::liveness::LiveVars;
 use crate::analysis::reaching::ReachingDefs;
 use crate::analysis::{stmt_count, walk_expr, walk_stmts};
 use crate::runtime::error::VrResult;
@@ -48,6 +49,7 @@ struct Reuser<'a> {
     f: &'a Function,
     alias: AliasSets,
     reach: ReachingDefs,
+    live: LiveVars,
     reused: u64,
 }
 
@@ -106,15 +108,22 @@ impl Reuser<'_> {
     fn may_reuse(&self, c: &str, ty: &Type, id: usize) -> bool {
         let local = self.f.locals.iter().any(|l| &l.name == c && &l.ty == ty);
         let Type::Array(at) = ty else { return false };
+        // Every other variable that may share c's storage is a local whose value nobody
+        // reads from here on (liveness: dead before this statement), or a fused loop's
+        // destination moved into c. (`(set _t4 d)`, R's recycling copies, put d and _t4
+        // in one class for the whole function; in the next iteration _t4 is dead when d
+        // is computed again.)
         let alone = self
             .alias
             .classes
             .iter()
             .find(|class| class.iter().any(|v| v == c))
             .is_some_and(|class| {
-                class
-                    .iter()
-                    .all(|v| v == c || is_moved_destination(self.f, v, c))
+                class.iter().all(|v| {
+                    v == c
+                        || is_moved_destination(self.f, v, c)
+                        || (self.f.locals.iter().any(|l| &l.name == v) && !self.live.is_live(id, v))
+                })
             });
         local && at.layout != Layout::Strided && alone && self.reach.certainly_assigned(id, c)
     }
@@ -428,6 +437,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
         f: &orig,
         alias: AliasSets::compute(&orig, cx.options.params_never_alias),
         reach: ReachingDefs::compute(&orig),
+        live: LiveVars::compute(&orig),
         reused: 0,
     };
     let body = r.stmts(&mut table, std::mem::take(&mut f.body), 0);

@@ -89,3 +89,26 @@ matmul_vec <- function(a, b) {
   }
   c
 }
+
+# A vector kept from an earlier iteration (prev shares d's first buffer): d must not be
+# written in place while prev is still read.
+kept <- function(x, n) {
+  prev <- numeric(length(x))
+  s <- 0
+  for (k in 1:n) {
+    d <- x * k
+    if (k == 1) prev <- d
+    s <- s + sum(d)
+  }
+  prev * s
+}
+
+# A scalar operand computed from the loop index, and one that fails (x[k] past the end).
+scalar_operand <- function(x, n) {
+  s <- 0
+  for (k in 1:n) {
+    d <- x - x[k] * 2
+    s <- s + sum(d)
+  }
+  s
+}
