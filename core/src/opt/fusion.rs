@@ -14,6 +14,11 @@
 //! What keeps behaviour the same, errors included:
 //! - Only the statements just before the user, in a row, are substituted: they assign
 //!   temporaries only, so nothing the tree reads changes between them.
+//! - A temporary read several times is substituted at each read only when its tree
+//!   cannot fail on an element and every mention of it besides its assignment is in
+//!   the statements being fused (it dies there; R's vector style computes such
+//!   vectors in each iteration: `d <- x - x[k]; r2 <- d * d + eps`). A copy of an array
+//!   variable (`(set _t4 d)`, R's recycling copies) is substituted the same way.
 //! - Every variable the tree reads is certainly assigned where the chain starts.
 //! - Shapes: the fused code runs only when every array of the tree has the extents of
 //!   the first; otherwise the statements as written run and raise their shape error
@@ -87,8 +92,13 @@ enum Root {
 
 impl Fuser<'_> {
     /// Is `t` a temporary that `tree` may absorb: a local array variable mentioned
-    /// exactly twice in the function (this assignment and one read, in `tree`).
-    fn absorbable(&self, t: &str, tree: &Expr) -> bool {
+    /// exactly twice in the function (this assignment and one read, in `tree`). With
+    /// `shared` (its value cannot fail on an element), it may also be read several
+    /// times by the statements being fused, `group`, when those are all its mentions
+    /// besides this assignment: it dies within them (R's `d <- x - x[k]` read by
+    /// `d * d` and `m * d` in one iteration). Its tree is then computed at each read
+    /// (LLVM computes repeated pure element operations once).
+    fn absorbable(&self, t: &str, tree: &Expr, group: &[Stmt], shared: bool) -> bool {
         let is_local_array = self
             .orig
             .locals
@@ -100,7 +110,14 @@ impl Fuser<'_> {
                 reads_in_tree += 1;
             }
         });
-        is_local_array && reads_in_tree == 1 && mentions(&self.orig.body, t) == 2
+        let total = mentions(&self.orig.body, t);
+        if !is_local_array || reads_in_tree == 0 {
+            return false;
+        }
+        if reads_in_tree == 1 && total == 2 {
+            return true;
+        }
+        shared && total == 1 + mentions(group, t)
     }
 
     /// Statements `stmts` (as written), the first numbered `first` in preorder.
@@ -211,11 +228,31 @@ impl Fuser<'_> {
             // An element error carries the fused statement's line: a temporary from
             // another line is absorbed only if none of its operations can fail.
             let same_line = written[start - 1].line == s.line;
-            match recognise(self.m, &self.orig, value) {
-                Some(def) if self.absorbable(t, &tree) && (same_line || def.fallible == 0) => {}
+            let group = &written[start..=j];
+            match (recognise(self.m, &self.orig, value), value) {
+                (Some(def), _)
+                    if self.absorbable(t, &tree, group, def.fallible == 0)
+                        && (same_line || def.fallible == 0) => {}
+                // A copy of an array variable (R's recycling copies `_t4 = d`): its reads
+                // read the variable, which nothing in the row assigns (the row assigns
+                // absorbed temporaries only).
+                (None, Expr::Var { name: src })
+                    if self.orig.var_type(src) == self.orig.var_type(t)
+                        && self.absorbable(t, &tree, group, true)
+                        && group
+                            .iter()
+                            .all(|g| !crate::analysis::stmt_defs(g).contains(src)) => {}
                 _ => break,
             }
-            substitute(&mut tree, t, value);
+            let mut next = tree.clone();
+            substitute(&mut next, t, value);
+            if tree_size(&next) > MAX_SHARED_TREE
+                && tree_size(&next) > tree_size(&tree) + tree_size(value)
+            {
+                // A shared temporary copied at too many reads.
+                break;
+            }
+            tree = next;
             start -= 1;
         }
         let info = recognise(self.m, &self.orig, &tree)?;
@@ -393,7 +430,17 @@ fn give_back(value: Expr, line: Option<u32>) -> Stmt {
     }
 }
 
-/// Replace the one read of `t` in `e` by `value`.
+/// Trees of shared temporaries are copied at each read: at most this many nodes.
+const MAX_SHARED_TREE: usize = 64;
+
+/// The number of nodes of `e`.
+fn tree_size(e: &Expr) -> usize {
+    let mut n = 0;
+    crate::analysis::walk_expr(e, &mut |_| n += 1);
+    n
+}
+
+/// Replace every read of `t` in `e` by `value`.
 fn substitute(e: &mut Expr, t: &str, value: &Expr) {
     if matches!(e, Expr::Var { name } if name == t) {
         *e = value.clone();
