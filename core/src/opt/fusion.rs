@@ -49,7 +49,8 @@ use crate::analysis::reaching::ReachingDefs;
 use crate::analysis::stmt_count;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{
-    Accum, AllocInit, BinOp, Block, Expr, Function, LValue, Module, ReduceOp, Stmt, StmtKind,
+    Accum, AllocInit, BinOp, Block, Expr, Function, LValue, LibFn, Module, ReduceOp, Stmt,
+    StmtKind,
 };
 use crate::vrir::types::{ScalarType, Type};
 
@@ -150,7 +151,7 @@ impl Fuser<'_> {
                 }
                 _ => {}
             }
-            match self.fuse(&written, &ids, j) {
+            match self.fuse(&written, &ids, j, &emitted) {
                 Some((absorbed, replacement, counts)) => {
                     let dropped: usize = emitted[j - absorbed..].iter().sum();
                     out.truncate(out.len() - dropped);
@@ -185,6 +186,7 @@ impl Fuser<'_> {
         written: &[Stmt],
         ids: &[usize],
         j: usize,
+        emitted: &[usize],
     ) -> Option<(usize, Vec<Stmt>, [u64; 3])> {
         let s = &written[j];
         // Where the result goes: a variable, or `return` (None).
@@ -199,7 +201,7 @@ impl Fuser<'_> {
             },
             _ => return None,
         };
-        let (root, mut tree) = match value {
+        let (root, tree) = match value {
             Expr::Reduce {
                 op: op @ (ReduceOp::Sum | ReduceOp::Prod),
                 arg,
@@ -216,45 +218,58 @@ impl Fuser<'_> {
             ),
             other => (Root::Map, other.clone()),
         };
-        // Absorb the temporaries assigned just before, nearest first.
-        let mut start = j;
-        while start > 0 {
-            let StmtKind::Assign { targets, value } = &written[start - 1].kind else {
-                break;
-            };
-            let [LValue::Var { name: t }] = targets.as_slice() else {
-                break;
-            };
-            // An element error carries the fused statement's line: a temporary from
-            // another line is absorbed only if none of its operations can fail.
-            let same_line = written[start - 1].line == s.line;
-            let group = &written[start..=j];
-            match (recognise(self.m, &self.orig, value), value) {
-                (Some(def), _)
-                    if self.absorbable(t, &tree, group, def.fallible == 0)
-                        && (same_line || def.fallible == 0) => {}
-                // A copy of an array variable (R's recycling copies `_t4 = d`): its reads
-                // read the variable, which nothing in the row assigns (the row assigns
-                // absorbed temporaries only).
-                (None, Expr::Var { name: src })
-                    if self.orig.var_type(src) == self.orig.var_type(t)
-                        && self.absorbable(t, &tree, group, true)
-                        && group
-                            .iter()
-                            .all(|g| !crate::analysis::stmt_defs(g).contains(src)) => {}
-                _ => break,
+        // Absorb the temporaries assigned just before, nearest first, down to `floor`.
+        let written_tree = tree;
+        let mut floor = 0;
+        let (tree, start) = loop {
+            let mut tree = written_tree.clone();
+            let mut start = j;
+            while start > floor {
+                let StmtKind::Assign { targets, value } = &written[start - 1].kind else {
+                    break;
+                };
+                let [LValue::Var { name: t }] = targets.as_slice() else {
+                    break;
+                };
+                // An element error carries the fused statement's line: a temporary from
+                // another line is absorbed only if none of its operations can fail.
+                let same_line = written[start - 1].line == s.line;
+                let group = &written[start..=j];
+                match (recognise(self.m, &self.orig, value), value) {
+                    (Some(def), _)
+                        if self.absorbable(t, &tree, group, def.fallible == 0 && cheap_to_repeat(value))
+                            && (same_line || def.fallible == 0) => {}
+                    // A copy of an array variable (R's recycling copies `_t4 = d`): its
+                    // reads read the variable, which nothing in the row assigns (the row
+                    // assigns absorbed temporaries only).
+                    (None, Expr::Var { name: src })
+                        if self.orig.var_type(src) == self.orig.var_type(t)
+                            && self.absorbable(t, &tree, group, true)
+                            && group
+                                .iter()
+                                .all(|g| !crate::analysis::stmt_defs(g).contains(src)) => {}
+                    _ => break,
+                }
+                let mut next = tree.clone();
+                substitute(&mut next, t, value);
+                if tree_size(&next) > MAX_SHARED_TREE
+                    && tree_size(&next) > tree_size(&tree) + tree_size(value)
+                {
+                    // A shared temporary copied at too many reads.
+                    break;
+                }
+                tree = next;
+                start -= 1;
             }
-            let mut next = tree.clone();
-            substitute(&mut next, t, value);
-            if tree_size(&next) > MAX_SHARED_TREE
-                && tree_size(&next) > tree_size(&tree) + tree_size(value)
-            {
-                // A shared temporary copied at too many reads.
-                break;
+            // Statement start - 1 was absorbed by an earlier fusion whose replacement is
+            // at or after `start`: replacing that would drop it. Absorb only what follows
+            // that replacement (a shared temporary can stop the row inside it).
+            if start > floor && start < j && emitted[start - 1] == 0 {
+                floor = (start..j).find(|r| emitted[*r] > 0).map_or(j, |r| r + 1);
+                continue;
             }
-            tree = next;
-            start -= 1;
-        }
+            break (tree, start);
+        };
         let info = recognise(self.m, &self.orig, &tree)?;
         let absorbed = j - start;
         let worth = match root {
@@ -432,6 +447,31 @@ fn give_back(value: Expr, line: Option<u32>) -> Stmt {
 
 /// Trees of shared temporaries are copied at each read: at most this many nodes.
 const MAX_SHARED_TREE: usize = 64;
+
+/// Whether LLVM computes repeated copies of `e` once: arithmetic, comparisons, casts
+/// and the library functions the cpu backend emits as LLVM intrinsics. Calls of the C
+/// math library (`sin`, `exp`, `atan2`, ...) may set errno, so LLVM keeps each copy: a
+/// temporary of those is absorbed only where it is read once.
+fn cheap_to_repeat(e: &Expr) -> bool {
+    let mut ok = true;
+    crate::analysis::walk_expr(e, &mut |x| {
+        if let Expr::Lib { func, .. } = x {
+            ok &= matches!(
+                func,
+                LibFn::Sqrt
+                    | LibFn::Abs
+                    | LibFn::Floor
+                    | LibFn::Ceil
+                    | LibFn::Trunc
+                    | LibFn::Min
+                    | LibFn::Max
+                    | LibFn::IsNan
+                    | LibFn::IsInf
+            );
+        }
+    });
+    ok
+}
 
 /// The number of nodes of `e`.
 fn tree_size(e: &Expr) -> usize {

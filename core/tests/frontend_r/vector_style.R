@@ -112,3 +112,13 @@ scalar_operand <- function(x, n) {
   }
   s
 }
+
+# A long chain whose vectors are read several times (st, sp, temp): the shared
+# temporaries' trees would grow past fusion's limit, which stops the row inside an
+# earlier fused statement (arc_distance in vector style).
+arc_vec <- function(theta_1, phi_1, theta_2, phi_2) {
+  st <- sin((theta_2 - theta_1) / 2)
+  sp <- sin((phi_2 - phi_1) / 2)
+  temp <- st * st + (cos(theta_1) * cos(theta_2)) * (sp * sp)
+  2 * atan2(sqrt(temp), sqrt(1 - temp))
+}
