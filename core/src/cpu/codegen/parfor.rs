@@ -7,10 +7,14 @@
 //!
 //! The environment is an array of 8-byte slots: the start, step and iteration count of
 //! each range, then per variable of the enclosing function:
-//! - variables the body only reads (or writes element-wise, for arrays): their slot's
-//!   address (and the address of the "assigned" flag); nobody writes them while the loop
-//!   runs, so the body copies scalars into slots of its own once per chunk (registers,
-//!   after optimization) and uses array variables in place;
+//! - variables the body only reads (or writes element-wise, for arrays): scalars by
+//!   value (with their "assigned" flag), array variables as copies of their descriptor
+//!   (and flag) made at the launch; nobody writes them while the loop runs, so these are
+//!   what the body would read from the variables themselves, and the enclosing
+//!   function's variables do not escape into the environment (an escaped variable stays
+//!   in memory for the whole function, reloaded after every store through a pointer);
+//!   the body copies scalars into slots of its own once per chunk (registers, after
+//!   optimization);
 //! - variables the body assigns (the loop variables included) are private to each
 //!   iteration (docs/vrir-semantics.md): each chunk starts from a snapshot of their
 //!   values taken before the loop (never from the live slot, which the last chunk may be
@@ -42,15 +46,20 @@ pub const PARFOR: &str = "vr_cpu_parfor";
 /// first environment slot.
 #[derive(Clone, Copy)]
 enum Capture {
-    /// Slots: the scalar's address, then its flag's address when it has one.
+    /// Slots: the scalar's value, then its flag's value when it has one (a scalar that
+    /// does not fit a slot, `c128`: their addresses). Values, so that the enclosing
+    /// function's variables do not escape into the environment: an escaped variable
+    /// lives in memory for the whole function, which costs its other loops (a store
+    /// through any pointer may change it, so LLVM reloads it at every use).
     SharedScalar {
         ty: ScalarType,
         flagged: bool,
         at: u32,
     },
     /// Slots: value before the loop, flag before the loop, the scalar's address, its
-    /// flag's address (when it has one). `store_back`: the variable is live after the
-    /// loop (else nobody reads what the last chunk would store). `assigned_before`:
+    /// flag's address (when it has one; the addresses filled only when `store_back`).
+    /// `store_back`: the variable is live after the loop (else nobody reads what the
+    /// last chunk would store). `assigned_before`:
     /// certainly assigned before the loop, so each chunk starts with it assigned.
     PrivateScalar {
         ty: ScalarType,
@@ -60,10 +69,12 @@ enum Capture {
         assigned_before: bool,
     },
     /// An array local the body does not assign that may be unassigned before the loop.
-    /// Slots: the descriptor's address, the flag's address.
+    /// Slots: the address of a copy of the descriptor, of a copy of the flag (made at the
+    /// launch).
     SharedArrayVar { ty: ArrayType, at: u32 },
     /// Slots: a copy of the descriptor made before the loop, the flag before the loop,
-    /// the descriptor's address, the flag's address.
+    /// the descriptor's address, the flag's address (the addresses filled only when
+    /// `store_back`).
     PrivateArrayVar {
         ty: ArrayType,
         at: u32,
@@ -71,7 +82,8 @@ enum Capture {
     },
     /// An array parameter, or an array local the body does not assign and that is
     /// certainly assigned before the loop (its descriptor cannot change while the loop
-    /// runs: loaded once per chunk, like a parameter's). Slot: its descriptor's address.
+    /// runs: loaded once per chunk, like a parameter's). Slot: its descriptor's address
+    /// (a parameter's), or the address of a copy made at the launch (a local's).
     Array { ty: ArrayType, at: u32 },
 }
 
@@ -423,13 +435,28 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let slot = g.vars[name].clone();
         let bool_t = self.cx.bool_type();
         match (cap, slot) {
-            (Capture::SharedScalar { at, flagged, .. }, Slot::Scalar { ptr, assigned, .. }) => {
-                self.builder.build_store(self.env_slot(env, at)?, ptr)?;
-                if let (true, Some(f)) = (flagged, assigned) {
-                    self.builder.build_store(self.env_slot(env, at + 1)?, f)?;
+            (Capture::SharedScalar { ty, at, flagged }, Slot::Scalar { ptr, assigned, .. }) => {
+                if fits_slot(ty) {
+                    let mem = self.mem_type(ty, &g.f.name)?;
+                    let v = self.builder.build_load(mem, ptr, "")?;
+                    self.builder.build_store(self.env_slot(env, at)?, v)?;
+                    if let (true, Some(f)) = (flagged, assigned) {
+                        let fv = self.builder.build_load(bool_t, f, "")?;
+                        self.builder.build_store(self.env_slot(env, at + 1)?, fv)?;
+                    }
+                } else {
+                    self.builder.build_store(self.env_slot(env, at)?, ptr)?;
+                    if let (true, Some(f)) = (flagged, assigned) {
+                        self.builder.build_store(self.env_slot(env, at + 1)?, f)?;
+                    }
                 }
             }
-            (Capture::PrivateScalar { ty, at, .. }, Slot::Scalar { ptr, assigned, .. }) => {
+            (
+                Capture::PrivateScalar {
+                    ty, at, store_back, ..
+                },
+                Slot::Scalar { ptr, assigned, .. },
+            ) => {
                 let mem = self.mem_type(ty, &g.f.name)?;
                 let v = self.builder.build_load(mem, ptr, "")?;
                 self.builder.build_store(self.env_slot(env, at)?, v)?;
@@ -438,30 +465,55 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     None => bool_t.const_all_ones(),
                 };
                 self.builder.build_store(self.env_slot(env, at + 1)?, flag)?;
-                self.builder.build_store(self.env_slot(env, at + 2)?, ptr)?;
-                if let Some(f) = assigned {
-                    self.builder.build_store(self.env_slot(env, at + 3)?, f)?;
+                // The addresses only where the last chunk stores the values back.
+                if store_back {
+                    self.builder.build_store(self.env_slot(env, at + 2)?, ptr)?;
+                    if let Some(f) = assigned {
+                        self.builder.build_store(self.env_slot(env, at + 3)?, f)?;
+                    }
                 }
             }
-            (Capture::SharedArrayVar { at, .. }, Slot::ArrayVar { ptr, assigned, .. }) => {
-                self.builder.build_store(self.env_slot(env, at)?, ptr)?;
-                self.builder.build_store(self.env_slot(env, at + 1)?, assigned)?;
+            (Capture::SharedArrayVar { ty, at }, Slot::ArrayVar { ptr, assigned, .. }) => {
+                // Copies of the descriptor and the flag (the body does not assign the
+                // variable): the variable's own do not escape.
+                let snap = self.desc_buffer(&g.alloca_builder, &self.builder, ty.ndims, name)?;
+                let view = self.load_desc(ptr, ty, name)?;
+                self.store_desc(snap, &view)?;
+                let flag = g
+                    .alloca_builder
+                    .build_alloca(bool_t, &format!("{name}.assigned.snap"))?;
+                let fv = self.builder.build_load(bool_t, assigned, "")?;
+                self.builder.build_store(flag, fv)?;
+                self.builder.build_store(self.env_slot(env, at)?, snap)?;
+                self.builder.build_store(self.env_slot(env, at + 1)?, flag)?;
             }
-            (Capture::PrivateArrayVar { ty, at, .. }, Slot::ArrayVar { ptr, assigned, .. }) => {
+            (
+                Capture::PrivateArrayVar {
+                    ty, at, store_back, ..
+                },
+                Slot::ArrayVar { ptr, assigned, .. },
+            ) => {
                 let snap = self.desc_buffer(&g.alloca_builder, &self.builder, ty.ndims, name)?;
                 let view = self.load_desc(ptr, ty, name)?;
                 self.store_desc(snap, &view)?;
                 self.builder.build_store(self.env_slot(env, at)?, snap)?;
                 let flag = self.builder.build_load(bool_t, assigned, "")?;
                 self.builder.build_store(self.env_slot(env, at + 1)?, flag)?;
-                self.builder.build_store(self.env_slot(env, at + 2)?, ptr)?;
-                self.builder.build_store(self.env_slot(env, at + 3)?, assigned)?;
+                if store_back {
+                    self.builder.build_store(self.env_slot(env, at + 2)?, ptr)?;
+                    self.builder.build_store(self.env_slot(env, at + 3)?, assigned)?;
+                }
             }
             (Capture::Array { at, .. }, Slot::Array(view)) => {
                 self.builder.build_store(self.env_slot(env, at)?, view.desc)?;
             }
-            (Capture::Array { at, .. }, Slot::ArrayVar { ptr, .. }) => {
-                self.builder.build_store(self.env_slot(env, at)?, ptr)?;
+            (Capture::Array { ty, at }, Slot::ArrayVar { ptr, .. }) => {
+                // A copy of the descriptor (the body does not assign the variable): the
+                // variable's own does not escape.
+                let snap = self.desc_buffer(&g.alloca_builder, &self.builder, ty.ndims, name)?;
+                let view = self.load_desc(ptr, ty, name)?;
+                self.store_desc(snap, &view)?;
+                self.builder.build_store(self.env_slot(env, at)?, snap)?;
             }
             _ => unreachable!("the plan was made from these slots"),
         }
@@ -614,15 +666,24 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     // Read-only in the body and written by nobody while the loop runs:
                     // a copy the optimizer keeps in a register (not a load per use).
                     let mem = self.mem_type(ty, &g.f.name)?;
-                    let home = load_slot(self, at, ptr.into())?.into_pointer_value();
                     let copy = alloca_builder.build_alloca(mem, name)?;
-                    let v = self.builder.build_load(mem, home, "")?;
+                    let v = if fits_slot(ty) {
+                        load_slot(self, at, mem)?
+                    } else {
+                        let home = load_slot(self, at, ptr.into())?.into_pointer_value();
+                        self.builder.build_load(mem, home, "")?
+                    };
                     self.builder.build_store(copy, v)?;
                     let assigned = if flagged {
-                        let home_flag = load_slot(self, at + 1, ptr.into())?.into_pointer_value();
+                        let f = if fits_slot(ty) {
+                            load_slot(self, at + 1, bool_t.into())?
+                        } else {
+                            let home_flag =
+                                load_slot(self, at + 1, ptr.into())?.into_pointer_value();
+                            self.builder.build_load(bool_t, home_flag, "")?
+                        };
                         let flag =
                             alloca_builder.build_alloca(bool_t, &format!("{name}.assigned"))?;
-                        let f = self.builder.build_load(bool_t, home_flag, "")?;
                         self.builder.build_store(flag, f)?;
                         Some(flag)
                     } else {
@@ -652,18 +713,18 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         load_slot(self, at + 1, bool_t.into())?
                     };
                     self.builder.build_store(flag, f)?;
-                    let home = load_slot(self, at + 2, ptr.into())?.into_pointer_value();
-                    let home_flag = if flagged {
-                        Some(load_slot(self, at + 3, ptr.into())?.into_pointer_value())
-                    } else {
-                        None
-                    };
                     let s = Slot::Scalar {
                         ty,
                         ptr: copy,
                         assigned: Some(flag),
                     };
                     if store_back {
+                        let home = load_slot(self, at + 2, ptr.into())?.into_pointer_value();
+                        let home_flag = if flagged {
+                            Some(load_slot(self, at + 3, ptr.into())?.into_pointer_value())
+                        } else {
+                            None
+                        };
                         private.push((*cap, s.clone(), home, home_flag));
                     }
                     s
@@ -681,14 +742,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     let flag = alloca_builder.build_alloca(bool_t, &format!("{name}.assigned"))?;
                     let f = load_slot(self, at + 1, bool_t.into())?;
                     self.builder.build_store(flag, f)?;
-                    let home = load_slot(self, at + 2, ptr.into())?.into_pointer_value();
-                    let home_flag = load_slot(self, at + 3, ptr.into())?.into_pointer_value();
                     let s = Slot::ArrayVar {
                         ty,
                         ptr: copy,
                         assigned: flag,
                     };
                     if store_back {
+                        let home = load_slot(self, at + 2, ptr.into())?.into_pointer_value();
+                        let home_flag = load_slot(self, at + 3, ptr.into())?.into_pointer_value();
                         private.push((*cap, s.clone(), home, Some(home_flag)));
                     }
                     s
@@ -841,6 +902,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         self.finish_chunk_sums(llfn, chunk_sums)?;
         Ok(())
     }
+}
+
+/// Whether a scalar of type `ty` travels in one environment slot (8 bytes) by value.
+fn fits_slot(ty: ScalarType) -> bool {
+    ty != ScalarType::C128
 }
 
 /// The value of an integer constant expression written as a literal.
