@@ -27,8 +27,9 @@
 //!   condition is false): it is removed (`guards_removed`).
 //! - The remaining guards that compare vectors whose lengths are values available
 //!   earlier in the list (parameters, slices, variables assigned before) are removed
-//!   under a test: from the first statement where every such value exists, up to the
-//!   last guard removed and the plain statements after it (the user of the chain),
+//!   under a test: from the plain statements just before the first such guard (not
+//!   before any value the test reads exists), up to the last guard removed and the
+//!   plain statements after it (the user of the chain),
 //!   the statements become `(if (and (== (len A) (len B)) ...) FAST AS-WRITTEN)`,
 //!   FAST without those guards (`runs_versioned`). When the test holds, every removed
 //!   guard's condition is false where it stood; otherwise the statements run as
@@ -427,6 +428,20 @@ impl Versioner<'_> {
             }
             q = p;
         }
+        // The test goes as late as it can: just before the plain statements that lead
+        // to the first guard it removes (the chain fusion may join), not before loops
+        // or other compound statements between the lengths' definitions and the chain,
+        // which would be copied for nothing.
+        let versioned = versioned.map(|(earliest, plan)| {
+            let first = plan.assumed.iter().map(|(g, _, _)| *g).min().expect("assumed");
+            let mut p = first;
+            while p > earliest
+                && matches!(written[p - 1].kind, StmtKind::Assign { .. } | StmtKind::Expr { .. })
+            {
+                p -= 1;
+            }
+            (p, plan)
+        });
         let versioned = versioned.filter(|(p, plan)| self.leaves_exist(written, ids, *p, plan));
         let Some((p, plan)) = versioned else {
             return self.drop_guards(stmts, &certain.removed);
@@ -717,6 +732,24 @@ mod tests {
         assert!(text.contains("(if (== (len x) (len y))"), "{text}");
         // The copy as written keeps its guards, under fresh names.
         assert!(text.contains("(len t_r1)"), "{text}");
+    }
+
+    #[test]
+    fn the_test_goes_after_compound_statements_before_the_chain() {
+        // a's length exists from its first statement; the `if` between a and the chain
+        // runs once, before the test, not copied into both versions.
+        let (text, c) = after(&format!(
+            "(set a (index x (range 1 n))) (if (> n 2) (block (set b (* y 2.0)))) (set c (* y 3.0)) {} (set b (* t u)) (return b)",
+            guards("a", "y")
+        ));
+        assert_eq!(c.get("runs_versioned"), Some(&1), "{text}");
+        assert_eq!(text.matches("(if (> n 2)").count(), 1, "{text}");
+        let test = text.find("(if (== (len a) (len y))").expect("versioned");
+        assert!(text.find("(if (> n 2)").unwrap() < test, "{text}");
+        // The plain statement just before the chain is inside both versions (c, dead
+        // outside them, renamed in the copy as written).
+        assert_eq!(text.matches(" (* y 3.0))").count(), 2, "{text}");
+        assert!(test < text.find("(set c (* y 3.0))").unwrap(), "{text}");
     }
 
     #[test]
