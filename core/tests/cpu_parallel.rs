@@ -321,3 +321,45 @@ fn what_a_parfor_body_reads_is_the_value_at_its_launch() {
         assert_eq!(e.variable.as_deref(), Some("maybe"), "{t} threads: {e}");
     }
 }
+
+/// A fused chain inside a loop, above the parallel threshold, is written into the
+/// previous iteration's buffer by the parfor of its cpu-par form (`reuse`, with
+/// `(if (>= COUNT N) (parfor L) (for L))`): c = c * 0.5 + x, three times, computed here
+/// with the same IEEE operations.
+#[test]
+fn a_fused_parallel_loop_writes_into_the_previous_iterations_buffer() {
+    let n = 70_000usize; // above the 65,536 threshold
+    let src = "(module m :index-base 0
+      (function f ((x f64[1,row]) (n i64)) (f64[1,row])
+        (locals (c f64[1,row]) (i i64))
+        (set c (zeros f64[1,row] (dim x 0)))
+        (for (i) (range 1 n)
+          (block (set c (+ (* c 0.5) x))))
+        (return c)))";
+    let module = parse_module(src).expect("parses");
+    let opts = velociraptor::opt::OptOptions { parallel_loops: true, ..velociraptor::opt::OptOptions::all() };
+    let (optimized, stats) = velociraptor::opt::optimize(&module, &opts).expect("optimizes");
+    assert_eq!(stats.total("reuse", "buffers_reused"), 1, "{stats}");
+    let text = velociraptor::vrir::text::print_module(&optimized);
+    assert!(text.contains("(parfor") && text.contains("(set (index c "), "{text}");
+    let x: Vec<f64> = (0..n).map(|k| (k % 1013) as f64 * 0.375 - 11.0).collect();
+    let mut want = vec![0.0f64; n];
+    for _ in 0..3 {
+        for (w, xk) in want.iter_mut().zip(&x) {
+            *w = *w * 0.5 + xk;
+        }
+    }
+    for threads in THREADS {
+        let compiled = cpu::compile_with(
+            &optimized,
+            CpuOptions { parallel: true, threads: Some(threads), ..CpuOptions::default() },
+        )
+        .expect("compiles");
+        let out = compiled.call("f", vec![f64_vector(&x), int(3)]).expect("runs");
+        let got = f64s(&out[0]);
+        assert_eq!(got.len(), n);
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.to_bits(), w.to_bits(), "element {k}, {threads} threads");
+        }
+    }
+}

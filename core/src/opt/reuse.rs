@@ -1,7 +1,8 @@
 //! `reuse`: memory reuse for library calls (the seeds' CPU optimization). `C = A + B`,
 //! and any element-wise result (arithmetic, comparisons, unary math, casts; a fused
-//! chain from `fusion` too), is written into the buffer C already holds instead of a
-//! fresh one, when that cannot be observed:
+//! chain from `fusion` too, a loop nest or its cpu-par form `(if (>= COUNT N) (parfor L)
+//! (for L))`), is written into the buffer C already holds instead of a fresh one, when
+//! that cannot be observed:
 //!
 //! - C is a local (never a parameter: by-value hosts decide which arguments to copy
 //!   from the function as written) of exactly the result's type, not `strided`;
@@ -217,7 +218,8 @@ impl Reuser<'_> {
             return None;
         }
         let nest = stmts.get(j + 1)?;
-        let StmtKind::For { body, .. } = &nest.kind else {
+        let serial = serial_nest(nest)?;
+        let StmtKind::For { body, .. } = &serial.kind else {
             return None;
         };
         let [Stmt {
@@ -249,7 +251,7 @@ impl Reuser<'_> {
         // The nest must visit every element of d, in either order.
         let covers = [false, true].iter().any(|&col| {
             let expected = loop_nest(self.m.index_base, &idx, dims.clone(), col, vec![], None);
-            match (&expected.kind, &nest.kind) {
+            match (&expected.kind, &serial.kind) {
                 (
                     StmtKind::For {
                         vars: ev,
@@ -374,16 +376,60 @@ impl Reuser<'_> {
     }
 }
 
-/// The fused loop `nest` storing into `c` instead of its own destination.
+/// The serial loop of a fused nest: the nest itself, or the `for` of the form
+/// `parallel_when_large` gives it on cpu-par, `(if (>= COUNT N) (parfor L) (for L))`.
+fn serial_nest(nest: &Stmt) -> Option<&Stmt> {
+    match &nest.kind {
+        StmtKind::For { .. } => Some(nest),
+        StmtKind::If {
+            then,
+            els: Some(e),
+            ..
+        } => match (then.stmts.as_slice(), e.stmts.as_slice()) {
+            (
+                [Stmt {
+                    kind:
+                        StmtKind::Parfor {
+                            vars: pv,
+                            domain: pd,
+                            body: pb,
+                        },
+                    ..
+                }],
+                [s @ Stmt {
+                    kind: StmtKind::For { vars, domain, body },
+                    ..
+                }],
+            ) if pv == vars && pd == domain && pb == body => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The fused loop `nest` (either form of [`serial_nest`]) storing into `c` instead of
+/// its own destination.
 fn in_place_of(nest: &Stmt, c: &str) -> Stmt {
-    let mut in_place = nest.clone();
-    if let StmtKind::For { body, .. } = &mut in_place.kind {
-        if let StmtKind::Assign { targets, .. } = &mut body.stmts[0].kind {
-            if let [LValue::Index { array, .. }] = targets.as_mut_slice() {
-                *array = c.to_string();
+    fn retarget(s: &mut Stmt, c: &str) {
+        match &mut s.kind {
+            StmtKind::For { body, .. } | StmtKind::Parfor { body, .. } => {
+                if let StmtKind::Assign { targets, .. } = &mut body.stmts[0].kind {
+                    if let [LValue::Index { array, .. }] = targets.as_mut_slice() {
+                        *array = c.to_string();
+                    }
+                }
             }
+            StmtKind::If { then, els, .. } => {
+                then.stmts.iter_mut().for_each(|s| retarget(s, c));
+                if let Some(e) = els {
+                    e.stmts.iter_mut().for_each(|s| retarget(s, c));
+                }
+            }
+            _ => {}
         }
     }
+    let mut in_place = nest.clone();
+    retarget(&mut in_place, c);
     in_place
 }
 
@@ -398,7 +444,7 @@ fn starts_fused(stmts: &[Stmt]) -> bool {
             },
             ..
         })
-    ) && matches!(stmts.get(1).map(|s| &s.kind), Some(StmtKind::For { .. }))
+    ) && stmts.get(1).and_then(serial_nest).is_some()
 }
 
 /// Whether `e` reads variable `v` at all.
