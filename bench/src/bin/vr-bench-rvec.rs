@@ -2,14 +2,16 @@
 //! 18 part 2). Each kernel of bench/r with an array-style version (`NAME_vec`, next to
 //! the loop version in the same file) is compiled by the R front end for the same
 //! arguments as the loop version, optimized (`VR_PASSES` as users set it) and run on the
-//! cpu backend, interleaved with the loop version; results must agree (1e-12 relative:
-//! R's `sum` adds in long double, the loops in double). Prints medians of wall times;
-//! under `valgrind --tool=callgrind` the functions `run_loops` and `run_vector` give
-//! instruction counts of the compiled code alone, which do not depend on the machine's
-//! load (`scripts/rvec-insns.sh`). bench/r/array_style.R measures the same kernels
-//! through R, with R's own time and C's.
+//! cpu backend, interleaved with the loop version; results must agree (1e-12 relative
+//! as R's `all.equal` measures it: R's `sum` adds in long double, the loops in double).
+//! Prints medians of wall times; under `valgrind --tool=callgrind` the functions
+//! `run_loops` and `run_vector` give instruction counts of the compiled code alone,
+//! which do not depend on the machine's load (`scripts/rvec-insns.sh`).
+//! bench/r/array_style.R measures the same kernels through R, with R's own time and C's.
 //!
-//! Usage: vr-bench-rvec [--kernel NAME] [--reps R] [--scale S]   (S divides the sizes)
+//! Usage: vr-bench-rvec [--kernel NAME] [--reps R] [--scale S] [--as-r]
+//! (S divides the sizes; --as-r compiles as the R package does: cpu-par, parameters
+//! never alias)
 
 use serde_json::{json, Value as Json};
 use std::time::{Duration, Instant};
@@ -157,8 +159,12 @@ fn compile(
     let (m, values) =
         r::compile_for_json(src, func, args).unwrap_or_else(|e| panic!("{func}: {e}"));
     let (optimized, _) = optimize(&m, passes).expect("optimizes");
-    let compiled =
-        cpu::compile_with(&optimized, CpuOptions::default().following(passes)).expect("compiles");
+    let base = if passes.parallel_loops {
+        CpuOptions::parallel()
+    } else {
+        CpuOptions::default()
+    };
+    let compiled = cpu::compile_with(&optimized, base.following(passes)).expect("compiles");
     (compiled, values)
 }
 
@@ -204,7 +210,12 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1)
         .max(1);
-    let passes = OptOptions::current().expect("VR_PASSES");
+    let mut passes = OptOptions::current().expect("VR_PASSES");
+    if argv.iter().any(|a| a == "--as-r") {
+        // As the R package compiles: cpu-par, parameters never alias.
+        passes.parallel_loops = true;
+        passes.params_never_alias = true;
+    }
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/r");
     println!("| kernel | size | compiled loops ms | compiled array style ms | array/loops |");
     println!("| --- | ---: | ---: | ---: | ---: |");
@@ -223,10 +234,12 @@ fn main() {
             let (u, b) = run_vector(&vector, k.vector, fresh(&vec_args));
             if rep == 0 {
                 let (a, b) = (flat(&a), flat(&b));
-                let close = a.len() == b.len()
-                    && a.iter()
-                        .zip(&b)
-                        .all(|(x, y)| x == y || (x - y).abs() <= 1e-12 * x.abs().max(y.abs()));
+                // As R's all.equal: the mean absolute difference against the mean
+                // absolute value (a sum of many terms may cancel to near 0, where an
+                // element's relative difference means nothing).
+                let diff: f64 = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).sum();
+                let size: f64 = a.iter().map(|x| x.abs()).sum();
+                let close = a.len() == b.len() && diff <= 1e-12 * size.max(f64::MIN_POSITIVE);
                 assert!(
                     close,
                     "{}: the array-style result differs from the loops'",
