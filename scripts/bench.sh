@@ -2,10 +2,12 @@
 # Benchmarks: builds vr-bench in release and runs it (arguments pass through, e.g.
 # --quick or --kernel matmul_loops). Prints the table that bench/RESULTS.md records.
 # Then the R benchmark (bench/r/run.R: R vs vr_compile vs C; R vs C only when the
-# velociraptor R package is not installed; VR_R_LIB names a private library).
+# velociraptor R package is not installed; VR_R_LIB names a private library), and the
+# Julia kernels through the Julia front end against the VRIR ones (vr-bench-julia), and the
+# random-number benchmark (bench/r/random.R: R vs compiled code drawing R's stream).
 #
 # --report: one new run of everything into target/bench-runs/<date>-<commit>/ (vr-bench
-# with a thread sweep over 1, 2, 4, ... up to this machine's cores, the R benchmark, the
+# with a thread sweep over 1, 2, 4, ... up to this machine's cores, the R benchmarks, the
 # disk-cache benchmark), then the charts (bench/report/*.png) and bench/REPORT.md from it
 # (bench/report/report.R; needs R's ggplot2, installed by scripts/setup.sh).
 set -euo pipefail
@@ -16,12 +18,14 @@ pass=()
 for a in "$@"; do
   if [ "$a" = "--report" ]; then report=1; else pass+=("$a"); fi
 done
-cargo build --release --locked --quiet -p velociraptor-bench --bin vr-bench
+cargo build --release --locked --quiet -p velociraptor-bench --bin vr-bench --bin vr-bench-julia
 quick=""
 for a in "${pass[@]}"; do [ "$a" = "--quick" ] && quick="--quick"; done
 if [ "$report" = 0 ]; then
   target/release/vr-bench "${pass[@]}"
   Rscript bench/r/run.R $quick
+  target/release/vr-bench-julia $quick
+  Rscript bench/r/random.R $quick
   exit 0
 fi
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -33,5 +37,6 @@ while [ "$threads" -le "$(nproc)" ]; do sweep="$sweep${sweep:+,}$threads"; threa
 echo "bench: run folder $run (thread sweep $sweep)"
 target/release/vr-bench "${pass[@]}" --threads "$sweep" --out "$run" | tee "$run/vr-bench.md"
 Rscript bench/r/run.R $quick --out="$run" | tee "$run/r-bench.md"
+Rscript bench/r/random.R $quick | tee "$run/r-random.md"
 bash scripts/bench_cache.sh --out "$run" | tee "$run/cache.md"
 Rscript bench/report/report.R "$run"

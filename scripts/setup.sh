@@ -42,7 +42,7 @@ fi
 # Rust comes from rustup (Debian's cargo is too old for this workspace).
 export PATH="$HOME/.cargo/bin:$PATH"
 if ! command -v cargo >/dev/null; then
-  echo "setup: cargo not found. Install Rust with rustup (https://rustup.rs), toolchain 1.80 or newer," >&2
+  echo "setup: cargo not found. Install Rust with rustup (https://rustup.rs), toolchain 1.85 or newer," >&2
   echo "       then run this script again." >&2
   exit 1
 fi

@@ -20,6 +20,8 @@ if [ -d tests/vrir ]; then
   target/debug/vr test tests/vrir --backend interp
   target/debug/vr test tests/vrir --backend cpu
   target/debug/vr test tests/vrir --backend cpu-par
+  # every function body in a GPU section: parfors as OpenCL kernels on PoCL
+  target/debug/vr test tests/vrir --backend gpu --wrap-gpu
 else
   echo "note: tests/vrir does not exist yet"
 fi
@@ -29,6 +31,9 @@ target/debug/vr test bench/kernels --backend cpu
 # the optimizer switched off through the environment (cargo test covers each pass off)
 VR_PASSES=none target/debug/vr test tests/vrir/opt bench/kernels --backend cpu
 target/debug/vr test bench/kernels --backend cpu-par
+target/debug/vr test bench/kernels --backend gpu --wrap-gpu
+# no OpenCL at all (an empty ICD folder): the CPU's results
+OCL_ICD_VENDORS="$(mktemp -d)" target/debug/vr test tests/vrir/parfor --backend gpu --wrap-gpu
 
 # The C API as hosts use it: the C example built with gcc against the shared library and
 # run (also under valgrind: no invalid access, no definite leak), then the ctypes example
@@ -47,6 +52,16 @@ fi
 PYTHON=/usr/bin/python3
 [ -x "$PYTHON" ] || PYTHON=python3
 "$PYTHON" capi/examples/python/example.py target/debug/libvelociraptor_capi.so capi/examples/example.vrir
+
+# The Octave package: its tarball installed with `pkg install` into a fresh Octave user
+# directory, then its tests in octave-cli (bindings/octave/tests), Ctrl-C included.
+bash scripts/test-octave.sh
+# Velociraptor.jl: its Julia tests where Julia is installed, against the library just built.
+if command -v julia >/dev/null; then
+  VELOCIRAPTOR_LIB="$PWD/target/debug/libvelociraptor_capi.so" julia --project=julia-package -e 'using Pkg; Pkg.test()'
+else
+  echo "SKIPPED: julia-package tests (Julia is not installed; cargo test covers the Julia front end and the C calls the package makes)"
+fi
 
 # The R package: source tarball with the crates vendored, R CMD check on it (installs it
 # offline, runs the examples, the testthat tests and the vignette).

@@ -19,9 +19,25 @@ const CFLAGS: [&str; 5] = [
 pub struct BuildDir(PathBuf);
 
 impl BuildDir {
+    /// A new private directory (mode 0700) in the temporary directory. Made with one
+    /// `mkdir`, never reused: the objects in it are loaded into this process, and a
+    /// directory of this predictable name that another user made first could let them
+    /// swap an object between gcc and the load (issue 22).
     pub fn new() -> Result<BuildDir, String> {
         let dir = std::env::temp_dir().join(format!("vr-bench-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        let mut b = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            b.mode(0o700);
+        }
+        b.create(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| format!("making {} private: {e}", dir.display()))?;
+        }
         Ok(BuildDir(dir))
     }
     pub fn path(&self) -> &Path {

@@ -9,8 +9,9 @@
 #include <stddef.h>
 #include <stdbool.h>
 
-// Version of the C ABI; bumped on every incompatible change.
-#define VR_ABI_VERSION 2
+// Version of the C ABI; bumped on every incompatible change (3: `VrHostHooks::random`
+// and `vr_random_seed`, `VrCacheStats::disk_untrusted`).
+#define VR_ABI_VERSION 3
 
 // Most dimensions an array crossing the ABI may have.
 #define VR_MAX_NDIMS 16
@@ -49,6 +50,19 @@
 #define VR_BY_REFERENCE 0
 
 #define VR_BY_VALUE 1
+
+// `VrHostHooks::random` kinds of draw (R's C functions in parentheses).
+// Uniform on the open interval (0, 1) (`unif_rand()`); `arg` unused.
+#define VR_RANDOM_UNIF 0
+
+// Standard normal (`norm_rand()`); `arg` unused.
+#define VR_RANDOM_NORM 1
+
+// Standard exponential (`exp_rand()`); `arg` unused.
+#define VR_RANDOM_EXP 2
+
+// A whole number uniform on 0 ... ceil(arg) - 1, as a double (`R_unif_index(arg)`).
+#define VR_RANDOM_INDEX 3
 
 // `vr_function_dump` formats.
 #define VR_DUMP_VRIR_TEXT 0
@@ -155,6 +169,13 @@ typedef void (*VrRefFn)(void *user_data, void *owner);
 // and decref'ed partial results); `status` is the call's status.
 typedef void (*VrOnErrorFn)(void *user_data, enum VrStatus status);
 
+// Draw one random number of `kind` (`VR_RANDOM_*`; `arg` is the bound of
+// `VR_RANDOM_INDEX`) from the host's generator into `out` and return 0; non-zero
+// refuses (the call fails with VR_UNSUPPORTED naming the draw). Called once per draw,
+// in program order, on the thread that called `vr_call` (draws never run in parallel
+// code).
+typedef int32_t (*VrRandomFn)(void *user_data, int32_t kind, double arg, double *out);
+
 // The glue a host registers on a context (`vr_context_set_hooks`). Every hook may be
 // null; hooks may be called from any thread that calls a compiled function, at the
 // same time, so they must be thread-safe (or the host calls from one thread only).
@@ -171,6 +192,9 @@ typedef struct VrHostHooks {
   // (a parameter the function may write is copied before the call; the caller's
   // array never changes).
   int32_t arg_convention;
+  // Null: random draws (`runif`, `rnorm`, ... compiled) come from the library's
+  // built-in stream, R's default generator (seed it with `vr_random_seed`).
+  VrRandomFn random;
 } VrHostHooks;
 
 // Counters of a context's compile cache (`vr_context_stats`).
@@ -185,6 +209,9 @@ typedef struct VrCacheStats {
   uint64_t disk_writes;
   // On-disk entries found corrupt, truncated or foreign (then rebuilt).
   uint64_t disk_rejects;
+  // Cache directories and entries not used because someone other than this user (or
+  // root) could have written them; `vr_context_cache_status` says why.
+  uint64_t disk_untrusted;
 } VrCacheStats;
 
 // A parameter or result type: a scalar of `elem`, or an array of `elem`, `ndims`
@@ -255,6 +282,12 @@ enum VrStatus vr_context_set_hooks(struct VrContext *ctx, const struct VrHostHoo
 // Counters of the context's compile caches.
 enum VrStatus vr_context_stats(const struct VrContext *ctx, struct VrCacheStats *out);
 
+// One line on the context's on-disk cache (free it with `vr_string_free`): `off`;
+// `in use: DIR`, followed by `; entry not loaded: REASON` once an entry was refused; or
+// `not used: REASON` when the directory could not be made or someone other than this
+// user (or root) could write it. See docs/c-api.md, "Caches".
+enum VrStatus vr_context_cache_status(const struct VrContext *ctx, char **out);
+
 // Load and verify a VRIR module from `len` bytes of text or JSON (`format`:
 // VR_FORMAT_AUTO recognises JSON by a leading `{`). Malformed input is
 // VR_PARSE_ERROR, an ill-typed module VR_TYPE_ERROR.
@@ -296,8 +329,13 @@ enum VrStatus vr_compile(const struct VrModule *m,
 
 // Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
 // `arg_types`. `r` compiles through the R front end (R's types: f64, i32, bool, c128;
-// the function and what it calls from `source`); `matlab` and `julia` answer
-// VR_UNSUPPORTED until their front ends exist.
+// the function and what it calls from `source`); `julia` through the Julia front end
+// (f64, i64, bool, c128; arrays column-major; run-time errors of the function come in
+// Julia's words: BoundsError, DivideError, ...); `matlab` through the MATLAB front end
+// (`source` a function file; f64 double, i32 int32, bool logical, c128 complex, scalars
+// or column-major arrays of rank 2 or 3; `name` gives every output the function
+// declares, `name.nargoutN` its first N; run-time errors of its checks come back in
+// MATLAB's terms).
 enum VrStatus vr_compile_source(const struct VrContext *ctx,
                                 const char *language,
                                 const char *source,
@@ -305,6 +343,26 @@ enum VrStatus vr_compile_source(const struct VrContext *ctx,
                                 const struct VrType *arg_types,
                                 size_t n_args,
                                 struct VrFunction **out);
+
+// Compile function `name` from host source for a signature given as JSON text
+// (docs/c-api.md, "Host source"): argument types that may be lists and data frames,
+// and the globals the function reads from its environment. The compiled function's
+// parameters are the scalars and arrays of the arguments, in order (a list: its
+// elements, nested lists included; elements compiled code cannot read pass nothing),
+// then those of the globals.
+enum VrStatus vr_compile_source_sig(const struct VrContext *ctx,
+                                    const char *language,
+                                    const char *source,
+                                    const char *name,
+                                    const char *signature,
+                                    struct VrFunction **out);
+
+// When the function compiled from host source returns a list (R `list(a = x, b =
+// y)`): the list's type as signature JSON (docs/c-api.md), `{"list": [["a", "f64"],
+// ["b", "f64[1]"]], "frame": false}`, whose scalars and arrays, in order (nested lists
+// included), are the function's results; the host rebuilds its list from them. An empty
+// string when the results are not a list. Free it with `vr_string_free`.
+enum VrStatus vr_function_result_list(const struct VrFunction *f, char **out);
 
 void vr_function_free(struct VrFunction *f);
 
@@ -319,8 +377,9 @@ enum VrStatus vr_function_signature(const struct VrFunction *f,
 
 // A text dump of the compiled function (`what`: VR_DUMP_VRIR_TEXT, VR_DUMP_VRIR_JSON —
 // the VRIR compiled, after the optimizer; VR_DUMP_LLVM_IR — the LLVM IR before LLVM's
-// optimization; VR_DUMP_EXPLAIN — the backend, the compile time and what each optimizer
-// pass did); free it with `vr_string_free`.
+// optimization; VR_DUMP_EXPLAIN — the backend, the compile time, what the on-disk cache
+// did (or why it was not used) and what each optimizer pass did); free it with
+// `vr_string_free`.
 enum VrStatus vr_function_dump(const struct VrFunction *f, int32_t what, char **out);
 
 // Ask every compiled call running now to stop: each returns `VR_INTERRUPTED` at its
@@ -337,6 +396,12 @@ void vr_clear_interrupt(void);
 // (`vr_request_interrupt`) when `flag` is null. `flag` must stay readable for as long
 // as compiled code may run. Process-wide.
 enum VrStatus vr_set_interrupt_flag(const int32_t *flag);
+
+// Seed the library's built-in random stream (used by calls whose context has no
+// `random` hook) as R's `set.seed(seed)` seeds R's default generator: the draws that
+// follow are R's, number for number. Process-wide; without it the stream is seeded
+// from `VR_SEED`, else from the clock.
+enum VrStatus vr_random_seed(int32_t seed);
 
 void vr_string_free(char *s);
 

@@ -261,7 +261,7 @@ unsafe fn call_inner(
     }
 
     let mut produced = Produced { hooks, arrays: Vec::new() };
-    let outcome = spec.compiled.call_host(name, &host_args, |mut raw| {
+    let outcome = spec.compiled.call_host(name, &host_args, hooks.random(), |mut raw| {
         // `raw` (and the memory blocks its arrays own) lives until every result is
         // delivered: a later result may be a view into an earlier one's block.
         for (k, r) in raw.iter_mut().enumerate() {

@@ -18,7 +18,7 @@ pub const CONFIG_KEYS: &[(&str, &str)] = &[
     ("threads", "worker threads for parallel loops (positive integer; used by cpu-par)"),
     ("opt_level", "LLVM optimization level, 0 to 3 (default 2)"),
     ("bounds_check", "`on` (default: every access checked unless marked :nocheck) or `off`"),
-    ("backend", "`cpu` (serial), `cpu-par` (parfor loops and large element-wise operators on a thread pool) or `auto` (= `cpu`)"),
+    ("backend", "`cpu` (serial), `cpu-par` (parfor loops and large element-wise operators on a thread pool), `gpu` (on_gpu sections on the OpenCL device, the rest as cpu-par) or `auto` (= `cpu`)"),
     ("cache_dir", "directory of the on-disk code cache, or `off`"),
     ("passes", "optimizer passes, as VR_PASSES: `-bce,-bce-version`, `none`, `all` (default: every pass; VR_PASSES when set)"),
     ("params_noalias", "`yes` when the host never passes one array's storage as two parameters (R, MATLAB: values), else `no` (default)"),
@@ -78,15 +78,16 @@ impl Config {
                     }
                 }
                 "backend" => match v.as_str() {
-                    "cpu" | "auto" => c.options.parallel = false,
-                    "cpu-par" => c.options.parallel = true,
-                    "interp" | "gpu" => {
+                    "cpu" | "auto" => (c.options.parallel, c.options.gpu) = (false, false),
+                    "cpu-par" => (c.options.parallel, c.options.gpu) = (true, false),
+                    "gpu" => (c.options.parallel, c.options.gpu) = (true, true),
+                    "interp" => {
                         return Err(VrError::new(
                             ErrorKind::Unsupported,
                             format!("backend `{v}` is not available through the C API yet (use `cpu`)"),
                         ))
                     }
-                    _ => return Err(bad(k, v, "`cpu`, `cpu-par` or `auto`")),
+                    _ => return Err(bad(k, v, "`cpu`, `cpu-par`, `gpu` or `auto`")),
                 },
                 "passes" => {
                     let noalias = c.options.passes.params_never_alias;
@@ -139,6 +140,14 @@ impl Hooks {
             decref: None,
             on_error: None,
             arg_convention: VR_BY_REFERENCE,
+            random: None,
+        })
+    }
+    /// The host's random generator, as a call hands it to compiled code.
+    pub fn random(&self) -> Option<velociraptor::runtime::rng::HostRandom> {
+        self.0.random.map(|draw| velociraptor::runtime::rng::HostRandom {
+            draw,
+            user_data: self.0.user_data,
         })
     }
     pub fn convention(&self) -> VrResult<ArgConvention> {
@@ -176,8 +185,18 @@ pub struct VrModule {
     pub module: Module,
 }
 
+/// A front end's explanation of run-time errors (it may keep the module to read it).
+pub type Explain = Arc<dyn Fn(velociraptor::VrError) -> velociraptor::VrError + Send + Sync>;
+
 /// `VrFunction*` in C: a function compiled for one list of argument types.
 pub struct VrFunction {
     pub ctx: Arc<ContextInner>,
     pub spec: Arc<Specialized>,
+    /// How run-time errors read in the host language's terms: the front end's
+    /// `explain_error` for a function compiled from host source (None: as VRIR raised
+    /// them).
+    pub explain: Option<Explain>,
+    /// When the host function returns a list: its type as the front end's signature JSON
+    /// (`vr_function_result_list`); its elements are the results, in order.
+    pub result_list: Option<String>,
 }

@@ -38,11 +38,13 @@ use std::os::raw::c_char;
 use std::sync::{Arc, RwLock};
 use velociraptor::runtime::compile_cache::CompileCache;
 use velociraptor::vrir::types::{ArrayType, Type};
-use velociraptor::frontend::types::Ty;
+use velociraptor::frontend::signature::{type_to_json, Signature};
+use velociraptor::frontend::types::{AnyTy, Ty};
 use velociraptor::{ErrorKind, VrError, VrResult};
 
-/// Version of the C ABI; bumped on every incompatible change.
-pub const VR_ABI_VERSION: u32 = 2;
+/// Version of the C ABI; bumped on every incompatible change (3: `VrHostHooks::random`
+/// and `vr_random_seed`, `VrCacheStats::disk_untrusted`).
+pub const VR_ABI_VERSION: u32 = 3;
 
 /// The ABI version this library implements (compare with `VR_ABI_VERSION` from the
 /// header the host was built with).
@@ -216,8 +218,21 @@ pub extern "C" fn vr_context_stats(ctx: *const VrContext, out: *mut VrCacheStats
             disk_hits: s.disk_hits,
             disk_writes: s.disk_writes,
             disk_rejects: s.disk_rejects,
+            disk_untrusted: s.disk_untrusted,
         };
         Ok(())
+    })
+}
+
+/// One line on the context's on-disk cache (free it with `vr_string_free`): `off`;
+/// `in use: DIR`, followed by `; entry not loaded: REASON` once an entry was refused; or
+/// `not used: REASON` when the directory could not be made or someone other than this
+/// user (or root) could write it. See docs/c-api.md, "Caches".
+#[no_mangle]
+pub extern "C" fn vr_context_cache_status(ctx: *const VrContext, out: *mut *mut c_char) -> VrStatus {
+    guard("vr_context_cache_status", || {
+        let ctx = non_null(ctx, "ctx")?;
+        give_string(ctx.inner.cache.disk_status(), out)
     })
 }
 
@@ -392,12 +407,14 @@ fn compile_in(
     module: &velociraptor::vrir::ast::Module,
     name: &str,
     arg_types: &[VrType],
+    result_list: Option<String>,
+    explain: Option<context::Explain>,
     out: &mut *mut VrFunction,
 ) -> VrResult<()> {
     module.module_function(name)?;
     let given: Vec<Type> = arg_types.iter().map(type_of).collect::<VrResult<_>>()?;
     let spec = ctx.cache.get_or_compile(module, name, &given, &ctx.config.options)?;
-    *out = Box::into_raw(Box::new(VrFunction { ctx: ctx.clone(), spec }));
+    *out = Box::into_raw(Box::new(VrFunction { ctx: ctx.clone(), spec, result_list, explain }));
     Ok(())
 }
 
@@ -419,38 +436,70 @@ pub extern "C" fn vr_compile(
         let m = non_null(m, "module")?;
         let name = c_str(name, "name")?;
         let types = slice(arg_types, n_args, "arg_types")?;
-        compile_in(&m.ctx, &m.module, name, types, out)
+        compile_in(&m.ctx, &m.module, name, types, None, None, out)
     })
 }
 
 /// Host source to VRIR through the front end of `language`: the module holding `name`
-/// and every function of `source` it calls, specialized for `arg_types` (one per leading
-/// formal; the rest take their defaults). Front-end diagnostics (parse errors, types that
-/// do not unify, constructs it does not compile) keep their kind, line and message.
-fn frontend_to_vrir(
-    language: &str,
-    source: &str,
-    name: &str,
-    arg_types: &[Type],
-) -> VrResult<velociraptor::vrir::ast::Module> {
+/// and every function of `source` it calls, specialized for `sig` (argument types for
+/// the leading formals, the rest taking their defaults; the globals it reads). Front-end
+/// diagnostics (parse errors, types that do not unify, constructs it does not compile)
+/// keep their kind, line and message.
+fn frontend_to_vrir(language: &str, source: &str, name: &str, sig: &Signature) -> VrResult<velociraptor::frontend::r::Compiled> {
     match language {
-        "r" => {
-            let tys = arg_types
+        "r" => velociraptor::frontend::r::compile_entry(source, name, sig),
+        "julia" => {
+            if let Some((global, _)) = sig.globals.first() {
+                return Err(invalid(format!(
+                    "`{name}` reads global `{global}`: the Julia front end takes every value as an argument"
+                )));
+            }
+            let tys = sig
+                .args
                 .iter()
                 .enumerate()
                 .map(|(i, t)| {
-                    use velociraptor::frontend::r::rules::{COMPLEX, DOUBLE, INTEGER, LOGICAL};
-                    let r_type = Ty::from_vrir(t)
-                        .filter(|ty| [DOUBLE, INTEGER, LOGICAL, COMPLEX].contains(&ty.elem) && ty.rank <= 3);
-                    r_type.ok_or_else(|| {
-                        invalid(format!(
-                            "argument {} of `{name}`: type {t} has no R counterpart (R has f64 double, i32 integer, bool logical, c128 complex; scalars and arrays up to rank 3)",
-                            i + 1
-                        ))
-                    })
+                    use velociraptor::frontend::julia::rules::{BOOL, COMPLEX, FLOAT, INT};
+                    match t {
+                        AnyTy::Value(ty) if [FLOAT, INT, BOOL, COMPLEX].contains(&ty.elem) => Ok(ty.clone()),
+                        _ => Err(invalid(format!(
+                            "argument {} of `{name}`: type {} has no compiled Julia counterpart (Float64, Int64, Bool, ComplexF64 and arrays of them)",
+                            i + 1,
+                            type_to_json(t)
+                        ))),
+                    }
                 })
                 .collect::<VrResult<Vec<Ty>>>()?;
-            velociraptor::frontend::r::compile(source, name, tys)
+            let module = velociraptor::frontend::julia::compile(source, name, tys)?;
+            Ok(velociraptor::frontend::r::Compiled { module, result_list: None })
+        }
+        "matlab" => {
+            use velociraptor::frontend::matlab::rules::{COMPLEX, DOUBLE, INT32, LOGICAL};
+            if let Some((global, _)) = sig.globals.first() {
+                return Err(invalid(format!(
+                    "`{name}` reads global `{global}`: the MATLAB front end takes every value as an argument"
+                )));
+            }
+            let tys = sig
+                .args
+                .iter()
+                .enumerate()
+                .map(|(i, t)| match t {
+                    AnyTy::Value(ty) if [DOUBLE, INT32, LOGICAL, COMPLEX].contains(&ty.elem) && ty.rank != 1 && ty.rank <= 3 => Ok(*ty),
+                    _ => Err(invalid(format!(
+                        "argument {} of `{name}`: type {} has no MATLAB counterpart (f64 double, i32 int32, bool logical, c128 complex; scalars and arrays of rank 2 or 3)",
+                        i + 1,
+                        type_to_json(t)
+                    ))),
+                })
+                .collect::<VrResult<Vec<Ty>>>()?;
+            // `f` gives every output `f` declares; `f.nargoutN` its first N.
+            let (base, nargout) = match name.rsplit_once(".nargout") {
+                Some((base, n)) => (base, Some(n.parse::<usize>().map_err(|_| invalid(format!("bad function name `{name}`")))?)),
+                None => (name, None),
+            };
+            let module = velociraptor::frontend::matlab::compile_outputs(source, base, tys, nargout)?;
+            Ok(velociraptor::frontend::r::Compiled { module, result_list: None })
         }
         _ => Err(VrError::new(
             ErrorKind::Unsupported,
@@ -462,10 +511,43 @@ fn frontend_to_vrir(
     }
 }
 
+fn check_language(language: &str) -> VrResult<()> {
+    if matches!(language, "r" | "matlab" | "julia") {
+        Ok(())
+    } else {
+        Err(invalid(format!("unknown language `{language}` (expected `r`, `matlab` or `julia`)")))
+    }
+}
+
+/// Compile `sig` through the front end and then the context's caches.
+fn compile_source_in(ctx: &VrContext, language: &str, source: &str, name: &str, sig: &Signature, out: &mut *mut VrFunction) -> VrResult<()> {
+    let compiled = frontend_to_vrir(language, source, name, sig)?;
+    velociraptor::vrir::verify::verify_module(&compiled.module)?;
+    let params = sig.params(velociraptor::vrir::Layout::Col);
+    let types: Vec<VrType> = params.iter().map(type_code).collect::<VrResult<_>>()?;
+    let result_list = compiled.result_list.map(|l| type_to_json(&AnyTy::List(l)).to_string());
+    // Run-time errors come back in the host language's terms (R's adapter explains them
+    // itself, in bindings/r); Julia names that are not VRIR names (`scale!`) are escaped.
+    let (entry, explain): (String, Option<context::Explain>) = match language {
+        "julia" => (velociraptor::frontend::julia::entry_name(name), Some(Arc::new(velociraptor::frontend::julia::explain_error))),
+        "matlab" => {
+            let m = compiled.module.clone();
+            (name.to_string(), Some(Arc::new(move |e| velociraptor::frontend::matlab::explain_error_in(&m, e))))
+        }
+        _ => (name.to_string(), None),
+    };
+    compile_in(&ctx.inner, &compiled.module, &entry, &types, result_list, explain, out)
+}
+
 /// Compile function `name` from host source in `language` (`r`, `matlab`, `julia`) for
 /// `arg_types`. `r` compiles through the R front end (R's types: f64, i32, bool, c128;
-/// the function and what it calls from `source`); `matlab` and `julia` answer
-/// VR_UNSUPPORTED until their front ends exist.
+/// the function and what it calls from `source`); `julia` through the Julia front end
+/// (f64, i64, bool, c128; arrays column-major; run-time errors of the function come in
+/// Julia's words: BoundsError, DivideError, ...); `matlab` through the MATLAB front end
+/// (`source` a function file; f64 double, i32 int32, bool logical, c128 complex, scalars
+/// or column-major arrays of rank 2 or 3; `name` gives every output the function
+/// declares, `name.nargoutN` its first N; run-time errors of its checks come back in
+/// MATLAB's terms).
 #[no_mangle]
 pub extern "C" fn vr_compile_source(
     ctx: *const VrContext,
@@ -484,15 +566,57 @@ pub extern "C" fn vr_compile_source(
         let source = c_str(source, "source")?;
         let name = c_str(name, "name")?;
         let types = slice(arg_types, n_args, "arg_types")?;
-        if !matches!(language, "r" | "matlab" | "julia") {
-            return Err(invalid(format!(
-                "unknown language `{language}` (expected `r`, `matlab` or `julia`)"
-            )));
-        }
+        check_language(language)?;
         let given: Vec<Type> = types.iter().map(type_of).collect::<VrResult<_>>()?;
-        let module = frontend_to_vrir(language, source, name, &given)?;
-        velociraptor::vrir::verify::verify_module(&module)?;
-        compile_in(&ctx.inner, &module, name, types, out)
+        let args = given
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                Ty::from_vrir(t).map(AnyTy::Value).ok_or_else(|| invalid(format!("argument {} of `{name}`: type {t} is neither a scalar nor an array", i + 1)))
+            })
+            .collect::<VrResult<Vec<AnyTy>>>()?;
+        compile_source_in(ctx, language, source, name, &Signature { args, globals: Vec::new() }, out)
+    })
+}
+
+/// Compile function `name` from host source for a signature given as JSON text
+/// (docs/c-api.md, "Host source"): argument types that may be lists and data frames,
+/// and the globals the function reads from its environment. The compiled function's
+/// parameters are the scalars and arrays of the arguments, in order (a list: its
+/// elements, nested lists included; elements compiled code cannot read pass nothing),
+/// then those of the globals.
+#[no_mangle]
+pub extern "C" fn vr_compile_source_sig(
+    ctx: *const VrContext,
+    language: *const c_char,
+    source: *const c_char,
+    name: *const c_char,
+    signature: *const c_char,
+    out: *mut *mut VrFunction,
+) -> VrStatus {
+    guard("vr_compile_source_sig", || {
+        let out = non_null_mut(out, "out")?;
+        *out = std::ptr::null_mut();
+        let ctx = non_null(ctx, "ctx")?;
+        let language = c_str(language, "language")?;
+        let source = c_str(source, "source")?;
+        let name = c_str(name, "name")?;
+        let sig = Signature::from_json(c_str(signature, "signature")?)?;
+        check_language(language)?;
+        compile_source_in(ctx, language, source, name, &sig, out)
+    })
+}
+
+/// When the function compiled from host source returns a list (R `list(a = x, b =
+/// y)`): the list's type as signature JSON (docs/c-api.md), `{"list": [["a", "f64"],
+/// ["b", "f64[1]"]], "frame": false}`, whose scalars and arrays, in order (nested lists
+/// included), are the function's results; the host rebuilds its list from them. An empty
+/// string when the results are not a list. Free it with `vr_string_free`.
+#[no_mangle]
+pub extern "C" fn vr_function_result_list(f: *const VrFunction, out: *mut *mut c_char) -> VrStatus {
+    guard("vr_function_result_list", || {
+        let f = non_null(f, "function")?;
+        give_string(f.result_list.clone().unwrap_or_default(), out)
     })
 }
 
@@ -526,8 +650,9 @@ pub extern "C" fn vr_function_signature(
 
 /// A text dump of the compiled function (`what`: VR_DUMP_VRIR_TEXT, VR_DUMP_VRIR_JSON —
 /// the VRIR compiled, after the optimizer; VR_DUMP_LLVM_IR — the LLVM IR before LLVM's
-/// optimization; VR_DUMP_EXPLAIN — the backend, the compile time and what each optimizer
-/// pass did); free it with `vr_string_free`.
+/// optimization; VR_DUMP_EXPLAIN — the backend, the compile time, what the on-disk cache
+/// did (or why it was not used) and what each optimizer pass did); free it with
+/// `vr_string_free`.
 #[no_mangle]
 pub extern "C" fn vr_function_dump(f: *const VrFunction, what: i32, out: *mut *mut c_char) -> VrStatus {
     guard("vr_function_dump", || {
@@ -544,20 +669,27 @@ pub extern "C" fn vr_function_dump(f: *const VrFunction, what: i32, out: *mut *m
     })
 }
 
-/// The VR_DUMP_EXPLAIN text: where the function runs, how long it took to compile, and
-/// the optimizer's report.
+/// The VR_DUMP_EXPLAIN text: where the function runs, how long it took to compile, what
+/// the on-disk cache did (and why it was not used), and the optimizer's report.
 fn explain(f: &VrFunction) -> String {
     let o = &f.ctx.config.options;
-    let backend = if o.parallel {
+    let backend = if o.gpu {
+        let device = match velociraptor::gpu::device() {
+            Ok(d) => d.describe(),
+            Err(why) => format!("no OpenCL device ({why}): sections run on the CPU"),
+        };
+        format!("gpu: on_gpu sections on {device}; the rest cpu-par ({} threads)", f.spec.compiled.threads())
+    } else if o.parallel {
         format!("cpu-par ({} threads)", f.spec.compiled.threads())
     } else {
         "cpu (serial)".to_string()
     };
     format!(
-        "function {}\nbackend: {backend}\nbounds checks: {}\ncompile: {:.1} ms (optimizer and LLVM, or a load from the disk cache)\noptimizer:\n{}",
+        "function {}\nbackend: {backend}\nbounds checks: {}\ncompile: {:.1} ms (optimizer and LLVM, or a load from the disk cache)\ndisk cache: {}\noptimizer:\n{}",
         f.spec.function,
         if o.bounds_checks { "on" } else { "off" },
         f.spec.compile_seconds * 1e3,
+        f.spec.disk,
         if f.spec.optimizer_report.is_empty() { "(no pass ran)\n".to_string() } else { f.spec.optimizer_report.clone() },
     )
 }
@@ -586,6 +718,18 @@ pub extern "C" fn vr_set_interrupt_flag(flag: *const i32) -> VrStatus {
     guard("vr_set_interrupt_flag", || {
         // SAFETY: the host's promise above.
         unsafe { velociraptor::cpu::interrupt::set_source(flag) };
+        Ok(())
+    })
+}
+
+/// Seed the library's built-in random stream (used by calls whose context has no
+/// `random` hook) as R's `set.seed(seed)` seeds R's default generator: the draws that
+/// follow are R's, number for number. Process-wide; without it the stream is seeded
+/// from `VR_SEED`, else from the clock.
+#[no_mangle]
+pub extern "C" fn vr_random_seed(seed: i32) -> VrStatus {
+    guard("vr_random_seed", || {
+        velociraptor::runtime::rng::set_seed(seed);
         Ok(())
     })
 }
@@ -622,7 +766,10 @@ pub extern "C" fn vr_call(
         let args = slice(args, n_args, "args")?;
         let results = slice_mut(results, n_results, "results")?;
         // SAFETY: the host's descriptors describe live memory (the ABI contract).
-        unsafe { call::call(f, args, results) }
+        unsafe { call::call(f, args, results) }.map_err(|e| match &f.explain {
+            Some(explain) => explain(e),
+            None => e,
+        })
     })
 }
 

@@ -60,6 +60,16 @@ pub const VR_KIND_ARRAY: i32 = 1;
 pub const VR_BY_REFERENCE: i32 = 0;
 pub const VR_BY_VALUE: i32 = 1;
 
+/// `VrHostHooks::random` kinds of draw (R's C functions in parentheses).
+/// Uniform on the open interval (0, 1) (`unif_rand()`); `arg` unused.
+pub const VR_RANDOM_UNIF: i32 = 0;
+/// Standard normal (`norm_rand()`); `arg` unused.
+pub const VR_RANDOM_NORM: i32 = 1;
+/// Standard exponential (`exp_rand()`); `arg` unused.
+pub const VR_RANDOM_EXP: i32 = 2;
+/// A whole number uniform on 0 ... ceil(arg) - 1, as a double (`R_unif_index(arg)`).
+pub const VR_RANDOM_INDEX: i32 = 3;
+
 /// `vr_function_dump` formats.
 pub const VR_DUMP_VRIR_TEXT: i32 = 0;
 pub const VR_DUMP_VRIR_JSON: i32 = 1;
@@ -143,6 +153,13 @@ pub type VrRefFn = Option<unsafe extern "C" fn(user_data: *mut c_void, owner: *m
 /// Told when a call fails, after the library undid what it did for that call (released
 /// and decref'ed partial results); `status` is the call's status.
 pub type VrOnErrorFn = Option<unsafe extern "C" fn(user_data: *mut c_void, status: VrStatus)>;
+/// Draw one random number of `kind` (`VR_RANDOM_*`; `arg` is the bound of
+/// `VR_RANDOM_INDEX`) from the host's generator into `out` and return 0; non-zero
+/// refuses (the call fails with VR_UNSUPPORTED naming the draw). Called once per draw,
+/// in program order, on the thread that called `vr_call` (draws never run in parallel
+/// code).
+pub type VrRandomFn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, kind: i32, arg: f64, out: *mut f64) -> i32>;
 
 /// The glue a host registers on a context (`vr_context_set_hooks`). Every hook may be
 /// null; hooks may be called from any thread that calls a compiled function, at the
@@ -162,6 +179,9 @@ pub struct VrHostHooks {
     /// (a parameter the function may write is copied before the call; the caller's
     /// array never changes).
     pub arg_convention: i32,
+    /// Null: random draws (`runif`, `rnorm`, ... compiled) come from the library's
+    /// built-in stream, R's default generator (seed it with `vr_random_seed`).
+    pub random: VrRandomFn,
 }
 
 /// The last error of this thread (`vr_last_error`). Strings stay valid until the next
@@ -198,6 +218,9 @@ pub struct VrCacheStats {
     pub disk_writes: u64,
     /// On-disk entries found corrupt, truncated or foreign (then rebuilt).
     pub disk_rejects: u64,
+    /// Cache directories and entries not used because someone other than this user (or
+    /// root) could have written them; `vr_context_cache_status` says why.
+    pub disk_untrusted: u64,
 }
 
 impl std::fmt::Debug for VrValue {

@@ -173,7 +173,7 @@ fn read_f64_array(a: &VrArray) -> Vec<f64> {
 #[test]
 fn abi_version_is_that_of_the_header() {
     assert_eq!(vr_abi_version(), VR_ABI_VERSION);
-    assert_eq!(VR_ABI_VERSION, 2, "2: VrScalar holds complex numbers (16 bytes)");
+    assert_eq!(VR_ABI_VERSION, 3, "2: VrScalar holds complex numbers (16 bytes); 3: VrCacheStats.disk_untrusted, VrHostHooks::random");
 }
 
 #[test]
@@ -376,18 +376,71 @@ fn r_source_diagnostics_keep_kind_and_line() {
     let (st, msg) = compile_r(ctx, "f <- function(x) x", "f", &[scalar_t(VR_I64)]).unwrap_err();
     assert_eq!(st, VrStatus::VR_INVALID_ARGUMENT, "{msg}");
     assert!(msg.contains("no R counterpart"), "{msg}");
-    for lang in ["matlab", "julia"] {
-        let mut f = null_mut();
-        let (l, src, name) = (cstr(lang), cstr("x"), cstr("f"));
-        let st = vr_compile_source(ctx, l.as_ptr(), src.as_ptr(), name.as_ptr(), t.as_ptr(), 1, &mut f);
-        assert_eq!(st, VrStatus::VR_UNSUPPORTED);
-        assert!(last_message().contains("front end does not exist yet"), "{}", last_message());
-    }
     let mut f = null_mut();
     let (lang, src, name) = (cstr("cobol"), cstr("x"), cstr("f"));
     let st = vr_compile_source(ctx, lang.as_ptr(), src.as_ptr(), name.as_ptr(), t.as_ptr(), 1, &mut f);
     assert_eq!(st, VrStatus::VR_INVALID_ARGUMENT);
     assert!(last_message().contains("unknown language `cobol`"));
+    vr_context_destroy(ctx);
+}
+
+fn compile_r_sig(ctx: *mut VrContext, src: &str, name: &str, sig: &str) -> Result<*mut VrFunction, (VrStatus, String)> {
+    let mut f = null_mut();
+    let (lang, src, name, sig) = (cstr("r"), cstr(src), cstr(name), cstr(sig));
+    let st = vr_compile_source_sig(ctx, lang.as_ptr(), src.as_ptr(), name.as_ptr(), sig.as_ptr(), &mut f);
+    if st == VrStatus::VR_OK {
+        Ok(f)
+    } else {
+        assert!(f.is_null());
+        Err((st, last_message()))
+    }
+}
+
+#[test]
+fn r_source_with_list_arguments_and_globals() {
+    let ctx = plain_context();
+    let src = "run <- function(data) {\n  s <- 0\n  for (i in seq_along(data$x)) s <- s + data$x[i] * data$w\n  s * K\n}\n";
+    // A list (x, w and a character vector the function never reads), then the global K.
+    let sig = r#"{"args": [{"list": [["x", "f64[1]"], ["w", "f64"], ["label", {"opaque": "a character vector"}]]}], "globals": [["K", "f64"]]}"#;
+    let f = compile_r_sig(ctx, src, "run", sig).unwrap();
+    let (params, results) = signature(f);
+    assert_eq!((params.len(), results.len()), (3, 1));
+    assert_eq!((params[0].kind, params[1].kind, params[2].kind), (VR_KIND_ARRAY, VR_KIND_SCALAR, VR_KIND_SCALAR));
+    // (1 + 2 + 3) * 2 * 10
+    let mut x = [1.0, 2.0, 3.0];
+    let args = [f64_array(&mut x, &[3], &[1], VR_LAYOUT_COL), f64_scalar(2.0), f64_scalar(10.0)];
+    assert_eq!(as_f64(&call(f, &args, 1).unwrap()[0]), 120.0);
+    vr_function_free(f);
+    // Reading the element compiled code cannot hold names it.
+    let (st, msg) = compile_r_sig(ctx, "run <- function(data) data$label", "run", sig).unwrap_err();
+    assert_eq!(st, VrStatus::VR_UNSUPPORTED, "{msg}");
+    assert!(msg.contains("a character vector"), "{msg}");
+    // A list result: its elements are the results; its type says how to rebuild it.
+    let src2 = "stats <- function(x) list(total = sum(x), twice = x * 2, inner = list(n = length(x)))";
+    let f = compile_r_sig(ctx, src2, "stats", r#"{"args": ["f64[1]"]}"#).unwrap();
+    let mut text = null_mut();
+    assert_eq!(vr_function_result_list(f, &mut text), VrStatus::VR_OK);
+    let layout = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    assert_eq!(layout, r#"{"frame":false,"list":[["total","f64"],["twice","f64[1]"],["inner",{"frame":false,"list":[["n","i32"]]}]]}"#);
+    let mut x = [1.0, 2.0, 4.0];
+    let mut out = call(f, &[f64_array(&mut x, &[3], &[1], VR_LAYOUT_COL)], 3).unwrap();
+    assert_eq!(as_f64(&out[0]), 7.0);
+    assert_eq!(read_f64_array(&out[1].array), vec![2.0, 4.0, 8.0]);
+    assert_eq!(unsafe { out[2].scalar.as_i32 }, 3);
+    vr_array_free(&mut out[1].array);
+    vr_function_free(f);
+    // Not a list: the empty string.
+    let f = compile_r_sig(ctx, "f <- function(x) x", "f", r#"{"args": ["f64"]}"#).unwrap();
+    assert_eq!(vr_function_result_list(f, &mut text), VrStatus::VR_OK);
+    assert_eq!(unsafe { std::ffi::CStr::from_ptr(text) }.to_bytes().len(), 0);
+    vr_string_free(text);
+    vr_function_free(f);
+    let (st, msg) = compile_r_sig(ctx, src, "run", "{\"args\": [\"f65\"]}").unwrap_err();
+    assert_eq!(st, VrStatus::VR_INVALID_ARGUMENT, "{msg}");
+    assert!(msg.contains("unknown element type `f65`"), "{msg}");
+    let (st, _) = compile_r_sig(ctx, src, "run", "not json").unwrap_err();
+    assert_eq!(st, VrStatus::VR_INVALID_ARGUMENT);
     vr_context_destroy(ctx);
 }
 
@@ -399,6 +452,37 @@ const PARFOR_SRC: &str = "(module par :index-base 0
     (parfor (i) (range 0 (- (len x) 1))
       (block (set (index x i) (* 2.0 (index x i)))))
     (return)))";
+
+/// `backend=gpu`: the parfor of a `gpu` section on the OpenCL device (or the CPU without
+/// one), the same results; never written to the disk cache.
+#[test]
+fn gpu_backend_through_the_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache_s = dir.path().join("c").to_str().unwrap().to_string();
+    let src = "(module g :index-base 0
+  (function dbl ((x f64[1,row])) ()
+    (locals (i i64))
+    (gpu
+      (parfor (i) (range 0 (- (len x) 1))
+        (block (set (index x i) (* 2.0 (index x i))))))
+    (return)))";
+    let ctx = context(&[("backend", "gpu"), ("cache_dir", &cache_s)]);
+    let m = load(ctx, src).unwrap();
+    let f = compile(m, "dbl", &[array_t(VR_F64, 1, VR_LAYOUT_ROW)]).unwrap();
+    let mut xs: Vec<f64> = (0..1000).map(|i| i as f64).collect();
+    call(f, &[f64_array(&mut xs, &[1000], &[1], VR_LAYOUT_ROW)], 0).unwrap();
+    assert!(xs.iter().enumerate().all(|(i, x)| *x == 2.0 * i as f64));
+    let mut text = null_mut();
+    assert_eq!(vr_function_dump(f, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
+    let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    assert!(explain.contains("backend: gpu: on_gpu sections on "), "{explain}");
+    assert_eq!((stats(ctx).compiles, stats(ctx).disk_hits), (1, 0));
+    assert!(!std::path::Path::new(&cache_s).exists() || std::fs::read_dir(&cache_s).unwrap().next().is_none());
+    vr_function_free(f);
+    vr_module_free(m);
+    vr_context_destroy(ctx);
+}
 
 #[test]
 fn cpu_par_backend_through_the_api_and_its_disk_cache() {
@@ -513,7 +597,7 @@ fn configuration_errors() {
     let (k, v) = (cstr("threads"), cstr("0"));
     assert_eq!(vr_context_create(&k.as_ptr(), &v.as_ptr(), 1, &mut ctx), VrStatus::VR_INVALID_ARGUMENT);
     assert!(last_message().contains("`threads` = `0`: expected a positive integer"));
-    let (k, v) = (cstr("backend"), cstr("gpu"));
+    let (k, v) = (cstr("backend"), cstr("interp"));
     assert_eq!(vr_context_create(&k.as_ptr(), &v.as_ptr(), 1, &mut ctx), VrStatus::VR_UNSUPPORTED);
     // Every documented key is accepted.
     let ctx = context(&[("threads", "4"), ("opt_level", "1"), ("bounds_check", "on"), ("backend", "cpu"), ("cache_dir", "off"), ("passes", "-bce"), ("params_noalias", "yes")]);
@@ -649,6 +733,7 @@ fn hooks(host: &Host, convention: i32) -> VrHostHooks {
         decref: Some(host_decref),
         on_error: Some(host_error),
         arg_convention: convention,
+        random: None,
     }
 }
 

@@ -51,12 +51,10 @@ impl Backend {
         }
     }
 
-    /// Whether this build can run code on this backend at all.
+    /// Whether this build can run code on this backend at all. (`gpu` always exists:
+    /// without an OpenCL device its sections run on the CPU, with a note.)
     pub fn exists(self) -> bool {
-        matches!(
-            self,
-            Backend::Interp | Backend::Cpu | Backend::CpuPar | Backend::Auto
-        )
+        true
     }
 
     /// The concrete backends (not `Auto`) that exist in this build: the ones every
@@ -133,20 +131,24 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
             Some(opts) => crate::interp::run(&crate::opt::optimize(m, &opts)?.0, func, args),
             None => crate::interp::run(m, func, args),
         },
-        Backend::Cpu | Backend::CpuPar => {
+        Backend::Cpu | Backend::CpuPar | Backend::Gpu => {
             let opts = crate::opt::OptOptions {
-                parallel_loops: backend == Backend::CpuPar,
+                parallel_loops: backend != Backend::Cpu,
                 ..crate::opt::OptOptions::current()?
             };
             let (optimized, _) = crate::opt::optimize(m, &opts)?;
-            let options = if backend == Backend::CpuPar {
-                crate::cpu::CpuOptions::parallel()
-            } else {
+            let options = if backend == Backend::Cpu {
                 crate::cpu::CpuOptions::default()
+            } else {
+                crate::cpu::CpuOptions::parallel()
             };
-            crate::cpu::compile_with(&optimized, options.following(&opts))?.call(func, args)
+            let options = options.following(&opts);
+            if backend == Backend::Gpu {
+                // On_gpu sections through the GPU's engine, the rest as cpu-par.
+                return crate::driver::compile_gpu(&optimized, options)?.call(func, args);
+            }
+            crate::cpu::compile_with(&optimized, options)?.call(func, args)
         }
-        Backend::Gpu => Err(backend.missing()),
     }
 }
 
@@ -230,24 +232,12 @@ mod tests {
     }
 
     #[test]
-    fn missing_backends_say_so() {
-        let m = Module {
-            name: "m".into(),
-            index_base: 0,
-            functions: vec![],
-        };
-        for b in [Backend::Gpu] {
-            let e = execute(b, &m, "f", vec![]).unwrap_err();
-            assert_eq!(e.kind, ErrorKind::Unsupported);
-            assert_eq!(
-                e.to_string(),
-                format!("unsupported: backend `{}` does not exist yet", b.name())
-            );
-        }
+    fn every_backend_exists() {
         assert_eq!(
             Backend::available(),
-            vec![Backend::Interp, Backend::Cpu, Backend::CpuPar]
+            vec![Backend::Interp, Backend::Cpu, Backend::CpuPar, Backend::Gpu]
         );
+        let _ = Backend::Gpu.missing();
     }
 
     #[test]

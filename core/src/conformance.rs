@@ -69,6 +69,9 @@ pub struct Spec {
     /// `; only: interp`: the cases hold on these backends alone (others skip them), for
     /// behaviour the semantics leave undefined in compiled code.
     pub only: Option<Vec<String>>,
+    /// `; seed: 42`: every run and error case starts the built-in random stream as R's
+    /// `set.seed(42)` leaves it (for `random_*` draws).
+    pub seed: Option<i32>,
     pub cases: Vec<Case>,
     /// Directive lines that could not be read: (line, message).
     pub malformed: Vec<(usize, String)>,
@@ -96,6 +99,13 @@ pub fn parse_spec(src: &str) -> Spec {
                 spec.only = Some(rest.split_whitespace().map(str::to_string).collect());
                 continue;
             }
+            "seed" => match rest.parse::<i32>() {
+                Ok(n) => {
+                    spec.seed = Some(n);
+                    continue;
+                }
+                Err(_) => Err(format!("seed `{rest}` is not an i32")),
+            },
             "run" => parse_run(rest),
             "error" => parse_error_directive(rest),
             "verify-error" => Ok(Directive::VerifyError {
@@ -331,6 +341,39 @@ impl Report {
 /// Run every conformance file under `paths` (files, or directories searched
 /// recursively for `*.vrir`, in name order) on `backend`.
 pub fn run_paths(paths: &[PathBuf], backend: Backend) -> Report {
+    run_paths_with(paths, backend, RunOptions::default())
+}
+
+/// How the cases of a run are executed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Wrap every function body in one GPU section before running (`vr test
+    /// --wrap-gpu`): on the `gpu` backend, all of a program's parfors and copies become
+    /// GPU tasks and everything else synchronises with them.
+    pub wrap_gpu: bool,
+}
+
+thread_local! {
+    static OPTIONS: std::cell::Cell<RunOptions> = const { std::cell::Cell::new(RunOptions { wrap_gpu: false }) };
+}
+
+/// [`run_paths`] with `options`.
+pub fn run_paths_with(paths: &[PathBuf], backend: Backend, options: RunOptions) -> Report {
+    let saved = OPTIONS.with(|o| o.replace(options));
+    let report = run_paths_inner(paths, backend);
+    OPTIONS.with(|o| o.set(saved));
+    report
+}
+
+/// [`run_source`] with `options`.
+pub fn run_source_with(path: &Path, src: &str, backend: Backend, options: RunOptions) -> Vec<CaseResult> {
+    let saved = OPTIONS.with(|o| o.replace(options));
+    let results = run_source(path, src, backend);
+    OPTIONS.with(|o| o.set(saved));
+    results
+}
+
+fn run_paths_inner(paths: &[PathBuf], backend: Backend) -> Report {
     let mut report = Report {
         backend: Some(backend),
         cases: Vec::new(),
@@ -461,7 +504,9 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
                 let failure = match (&parsed, &verified) {
                     (Err(e), _) => Some(format!("module does not parse: {e}")),
                     (Ok(_), Err(e)) => Some(format!("module does not verify: {e}")),
-                    (Ok(m), Ok(())) => check_run(m, call, expected, *approx, backend).err(),
+                    (Ok(m), Ok(())) => {
+                        check_run(m, call, expected, *approx, backend, spec.seed).err()
+                    }
                 };
                 (format!("run {call}"), failure)
             }
@@ -469,7 +514,9 @@ pub fn run_source(path: &Path, src: &str, backend: Backend) -> Vec<CaseResult> {
                 let failure = match (&parsed, &verified) {
                     (Err(e), _) => Some(format!("module does not parse: {e}")),
                     (Ok(_), Err(e)) => Some(format!("module does not verify: {e}")),
-                    (Ok(m), Ok(())) => check_error(m, call, substring, backend).err(),
+                    (Ok(m), Ok(())) => {
+                        check_error(m, call, substring, backend, spec.seed).err()
+                    }
                 };
                 (format!("error {call}"), failure)
             }
@@ -511,8 +558,17 @@ fn parse_json(text: &str) -> Result<Json, String> {
     serde_json::from_str(text).map_err(|e| format!("`{text}` is not JSON: {e}"))
 }
 
-/// Read the call's arguments and run it.
-fn call(m: &Module, call: &Call, backend: Backend) -> Result<Result<Vec<Value>, String>, String> {
+/// Held while a seeded case runs: the built-in random stream is one per process, and
+/// backends' suites may run on several test threads at once.
+static SEEDED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Read the call's arguments and run it (from R's `set.seed(seed)` state, if given).
+fn call(
+    m: &Module,
+    call: &Call,
+    backend: Backend,
+    seed: Option<i32>,
+) -> Result<Result<Vec<Value>, String>, String> {
     let f = backend::lookup(m, &call.func).map_err(|e| e.to_string())?;
     let items = call
         .args
@@ -521,6 +577,18 @@ fn call(m: &Module, call: &Call, backend: Backend) -> Result<Result<Vec<Value>, 
         .collect::<Result<Vec<_>, _>>()?;
     let args =
         backend::args_from_json_items(f, &items).map_err(|e| format!("bad arguments: {e}"))?;
+    let wrapped;
+    let m = if OPTIONS.with(|o| o.get()).wrap_gpu {
+        wrapped = crate::gpu::wrap_in_sections(m);
+        &wrapped
+    } else {
+        m
+    };
+    let _seeded = seed.map(|n| {
+        let held = SEEDED.lock().unwrap_or_else(|p| p.into_inner());
+        crate::runtime::rng::set_seed(n);
+        held
+    });
     Ok(guard(|| backend::execute(backend, m, &call.func, args)).and_then(|r| {
         r.map_err(|e| match e.kind {
             // A compiled backend that cannot handle a construct yet says so at compile
@@ -555,6 +623,7 @@ fn check_run(
     expected: &[String],
     approx: bool,
     backend: Backend,
+    seed: Option<i32>,
 ) -> Result<(), String> {
     let f = backend::lookup(m, &c.func).map_err(|e| e.to_string())?;
     // A void function may say `== null` or nothing.
@@ -580,7 +649,7 @@ fn check_run(
                 .map_err(|e| format!("expected value `{text}` is not a {ty}: {}", e.message))
         })
         .collect::<Result<_, _>>()?;
-    let got = call(m, c, backend)?.map_err(|e| {
+    let got = call(m, c, backend, seed)?.map_err(|e| {
         if e.starts_with(UNSUPPORTED) {
             e
         } else {
@@ -604,8 +673,14 @@ fn check_run(
     }
 }
 
-fn check_error(m: &Module, c: &Call, substring: &str, backend: Backend) -> Result<(), String> {
-    match call(m, c, backend)? {
+fn check_error(
+    m: &Module,
+    c: &Call,
+    substring: &str,
+    backend: Backend,
+    seed: Option<i32>,
+) -> Result<(), String> {
+    match call(m, c, backend, seed)? {
         Ok(got) => Err(format!(
             "expected an error containing `{substring}`, got {}",
             show(&got)

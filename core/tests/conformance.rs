@@ -21,7 +21,9 @@ fn every_case_passes_on_every_available_backend() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vrir");
     assert!(dir.is_dir(), "the conformance suite {} is missing", dir.display());
     let mut failures = Vec::new();
-    for backend in Backend::available() {
+    // gpu runs the suite with every body wrapped in a GPU section (below): unwrapped it
+    // is cpu-par.
+    for backend in Backend::available().into_iter().filter(|b| *b != Backend::Gpu) {
         let report = run_paths(std::slice::from_ref(&dir), backend);
         eprintln!("conformance on {backend}: {}", report.summary());
         failures.extend(report.failures().map(|f| format!("[{backend}] {f}")));
@@ -41,6 +43,21 @@ fn every_case_passes_on_every_available_backend() {
         }
     }
     assert!(failures.is_empty(), "{} conformance case(s) failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The `gpu` backend with every function body wrapped in one GPU section (`vr test
+/// --backend gpu --wrap-gpu`): parfors run as kernels on the OpenCL device (PoCL in CI),
+/// or on the CPU without one; every case agrees.
+#[test]
+fn every_case_passes_on_the_gpu_backend_with_bodies_in_gpu_sections() {
+    let dir = suite();
+    let options = velociraptor::conformance::RunOptions { wrap_gpu: true };
+    let report = velociraptor::conformance::run_paths_with(std::slice::from_ref(&dir), Backend::Gpu, options);
+    eprintln!("conformance on gpu (wrapped): {}", report.summary());
+    let failures: Vec<String> = report.failures().map(|f| f.to_string()).collect();
+    assert!(failures.is_empty(), "{} case(s) failed on gpu:\n{}", failures.len(), failures.join("\n"));
+    let ran = report.passed() + report.failed();
+    assert!(ran >= MIN_CPU_PAR_CASES, "only {ran} cases ran on gpu; expected at least {MIN_CPU_PAR_CASES}");
 }
 
 fn suite() -> PathBuf {

@@ -33,8 +33,21 @@ impl Both {
     /// Run on both backends; they must agree. Array arguments written by the function
     /// are compared afterwards too, and the cpu backend's writes land in `args`.
     fn call(&self, func: &str, args: Vec<Value>) -> Result<Vec<Value>, VrError> {
+        self.call_seeded(func, args, None)
+    }
+
+    /// `call`, with the built-in random stream started from R's `set.seed(seed)` state
+    /// before each backend runs (a `; seed:` file: both must draw the same numbers).
+    fn call_seeded(&self, func: &str, args: Vec<Value>, seed: Option<i32>) -> Result<Vec<Value>, VrError> {
+        let reseed = || {
+            if let Some(n) = seed {
+                velociraptor::runtime::rng::set_seed(n);
+            }
+        };
         let interp_args: Vec<Value> = args.iter().map(deep_copy).collect();
+        reseed();
         let want = interp::run(&self.module, func, interp_args.clone());
+        reseed();
         let got = self.cpu.call(func, args.clone());
         match (&want, &got) {
             (Ok(w), Ok(g)) => {
@@ -1173,6 +1186,10 @@ fn conformance_suite_agrees_with_the_interpreter_where_supported() {
             module: module.clone(),
             cpu,
         };
+        let seed = src
+            .lines()
+            .find_map(|l| l.strip_prefix("; seed: "))
+            .map(|n| n.trim().parse::<i32>().unwrap_or_else(|e| panic!("{}: seed: {e}", path.display())));
         for line in src.lines() {
             let Some(rest) = line
                 .strip_prefix("; run: ")
@@ -1199,7 +1216,7 @@ fn conformance_suite_agrees_with_the_interpreter_where_supported() {
                         .unwrap_or_else(|e| panic!("{}: {line}: {e}", path.display()))
                 })
                 .collect();
-            let _ = both.call(&func, args);
+            let _ = both.call_seeded(&func, args, seed);
             calls += 1;
         }
     }

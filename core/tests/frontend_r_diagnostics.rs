@@ -25,13 +25,13 @@ fn check(src: &str, kind: ErrorKind, construct: &str, line: u32) {
 #[test]
 fn unsupported_constructs_are_named_with_their_line() {
     use ErrorKind::Unsupported as U;
-    check("f <- function(x) {\n  l <- list(a = x)\n  x\n}", U, "`list`", 2);
+    check("f <- function(x) {\n  l <- list(a = x)\n  sum(l)\n}", U, "list `l` used as a value", 3);
     check("f <- function(x) {\n  s <- \"text\"\n  x\n}", U, "string", 2);
     check("f <- function(x) {\n  y <<- x\n  x\n}", U, "<<-", 2);
     check("f <- function(x) {\n\n  tapply(x, x, sum)\n}", U, "apply family", 3);
     check("f <- function(x) UseMethod(\"f\")", U, "S3/S4", 1);
     check("f <- function(x) {\n  e <- new.env()\n  x\n}", U, "environments", 2);
-    check("f <- function(x) x$a", U, "`$`", 1);
+    check("f <- function(x) x$a", U, "`x$a`", 1);
     check("f <- function(x) data.frame(x)", U, "data frames", 1);
     check("f <- function(x) paste(x)", U, "strings", 1);
     check("f <- function(x) mystery(x)", U, "`mystery`", 1);

@@ -47,7 +47,15 @@ fn run_entry(
     let args = arguments(entry, arg_tape);
     // Clones of a Value share array storage, so `after` sees the writes.
     let after = args.clone();
-    let results = execute(backend, &g.module, &entry.name, args).map_err(|e| e.to_string())?;
+    // On gpu, every body in a GPU section: parfors become kernels, the rest synchronises.
+    let wrapped;
+    let module = if backend == Backend::Gpu {
+        wrapped = velociraptor::gpu::wrap_in_sections(&g.module);
+        &wrapped
+    } else {
+        &g.module
+    };
+    let results = execute(backend, module, &entry.name, args).map_err(|e| e.to_string())?;
     Ok((results, after))
 }
 

@@ -6,11 +6,13 @@ NULL
 
 vr_rs_configure <- function(threads, cache_dir, bounds_checks) .Call(wrap__vr_rs_configure, threads, cache_dir, bounds_checks)
 
-vr_rs_new <- function(source, name) .Call(wrap__vr_rs_new, source, name)
+vr_rs_new <- function(source, name, globals = character()) .Call(wrap__vr_rs_new, source, name, globals)
 
 vr_rs_call <- function(entry, args) .Call(vr_rs_call_fast, entry, args)
 
 vr_rs_explain <- function(entry) .Call(wrap__vr_rs_explain, entry)
+
+vr_rs_sections <- function(source, name) .Call(wrap__vr_rs_sections, source, name)
 
 vr_rs_stats <- function() .Call(wrap__vr_rs_stats)
 

@@ -9,17 +9,31 @@
 #' `vr_compile(f)` returns a function with the same formals as `f`. Its first call
 #' with a given signature of argument types (`typeof`, and rank: a length-one vector
 #' without a `dim` attribute is a scalar, any other vector has rank 1, a matrix rank 2,
-#' an array `length(dim)`) compiles `f`, and every function it calls by name, for those
-#' types; later calls with the same signature go straight to native code. Arguments are
+#' an array `length(dim)`; a list or data frame: its names and its elements'
+#' signatures) compiles `f`, and every function it calls by name, for those types;
+#' later calls with the same signature go straight to native code. Arguments are
 #' passed by value: the caller's objects never change.
 #'
 #' The R source of `f` (from `deparse()`) and of the closures it calls by name (found
-#' from `environment(f)`, transitively) is what gets compiled; numeric constants it
-#' reads from there are inlined. The wrapper keeps that source, so it can be saved,
+#' from `environment(f)`, transitively) is what gets compiled. The other free variables
+#' they read (globals: scalars, vectors, matrices, lists) are read from the environment
+#' that binds them at every call, as R reads them: a global changed between calls is
+#' seen, and a global whose type changes is part of the signature (a new
+#' specialization compiles). The wrapper keeps the source, so it can be saved,
 #' serialized and sent to other R processes, where it compiles again on its first call.
 #'
+#' Lists compile as arguments, values and results: `x$name`, `x[["name"]]`, `x[[k]]`
+#' (by a constant, or at run time among elements of one kind), `length(x)`,
+#' `list(a = ..., b = ...)` built, changed element by element and returned (the
+#' result is R's list, names and nesting included). Lists of records loop by name and
+#' by element (`for (nm in names(l))`, `for (b in l)`) and read and assign an element
+#' of the `i`-th record (`l[[i]]$x`). A data frame is a read-only list
+#' of its columns (`df$x[i]`, `nrow(df)`, `ncol(df)`); a column or element compiled
+#' code cannot hold (characters, factors) may be present as long as the function does
+#' not read it.
+#'
 #' @param f An R function (a closure) working on double, integer, logical or complex
-#'   vectors, matrices and arrays.
+#'   vectors, matrices and arrays, and lists and data frames of them.
 #' @param fallback What to do when `f` (or a signature of it) cannot be compiled:
 #'   `TRUE` runs `f` in R, with one warning of class `velociraptor_fallback` per
 #'   function that names the construct and line; `FALSE` raises an error of class
@@ -30,6 +44,17 @@
 #'   `line`, `variable`, `index` and `bound`. Where R has an answer compiled code cannot
 #'   give (an `NA` in an integer argument, an integer overflow or division by zero, a
 #'   vector read past its end) the call runs in R instead, as a fallback.
+#'
+#'   Sections: when `f` does not compile whole (a `cat()`, `print()`, `message()`,
+#'   `options()` or `Sys.time()` next to its loops) and `fallback = TRUE`, its
+#'   sections still do: the runs of statements holding a loop whose every construct
+#'   compiles. `f` then runs in R with each section replaced by a call of its own
+#'   compiled function, which gets the variables the section reads (by value) and gives
+#'   back those it assigns that the rest of `f` uses. A section that cannot compile for
+#'   the values it gets (or whose input carries `names`, which compiled code would drop)
+#'   runs in R. Errors in a section name `f` and its line. One warning of class
+#'   `velociraptor_fallback` names the construct and the lines that ran compiled or in
+#'   R; [vr_explain()] shows each section.
 #' @seealso [vr_explain()], [vr_options()], [prange()], `vignette("compiling", package = "velociraptor")`.
 #' @examples
 #' sumsq <- function(x) {
@@ -56,7 +81,8 @@ vr_compile <- function(f, fallback = TRUE) {
   state$fallback <- fallback
   state$warned <- FALSE
   state$source <- vr_source(f, name)
-  state$ptr <- vr_rs_new(state$source, name)
+  state$globals <- attr(state$source, "globals")
+  state$ptr <- vr_rs_new(state$source, name, state$globals)
   fmls <- formals(f)
   wrapper <- function() NULL
   formals(wrapper) <- fmls
@@ -66,16 +92,20 @@ vr_compile <- function(f, fallback = TRUE) {
       message = "a function with `...` among its formals does not compile", "function" = name)
   }
   args <- lapply(setdiff(names(fmls), "..."), as.name)
+  # Each global read where it lives, at every call: `<environment>$name`.
+  globals <- Map(function(g, holder) as.call(list(`$`, holder, as.name(g))),
+    state$globals, attr(state$source, "holders"))
+  names(globals) <- NULL
   body(wrapper) <- if ("..." %in% names(fmls) || ".vr_r" %in% names(fmls)) {
     as.call(list(as.name(".vr_invoke"), as.name(".vr_state"),
-      as.call(c(list(as.name("list")), args, if ("..." %in% names(fmls)) list(as.name("..."))))))
+      as.call(c(list(as.name("list")), args, if ("..." %in% names(fmls)) list(as.name("...")), globals))))
   } else {
     # The hot path, inlined (no further closure calls: each costs R about 0.3 us): the
     # native call, then a failure (a classed list; results never carry a class) goes
     # to .vr_failed. The primitives are placed in the call itself rather than named,
     # which spares R a search through four environments for each (about 0.8 us per
     # call); primitives serialize by name, so the wrapper still travels.
-    arglist <- as.call(c(list(list), args))
+    arglist <- as.call(c(list(list), args, globals))
     as.call(list(`{`,
       as.call(list(`<-`, quote(.vr_r), as.call(list(.Call, quote(vr_rs_call_fast),
         as.call(list(`$`, quote(.vr_state), quote(ptr))), arglist)))),
@@ -120,6 +150,18 @@ vr_compile <- function(f, fallback = TRUE) {
 }
 
 .vr_failed <- function(state, args, failure) {
+  if (identical(failure$phase, "cache")) {
+    # Not a failure: the on-disk cache refused an entry (said once per process); the
+    # specialization is compiled, so calling again runs it.
+    .vr_cache_warning(failure$message)
+    return(.vr_invoke(state, args))
+  }
+  # A signature that does not compile whole runs the outlined function (sections.R),
+  # once it exists and has warned: the hot path of such calls.
+  if (is.list(o <- state$outline) && state$warned && identical(failure$phase, "compile") &&
+      !identical(failure$message, "stale")) {
+    return(do.call(o$fun, args[seq_len(length(args) - length(state$globals))]))
+  }
   # The compiler counts lines of the whole source; R users count from the function.
   starts <- attr(state$source, "starts")
   fn <- failure[["function"]]
@@ -139,7 +181,7 @@ vr_compile <- function(f, fallback = TRUE) {
   }
   if (identical(failure$message, "stale")) {
     # The external pointer did not survive serialize(): rebuild from the kept source.
-    state$ptr <- vr_rs_new(state$source, state$name)
+    state$ptr <- vr_rs_new(state$source, state$name, state$globals)
     return(.vr_invoke(state, args))
   }
   if (identical(failure$kind, "interrupted")) {
@@ -157,12 +199,18 @@ vr_compile <- function(f, fallback = TRUE) {
       stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
         c(list(message = msg, call = NULL), .vr_fields(failure))))
     }
+    # The values of the globals follow the arguments: R reads its own.
+    own <- args[seq_len(length(args) - length(state$globals))]
+    # Its loops may still compile on their own (sections.R).
+    if (identical(failure$phase, "compile") && !isFALSE(outline <- .vr_outline(state))) {
+      return(.vr_run_outlined(state, outline, own, msg, failure))
+    }
     if (!state$warned) {
       state$warned <- TRUE
       warning(structure(class = c("velociraptor_fallback", "warning", "condition"),
         c(list(message = paste0(msg, "; it runs in R"), call = NULL), .vr_fields(failure))))
     }
-    return(do.call(state$f, args))
+    return(do.call(state$f, own))
   }
   msg <- paste0("velociraptor: ", failure$message, .vr_where(failure))
   stop(structure(class = c("velociraptor_error", "error", "condition"),
@@ -214,37 +262,77 @@ vr_compile <- function(f, fallback = TRUE) {
   paste(lines, collapse = "\n")
 }
 
+# The names an expression reads as variables: symbols anywhere but in call position,
+# on the right of `$` and `@`, or inside `quote()` and formulas (the bodies of nested
+# functions included: compiled with the function, they read its globals too).
+.vr_free_names <- function(e) {
+  head <- e[[1]]
+  if (is.name(head) && as.character(head) %in% c("quote", "~")) return(character())
+  out <- character()
+  if (is.call(head)) out <- .vr_free_names(head)
+  args <- seq_along(e)[-1]
+  if (is.name(head) && as.character(head) %in% c("$", "@")) args <- 2L
+  for (k in args) {
+    if (is.name(e[[k]])) {
+      nm <- as.character(e[[k]])
+      if (nzchar(nm)) out <- c(out, nm)
+    } else if (is.call(e[[k]])) {
+      out <- c(out, .vr_free_names(e[[k]]))
+    }
+  }
+  unique(out)
+}
+
+# The environment, from `env` outwards, that binds `name` (NULL: none).
+.vr_holder <- function(name, env) {
+  # Strings the body holds are candidates too (`sapply(x, "f")`); "" names nothing.
+  if (is.na(name) || !nzchar(name)) return(NULL)
+  while (!identical(env, emptyenv())) {
+    if (exists(name, envir = env, inherits = FALSE)) return(env)
+    env <- parent.env(env)
+  }
+  NULL
+}
+
 # The R source handed to the compiler: `name <- f` and every closure f calls by name
 # (from environment(f), transitively; functions of packages are R's library, not
-# compiled), then the numeric constants they read. Attribute "starts": the line where
-# each function starts, to turn the compiler's line numbers into the function's own.
+# compiled). Attribute "starts": the line where each function starts, to turn the
+# compiler's line numbers into the function's own. Attributes "globals" and "holders":
+# the other free variables the functions read (R's `T`, `F` and `pi` excepted, which
+# the compiler knows) and the environment binding each; the wrapper passes their values
+# on every call, so a compiled function sees them as they are then.
 vr_source <- function(f, name) {
   seen <- character()
   funs <- character()
-  consts <- character()
+  globals <- character()
+  holders <- list()
   visit <- function(fun, nm) {
     seen <<- c(seen, nm)
     funs[[nm]] <<- paste0(nm, " <- ", .vr_function_text(fun))
     env <- environment(fun)
     if (is.null(env)) env <- globalenv()
     locals <- c(names(formals(fun)), .vr_assigned(body(fun)))
-    named <- all.names(body(fun))
+    # The body and the formals' defaults (evaluated in the function too).
+    fmls <- formals(fun)
+    given <- vapply(seq_along(fmls), function(k) !(is.name(fmls[[k]]) && !nzchar(as.character(fmls[[k]]))), TRUE)
+    code <- as.call(c(list(as.name("{")), fmls[given], list(body(fun))))
+    reads <- .vr_free_names(code)
+    named <- all.names(code)
     # A function given to sapply & co. as a string (`sapply(x, "f")`).
     strings <- setdiff(.vr_strings(body(fun)), named)
-    for (g in setdiff(c(named, strings), c(seen, locals))) {
-      if (!exists(g, envir = env)) next
-      obj <- get(g, envir = env)
+    for (g in setdiff(c(named, strings), c(seen, locals, globals))) {
+      holder <- .vr_holder(g, env)
+      if (is.null(holder)) next
+      obj <- get(g, envir = holder)
       if (g %in% strings && !is.function(obj)) next
       if (is.function(obj)) {
         fenv <- environment(obj)
         if (is.primitive(obj) || is.null(fenv) || isNamespace(fenv) ||
             identical(fenv, baseenv())) next
         visit(obj, g)
-      } else if ((is.numeric(obj) || is.logical(obj) || is.complex(obj)) &&
-                 length(obj) == 1L && is.null(attributes(obj)) && !is.na(obj) &&
-                 !(g %in% c("T", "F", "pi"))) {
-        seen <<- c(seen, g)
-        consts <<- c(consts, paste0(g, " <- ", .vr_deparse(obj)))
+      } else if (g %in% reads && !(g %in% c("T", "F", "pi") && identical(holder, baseenv()))) {
+        globals <<- c(globals, g)
+        holders[[length(holders) + 1L]] <<- holder
       }
     }
   }
@@ -252,7 +340,7 @@ vr_source <- function(f, name) {
   nlines <- vapply(funs, function(t) length(strsplit(t, "\n", fixed = TRUE)[[1]]), 0L)
   starts <- cumsum(c(1L, nlines))[seq_along(funs)]
   names(starts) <- names(funs)
-  structure(paste(c(funs, consts), collapse = "\n"), starts = starts)
+  structure(paste(funs, collapse = "\n"), starts = starts, globals = globals, holders = holders)
 }
 
 #' @export
@@ -268,34 +356,84 @@ print.vr_function <- function(x, ...) {
 #' The specializations compiled so far for a function made by [vr_compile()]: each
 #' signature of argument types, whether it compiled (or why not), the compile time,
 #' how often it was called, where it runs (serial or parallel, with how many threads),
-#' what the optimizer did (per pass: bounds checks removed, loops versioned, temporaries
-#' made, ...), and its VRIR after the optimizer (the typed IR the compiler turns into
-#' machine code; parallel loops are `parfor`, GPU sections `on_gpu` blocks).
+#' what the optimizer did (the passes that changed something, with their counts: bounds
+#' checks removed, loops versioned, temporaries made, ...), and its VRIR after the
+#' optimizer (the typed IR the compiler turns into machine code; parallel loops are
+#' `parfor`, GPU sections `on_gpu` blocks). The user's function comes first, then the
+#' functions it calls.
+#'
+#' When the function does not compile whole but its loops do (see "Sections" in
+#' [vr_compile()]), the report lists its statements by line: which run compiled (as
+#' which section, with its inputs and outputs and its own specializations), which run
+#' in R, and why.
 #'
 #' @param g A function returned by [vr_compile()].
 #' @param vrir Whether to print the VRIR of each specialization.
+#' @param verbose Whether to show everything: every pass on every function (also those
+#'   with nothing to do), and the helper functions the compiler generates to raise
+#'   errors.
 #' @return Invisibly, a list with one element per specialization (fields `signature`,
-#'   `compiled`, `compile_seconds`, `calls`, `vrir`, `report` (backend, bounds checks,
-#'   the optimizer's counts), `error`).
+#'   `compiled`, `compile_seconds`, `calls`, `vrir` (the user's functions), `vrir_all`
+#'   (with the generated helpers), `report` (backend, bounds checks, what the on-disk
+#'   cache did or why it was not used, the optimizer's counts), `error`, and for a
+#'   signature that does not compile whole while the function's sections do,
+#'   `sections`: one list per section with `lines`, `inputs`, `outputs`, `compiled`
+#'   (whether a call ran it compiled), `calls_compiled`, `calls_in_r`, `why` (the last
+#'   reason it ran in R) and `specs` (its specializations, as above)).
 #' @examples
 #' g <- vr_compile(function(x) sum(x * 2))
 #' g(c(1, 2, 3))
 #' vr_explain(g)
 #' @export
-vr_explain <- function(g, vrir = TRUE) {
+vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
   if (!inherits(g, "vr_function")) stop("vr_explain() needs a function made by vr_compile()")
   state <- environment(g)$.vr_state
   specs <- .Call(wrap__vr_rs_explain, state$ptr)
   if (inherits(specs, "vr_failure")) specs <- list()
   cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)\n", sep = "")
-  for (s in specs) {
-    cat(sprintf("- (%s): %s, compile %.3f s, %d call(s)\n", s$signature,
-      if (isTRUE(s$compiled)) "native code on the CPU" else paste("runs in R:", s$error),
-      s$compile_seconds, as.integer(s$calls)))
-    if (!is.null(s$report)) cat(paste0("  ", strsplit(s$report, "\n", fixed = TRUE)[[1]]), sep = "\n")
-    if (vrir && !is.null(s$vrir)) cat(s$vrir, "\n", sep = "")
+  outlined <- is.list(state$outline)
+  .vr_explain_specs(specs, verbose, vrir, indent = "", outlined = outlined)
+  if (outlined) {
+    secs <- .vr_explain_sections(state, verbose, vrir)
+    for (k in seq_along(specs)) if (!isTRUE(specs[[k]]$compiled)) specs[[k]]$sections <- secs
   }
   invisible(specs)
+}
+
+.vr_explain_specs <- function(specs, verbose, vrir, indent, outlined = FALSE) {
+  for (s in specs) {
+    where <- if (isTRUE(s$compiled)) "native code on the CPU"
+      else if (outlined) paste("does not compile whole:", s$error, "(runs in R, its sections compiled: below)")
+      else paste("runs in R:", s$error)
+    cat(indent, sprintf("- (%s): %s, compile %.3f s, %d call(s)\n", s$signature, where,
+      s$compile_seconds, as.integer(s$calls)), sep = "")
+    if (!is.null(s$report)) cat(paste0(indent, "  ", .vr_report_lines(s$report, verbose)), sep = "\n")
+    if (vrir && !is.null(s$vrir)) cat(if (verbose) s$vrir_all else s$vrir, "\n", sep = "")
+  }
+}
+
+# The compiled function's report (bindings' VR_DUMP_EXPLAIN text: a header, then
+# `optimizer:` and one line `PASS on FUNCTION: counters` per pass and function): in
+# full when `verbose`, else the optimizer's part by function, the user's first, with
+# only the passes that changed something and without the generated error helpers.
+.vr_report_lines <- function(report, verbose) {
+  lines <- strsplit(report, "\n", fixed = TRUE)[[1]]
+  at <- match("optimizer:", lines)
+  if (verbose || is.na(at)) return(lines)
+  head <- lines[seq_len(at - 1L)]
+  passes <- lines[-seq_len(at)]
+  m <- regmatches(passes, regexec("^(\\S+) on (\\S+): ?(.*)$", passes))
+  ok <- lengths(m) == 4L
+  pass <- vapply(m[ok], `[`, "", 2L)
+  fun <- vapply(m[ok], `[`, "", 3L)
+  counts <- trimws(vapply(m[ok], `[`, "", 4L))
+  did <- nzchar(counts) & counts != "nothing to do"
+  funs <- unique(fun[!startsWith(fun, "_error_")])
+  body <- vapply(funs, function(f) {
+    k <- fun == f & did
+    paste0("  ", f, ": ", if (any(k)) paste0(pass[k], " (", counts[k], ")", collapse = ", ") else "no pass changed anything")
+  }, "")
+  c(head, "optimizer (passes that changed something; verbose = TRUE shows every pass):", unname(body))
 }
 
 .vr_default_threads <- function() {
@@ -307,6 +445,14 @@ vr_explain <- function(g, vrir = TRUE) {
   tools::R_user_dir("velociraptor", "cache")
 }
 
+# The on-disk cache refused a directory or entry that someone other than the user could
+# have written (the Rust side reports that once per process): a warning the user can
+# catch or muffle by its class.
+.vr_cache_warning <- function(status) {
+  warning(structure(class = c("velociraptor_cache", "warning", "condition"),
+    list(message = paste0("velociraptor: on-disk cache ", status), call = NULL)))
+}
+
 #' Options of the compiler
 #'
 #' Sets (and reports) how compiled functions run. Changing an option makes every
@@ -316,10 +462,26 @@ vr_explain <- function(g, vrir = TRUE) {
 #'   `0` means every core. At most 2 when the environment variable
 #'   `_R_CHECK_LIMIT_CORES_` is set (as `R CMD check` does).
 #' @param cache_dir Directory of the on-disk cache of machine code (`""`: none); by
-#'   default `tools::R_user_dir("velociraptor", "cache")`.
+#'   default `tools::R_user_dir("velociraptor", "cache")`, created (with any missing
+#'   parent) mode 0700. See "The on-disk cache" below for what it trusts.
 #' @param bounds_checks Whether compiled code checks indices (`FALSE` is faster and
 #'   undefined on an out-of-bounds index).
 #' @return The options in force, as a list (invisibly when any was set).
+#' @section The on-disk cache:
+#' The cache holds machine code that later R processes load and run, so it is used only
+#' where no one but you (or root) can write: the directory must be yours (or root's) and
+#' not writable by group or others, and so must each parent directory up to `/` or to a
+#' sticky directory such as `/tmp` (a root-owned sticky parent may be world-writable:
+#' its sticky bit keeps others from replacing what is yours). An entry is loaded only
+#' when it is a regular file (not a symbolic link) of yours that group and others cannot
+#' write. These are the rules OpenSSH applies to `~/.ssh`. Anything else means another
+#' user could have planted code there: nothing is loaded from it or written to it,
+#' functions compile in memory (same results, a slower first call), and a warning of
+#' class `velociraptor_cache` says why, once per R session; `vr_stats()$disk_cache` and
+#' `vr_explain()` say it too. A directory on a cluster's shared scratch space, or one
+#' whose group may write (a umask of 002), is refused: use a private one, or
+#' `chmod go-w` it. Each entry also carries a checksum, which catches accidents
+#' (truncation, a damaged disk), not an attacker.
 #' @examples
 #' old <- vr_options()
 #' vr_options(threads = 1)
@@ -341,20 +503,21 @@ vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL) {
 }
 
 .vr_apply_options <- function(opts) {
-  dir <- opts$cache_dir
-  if (nzchar(dir) && !dir.exists(dir)) {
-    if (!dir.create(dir, recursive = TRUE, showWarnings = FALSE)) dir <- ""
-  }
-  r <- vr_rs_configure(as.numeric(opts$threads), dir, opts$bounds_checks)
+  # The Rust side creates the directory (mode 0700) and checks who can write it.
+  r <- vr_rs_configure(as.numeric(opts$threads), opts$cache_dir, opts$bounds_checks)
   if (inherits(r, "vr_failure")) stop("velociraptor: ", r$message)
   .vr$options <- opts
+  if (is.character(r)) .vr_cache_warning(r)
 }
 
 #' Cache statistics
 #'
 #' Counters of the compile caches of this R process: functions compiled by LLVM, calls
 #' answered from the in-process cache, machine code loaded from the on-disk cache.
-#' @return A list of counts.
+#' @return A list of counts (`compiles`, `memory_hits`, `disk_hits`, `disk_writes`,
+#'   `disk_rejects`: damaged entries rebuilt, `disk_untrusted`: directories and entries
+#'   refused because someone else could have written them) and `disk_cache`: `"off"`,
+#'   `"in use: DIR"` or `"not used: REASON"` (see [vr_options()]).
 #' @examples
 #' vr_stats()
 #' @export
@@ -394,10 +557,10 @@ gpu <- function(expr) invisible(expr)
   if (.vr_default_threads() == 2L) threads <- min(max(threads, 1L), 2L)
   cache <- getOption("velociraptor.cache_dir", .vr_default_cache_dir())
   .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE)
-  # Created at load, except under R CMD check (which must not write to the user's files).
-  if (!dir.exists(cache) && !nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) {
-    dir.create(cache, recursive = TRUE, showWarnings = FALSE)
-  }
-  r <- vr_rs_configure(as.numeric(threads), if (dir.exists(cache)) cache else "", TRUE)
+  # Created at load (mode 0700, by the Rust side), except under R CMD check (which must
+  # not write to the user's files).
+  if (!dir.exists(cache) && nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) cache <- ""
+  r <- vr_rs_configure(as.numeric(threads), cache, TRUE)
   if (inherits(r, "vr_failure")) warning("velociraptor: ", r$message)
+  if (is.character(r)) .vr_cache_warning(r)
 }

@@ -7,16 +7,18 @@
 #include <R_ext/Rdynload.h>
 
 extern SEXP wrap__vr_rs_configure(SEXP, SEXP, SEXP);
-extern SEXP wrap__vr_rs_new(SEXP, SEXP);
+extern SEXP wrap__vr_rs_new(SEXP, SEXP, SEXP);
 extern SEXP wrap__vr_rs_explain(SEXP);
+extern SEXP wrap__vr_rs_sections(SEXP, SEXP);
 extern SEXP wrap__vr_rs_stats(void);
 extern SEXP wrap__vr_rs_panic_for_test(void);
 extern SEXP vr_rs_call_fast(SEXP, SEXP);
 
 static const R_CallMethodDef call_entries[] = {
     {"wrap__vr_rs_configure", (DL_FUNC) &wrap__vr_rs_configure, 3},
-    {"wrap__vr_rs_new", (DL_FUNC) &wrap__vr_rs_new, 2},
+    {"wrap__vr_rs_new", (DL_FUNC) &wrap__vr_rs_new, 3},
     {"wrap__vr_rs_explain", (DL_FUNC) &wrap__vr_rs_explain, 1},
+    {"wrap__vr_rs_sections", (DL_FUNC) &wrap__vr_rs_sections, 2},
     {"wrap__vr_rs_stats", (DL_FUNC) &wrap__vr_rs_stats, 0},
     {"wrap__vr_rs_panic_for_test", (DL_FUNC) &wrap__vr_rs_panic_for_test, 0},
     {"vr_rs_call_fast", (DL_FUNC) &vr_rs_call_fast, 2},

@@ -10,33 +10,87 @@
 use crate::failure::{Failure, Phase};
 use crate::hooks::{col_strides, data_of, sexptype_of};
 use extendr_ffi::{
-    R_ClassSymbol, R_DimSymbol, R_NaInt, R_NilValue, R_ReleaseObject, Rf_allocVector, Rf_getAttrib, Rf_protect,
-    Rf_setAttrib, Rf_unprotect, Rf_xlength, COMPLEX, INTEGER, LOGICAL, RAW, REAL, SEXP, SEXPTYPE, TYPEOF,
+    R_CHAR, R_ClassSymbol, R_DimSymbol, R_NaInt, R_NaString, R_NamesSymbol, R_NilValue, R_ReleaseObject, Rf_allocVector,
+    Rf_getAttrib, Rf_protect, Rf_setAttrib, Rf_unprotect, Rf_xlength, COMPLEX, INTEGER, LOGICAL, RAW, REAL,
+    SEXP, SEXPTYPE, STRING_ELT, TYPEOF, VECTOR_ELT,
 };
+use velociraptor::frontend::types::{AnyTy, Field, ListTy, Ty};
+use velociraptor::vrir::ScalarType;
 use velociraptor::{ErrorKind, VrError};
 use velociraptor_capi::*;
 
-/// One argument's part of a signature: C-API element type and rank.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ArgSig {
-    pub elem: i32,
-    pub rank: u32,
+/// One argument's part of a signature: a vector, matrix or array (C-API element type
+/// and rank), a list (a data frame: `frame`) of such parts with their names, or a value
+/// compiled code cannot read (what it is, for the diagnostic if the function reads it).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ArgSig {
+    Value { elem: i32, rank: u32 },
+    List { frame: bool, fields: Vec<(Option<String>, ArgSig)> },
+    Opaque(String),
 }
 
+/// The most elements a list argument may have, nested lists included (each one is a
+/// parameter of the compiled function); a larger list is opaque.
+const MAX_LIST_ELEMENTS: usize = 256;
+/// The deepest nesting of lists read; deeper lists are opaque.
+const MAX_LIST_DEPTH: usize = 8;
+
 impl ArgSig {
-    pub fn describe(self) -> String {
-        let t = match self.elem {
-            VR_F64 => "double",
-            VR_I32 => "integer",
-            VR_BOOL => "logical",
-            VR_C128 => "complex",
-            _ => "?",
-        };
-        match self.rank {
-            0 => format!("{t} scalar"),
-            1 => format!("{t} vector"),
-            2 => format!("{t} matrix"),
-            r => format!("{t} array[{r}]"),
+    pub fn describe(&self) -> String {
+        match self {
+            ArgSig::Value { elem, rank } => {
+                let t = match *elem {
+                    VR_F64 => "double",
+                    VR_I32 => "integer",
+                    VR_BOOL => "logical",
+                    VR_C128 => "complex",
+                    _ => "?",
+                };
+                match rank {
+                    0 => format!("{t} scalar"),
+                    1 => format!("{t} vector"),
+                    2 => format!("{t} matrix"),
+                    r => format!("{t} array[{r}]"),
+                }
+            }
+            ArgSig::List { frame, fields } => {
+                let items: Vec<String> = fields
+                    .iter()
+                    .map(|(n, t)| match n.as_deref().filter(|n| !n.is_empty()) {
+                        Some(n) => format!("{n} = {}", t.describe()),
+                        None => t.describe(),
+                    })
+                    .collect();
+                format!("{}({})", if *frame { "data.frame" } else { "list" }, items.join(", "))
+            }
+            ArgSig::Opaque(what) => what.clone(),
+        }
+    }
+
+    /// The front end's type for this part.
+    pub fn any_ty(&self) -> AnyTy {
+        match self {
+            ArgSig::Value { elem, rank } => {
+                let elem = match *elem {
+                    VR_F64 => ScalarType::F64,
+                    VR_I32 => ScalarType::I32,
+                    VR_BOOL => ScalarType::Bool,
+                    _ => ScalarType::C128,
+                };
+                AnyTy::Value(Ty { elem, rank: *rank })
+            }
+            ArgSig::List { frame, fields } => AnyTy::List(ListTy {
+                frame: *frame,
+                fields: fields.iter().map(|(n, t)| Field { name: n.clone(), ty: t.any_ty() }).collect(),
+            }),
+            ArgSig::Opaque(w) => AnyTy::Opaque(w.clone()),
+        }
+    }
+
+    fn count(&self) -> usize {
+        match self {
+            ArgSig::List { fields, .. } => fields.iter().map(|(_, t)| 1 + t.count()).sum(),
+            _ => 0,
         }
     }
 }
@@ -45,20 +99,49 @@ fn unsupported(msg: String) -> Failure {
     Failure::new(Phase::Compile, VrError::new(ErrorKind::Unsupported, msg))
 }
 
-/// The signature entry of argument `x` (named `what` in messages).
+/// What an R object compiled code cannot read is, in words.
+unsafe fn what_it_is(x: SEXP) -> String {
+    let class = Rf_getAttrib(x, R_ClassSymbol);
+    if class != R_NilValue && TYPEOF(class) == SEXPTYPE::STRSXP && Rf_xlength(class) > 0 {
+        return format!("an object of class `{}`", char_of(STRING_ELT(class, 0)));
+    }
+    match TYPEOF(x) {
+        SEXPTYPE::STRSXP => "a character vector".into(),
+        SEXPTYPE::NILSXP => "NULL".into(),
+        SEXPTYPE::CLOSXP | SEXPTYPE::BUILTINSXP | SEXPTYPE::SPECIALSXP => "a function".into(),
+        SEXPTYPE::ENVSXP => "an environment".into(),
+        SEXPTYPE::RAWSXP => "a raw vector".into(),
+        SEXPTYPE::VECSXP => "a list".into(),
+        t => format!("an R object of type {t:?}"),
+    }
+}
+
+unsafe fn char_of(c: SEXP) -> String {
+    std::ffi::CStr::from_ptr(R_CHAR(c)).to_string_lossy().into_owned()
+}
+
+/// The signature entry of argument `x` (named `what` in messages): vectors, matrices and
+/// arrays of R's four numeric types, lists and data frames of them; anything else is
+/// opaque (compiling fails, naming it, only if the function reads it).
 ///
 /// # Safety
 /// `x` is a live R object.
 pub unsafe fn arg_sig(x: SEXP, what: &dyn Fn() -> String) -> Result<ArgSig, Failure> {
+    sig_at(x, what, 0)
+}
+
+unsafe fn sig_at(x: SEXP, what: &dyn Fn() -> String, depth: usize) -> Result<ArgSig, Failure> {
     let elem = match TYPEOF(x) {
         SEXPTYPE::REALSXP => VR_F64,
         SEXPTYPE::INTSXP => VR_I32,
         SEXPTYPE::LGLSXP => VR_BOOL,
         SEXPTYPE::CPLXSXP => VR_C128,
-        t => return Err(unsupported(format!("argument {} is of R type {t:?}: only double, integer, logical and complex vectors, matrices and arrays compile", what()))),
+        SEXPTYPE::VECSXP => return list_sig(x, what, depth),
+        _ => return Ok(ArgSig::Opaque(what_it_is(x))),
     };
     if Rf_getAttrib(x, R_ClassSymbol) != R_NilValue {
-        return Err(unsupported(format!("argument {} has a class attribute (a factor or another object): only plain vectors, matrices and arrays compile", what())));
+        // A factor, a Date, ...: its numbers mean something else.
+        return Ok(ArgSig::Opaque(what_it_is(x)));
     }
     let dim = Rf_getAttrib(x, R_DimSymbol);
     let rank = if dim != R_NilValue {
@@ -72,7 +155,43 @@ pub unsafe fn arg_sig(x: SEXP, what: &dyn Fn() -> String) -> Result<ArgSig, Fail
     } else {
         1
     };
-    Ok(ArgSig { elem, rank })
+    Ok(ArgSig::Value { elem, rank })
+}
+
+unsafe fn list_sig(x: SEXP, what: &dyn Fn() -> String, depth: usize) -> Result<ArgSig, Failure> {
+    let class = Rf_getAttrib(x, R_ClassSymbol);
+    let frame = class != R_NilValue
+        && TYPEOF(class) == SEXPTYPE::STRSXP
+        && (0..Rf_xlength(class)).any(|k| char_of(STRING_ELT(class, k)) == "data.frame");
+    if (class != R_NilValue && !frame) || depth >= MAX_LIST_DEPTH {
+        return Ok(ArgSig::Opaque(what_it_is(x)));
+    }
+    let n = Rf_xlength(x) as usize;
+    if n > MAX_LIST_ELEMENTS {
+        return Ok(ArgSig::Opaque(format!("a list of {n} elements (compiled code takes lists of at most {MAX_LIST_ELEMENTS})")));
+    }
+    let names = Rf_getAttrib(x, R_NamesSymbol);
+    let mut fields = Vec::with_capacity(n);
+    for k in 0..n {
+        let name = if names != R_NilValue && TYPEOF(names) == SEXPTYPE::STRSXP {
+            let c = STRING_ELT(names, k as isize);
+            (c != R_NaString).then(|| char_of(c))
+        } else {
+            None
+        };
+        let sub = sig_at(VECTOR_ELT(x, k as isize), what, depth + 1)?;
+        // In a data frame, a column compiled code holds is a vector even of one row.
+        let sub = match sub {
+            ArgSig::Value { elem, rank: 0 } if frame => ArgSig::Value { elem, rank: 1 },
+            s => s,
+        };
+        fields.push((name, sub));
+    }
+    let sig = ArgSig::List { frame, fields };
+    if sig.count() > MAX_LIST_ELEMENTS {
+        return Ok(ArgSig::Opaque(format!("a list of {} elements in all (compiled code takes lists of at most {MAX_LIST_ELEMENTS})", sig.count())));
+    }
+    Ok(sig)
 }
 
 /// Storage the call needs besides the R objects (logical arrays as bytes).
@@ -98,11 +217,11 @@ fn empty_array() -> VrArray {
 ///
 /// # Safety
 /// `x` is a live R object (kept alive by the caller for the whole call).
-pub unsafe fn to_value(x: SEXP, sig: ArgSig, what: &dyn Fn() -> String, scratch: &mut Scratch) -> Result<VrValue, Failure> {
-    let mut v = VrValue { kind: VR_KIND_SCALAR, elem: sig.elem, scalar: VrScalar { as_i64: 0 }, array: empty_array() };
+pub unsafe fn to_value(x: SEXP, elem: i32, rank: u32, what: &dyn Fn() -> String, scratch: &mut Scratch) -> Result<VrValue, Failure> {
+    let mut v = VrValue { kind: VR_KIND_SCALAR, elem, scalar: VrScalar { as_i64: 0 }, array: empty_array() };
     let na_logical = || unsupported(format!("argument {} holds a logical NA: compiled code has no logical NA", what()));
-    if sig.rank == 0 {
-        match sig.elem {
+    if rank == 0 {
+        match elem {
             VR_F64 => v.scalar.as_f64 = *REAL(x),
             VR_I32 => v.scalar.as_i32 = *INTEGER(x),
             VR_BOOL => {
@@ -121,9 +240,9 @@ pub unsafe fn to_value(x: SEXP, sig: ArgSig, what: &dyn Fn() -> String, scratch:
     }
     v.kind = VR_KIND_ARRAY;
     let a = &mut v.array;
-    a.elem = sig.elem;
-    a.ndims = sig.rank as i32;
-    let n = sig.rank as usize;
+    a.elem = elem;
+    a.ndims = rank as i32;
+    let n = rank as usize;
     let dim = Rf_getAttrib(x, R_DimSymbol);
     if dim != R_NilValue {
         let d = INTEGER(dim);
@@ -138,7 +257,7 @@ pub unsafe fn to_value(x: SEXP, sig: ArgSig, what: &dyn Fn() -> String, scratch:
     a.layout = VR_LAYOUT_COL;
     a.flags = VR_ARRAY_WRITEABLE;
     a.owner = x as *mut std::ffi::c_void;
-    a.data = match sig.elem {
+    a.data = match elem {
         VR_BOOL => {
             let len = Rf_xlength(x) as usize;
             let src = std::slice::from_raw_parts(LOGICAL(x), len);
@@ -156,6 +275,28 @@ pub unsafe fn to_value(x: SEXP, sig: ArgSig, what: &dyn Fn() -> String, scratch:
         _ => COMPLEX(x) as *mut std::ffi::c_void,
     };
     Ok(v)
+}
+
+/// The C-API values of argument `x` whose signature entry is `sig`: one for a vector,
+/// matrix or array, a list's elements in order (nested lists included), none for an
+/// opaque value. `objs` gets the R vector behind each value.
+///
+/// # Safety
+/// `x` is a live R object (kept alive by the caller for the whole call) matching `sig`.
+pub unsafe fn push_values(x: SEXP, sig: &ArgSig, what: &dyn Fn() -> String, scratch: &mut Scratch, values: &mut Vec<VrValue>, objs: &mut Vec<SEXP>) -> Result<(), Failure> {
+    match sig {
+        ArgSig::Value { elem, rank } => {
+            values.push(to_value(x, *elem, *rank, what, scratch)?);
+            objs.push(x);
+        }
+        ArgSig::List { fields, .. } => {
+            for (k, (_, s)) in fields.iter().enumerate() {
+                push_values(VECTOR_ELT(x, k as isize), s, what, scratch, values, objs)?;
+            }
+        }
+        ArgSig::Opaque(_) => {}
+    }
+    Ok(())
 }
 
 fn elem_bytes(elem: i32) -> usize {

@@ -4,14 +4,17 @@
 //! signature (an in-process cache; the context's on-disk cache serves a new process).
 //! Also the process's one C-API context, which `vr_options()` recreates.
 
-use crate::convert::{arg_sig, from_value, to_value, ArgSig, Scratch};
+use crate::convert::{arg_sig, from_value, push_values, ArgSig, Scratch};
 use crate::failure::{Failure, Phase};
 use crate::hooks::{note_r_thread, r_hooks};
 use extendr_api::prelude::*;
 use extendr_ffi::{Rf_xlength, TYPEOF, VECTOR_ELT, SEXP, SEXPTYPE};
 use std::ffi::{CStr, CString};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
+use velociraptor::frontend::signature::{type_from_text, Signature};
+use velociraptor::frontend::types::{AnyTy, ListTy};
 use velociraptor::{ErrorKind, VrError};
 use velociraptor_capi::*;
 
@@ -25,6 +28,35 @@ struct Context {
 unsafe impl Send for Context {}
 
 static CONTEXT: Mutex<Context> = Mutex::new(Context { ptr: std::ptr::null_mut(), generation: 0 });
+
+/// Whether R was told that the on-disk cache was not trusted (once per process).
+static CACHE_REPORTED: AtomicBool = AtomicBool::new(false);
+
+fn cache_stats(ctx: *mut VrContext) -> Result<VrCacheStats, Failure> {
+    let mut s = VrCacheStats::default();
+    check(vr_context_stats(ctx, &mut s), Phase::Run)?;
+    Ok(s)
+}
+
+/// `vr_context_cache_status`: `off`, `in use: DIR[; entry not loaded: ...]` or `not
+/// used: REASON`.
+fn cache_status(ctx: *mut VrContext) -> Result<String, Failure> {
+    let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
+    check(vr_context_cache_status(ctx, &mut text), Phase::Run)?;
+    // SAFETY: a string the C API returned, freed right after.
+    let t = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    Ok(t)
+}
+
+/// The cache's status when a directory or entry was refused as untrusted and R has not
+/// been told yet in this process (then it has).
+fn unreported_cache_problem(ctx: *mut VrContext) -> Result<Option<String>, Failure> {
+    if cache_stats(ctx)?.disk_untrusted == 0 || CACHE_REPORTED.swap(true, Ordering::Relaxed) {
+        return Ok(None);
+    }
+    cache_status(ctx).map(Some)
+}
 
 /// The C API's last error of this thread as a `VrError`, with the R front end's checks
 /// explained (R's message, the R function and line).
@@ -77,8 +109,9 @@ fn check(status: VrStatus, phase: Phase) -> Result<(), Failure> {
     }
 }
 
-/// Make a new context (threads 0 = every core; empty `cache_dir` = no disk cache).
-pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result<(), Failure> {
+/// Make a new context (threads 0 = every core; empty `cache_dir` = no disk cache); the
+/// cache's status when its directory is not trusted (see `unreported_cache_problem`).
+pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result<Option<String>, Failure> {
     note_r_thread();
     // cpu-par: `prange` loops and large element-wise operators use every core (serial
     // code is the same either way); R passes values, so parameters never alias.
@@ -112,7 +145,8 @@ pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result
     }
     c.ptr = ctx;
     c.generation += 1;
-    Ok(())
+    drop(c);
+    unreported_cache_problem(ctx)
 }
 
 fn context() -> Result<(*mut VrContext, u64), Failure> {
@@ -122,6 +156,7 @@ fn context() -> Result<(*mut VrContext, u64), Failure> {
             return Ok((c.ptr, c.generation));
         }
     }
+    // No cache here, so nothing to report.
     configure(0, "", true)?;
     let c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
     Ok((c.ptr, c.generation))
@@ -129,14 +164,15 @@ fn context() -> Result<(*mut VrContext, u64), Failure> {
 
 pub fn stats() -> Result<Robj, Failure> {
     let (ctx, _) = context()?;
-    let mut s = VrCacheStats { compiles: 0, memory_hits: 0, disk_hits: 0, disk_writes: 0, disk_rejects: 0 };
-    check(vr_context_stats(ctx, &mut s), Phase::Run)?;
+    let s = cache_stats(ctx)?;
     Ok(list!(
         compiles = s.compiles as f64,
         memory_hits = s.memory_hits as f64,
         disk_hits = s.disk_hits as f64,
         disk_writes = s.disk_writes as f64,
-        disk_rejects = s.disk_rejects as f64
+        disk_rejects = s.disk_rejects as f64,
+        disk_untrusted = s.disk_untrusted as f64,
+        disk_cache = cache_status(ctx)?
     )
     .into())
 }
@@ -144,17 +180,27 @@ pub fn stats() -> Result<Robj, Failure> {
 struct Compiled {
     f: *mut VrFunction,
     n_results: usize,
+    /// When the R function returns a list: its names and nesting (the results are its
+    /// elements in order).
+    result_list: Option<ListTy>,
 }
 
 struct Spec {
     compiled: Result<Compiled, Failure>,
     seconds: f64,
     calls: u64,
+    /// The failure as R receives it, made once: a signature that does not compile
+    /// fails on every call (and then runs in R, or its sections compiled), so building
+    /// the list each time would be a large part of such a call.
+    failure: Option<Robj>,
 }
 
 pub struct Entry {
     source: String,
     name: String,
+    /// The free variables the function reads from its environment: the wrapper passes
+    /// their values after the arguments, on every call.
+    globals: Vec<String>,
     generation: u64,
     /// One per signature, in the order first seen (for `vr_explain`). A function has a
     /// handful at most: a linear search is cheaper than hashing the signature per call.
@@ -196,23 +242,30 @@ pub fn from_robj(x: &Robj) -> Result<&'static mut Entry, Failure> {
     Ok(unsafe { &mut *(e as *mut Entry) })
 }
 
-/// Compile `name` of R `source` for `sig`: the one place that goes from R source to a
-/// compiled function.
-fn compile_source(ctx: *mut VrContext, source: &str, name: &str, sig: &[ArgSig]) -> Result<Compiled, Failure> {
-    let tys: Vec<VrType> = sig
-        .iter()
-        .map(|a| VrType {
-            kind: if a.rank == 0 { VR_KIND_SCALAR } else { VR_KIND_ARRAY },
-            elem: a.elem,
-            ndims: a.rank as i32,
-            layout: VR_LAYOUT_COL,
-        })
-        .collect();
+/// How argument `i` of `n` in a call of `name` (the globals last) is named in messages.
+fn what(name: &str, globals: &[String], i: usize, n: usize) -> String {
+    let first_global = n.saturating_sub(globals.len());
+    if i >= first_global {
+        format!("global `{}` of {name}", globals[i - first_global])
+    } else {
+        format!("{} of {name}", i + 1)
+    }
+}
+
+/// Compile `name` of R `source` for `sig` (the formals' entries, then the globals'): the
+/// one place that goes from R source to a compiled function.
+fn compile_source(ctx: *mut VrContext, source: &str, name: &str, globals: &[String], sig: &[ArgSig]) -> Result<Compiled, Failure> {
+    let n_formals = sig.len() - globals.len();
+    let signature = Signature {
+        args: sig[..n_formals].iter().map(|s| s.any_ty()).collect(),
+        globals: globals.iter().cloned().zip(sig[n_formals..].iter().map(|s| s.any_ty())).collect(),
+    };
     let c_lang = CString::new("r").unwrap();
     let c_src = CString::new(source).map_err(|_| Failure::invalid("the R source holds a NUL byte"))?;
     let c_name = CString::new(name).map_err(|_| Failure::invalid("the name holds a NUL byte"))?;
+    let c_sig = CString::new(signature.to_json()).map_err(|_| Failure::invalid("a name holds a NUL byte"))?;
     let mut f: *mut VrFunction = std::ptr::null_mut();
-    let status = vr_compile_source(ctx, c_lang.as_ptr(), c_src.as_ptr(), c_name.as_ptr(), tys.as_ptr(), tys.len(), &mut f);
+    let status = vr_compile_source_sig(ctx, c_lang.as_ptr(), c_src.as_ptr(), c_name.as_ptr(), c_sig.as_ptr(), &mut f);
     if status == VrStatus::VR_OK {
         return finish(f);
     }
@@ -235,13 +288,53 @@ fn finish(f: *mut VrFunction) -> Result<Compiled, Failure> {
         vr_function_free(f);
         return Err(e);
     }
-    Ok(Compiled { f, n_results: nr })
+    let result_list = match result_list_of(f) {
+        Ok(l) => l,
+        Err(e) => {
+            vr_function_free(f);
+            return Err(e);
+        }
+    };
+    Ok(Compiled { f, n_results: nr, result_list })
+}
+
+/// The list a compiled function returns, if it returns one (`vr_function_result_list`).
+fn result_list_of(f: *mut VrFunction) -> Result<Option<ListTy>, Failure> {
+    let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
+    check(vr_function_result_list(f, &mut text), Phase::Compile)?;
+    // SAFETY: a string the C API returned, freed right after.
+    let t = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    if t.is_empty() {
+        return Ok(None);
+    }
+    match type_from_text(&t).map_err(|e| Failure::internal(format!("result list {t}: {}", e.message)))? {
+        AnyTy::List(l) => Ok(Some(l)),
+        other => Err(Failure::internal(format!("result list {other}"))),
+    }
+}
+
+/// The R list of type `l` whose scalars and arrays are `values`, in order.
+fn build_list(l: &ListTy, values: &mut impl Iterator<Item = Robj>) -> Result<Robj, Failure> {
+    let mut items = Vec::with_capacity(l.fields.len());
+    for f in &l.fields {
+        items.push(match &f.ty {
+            AnyTy::Value(_) => values.next().ok_or_else(|| Failure::internal("fewer results than list elements"))?,
+            AnyTy::List(sub) => build_list(sub, values)?,
+            AnyTy::Opaque(_) => Robj::from(()),
+        });
+    }
+    if l.fields.iter().all(|f| f.name.is_none()) {
+        return Ok(List::from_values(items).into());
+    }
+    let names: Vec<&str> = l.fields.iter().map(|f| f.name.as_deref().unwrap_or("")).collect();
+    Ok(List::from_names_and_values(names, items).map_err(|e| Failure::internal(e.to_string()))?.into())
 }
 
 impl Entry {
-    pub fn new(source: &str, name: &str) -> Entry {
+    pub fn new(source: &str, name: &str, globals: Vec<String>) -> Entry {
         note_r_thread();
-        Entry { source: source.into(), name: name.into(), generation: 0, specs: Vec::new() }
+        Entry { source: source.into(), name: name.into(), globals, generation: 0, specs: Vec::new() }
     }
 
     fn clear(&mut self) {
@@ -266,18 +359,26 @@ impl Entry {
                 return Err(Failure::invalid("args is not a list"));
             }
             let n = Rf_xlength(list) as usize;
+            if n < self.globals.len() {
+                return Err(Failure::invalid("args lacks the globals"));
+            }
             let xs: Vec<SEXP> = (0..n).map(|i| VECTOR_ELT(list, i as isize)).collect();
             let mut sig = Vec::with_capacity(n);
             for (i, x) in xs.iter().enumerate() {
-                sig.push(arg_sig(*x, &|| format!("{} of {}", i + 1, self.name))?);
+                sig.push(arg_sig(*x, &|| what(&self.name, &self.globals, i, n))?);
             }
             let at = match self.specs.iter().position(|(s, _)| *s == sig) {
                 Some(at) => at,
                 None => {
                     let t0 = Instant::now();
-                    let compiled = compile_source(ctx, &self.source, &self.name, &sig);
+                    let compiled = compile_source(ctx, &self.source, &self.name, &self.globals, &sig);
                     let seconds = t0.elapsed().as_secs_f64();
-                    self.specs.push((sig.clone(), Spec { compiled, seconds, calls: 0 }));
+                    self.specs.push((sig.clone(), Spec { compiled, seconds, calls: 0, failure: None }));
+                    // A refused cache entry: R warns once, then calls again (the
+                    // specialization is kept, so that call goes straight on).
+                    if let Some(status) = unreported_cache_problem(ctx)? {
+                        return Err(Failure::new(Phase::Cache, VrError::new(ErrorKind::Runtime, status)));
+                    }
                     self.specs.len() - 1
                 }
             };
@@ -285,22 +386,34 @@ impl Entry {
             spec.calls += 1;
             let compiled = match &spec.compiled {
                 Ok(c) => c,
-                Err(f) => return Err(f.clone()),
+                Err(f) => return Ok(spec.failure.get_or_insert_with(|| f.clone().into_robj()).clone()),
             };
             let mut scratch = Scratch::default();
             let mut values = Vec::with_capacity(n);
+            // The R vectors behind the values (a list's elements): a result that is one
+            // of them is copied.
+            let mut objs = Vec::with_capacity(n);
             for (i, (x, s)) in xs.iter().zip(&sig).enumerate() {
-                values.push(to_value(*x, *s, &|| format!("{} of {}", i + 1, self.name), &mut scratch)?);
+                push_values(*x, s, &|| what(&self.name, &self.globals, i, n), &mut scratch, &mut values, &mut objs)?;
             }
             let mut results: Vec<VrValue> = (0..compiled.n_results)
                 .map(|_| std::mem::zeroed::<VrValue>())
                 .collect();
-            check(vr_call(compiled.f, values.as_ptr(), values.len(), results.as_mut_ptr(), results.len()), Phase::Run)?;
+            crate::random::before_call();
+            let called = check(vr_call(compiled.f, values.as_ptr(), values.len(), results.as_mut_ptr(), results.len()), Phase::Run);
+            // An `unsupported` failure runs the function in R: leave `.Random.seed` as
+            // it was, so R draws what it would have drawn (random.rs).
+            let runs_in_r = matches!(&called, Err(f) if f.error.kind == ErrorKind::Unsupported);
+            crate::random::after_call(!runs_in_r).map_err(|m| Failure::new(Phase::Run, VrError::new(ErrorKind::Runtime, m)))?;
+            called?;
             let mut out = Vec::with_capacity(results.len());
             for r in &results {
-                out.push(from_value(r, &xs)?);
+                out.push(from_value(r, &objs)?);
             }
             drop(scratch);
+            if let Some(l) = &compiled.result_list {
+                return build_list(l, &mut out.into_iter());
+            }
             Ok(match out.len() {
                 0 => Robj::from(()),
                 1 => out.pop().unwrap(),
@@ -312,14 +425,21 @@ impl Entry {
     pub fn explain(&self) -> Result<Robj, Failure> {
         let mut items = Vec::new();
         for (sig, s) in &self.specs {
-            let signature = sig.iter().map(|a| a.describe()).collect::<Vec<_>>().join(", ");
-            let (vrir, report, error): (Robj, Robj, Robj) = match &s.compiled {
-                Ok(c) => (
-                    Robj::from(dump(c.f, VR_DUMP_VRIR_TEXT)?),
-                    Robj::from(dump(c.f, VR_DUMP_EXPLAIN)?),
-                    Robj::from(()),
-                ),
-                Err(f) => (Robj::from(()), Robj::from(()), Robj::from(f.error.message.clone())),
+            let n = sig.len();
+            let signature = sig
+                .iter()
+                .enumerate()
+                .map(|(i, a)| if i + self.globals.len() >= n { format!("{} = {}", self.globals[i + self.globals.len() - n], a.describe()) } else { a.describe() })
+                .collect::<Vec<_>>()
+                .join(", ");
+            // `vrir`: the user's functions (the entry first, as the module holds them);
+            // `vrir_all`: with the helpers the front end generates to raise errors.
+            let (vrir, vrir_all, report, error): (Robj, Robj, Robj, Robj) = match &s.compiled {
+                Ok(c) => {
+                    let text = dump(c.f, VR_DUMP_VRIR_TEXT)?;
+                    (Robj::from(without_helpers(&text)), Robj::from(text), Robj::from(dump(c.f, VR_DUMP_EXPLAIN)?), Robj::from(()))
+                }
+                Err(f) => (Robj::from(()), Robj::from(()), Robj::from(()), Robj::from(f.error.message.clone())),
             };
             items.push(Robj::from(list!(
                 signature = signature,
@@ -327,10 +447,23 @@ impl Entry {
                 compile_seconds = s.seconds,
                 calls = s.calls as f64,
                 vrir = vrir,
+                vrir_all = vrir_all,
                 report = report,
                 error = error
             )));
         }
         Ok(List::from_values(items).into())
+    }
+}
+
+/// A module's text without the functions the front end generates to raise run-time
+/// errors (`_error_...`): what `vr_explain` shows unless asked for everything.
+fn without_helpers(text: &str) -> String {
+    match velociraptor::vrir::text::parse_module(text) {
+        Ok(mut m) => {
+            m.functions.retain(|f| !f.name.starts_with(velociraptor::frontend::lower::ERROR_HELPER_PREFIX));
+            velociraptor::vrir::text::print_module(&m)
+        }
+        Err(_) => text.to_string(),
     }
 }

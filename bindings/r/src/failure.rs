@@ -5,11 +5,14 @@
 use extendr_api::prelude::*;
 use velociraptor::{ErrorKind, VrError};
 
-/// Where it failed: compiling a specialization or running it.
+/// Where it failed: compiling a specialization or running it; or `Cache`, not a failure
+/// but the one note per process that the on-disk cache was not trusted (the R side
+/// warns, class `velociraptor_cache`, and calls again).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
     Compile,
     Run,
+    Cache,
 }
 
 #[derive(Clone, Debug)]
@@ -56,7 +59,11 @@ impl Failure {
         let opt_str = |s: Option<String>| -> Robj { s.map(Robj::from).unwrap_or(Robj::from(())) };
         let opt_num = |v: Option<i64>| -> Robj { v.map(|v| Robj::from(v as f64)).unwrap_or(Robj::from(())) };
         let mut l = list!(
-            phase = if self.phase == Phase::Compile { "compile" } else { "run" },
+            phase = match self.phase {
+                Phase::Compile => "compile",
+                Phase::Run => "run",
+                Phase::Cache => "cache",
+            },
             kind = kind_name(e.kind),
             message = e.message,
             function = opt_str(e.function),

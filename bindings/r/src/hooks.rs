@@ -1,6 +1,7 @@
 //! The host hooks the R adapter registers on its context: result arrays are allocated as
 //! R vectors (so a result comes back as an R object, not as library memory), preserved
-//! from R's garbage collector until the adapter has handed them to R.
+//! from R's garbage collector until the adapter has handed them to R; random draws come
+//! from R's own generator (`random.rs`).
 //!
 //! R's API may only be used from R's main thread: a hook called from any other thread
 //! (a worker of a parallel loop) refuses (the call then fails with an error) instead of
@@ -97,5 +98,7 @@ pub fn r_hooks() -> VrHostHooks {
         decref: None,
         on_error: None,
         arg_convention: VR_BY_VALUE,
+        // Compiled runif/rnorm/rexp/sample draw from R's own generator.
+        random: Some(crate::random::draw),
     }
 }

@@ -11,13 +11,17 @@
 //! into a classed condition. Nothing here calls `Rf_error`.
 //!
 //! Files: `convert.rs` (R values to descriptors and back), `hooks.rs` (allocation hooks),
-//! `entry.rs` (a compiled R function: its source and its specializations), `failure.rs`.
+//! `random.rs` (draws from R's own generator, `.Random.seed` saved once per call),
+//! `entry.rs` (a compiled R function: its source and its specializations), `failure.rs`,
+//! `sections.rs` (the parts of a function that compile when the whole does not).
 
 mod convert;
 mod entry;
 mod failure;
 mod hooks;
 mod interrupt;
+mod random;
+mod sections;
 
 use entry::Entry;
 use extendr_api::prelude::*;
@@ -67,25 +71,35 @@ fn guarded(what: &str, body: impl FnOnce() -> std::result::Result<Robj, Failure>
 }
 
 /// (Re)create the process's context: `threads` (0: every core), on-disk cache
-/// directory (`""`: none), bounds checks on or off.
+/// directory (`""`: none), bounds checks on or off. `TRUE`, or the cache's status (a
+/// string) when its directory is not trusted, for R to warn about once per process.
 #[extendr]
 fn vr_rs_configure(threads: Robj, cache_dir: Robj, bounds_checks: Robj) -> Robj {
     guarded("vr_rs_configure", || {
         let threads = threads.as_real().unwrap_or(0.0).max(0.0) as usize;
         let cache_dir = cache_dir.as_str().unwrap_or("").to_string();
         let bounds = bounds_checks.as_bool().unwrap_or(true);
-        entry::configure(threads, &cache_dir, bounds)?;
-        Ok(Robj::from(true))
+        Ok(match entry::configure(threads, &cache_dir, bounds)? {
+            Some(status) => Robj::from(status),
+            None => Robj::from(true),
+        })
     })
 }
 
-/// A new compiled function: R `source` holding `name` and the functions it calls.
+/// A new compiled function: R `source` holding `name` and the functions it calls, and
+/// the names of the globals it reads (a character vector; their values come after the
+/// arguments on every call).
 #[extendr]
-fn vr_rs_new(source: Robj, name: Robj) -> Robj {
+fn vr_rs_new(source: Robj, name: Robj, globals: Robj) -> Robj {
     guarded("vr_rs_new", || {
         let source = source.as_str().ok_or_else(|| Failure::invalid("source is not a string"))?;
         let name = name.as_str().ok_or_else(|| Failure::invalid("name is not a string"))?;
-        Ok(ExternalPtr::new(Entry::new(source, name)).into())
+        let globals: Vec<String> = if globals.is_null() {
+            Vec::new()
+        } else {
+            globals.as_str_vector().ok_or_else(|| Failure::invalid("globals is not a character vector"))?.into_iter().map(String::from).collect()
+        };
+        Ok(ExternalPtr::new(Entry::new(source, name, globals)).into())
     })
 }
 
@@ -119,6 +133,17 @@ fn vr_rs_explain(entry: Robj) -> Robj {
     })
 }
 
+/// The sections of function `name` of R `source` that compile on their own when the
+/// whole function does not (see `sections.rs`).
+#[extendr]
+fn vr_rs_sections(source: Robj, name: Robj) -> Robj {
+    guarded("vr_rs_sections", || {
+        let source = source.as_str().ok_or_else(|| Failure::invalid("source is not a string"))?;
+        let name = name.as_str().ok_or_else(|| Failure::invalid("name is not a string"))?;
+        sections::sections(source, name)
+    })
+}
+
 /// Counters of the context's compile caches (compiles, memory hits, disk hits, ...).
 #[extendr]
 fn vr_rs_stats() -> Robj {
@@ -137,6 +162,7 @@ extendr_module! {
     fn vr_rs_configure;
     fn vr_rs_new;
     fn vr_rs_explain;
+    fn vr_rs_sections;
     fn vr_rs_stats;
     fn vr_rs_panic_for_test;
 }

@@ -22,10 +22,10 @@ ALLOC = C.CFUNCTYPE(C.c_int32, C.c_void_p, C.POINTER(Array))
 class Hooks(C.Structure):
     _fields_ = [("user_data", C.c_void_p), ("alloc_array", ALLOC), ("release_array", C.c_void_p),
                 ("incref", C.c_void_p), ("decref", C.c_void_p), ("on_error", C.c_void_p),
-                ("arg_convention", C.c_int32)]
+                ("arg_convention", C.c_int32), ("random", C.c_void_p)]
 I64, F64, SCALAR, ARRAY, ROW, COL, STRIDED, WRITEABLE = 2, 4, 0, 1, 0, 1, 2, 1
 lib.vr_last_error_message.restype = C.c_char_p
-assert lib.vr_abi_version() == 2, "this example is written for ABI 2"
+assert lib.vr_abi_version() == 3, "this example is written for ABI 3"
 
 def check(status):
     if status != 0:

@@ -20,23 +20,37 @@ commands:
   vr check FILE                       parse and verify a module
   vr dump FILE [--text|--json]        print a module in the text (default) or JSON form
                                       (parsed, not verified: dump shows broken modules too)
-  vr run FILE FUNCTION [--args JSON | --args-file F] [--backend B]
+  vr run FILE FUNCTION [--args JSON | --args-file F] [--backend B] [--seed N]
                                       run a function; --args is a JSON array with one
                                       item per parameter; prints the results as JSON
-                                      (one value, an array of several, null for none)
-  vr run FILE.R FUNCTION --args JSON [--backend B]
+                                      (one value, an array of several, null for none);
+                                      --seed N: random draws start as after R's
+                                      set.seed(N) (default VR_SEED, else the clock)
+  vr run FILE.R FUNCTION --args JSON [--backend B] [--seed N]
                                       compile an R function for these arguments' types
                                       and run it (a bare number is an R double, a
                                       boolean a logical, {\"dtype\":\"i32\",\"data\":5} an
                                       integer, {\"dtype\",\"shape\",\"data\"} an array)
+  vr run FILE.m FUNCTION --args JSON [--backend B]
+                                      the same for a function of a MATLAB/Octave file
+                                      (a flat JSON list is a row vector, i32 is int32)
   vr dump FILE.R FUNCTION --args JSON print the VRIR compiled from an R function
+  vr dump FILE.m FUNCTION --args JSON print the VRIR compiled from a MATLAB function
+  vr run FILE.jl FUNCTION --args JSON [--backend B]
+  vr dump FILE.jl FUNCTION --args JSON
+                                      the same for a Julia function (a script file:
+                                      its other top-level code is stepped over);
+                                      2 is an Int64, 2.0 a Float64
   vr explain FILE FUNCTION [--passes SPEC] [--params-never-alias]
                                       print FUNCTION after the optimizer, with what
                                       each pass did (SPEC as VR_PASSES: -bce-version,
                                       none,+bce-redundant; default VR_PASSES or all)
-  vr test [PATH...] [--backend B] [--verbose]
+                                      and whether the default on-disk cache
+                                      (VR_CACHE_DIR, ...) would be trusted
+  vr test [PATH...] [--backend B] [--verbose] [--wrap-gpu]
                                       run conformance files (default tests/vrir);
-                                      --verbose lists skipped cases
+                                      --verbose lists skipped cases; --wrap-gpu wraps
+                                      every function body in a GPU section
   vr --help                           this text
   vr --version
 
@@ -211,15 +225,45 @@ fn is_r_source(path: &str) -> bool {
     path.ends_with(".R") || path.ends_with(".r")
 }
 
-/// Compile an R function for the JSON arguments given with `--args`/`--args-file`.
-fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::vrir::Module, Vec<velociraptor::runtime::value::Value>), Failure> {
+/// MATLAB/Octave function files are recognised by their extension.
+fn is_matlab_source(path: &str) -> bool {
+    path.ends_with(".m")
+}
+
+/// Julia source is recognised by its extension.
+fn is_julia_source(path: &str) -> bool {
+    path.ends_with(".jl")
+}
+
+/// Compile a function of a host-language file (R, Julia or MATLAB, by the extension)
+/// for the JSON arguments.
+fn compile_host(o: &Options, file: &str, func: &str) -> Result<(velociraptor::frontend::r::Compiled, Vec<velociraptor::runtime::value::Value>), Failure> {
+    if is_matlab_source(file) {
+        let args_text = args_text(o)?;
+        let args_json: serde_json::Value = serde_json::from_str(&args_text).map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
+        let items = args_json.as_array().ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
+        return velociraptor::frontend::matlab::compile_for_json(&read_source(file)?, func, items)
+            .map(|(module, values)| (velociraptor::frontend::r::Compiled { module, result_list: None }, values))
+            .map_err(in_file(file));
+    }
+    compile_r(o, file, func)
+}
+
+/// Compile an R or Julia function (by the file's extension) for the JSON arguments
+/// given with `--args`/`--args-file`.
+fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::frontend::r::Compiled, Vec<velociraptor::runtime::value::Value>), Failure> {
     let args_text = args_text(o)?;
     let args_json: serde_json::Value = serde_json::from_str(&args_text)
         .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
     let items = args_json
         .as_array()
         .ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
-    velociraptor::frontend::r::compile_for_json(&read_source(file)?, func, items).map_err(in_file(file))
+    if is_julia_source(file) {
+        return velociraptor::frontend::julia::compile_for_json(&read_source(file)?, func, items)
+            .map(|(module, values)| (velociraptor::frontend::r::Compiled { module, result_list: None }, values))
+            .map_err(in_file(file));
+    }
+    velociraptor::frontend::r::compile_entry_for_json(&read_source(file)?, func, items).map_err(in_file(file))
 }
 
 fn args_text(o: &Options) -> Result<String, Failure> {
@@ -237,11 +281,11 @@ fn args_text(o: &Options) -> Result<String, Failure> {
 
 fn dump(args: &[String]) -> Result<ExitCode, Failure> {
     let o = Options::parse(args, &["--args", "--args-file"], &["--json", "--text"])?;
-    if o.positional.first().is_some_and(|f| is_r_source(f)) {
+    if o.positional.first().is_some_and(|f| is_r_source(f) || is_julia_source(f) || is_matlab_source(f)) {
         let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
             unreachable!()
         };
-        let (m, _) = compile_r(&o, file, func)?;
+        let m = compile_host(&o, file, func)?.0.module;
         if o.has("--json") {
             println!("{}", json::to_json(&m));
         } else {
@@ -267,16 +311,39 @@ fn dump(args: &[String]) -> Result<ExitCode, Failure> {
 }
 
 fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
-    let o = Options::parse(args, &["--args", "--args-file", "--backend"], &[])?;
+    let o = Options::parse(args, &["--args", "--args-file", "--backend", "--seed"], &[])?;
     let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
         unreachable!()
     };
     let backend = o.backend()?;
-    if is_r_source(file) {
-        let (m, values) = compile_r(&o, file, func)?;
-        let results = backend::execute(backend, &m, func, values)
-            .map_err(velociraptor::frontend::r::explain_error)?;
+    if let Some(seed) = o.value("--seed")? {
+        let n = seed
+            .parse::<i32>()
+            .map_err(|_| Failure::Usage(format!("--seed {seed}: expected an integer (R's set.seed takes 32-bit integers)")))?;
+        velociraptor::runtime::rng::set_seed(n);
+    }
+    if is_julia_source(file) {
+        let (c, values) = compile_r(&o, file, func)?;
+        let entry = velociraptor::frontend::julia::entry_name(func);
+        let results = backend::execute(backend, &c.module, &entry, values)
+            .map_err(velociraptor::frontend::julia::explain_error)?;
         println!("{}", backend::results_to_json(&results));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if is_r_source(file) || is_matlab_source(file) {
+        let (c, values) = compile_host(&o, file, func)?;
+        let results = backend::execute(backend, &c.module, func, values).map_err(|e| {
+            if is_matlab_source(file) {
+                velociraptor::frontend::matlab::explain_error_in(&c.module, e)
+            } else {
+                velociraptor::frontend::r::explain_error(e)
+            }
+        })?;
+        match &c.result_list {
+            // A list result prints as the list: {"list": [["name", value], ...]}.
+            Some(l) => println!("{}", velociraptor::frontend::r::results_to_json(&results, Some(l))),
+            None => println!("{}", backend::results_to_json(&results)),
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let args_text = args_text(&o)?;
@@ -287,7 +354,34 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
     let values = backend::args_from_json(f, &args_json)?;
     let results = backend::execute(backend, &m, func, values)?;
     println!("{}", backend::results_to_json(&results));
+    if backend == Backend::Gpu {
+        gpu_notes();
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// On stderr: the device the `gpu` backend used (or why none), and why tasks ran on
+/// the CPU.
+fn gpu_notes() {
+    match velociraptor::gpu::device() {
+        Ok(d) => eprintln!("note: gpu: sections ran on {}", d.describe()),
+        Err(why) => eprintln!("note: gpu: no OpenCL device ({why}): sections ran on the CPU"),
+    }
+    for n in velociraptor::gpu::engine::notes() {
+        eprintln!("note: {n}");
+    }
+    let c = velociraptor::gpu::engine::counters();
+    let get = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!(
+        "note: gpu: {} kernel launches, {} tasks on the CPU, {} uploads ({} bytes), {} downloads ({} bytes), {} device copies",
+        get(&c.launches),
+        get(&c.declined),
+        get(&c.uploads),
+        get(&c.upload_bytes),
+        get(&c.downloads),
+        get(&c.download_bytes),
+        get(&c.device_copies)
+    );
 }
 
 fn explain(args: &[String]) -> Result<ExitCode, Failure> {
@@ -302,11 +396,17 @@ fn explain(args: &[String]) -> Result<ExitCode, Failure> {
     opts.params_never_alias = o.has("--params-never-alias");
     let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
     print!("{}", velociraptor::opt::explain::explain(&m, func, &opts)?);
+    // Where a C-API host with the default configuration would keep machine code, and
+    // whether it would trust it (docs/c-api.md, "What the on-disk cache trusts").
+    println!(
+        "; disk cache: {}",
+        velociraptor::runtime::disk_cache::DiskCache::describe_default()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 fn test(args: &[String]) -> Result<ExitCode, Failure> {
-    let o = Options::parse(args, &["--backend"], &["--verbose"])?;
+    let o = Options::parse(args, &["--backend"], &["--verbose", "--wrap-gpu"])?;
     let backend = o.backend()?;
     if !backend.exists() {
         return Err(Failure::Error(format!(
@@ -318,7 +418,13 @@ fn test(args: &[String]) -> Result<ExitCode, Failure> {
     } else {
         o.positional.iter().map(PathBuf::from).collect()
     };
-    let report = conformance::run_paths(&paths, backend);
+    let options = conformance::RunOptions {
+        wrap_gpu: o.has("--wrap-gpu"),
+    };
+    let report = conformance::run_paths_with(&paths, backend, options);
+    if backend == Backend::Gpu {
+        gpu_notes();
+    }
     for failure in report.failures() {
         println!("FAIL {failure}");
     }

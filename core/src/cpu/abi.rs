@@ -55,11 +55,17 @@ pub enum ErrorCode {
     /// An array stored through an indexing whose extents differ from the selection's:
     /// `index` / `bound` the two ranks; `note_values`: both shapes, one after the other.
     SelectionShape = 15,
+    /// A random draw failed (the host's generator refused); its message is in
+    /// [`Arena::failure`]. Reported as `ErrorKind::Unsupported`.
+    RandomFailed = 16,
     /// The parallel-loop runtime failed (see `cpu::parallel`); its message is in
     /// [`Arena::failure`]. Reported as `ErrorKind::Internal`.
     ParallelFailure = 32,
     /// The host's interrupt flag was set (see `cpu::interrupt`).
     Interrupted = 33,
+    /// An offload engine reported an error; it is in `CallCtx::offload` (see
+    /// `cpu::offload`).
+    Offload = 34,
 }
 
 impl ErrorCode {
@@ -81,8 +87,10 @@ impl ErrorCode {
             EmptyReduction,
             MaskLength,
             SelectionShape,
+            RandomFailed,
             ParallelFailure,
             Interrupted,
+            Offload,
         ]
         .into_iter()
         .find(|k| *k as i32 == c)
@@ -134,6 +142,12 @@ pub struct CallCtx {
     /// Entries into a function's no-alias version during this call (see
     /// `codegen/entry_versions.rs`); only entry wrappers touch it.
     pub noalias_entries: u64,
+    /// The offload engine's session for this call (`cpu::offload`); None in parfor
+    /// workers and for modules compiled without an engine.
+    pub offload: Option<Box<super::offload::OffloadCall>>,
+    /// The host's random generator for this call (`cpu::random`); None: the process's
+    /// built-in stream.
+    pub random: Option<crate::runtime::rng::HostRandom>,
 }
 
 /// Values of a note kept (3 per range index, 9 per gather: enough for 10 dimensions).
@@ -182,6 +196,8 @@ impl Default for CallCtx {
             threads: 1,
             shared_arena: std::ptr::null(),
             noalias_entries: 0,
+            offload: None,
+            random: None,
         }
     }
 }
@@ -266,6 +282,24 @@ impl CallCtx {
                     .failure
                     .clone()
                     .unwrap_or_else(|| "cannot allocate an array".into()),
+            ),
+            ErrorCode::Offload => {
+                // The engine's error carries every field already.
+                return Some(
+                    self.offload
+                        .as_ref()
+                        .and_then(|o| o.error.clone())
+                        .unwrap_or_else(|| {
+                            VrError::new(ErrorKind::Internal, "offload engine failed")
+                        }),
+                );
+            }
+            ErrorCode::RandomFailed => VrError::new(
+                ErrorKind::Unsupported,
+                self.arena
+                    .failure
+                    .clone()
+                    .unwrap_or_else(|| "a random draw failed".into()),
             ),
             ErrorCode::Interrupted => VrError::new(
                 ErrorKind::Interrupted,
@@ -437,6 +471,8 @@ pub unsafe extern "C" fn vr_cpu_record_error(
         threads: ctx.threads,
         shared_arena: ctx.shared_arena,
         noalias_entries: ctx.noalias_entries,
+        offload: ctx.offload.take(),
+        random: ctx.random,
         depth: ctx.depth,
         code,
         line,
@@ -577,7 +613,7 @@ impl Arena {
     /// A new contiguous array of `dims` (each checked non-negative by the caller) with
     /// `elem_size`-byte elements, column-major when `col`, else row-major: its descriptor
     /// (in the same block), or the reason why not.
-    fn new_array(
+    pub(crate) fn new_array(
         &mut self,
         dims: &[i64],
         elem_size: usize,
@@ -685,7 +721,7 @@ mod tests {
     /// back as "failed without recording an error").
     #[test]
     fn every_error_code_decodes() {
-        for c in (1..=15).chain([32]) {
+        for c in (1..=16).chain([32, 33, 34]) {
             let code = ErrorCode::from_i32(c).expect("known code");
             assert_eq!(code as i32, c);
             let ctx = CallCtx {
@@ -694,6 +730,6 @@ mod tests {
             };
             assert!(ctx.error(0).is_some());
         }
-        assert_eq!(ErrorCode::from_i32(16), None);
+        assert_eq!(ErrorCode::from_i32(17), None);
     }
 }

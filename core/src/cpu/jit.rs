@@ -178,6 +178,14 @@ pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
             super::parallel::vr_cpu_parfor as *const () as usize,
         ),
         (
+            codegen::OFFLOAD,
+            super::offload::vr_cpu_offload as *const () as usize,
+        ),
+        (
+            codegen::RANDOM,
+            super::random::vr_cpu_random as *const () as usize,
+        ),
+        (
             codegen::IPOW_I32,
             abi::vr_cpu_ipow_i32 as *const () as usize,
         ),
@@ -202,8 +210,13 @@ pub fn llvm_opt_level(opt_level: u8) -> OptimizationLevel {
 }
 
 /// Compile `vm` with the `default<O{opt_level}>` pipeline (0 to 3) and the code
-/// generator's switches in `opts` (see [`super::CpuOptions`]).
-pub fn compile(vm: &VModule, opts: super::CpuOptions) -> VrResult<JitModule> {
+/// generator's switches in `opts` (see [`super::CpuOptions`]), calling `offload`'s engine
+/// at the actions of its plan, if any.
+pub fn compile(
+    vm: &VModule,
+    opts: super::CpuOptions,
+    offload: Option<&crate::runtime::offload::OffloadPlan>,
+) -> VrResult<JitModule> {
     let (parallel, opt_level) = (opts.parallel, opts.opt_level.min(3));
     let tm = host_machine()?;
     let context: &'static Context = Box::leak(Box::new(Context::create()));
@@ -214,6 +227,7 @@ pub fn compile(vm: &VModule, opts: super::CpuOptions) -> VrResult<JitModule> {
             .with_parallel(parallel)
             .with_alias_versions(opts.alias_versions)
             .with_privatize_atomics(opts.privatize_atomics)
+            .with_offload(offload)
             .generate()?;
         module.set_triple(&tm.get_triple());
         module.set_data_layout(&tm.get_target_data().get_data_layout());

@@ -13,6 +13,8 @@
 //!   and `hypot`, mapped by address.
 //! - `marshal_value`: ranges, domains and tuples crossing the entry wrapper.
 //! - `parallel`: the thread pools and the parfor runtime helper (cpu-par).
+//! - `random`: `vr_cpu_random`, the helper behind `random_*` draws (the call's host
+//!   generator, or the process's built-in R-compatible stream).
 //!
 //! First increment: scalar code of bool/i32/i64/f32/f64, calls (recursion, several
 //! results), control flow, loops over literal ranges and domains,
@@ -113,12 +115,17 @@ pub mod blas;
 pub mod matmul;
 pub mod parallel;
 mod object;
+pub mod offload;
+mod random;
 mod raw;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;
 use crate::vrir::ast::Module;
+use crate::runtime::offload::{Action, Offload};
 use abi::CallCtx;
+use std::collections::HashMap;
+use std::sync::Arc;
 pub use object::{emit_object, load_object, target_id};
 pub use raw::{OwnedBlock, RawArray, RawResult};
 
@@ -134,6 +141,8 @@ pub struct CompiledModule {
     threads: usize,
     /// Calls that ran a function's no-alias version (see [`CompiledModule::noalias_calls`]).
     noalias_calls: std::sync::atomic::AtomicU64,
+    /// The engine that runs the plan's actions (see [`compile_offloaded`]).
+    offload: Option<(Offload, Arc<HashMap<u32, Action>>)>,
 }
 
 /// How to compile a module for the CPU.
@@ -197,8 +206,20 @@ pub fn compile(m: &Module) -> VrResult<CompiledModule> {
 
 /// Compile `m` with `opts` (`CpuOptions::parallel()` for the `cpu-par` backend).
 pub fn compile_with(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
+    compile_inner(m, opts, None)
+}
+
+/// Compile `m` with `opts`, calling `offload`'s engine at the actions of its plan
+/// (`runtime::offload`; the driver's GPU path). Every statement keeps its CPU code, which
+/// runs whenever the engine declines.
+pub fn compile_offloaded(m: &Module, opts: CpuOptions, offload: Offload) -> VrResult<CompiledModule> {
+    compile_inner(m, opts, Some(offload))
+}
+
+fn compile_inner(m: &Module, opts: CpuOptions, offload: Option<Offload>) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(m)?;
-    let jit = jit::compile(m, opts)?;
+    let plan = offload.as_ref().map(|o| o.plan.as_ref());
+    let jit = jit::compile(m, opts, plan)?;
     Ok(CompiledModule {
         module: m.clone(),
         jit,
@@ -206,6 +227,10 @@ pub fn compile_with(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
         alloc_limit: abi::DEFAULT_ALLOC_LIMIT,
         threads: threads_for(&opts),
         noalias_calls: Default::default(),
+        offload: offload.map(|o| {
+            let actions = Arc::new(o.plan.actions());
+            (o, actions)
+        }),
     })
 }
 
@@ -248,6 +273,17 @@ impl CompiledModule {
         self.noalias_calls.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// A new engine session for one call, when the module has an engine.
+    pub(crate) fn offload_call(&self) -> Option<Box<offload::OffloadCall>> {
+        self.offload.as_ref().map(|(o, actions)| {
+            Box::new(offload::OffloadCall {
+                session: o.engine.session(),
+                actions: actions.clone(),
+                error: None,
+            })
+        })
+    }
+
     /// Call `func` with `args`; arrays are passed by reference (writes are visible in the
     /// caller's arrays). Errors come back as the interpreter reports them.
     pub fn call(&self, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
@@ -267,6 +303,7 @@ impl CompiledModule {
         let mut ctx = CallCtx::default();
         ctx.arena.limit = self.alloc_limit;
         ctx.threads = self.threads;
+        ctx.offload = self.offload_call();
         // SAFETY: the frame's pointers match f's signature (checked by CallFrame::new) and
         // stay valid for the call; generated code does not unwind.
         let (args_p, results_p) = (frame.arg_ptrs.as_ptr(), frame.result_ptrs.as_ptr());
@@ -279,6 +316,10 @@ impl CompiledModule {
         };
         self.noalias_calls
             .fetch_add(ctx.noalias_entries, std::sync::atomic::Ordering::Relaxed);
+        // An offloaded task's error not read yet came first in the serial order.
+        if let Some(late) = ctx.offload.as_mut().and_then(|o| o.session.finish()) {
+            return Err(late);
+        }
         if status != 0 {
             return Err(ctx.error(self.module.index_base).unwrap_or_else(|| {
                 VrError::new(

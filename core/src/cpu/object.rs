@@ -186,6 +186,8 @@ pub fn load_object(vm: &VModule, object: &[u8], opts: CpuOptions) -> VrResult<Co
             alloc_limit: super::abi::DEFAULT_ALLOC_LIMIT,
             threads: super::threads_for(&opts),
             noalias_calls: Default::default(),
+            // Code with offload actions is never written to the disk cache.
+            offload: None,
         })
     }
 }

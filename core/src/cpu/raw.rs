@@ -85,7 +85,8 @@ impl CompiledModule {
     /// host's arrays through their descriptors. Arguments are checked against the
     /// parameter types first (count, element type, rank, layout, well-formed
     /// descriptor). On success `take` receives the results while the arena still holds
-    /// the arrays the call created; its answer is returned.
+    /// the arrays the call created; its answer is returned. `random`: the host's
+    /// generator for `random_*` draws (None: the process's built-in stream).
     ///
     /// # Safety
     /// Every array's `data`, `dims` and `strides` describe memory that is valid (and
@@ -95,6 +96,7 @@ impl CompiledModule {
         &self,
         func: &str,
         args: &[HostArg],
+        random: Option<crate::runtime::rng::HostRandom>,
         take: impl FnOnce(Vec<RawResult>) -> VrResult<R>,
     ) -> VrResult<R> {
         let f = self.module.function(func).ok_or_else(|| {
@@ -179,6 +181,8 @@ impl CompiledModule {
 
         let mut ctx = CallCtx::default();
         ctx.arena.limit = self.alloc_limit;
+        ctx.offload = self.offload_call();
+        ctx.random = random;
         let (args_p, results_p) = (arg_ptrs.as_ptr(), result_ptrs.as_ptr());
         let ctx_p: *mut CallCtx = &mut ctx;
         // SAFETY: the slots match f's signature (checked above) and outlive the call; the
@@ -187,6 +191,9 @@ impl CompiledModule {
         let status = if self.recursive { super::on_large_stack(run)? } else { run() };
         self.noalias_calls
             .fetch_add(ctx.noalias_entries, std::sync::atomic::Ordering::Relaxed);
+        if let Some(late) = ctx.offload.as_mut().and_then(|o| o.session.finish()) {
+            return Err(late);
+        }
         if status != 0 {
             return Err(ctx.error(self.module.index_base).unwrap_or_else(|| {
                 VrError::new(

@@ -85,8 +85,13 @@ pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             walk(body, f);
         }
         ExprKind::Repeat(body) => walk(body, f),
+        ExprKind::Tuple(items) => items.iter().for_each(|i| walk(i, f)),
         ExprKind::Assign { target, value } => {
             walk(target, f);
+            walk(value, f);
+        }
+        ExprKind::MultiAssign { targets, value } => {
+            targets.iter().flatten().for_each(|t| walk(t, f));
             walk(value, f);
         }
         _ => {}
@@ -194,7 +199,7 @@ impl Lowerer<'_> {
     }
 
     /// At entry: growable variables that are not arguments start with length 0.
-    pub(super) fn start_lengths(&mut self, args: &[Option<Ty>]) {
+    pub(super) fn start_lengths<T>(&mut self, args: &[Option<T>]) {
         let given: HashSet<String> = self.def_params().iter().zip(args).filter(|(_, a)| a.is_some()).map(|(p, _)| p.clone()).collect();
         let names: Vec<String> = self.growable.iter().filter(|n| self.is_growable(n) && !given.contains(*n)).cloned().collect();
         for n in names {

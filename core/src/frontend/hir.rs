@@ -122,6 +122,8 @@ pub enum ExprKind {
     CallExpr { callee: Box<Expr>, args: Vec<Arg> },
     /// `x[i, j]` (one `None` per empty position, `x[i, ]`) or `x[[i]]` (`double`).
     Index { target: Box<Expr>, indices: Vec<Option<Expr>>, double: bool },
+    /// An element of a list by name (R `x$name`).
+    Field { target: Box<Expr>, name: String },
     Function(FunctionDef),
     /// Where a function was defined inside another (`name <- function(...) ...`) and
     /// lifted out into the program function `lifted` (`frontend::lift`): a statement
@@ -136,7 +138,14 @@ pub enum ExprKind {
     Next,
     /// `target <- value` (also `=` and `->`).
     Assign { target: Box<Expr>, value: Box<Expr> },
-    /// A construct the parser recognises but no front end compiles (`<<-`, `$`, `@`,
+    /// `[a, b] = f(x)` (MATLAB): each result of a call into its target, in order; `None`
+    /// drops that result (`~`). The call gives at least as many results as targets.
+    MultiAssign { targets: Vec<Option<Expr>>, value: Box<Expr> },
+    /// A tuple of values (Julia `a, b`): the value of a multiple assignment (`a, b = b,
+    /// a`) or its target list. `frontend::tuples` lowers it there; anywhere else it is a
+    /// diagnostic.
+    Tuple(Vec<Expr>),
+    /// A construct the parser recognises but no front end compiles (`<<-`, `@`,
     /// formulas, ...): its name for the diagnostic.
     Unsupported(String),
 }

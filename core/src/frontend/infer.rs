@@ -18,7 +18,7 @@ use super::hir::{Expr, FunctionDef};
 use super::lift::Closures;
 use super::lower::{LErr, Lowerer};
 use super::rules::Language;
-use super::types::Ty;
+use super::types::{AnyTy, ListTy, Ty};
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::vrir::{Function, Module};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -41,11 +41,26 @@ pub struct Spec {
     pub vrir_name: String,
     /// One entry per formal parameter: its type, or None when the call leaves it to
     /// its default.
-    pub args: Vec<Option<Ty>>,
+    pub args: Vec<Option<AnyTy>>,
     pub ret: RetTy,
-    /// Variable types found so far.
+    /// Variable types found so far (the elements of list variables included, as
+    /// `list$name`).
     pub vars: BTreeMap<String, Ty>,
     /// Vectors that grow by assignment (`growth`): found so far, never removed.
+    pub growable: BTreeSet<String>,
+    /// The list variables found so far, with their shapes.
+    pub lists: BTreeMap<String, ListTy>,
+    /// The names of the list the function returns (its elements are the results, in
+    /// `ListTy::leaves` order); None when it returns scalars or arrays.
+    pub ret_list: Option<ListTy>,
+}
+
+/// What one inference round found about a specialization.
+pub struct Round {
+    pub ret: RetTy,
+    pub ret_list: Option<ListTy>,
+    pub vars: BTreeMap<String, Ty>,
+    pub lists: BTreeMap<String, ListTy>,
     pub growable: BTreeSet<String>,
 }
 
@@ -55,6 +70,10 @@ pub struct Program {
     pub defs: HashMap<String, FunctionDef>,
     /// Top-level names bound to constants (free variables a function may read).
     pub constants: HashMap<String, Expr>,
+    /// Free variables the host reads from the function's environment at each call (R:
+    /// the globals of `vr_compile`), in order, with their types: every specialization
+    /// takes them as trailing hidden parameters (`lists::global_var`) and passes them on.
+    pub globals: Vec<(String, AnyTy)>,
     pub specs: Vec<Spec>,
     /// Helper functions the rule table adds (error raisers), by name.
     pub helpers: BTreeMap<String, Function>,
@@ -64,7 +83,7 @@ pub struct Program {
 
 impl Program {
     pub fn new(lang: &'static dyn Language) -> Program {
-        Program { lang, defs: HashMap::new(), constants: HashMap::new(), specs: Vec::new(), helpers: BTreeMap::new(), closures: Closures::default() }
+        Program { lang, defs: HashMap::new(), constants: HashMap::new(), globals: Vec::new(), specs: Vec::new(), helpers: BTreeMap::new(), closures: Closures::default() }
     }
 
     /// The program function a call of `name` from program function `scope` reaches: a
@@ -78,7 +97,7 @@ impl Program {
     }
 
     /// The specialization of `name` for these argument types, created when new.
-    pub fn spec_for(&mut self, name: &str, args: Vec<Option<Ty>>) -> usize {
+    pub fn spec_for(&mut self, name: &str, args: Vec<Option<AnyTy>>) -> usize {
         if let Some(i) = self.specs.iter().position(|s| s.source_name == name && s.args == args) {
             return i;
         }
@@ -88,13 +107,22 @@ impl Program {
             None => self.lang.vrir_name(name),
         };
         let vrir_name = if taken == 0 { base } else { format!("{base}__{}", taken + 1) };
-        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new(), growable: BTreeSet::new() });
+        self.specs.push(Spec { source_name: name.into(), vrir_name, args, ret: None, vars: BTreeMap::new(), growable: BTreeSet::new(), lists: BTreeMap::new(), ret_list: None });
         self.specs.len() - 1
+    }
+
+    /// The list the compiled `entry` returns, with its elements' types (None when it
+    /// returns scalars or arrays): how a host turns the results back into a list.
+    pub fn result_list(&self, entry: &str) -> Option<ListTy> {
+        let s = self.specs.iter().find(|s| s.source_name == entry)?;
+        let l = s.ret_list.as_ref()?;
+        let ret = s.ret.as_ref()?;
+        (l.leaves().len() == ret.len()).then(|| l.with_leaves(&mut ret.iter().copied()))
     }
 
     /// Compile `entry` for `args` (one type per formal parameter given; the rest take
     /// their defaults) and every function it reaches into one module.
-    pub fn compile(&mut self, module_name: &str, entry: &str, args: Vec<Option<Ty>>) -> VrResult<Module> {
+    pub fn compile(&mut self, module_name: &str, entry: &str, args: Vec<Option<AnyTy>>) -> VrResult<Module> {
         let Some(def) = self.defs.get(entry).filter(|_| !self.closures.lifted.contains_key(entry)) else {
             let mut names: Vec<&String> = self.defs.keys().filter(|n| !self.closures.lifted.contains_key(*n)).collect();
             names.sort();
@@ -112,7 +140,7 @@ impl Program {
         let mut args = args;
         args.resize(def.params.len(), None);
         for (p, a) in def.params.iter().zip(&args) {
-            if a.is_none() && p.default.is_none() {
+            if a.is_none() && p.default.is_none() && !self.lang.optional_arguments() {
                 return Err(VrError::new(
                     ErrorKind::InvalidArgument,
                     format!("argument `{}` of `{entry}` is missing, with no default", p.name),
@@ -126,18 +154,22 @@ impl Program {
             let mut changed = false;
             let mut i = 0;
             while i < self.specs.len() {
-                let before = (self.specs[i].ret.clone(), self.specs[i].vars.clone(), self.specs[i].growable.clone());
+                let before = (self.specs[i].ret.clone(), self.specs[i].vars.clone(), self.specs[i].growable.clone(), self.specs[i].lists.clone(), self.specs[i].ret_list.clone());
                 let mut lw = Lowerer::new(self, i, false);
                 match lw.lower_function() {
                     Ok(_) | Err(LErr::NotYet) => {}
                     Err(LErr::Fail(e)) => return Err(e),
                 }
-                let (ret, vars, growable) = lw.finish_round();
+                let round = lw.finish_round();
                 let spec = &mut self.specs[i];
-                spec.ret = ret.or(spec.ret.take());
-                spec.vars = vars;
-                spec.growable.extend(growable);
-                if (spec.ret.clone(), spec.vars.clone(), spec.growable.clone()) != before {
+                if round.ret.is_some() {
+                    spec.ret_list = round.ret_list;
+                }
+                spec.ret = round.ret.or(spec.ret.take());
+                spec.vars = round.vars;
+                spec.lists = round.lists;
+                spec.growable.extend(round.growable);
+                if (spec.ret.clone(), spec.vars.clone(), spec.growable.clone(), spec.lists.clone(), spec.ret_list.clone()) != before {
                     changed = true;
                 }
                 i += 1;

@@ -282,6 +282,7 @@ impl Collect<'_> {
                     .flatten()
                     .for_each(|i| self.walk(i, false));
             }
+            ExprKind::Field { target, .. } => self.walk(target, false),
             _ => {}
         }
     }
@@ -389,6 +390,7 @@ fn for_each_child(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
             f(target);
             indices.iter_mut().flatten().for_each(f);
         }
+        ExprKind::Field { target, .. } => f(target),
         _ => {}
     }
 }
@@ -417,6 +419,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
         } => std::iter::once(&**target)
             .chain(indices.iter().flatten())
             .collect(),
+        ExprKind::Field { target, .. } => vec![target],
         _ => Vec::new(),
     }
 }
@@ -432,9 +435,10 @@ pub fn declared(def: &FunctionDef) -> BTreeSet<String> {
                     ExprKind::Var(n) => {
                         out.insert(n.clone());
                     }
-                    ExprKind::Index { target: t, .. } => {
-                        if let ExprKind::Var(n) = &t.kind {
-                            out.insert(n.clone());
+                    // `x[i] <- v`; `l$a <- v`, `l[["a"]][i] <- v`: the list `l`.
+                    ExprKind::Index { .. } | ExprKind::Field { .. } => {
+                        if let Some(n) = assigned_base(target) {
+                            out.insert(n);
                         }
                     }
                     _ => {}
@@ -452,6 +456,16 @@ pub fn declared(def: &FunctionDef) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = def.params.iter().map(|p| p.name.clone()).collect();
     go(&def.body, &mut out);
     out
+}
+
+/// The variable an indexed or element assignment's target changes (`x` of `x[i]`,
+/// `l$a[i]`, `l[["a"]]`).
+pub fn assigned_base(e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Var(n) => Some(n.clone()),
+        ExprKind::Index { target, .. } | ExprKind::Field { target, .. } => assigned_base(target),
+        _ => None,
+    }
 }
 
 /// The names a function may read before it assigns them (its parameters count as
@@ -538,6 +552,7 @@ pub fn free_reads(def: &FunctionDef) -> BTreeSet<String> {
                 go(target, d, out);
                 indices.iter().flatten().for_each(|i| go(i, d, out));
             }
+            ExprKind::Field { target, .. } => go(target, d, out),
             _ => {}
         }
     }

@@ -6,10 +6,11 @@
 //! language's rule table (`rules::Language`).
 
 use super::hir::{Arg, BinOp, Expr, ExprKind, FunctionDef, Line};
-use super::infer::{Program, RetTy};
+use super::infer::{Program, RetTy, Round};
+use super::lists::{describe_expr, global_var, is_marked, leaf_name, syntactic_leaf, Place, Val};
 use super::matching;
 use super::rules::{Marker, SeqParts};
-use super::types::{join, wider, Ty};
+use super::types::{join, wider, AnyTy, ListTy, Ty};
 use crate::runtime::error::{ErrorKind, VrError};
 use crate::vrir::{self, Block, IndexFlags, LValue, Literal, Local, Param, ScalarType, Stmt, StmtKind, Type};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -139,15 +140,25 @@ pub struct Lowerer<'p> {
     pub(super) vars: BTreeMap<String, Ty>,
     /// Joins of this round's assignments.
     recorded: BTreeMap<String, Ty>,
+    /// List variables visible to reads (as `vars`), and this round's list assignments.
+    pub(super) lists: BTreeMap<String, ListTy>,
+    pub(super) recorded_lists: BTreeMap<String, ListTy>,
+    /// Parameters and globals whose values compiled code cannot hold, with what they
+    /// are: reading one is a diagnostic.
+    pub(super) opaque: BTreeMap<String, String>,
     /// Join of this round's returns.
     ret: RetTy,
+    /// Whether the function returns a list, and its names (None until a return is seen;
+    /// `Some(None)`: scalars or arrays).
+    pub(super) ret_list: Option<Option<ListTy>>,
     /// Statements that must run before the expression being lowered.
     pre: Vec<Stmt>,
     temps: Vec<Local>,
     counter: u32,
-    /// Variables written through an index somewhere in the function.
+    /// Variables written through an index somewhere in the function (list elements as
+    /// `list$name`; a list marks all its elements).
     written: HashSet<String>,
-    /// Variables assigned as a whole (`x <- v`) anywhere in the body.
+    /// Variables assigned as a whole (`x <- v`, `l$a <- v`) anywhere in the body.
     rebound: HashSet<String>,
     /// Vectors that grow by assignment (`growth`): the specialization's, those the
     /// source shows and those this round finds.
@@ -175,16 +186,33 @@ impl<'p> Lowerer<'p> {
         let (mut growable, nullable) = super::growth::from_source(prog.lang, &def.body, &written);
         growable.extend(s.growable.iter().cloned());
         let mut vars = s.vars.clone();
-        for (p, a) in def.params.iter().zip(&s.args) {
-            if let Some(t) = a {
-                // A length-one argument (a scalar) that the function writes through an
-                // index or appends to is a vector of length one (R has no scalars).
-                if t.rank == 0 && (written.contains(&p.name) || growable.contains(&p.name)) {
-                    growable.insert(p.name.clone());
+        let mut lists = s.lists.clone();
+        let mut opaque = BTreeMap::new();
+        let formals = def.params.iter().zip(&s.args).filter_map(|(p, a)| Some((p.name.clone(), a.as_ref()?)));
+        let globals = prog.globals.iter().map(|(g, t)| (global_var(g), t));
+        for (name, a) in formals.chain(globals) {
+            match a {
+                AnyTy::Value(t) => {
+                    // A length-one argument (a scalar) that the function writes through an
+                    // index or appends to is a vector of length one (R has no scalars).
+                    if t.rank == 0 && prog.lang.scalars_grow() && (written.contains(&name) || growable.contains(&name)) {
+                        growable.insert(name.clone());
+                    }
+                    let t = if growable.contains(&name) && t.rank == 0 { Ty::array(t.elem, 1) } else { *t };
+                    let t = vars.get(&name).and_then(|v| join(*v, t)).unwrap_or(t);
+                    vars.insert(name, t);
                 }
-                let t = if growable.contains(&p.name) && t.rank == 0 { Ty::array(t.elem, 1) } else { *t };
-                let t = vars.get(&p.name).and_then(|v| join(*v, t)).unwrap_or(t);
-                vars.insert(p.name.clone(), t);
+                AnyTy::List(l) => {
+                    for (path, t) in l.leaves() {
+                        let leaf = leaf_name(&name, &path);
+                        let t = vars.get(&leaf).and_then(|v| join(*v, t)).unwrap_or(t);
+                        vars.insert(leaf, t);
+                    }
+                    lists.insert(name, l.clone());
+                }
+                AnyTy::Opaque(what) => {
+                    opaque.insert(name, what.clone());
+                }
             }
         }
         Lowerer {
@@ -199,7 +227,11 @@ impl<'p> Lowerer<'p> {
             def,
             recorded: vars.clone(),
             vars,
+            recorded_lists: lists.clone(),
+            lists,
+            opaque,
             ret: None,
+            ret_list: None,
             pre: Vec::new(),
             temps: Vec::new(),
             counter: 0,
@@ -212,16 +244,26 @@ impl<'p> Lowerer<'p> {
         }
     }
 
-    /// This round's findings: the return type, the variable types and the vectors that
-    /// grow by assignment.
-    pub fn finish_round(self) -> (RetTy, BTreeMap<String, Ty>, BTreeSet<String>) {
-        (self.ret, self.recorded, self.growable)
+    /// Was `name` assigned (as a scalar or array) in this round so far?
+    pub(super) fn recorded_contains(&self, name: &str) -> bool {
+        self.recorded.contains_key(name)
+    }
+
+    /// This round's findings: the return type, the variable types, the lists and the
+    /// vectors that grow by assignment.
+    pub fn finish_round(self) -> Round {
+        Round { ret: self.ret, ret_list: self.ret_list.flatten(), vars: self.recorded, lists: self.recorded_lists, growable: self.growable }
     }
 
     /// The pending pre-statements (a builtin that builds a loop body collects its
     /// checks by swapping them out).
     pub fn pre_mut(&mut self) -> &mut Vec<Stmt> {
         &mut self.pre
+    }
+
+    /// The line where the function's body starts.
+    pub fn def_line(&self) -> Line {
+        self.def.body.line
     }
 
     pub fn final_pass(&self) -> bool {
@@ -232,8 +274,18 @@ impl<'p> Lowerer<'p> {
     /// reassigns or widens it (None otherwise, and for a parameter left to its default).
     pub fn argument_type(&self, name: &str) -> Option<Ty> {
         let i = self.def.params.iter().position(|p| p.name == name)?;
-        let t = self.prog.specs[self.spec].args.get(i).copied().flatten()?;
+        let AnyTy::Value(t) = self.prog.specs[self.spec].args.get(i).cloned().flatten()? else { return None };
         (!self.rebound.contains(name) && self.vars.get(name).is_some_and(|v| v.elem == t.elem)).then_some(t)
+    }
+
+    /// The type the caller gave argument `name` (None: not a parameter, or left to its
+    /// default).
+    pub fn given_argument(&self, name: &str) -> Option<Ty> {
+        let i = self.def.params.iter().position(|p| p.name == name)?;
+        match self.prog.specs[self.spec].args.get(i).cloned().flatten()? {
+            AnyTy::Value(t) => Some(t),
+            _ => None,
+        }
     }
 
     /// The names of the function's formal parameters, in order.
@@ -323,7 +375,10 @@ impl<'p> Lowerer<'p> {
         // line, which the error keeps.
         let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.helper_owner, self.line);
         let line = self.line;
-        self.prog.helpers.entry(helper.clone()).or_insert_with(|| vrir::Function {
+        // Only the final pass's helpers are kept: an inference round may lower with
+        // types that do not last (and its statements are dropped).
+        let helpers = if self.final_pass { &mut self.prog.helpers } else { &mut BTreeMap::new() };
+        helpers.entry(helper.clone()).or_insert_with(|| vrir::Function {
             name: helper.clone(),
             params: vec![],
             results: vec![Type::I32],
@@ -346,7 +401,8 @@ impl<'p> Lowerer<'p> {
     pub fn raise_if_counts(&mut self, cond: vrir::Expr, reason: &str, counts: [vrir::Expr; 2]) {
         let helper = format!("{ERROR_HELPER_PREFIX}{reason}__{}__{}", self.helper_owner, self.line);
         let line = self.line;
-        self.prog.helpers.entry(helper.clone()).or_insert_with(|| {
+        let helpers = if self.final_pass { &mut self.prog.helpers } else { &mut BTreeMap::new() };
+        helpers.entry(helper.clone()).or_insert_with(|| {
             let clamped = |n: &str| vrir::Expr::Lib { func: vrir::LibFn::Min, args: vec![vrir::Expr::var(n), vrir::Expr::i64(COUNT_MAX)] };
             // -(2^32 + a * 2^26 + b), exact in f64.
             let code = vrir::Expr::binary(
@@ -380,58 +436,30 @@ impl<'p> Lowerer<'p> {
         let mut body = Vec::new();
         let mut params = Vec::new();
         self.line = self.def.body.line;
-        for (p, a) in self.def.params.clone().iter().zip(&spec.args) {
-            let Some(t) = a else { continue };
-            let var_ty = self.vars[&p.name];
-            let name = lang.vrir_name(&p.name);
-            let copied = lang.arguments_by_value() && t.rank > 0 && self.written.contains(&p.name);
-            // Parameters are never assigned in VRIR we emit (backends may rely on it): an
-            // array parameter the function rebinds (`u <- v`) becomes a local too.
-            let rebound = t.rank > 0 && (self.rebound.contains(&p.name) || self.is_growable(&p.name));
-            if var_ty == *t && !copied && !rebound {
-                params.push(Param { name: name.clone(), ty: t.vrir(self.layout()), restrict: false });
-                if check_entry {
-                    lang.entry_check(self, &name, *t);
+        // Parameters: each scalar or array argument is one VRIR parameter, a list one per
+        // element (in `ListTy::leaves` order), then the globals the same way.
+        let globals: Vec<(String, AnyTy)> = self.prog.globals.iter().map(|(g, t)| (global_var(g), t.clone())).collect();
+        let formals = self.def.params.iter().zip(&spec.args).filter_map(|(p, a)| Some((p.name.clone(), a.clone()?)));
+        for (name, a) in formals.collect::<Vec<_>>().into_iter().chain(globals) {
+            match a {
+                AnyTy::Value(t) => {
+                    self.bind_param(&name, t, check_entry, &mut params)?;
+                    self.set_length_after_assign(&name);
                 }
-            } else if var_ty == *t {
-                // Written in the function: the caller's array is copied first (into a
-                // local, so that parameters are never assigned).
-                let pname = format!("_arg_{name}");
-                params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
-                if check_entry {
-                    lang.entry_check(self, &pname, *t);
+                AnyTy::List(l) => {
+                    for (path, t) in l.leaves() {
+                        self.bind_param(&leaf_name(&name, &path), t, check_entry, &mut params)?;
+                    }
                 }
-                let value = if copied {
-                    vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&pname)] }
-                } else {
-                    vrir::Expr::var(&pname)
-                };
-                self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: name.clone() }], value });
-            } else {
-                // The function assigns the parameter a wider type: take the argument
-                // under another name and convert it.
-                let pname = format!("_arg_{name}");
-                params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
-                if check_entry {
-                    lang.entry_check(self, &pname, *t);
-                }
-                let widened = self.cast(Lowered::new(vrir::Expr::var(&pname), *t), var_ty.elem);
-                let value = if t.rank > 0 && widened.ty == *t {
-                    vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![widened.expr] }
-                } else if t.rank == 0 && var_ty.rank > 0 {
-                    // A length-one argument the function uses as a vector.
-                    super::growth::vector_of_one(widened, self.layout()).expr
-                } else {
-                    widened.expr
-                };
-                self.emit(StmtKind::Assign { targets: vec![LValue::Var { name }], value });
+                AnyTy::Opaque(_) => {}
             }
-            self.set_length_after_assign(&p.name);
         }
         self.start_lengths(&spec.args);
         body.append(&mut self.pre);
         for p in self.def.params.clone().iter().zip(&spec.args).filter(|(_, a)| a.is_none()).map(|(p, _)| p) {
-            let default = p.default.clone().expect("compile() checks that missing arguments have defaults");
+            // Without a default (a language with optional arguments, MATLAB) the
+            // parameter is simply never assigned.
+            let Some(default) = p.default.clone() else { continue };
             let assign = Expr::new(
                 ExprKind::Assign { target: Box::new(Expr::new(ExprKind::Var(p.name.clone()), default.line)), value: Box::new(default.clone()) },
                 default.line,
@@ -441,6 +469,7 @@ impl<'p> Lowerer<'p> {
         let def_body = self.def.body.clone();
         self.stmt_tolerant(&def_body, true, &mut body)?;
         let results = self.final_ret()?.iter().map(|t| t.vrir(self.layout())).collect();
+        self.check_distinct_vrir_names()?;
         let mut locals: Vec<Local> = Vec::new();
         let param_names: HashSet<&str> = params.iter().map(|p| p.name.as_str()).collect();
         for (name, t) in &self.vars {
@@ -452,6 +481,65 @@ impl<'p> Lowerer<'p> {
         locals.extend(self.length_locals());
         locals.extend(self.temps.iter().cloned());
         Ok(vrir::Function { name: self.vrir_fname.clone(), params, results, locals, body, line: Some(self.def.body.line) })
+    }
+
+    /// One VRIR parameter for the variable `name` (a formal, a list's element, a global)
+    /// whose argument has type `t`.
+    fn bind_param(&mut self, name: &str, t: Ty, check_entry: bool, params: &mut Vec<Param>) -> LResult<()> {
+        let lang = self.prog.lang;
+        let var_ty = self.vars[name];
+        let vname = lang.vrir_name(name);
+        let copied = lang.arguments_by_value() && t.rank > 0 && is_marked(&self.written, name);
+        // Parameters are never assigned in VRIR we emit (backends may rely on it): an
+        // array parameter the function rebinds (`u <- v`) becomes a local too.
+        let rebound = t.rank > 0 && (is_marked(&self.rebound, name) || self.is_growable(name));
+        if var_ty == t && !copied && !rebound {
+            params.push(Param { name: vname.clone(), ty: t.vrir(self.layout()), restrict: false });
+            if check_entry {
+                lang.entry_check(self, &vname, t);
+            }
+        } else if var_ty == t {
+            // Written in the function: the caller's array is copied first (into a
+            // local, so that parameters are never assigned).
+            let pname = format!("_arg_{vname}");
+            params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
+            if check_entry {
+                lang.entry_check(self, &pname, t);
+            }
+            let value = if copied {
+                vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![vrir::Expr::var(&pname)] }
+            } else {
+                vrir::Expr::var(&pname)
+            };
+            self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: vname }], value });
+        } else if !lang.arguments_by_value() && t.rank > 0 {
+            // By reference, a converted copy would hide the function's writes from
+            // the caller.
+            return Err(self.unsupported(
+                &format!("argument `{name}`"),
+                self.def.body.line,
+                &format!("the function assigns it a {var_ty} where the caller passes a {t}: a compiled array argument keeps its type (use another variable)"),
+            ));
+        } else {
+            // The function assigns the parameter a wider type: take the argument
+            // under another name and convert it.
+            let pname = format!("_arg_{vname}");
+            params.push(Param { name: pname.clone(), ty: t.vrir(self.layout()), restrict: false });
+            if check_entry {
+                lang.entry_check(self, &pname, t);
+            }
+            let widened = self.cast(Lowered::new(vrir::Expr::var(&pname), t), var_ty.elem);
+            let value = if t.rank > 0 && widened.ty == t {
+                vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![widened.expr] }
+            } else if t.rank == 0 && var_ty.rank > 0 {
+                // A length-one argument the function uses as a vector.
+                super::growth::vector_of_one(widened, self.layout()).expr
+            } else {
+                widened.expr
+            };
+            self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: vname }], value });
+        }
+        Ok(())
     }
 
     /// The result type the function is compiled with (known in the final pass).
@@ -512,19 +600,29 @@ impl<'p> Lowerer<'p> {
                 let chained = Expr::new(ExprKind::Assign { target: target.clone(), value: inner.clone() }, line);
                 self.stmt(&chained, tail, out)
             }
+            ExprKind::Assign { target, value } if matches!(target.kind, ExprKind::Tuple(_)) => {
+                self.tuple_assign(target, value, line, out)?;
+                self.void_tail(tail, line, out)
+            }
             ExprKind::Assign { target, value } => {
                 self.assign(target, value, line, out)?;
                 if tail {
                     match &target.kind {
-                        ExprKind::Var(name) => {
-                            let v = self.read_var(name, line)?;
-                            self.null_guard(target, &v);
-                            self.return_value(vec![v], line, out)?;
-                        }
+                        ExprKind::Var(_) => match self.any_expr(target)? {
+                            Val::One(v) => {
+                                self.null_guard(target, &v);
+                                self.return_value(vec![v], line, out)?;
+                            }
+                            Val::List(l) => self.return_list(l, line, out)?,
+                        },
                         _ => return Err(self.unsupported("assignment into an index as the function's value", line, "return the variable explicitly")),
                     }
                 }
                 Ok(())
+            }
+            ExprKind::MultiAssign { targets, value } => {
+                self.multi_assign(targets, value, line, out)?;
+                self.void_tail(tail, line, out)
             }
             ExprKind::If { cond, then, els } => {
                 let c = match self.condition(cond) {
@@ -600,15 +698,24 @@ impl<'p> Lowerer<'p> {
                     Some(Marker::Return) => {
                         let v = match args.as_slice() {
                             [] => vec![],
-                            [a] if a.name.is_none() => {
-                                let v = self.expr(&a.value)?;
-                                self.null_guard(&a.value, &v);
-                                vec![v]
-                            }
+                            [a] if a.name.is_none() => match self.any_expr(&a.value)? {
+                                Val::One(v) => {
+                                    self.null_guard(&a.value, &v);
+                                    vec![v]
+                                }
+                                Val::List(l) => return self.return_list(l, line, out),
+                            },
                             _ => return Err(self.unsupported(&format!("`{func}` with these arguments"), line, "it takes one value")),
                         };
                         self.return_value(v, line, out)
                     }
+                    Some(Marker::List) => match self.any_expr(e)? {
+                        Val::List(l) if tail => self.return_list(l, line, out),
+                        _ => {
+                            out.append(&mut self.pre);
+                            Ok(())
+                        }
+                    },
                     Some(Marker::Results) => {
                         // Names (`.vr_results(a = x)`) are the caller's business: the
                         // values leave in the order written.
@@ -664,11 +771,15 @@ impl<'p> Lowerer<'p> {
                 self.push(out, StmtKind::Expr { expr: call }, line);
                 Ok(())
             }
+            _ if tail => match self.any_expr(e)? {
+                Val::One(v) => {
+                    self.null_guard(e, &v);
+                    self.value_stmt(v, tail, line, out)
+                }
+                Val::List(l) => self.return_list(l, line, out),
+            },
             _ => {
                 let v = self.expr(e)?;
-                if tail {
-                    self.null_guard(e, &v);
-                }
                 self.value_stmt(v, tail, line, out)
             }
         }
@@ -723,6 +834,12 @@ impl<'p> Lowerer<'p> {
     /// `return` of these values (none: R's `NULL`), each converted to the element type
     /// the function's result has after every return is joined.
     fn return_value(&mut self, vs: Vec<Lowered>, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        self.note_return_list(None, line)?;
+        self.return_values(vs, line, out)
+    }
+
+    /// `return_value` without the note that the function returns no list.
+    pub(super) fn return_values(&mut self, vs: Vec<Lowered>, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         let types: Vec<Ty> = vs.iter().map(|v| v.ty).collect();
         self.record_return(&types, line)?;
         let results = self.final_ret()?;
@@ -737,9 +854,17 @@ impl<'p> Lowerer<'p> {
     }
 
     pub(super) fn record(&mut self, name: &str, t: Ty, line: Line) -> LResult<()> {
+        if let Some(l) = self.recorded_lists.get(name) {
+            return Err(self.diag(
+                ErrorKind::Type,
+                &format!("assignment to `{name}`"),
+                line,
+                &format!("`{name}` is a {l} elsewhere and a {t} here; a compiled variable keeps one type (use another name)"),
+            ));
+        }
         // A variable written through an index is a vector (R has no scalars): a scalar
         // assigned to it is a vector of length one, and it may grow.
-        if t.rank == 0 && self.written.contains(name) {
+        if t.rank == 0 && self.written.contains(name) && self.prog.lang.scalars_grow() {
             self.growable.insert(name.to_string());
         }
         let promote = |t: Ty| if t.rank == 0 { Ty::array(t.elem, 1) } else { t };
@@ -782,7 +907,7 @@ impl<'p> Lowerer<'p> {
         if let Some(v) = self.bound.get(name) {
             return Ok(v.clone());
         }
-        if !self.vars.contains_key(name) && !self.recorded.contains_key(name) {
+        let Some(var) = self.resolve(name) else {
             if let Some(c) = self.prog.constants.get(name).cloned() {
                 return self.expr(&c);
             }
@@ -793,15 +918,30 @@ impl<'p> Lowerer<'p> {
                     "a function value compiles only as the function argument of sapply, vapply, mapply, Reduce, Filter, outer, apply or unlist(lapply/Map(...)); a closure that escapes (returned or stored) does not",
                 ));
             }
+            let t = self.var_type(name, line)?;
+            return Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), t));
+        };
+        if self.is_list_var(&var) {
+            return Err(self.list_as_value(name, line));
         }
-        let t = self.var_type(name, line)?;
-        if self.is_growable(name) {
-            return Ok(self.growable_value(name, t));
+        if let Some(what) = self.opaque.get(&var) {
+            return Err(self.unsupported(&format!("variable `{name}`"), line, &format!("it is {what}; compiled code reads only double, integer, logical and complex values")));
         }
-        Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), t))
+        let t = self.var_type(&var, line)?;
+        if self.is_growable(&var) {
+            return Ok(self.growable_value(&var, t));
+        }
+        Ok(Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(&var)), t))
     }
 
-    fn assign(&mut self, target: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+    /// Did an assignment `name <- v` of the source write the variable that VRIR calls
+    /// `src` through an index somewhere (so that `name` needs a copy of its own)?
+    fn source_written(&self, src: &str) -> bool {
+        let lang = self.prog.lang;
+        self.vars.keys().chain(self.recorded.keys()).any(|n| lang.vrir_name(n) == src && is_marked(&self.written, n))
+    }
+
+    pub(super) fn assign(&mut self, target: &Expr, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
         match &target.kind {
             ExprKind::Var(name) => {
                 if let Some(parts) = self.prog.lang.appended(value, name) {
@@ -819,72 +959,53 @@ impl<'p> Lowerer<'p> {
                     let known = self.vars.get(name).map(|t| t.elem);
                     match lang.na_filled(self, value, known) {
                         Some(v) => v?,
-                        None => self.expr(value)?,
+                        None => match self.any_expr(value)? {
+                            Val::One(v) => v,
+                            Val::List(l) => return self.assign_list(name, l, line, out),
+                        },
                     }
                 };
-                self.record(name, v.ty, line)?;
-                let declared = self.var_type(name, line).unwrap_or(v.ty);
-                let v = if declared.rank > 0 && v.ty.rank == 0 { super::growth::vector_of_one(v, self.layout()) } else { v };
-                let needs_copy = self.prog.lang.arguments_by_value()
-                    && v.ty.rank > 0
-                    && match &v.expr {
-                        vrir::Expr::Var { name: src } => {
-                            self.written.contains(name) || self.written.iter().any(|w| self.prog.lang.vrir_name(w) == *src)
-                        }
-                        vrir::Expr::Call { .. } => self.written.contains(name),
-                        _ => false,
-                    };
-                let mut v = self.cast(v, declared.elem);
-                if needs_copy {
-                    v.expr = vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] };
+                self.assign_var(name, v, line, out)
+            }
+            ExprKind::Field { target: base, name: key } => {
+                if let Some(done) = self.assign_computed_then_key(base, &ExprKind::Str(key.clone()), value, line, out)? {
+                    return Ok(done);
                 }
-                let kind = StmtKind::Assign { targets: vec![LValue::Var { name: self.prog.lang.vrir_name(name) }], value: v.expr };
-                self.push(out, kind, line);
-                self.set_length_after_assign(name);
-                out.append(&mut self.pre);
-                Ok(())
+                let place = self.list_place(base, line)?;
+                let place = self.select_place(place, &ExprKind::Str(key.clone()), line)?;
+                self.assign_place(place, value, line, out)
             }
             ExprKind::Index { target: arr, indices, double } => {
-                let ExprKind::Var(name) = &arr.kind else {
-                    return Err(self.unsupported("assignment into an index of an expression", line, "only `x[i] <- v` with a variable `x` compiles"));
-                };
-                let at = self.var_type(name, line)?;
-                let v = match self.prog.lang.missing_as(self, value, at.elem) {
-                    Some(v) => v?,
-                    None => self.expr(value)?,
-                };
-                if at.rank == 0 {
-                    // `record` makes a variable written through an index a vector; the
-                    // next round has it so.
-                    self.growable.insert(name.clone());
-                    self.record(name, Ty::array(wider(at.elem, v.ty.elem), 1), line)?;
-                    return Err(if self.final_pass { self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}")) } else { LErr::NotYet });
-                }
-                // Storing a wider element widens the whole array (R's coercion).
-                self.record(name, at.with_elem(wider(at.elem, v.ty.elem)), line)?;
-                if self.is_growable(name) {
-                    if let Some(done) = self.grow_and_store(name, at, indices, v.clone(), line, out) {
-                        return done;
+                // `l[[i]][["a"]] <- v` with a computed `i`.
+                if let (true, [Some(ix)]) = (*double, indices.as_slice()) {
+                    if !self.is_computed_key(&ix.kind) {
+                        if let Some(done) = self.assign_computed_then_key(arr, &ix.kind, value, line, out)? {
+                            return Ok(done);
+                        }
                     }
-                    // Any other selection works on the vector's current elements.
-                    self.fit_length(name)?;
                 }
-                let target = Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), at);
-                let (idx, sel_rank, flatten) = self.indices(&target, indices, *double, line)?;
-                if v.ty.rank > 0 && v.ty.rank != sel_rank {
-                    return Err(self.unsupported(
-                        &format!("assignment into `{name}[...]`"),
-                        line,
-                        &format!("a {} into a selection of rank {sel_rank}: the value must be a scalar or have the selection's shape", v.ty),
-                    ));
-                }
-                let v = self.cast(v, at.elem);
-                let kind = StmtKind::Assign {
-                    targets: vec![LValue::Index { array: self.prog.lang.vrir_name(name), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } }],
-                    value: v.expr,
+                let name = match &arr.kind {
+                    ExprKind::Var(name) if !self.resolve(name).is_some_and(|v| self.is_list_var(&v)) => name.clone(),
+                    ExprKind::Var(_) | ExprKind::Field { .. } | ExprKind::Index { double: true, .. } => match self.place(arr, line)? {
+                        Place::Value(leaf) => leaf,
+                        Place::List(list, lt) => {
+                            // `l[["a"]] <- v`, `l[[2]] <- v`: an element of a list.
+                            let [Some(ix)] = indices.as_slice() else {
+                                return Err(self.unsupported("assignment into a list", line, "select one element with `[[`"));
+                            };
+                            if !*double {
+                                return Err(self.unsupported("assignment `x[i] <- v` into a list", line, "use `x[[i]] <- v` to set one element"));
+                            }
+                            if self.is_computed_key(&ix.kind) {
+                                return self.assign_computed(&list, &lt, ix, value, line, out);
+                            }
+                            let place = self.select_place(Place::List(list, lt), &ix.kind, line)?;
+                            return self.assign_place(place, value, line, out);
+                        }
+                    },
+                    _ => return Err(self.unsupported("assignment into an index of an expression", line, "only `x[i] <- v` with a variable `x` compiles")),
                 };
-                self.push(out, kind, line);
-                Ok(())
+                self.index_assign(&name, indices, *double, value, line, out)
             }
             ExprKind::Call { func, .. } => Err(self.unsupported(&format!("replacement function `{func}<-`"), line, "only assignment to a variable or an index compiles")),
             ExprKind::Unsupported(what) => Err(self.unsupported(what, line, "not compilable")),
@@ -892,7 +1013,137 @@ impl<'p> Lowerer<'p> {
         }
     }
 
+    /// `[a, b] = f(x)`: the call's results into temporaries, then each into its target
+    /// as an ordinary assignment (value semantics, widening and all).
+    fn multi_assign(&mut self, targets: &[Option<Expr>], value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        let ExprKind::Call { func, args } = &value.kind else {
+            return Err(self.unsupported("several assignment targets", line, "the value must be a call of a function with several results"));
+        };
+        let values = if self.is_user_function(func) {
+            let (call, rets) = self.user_call(func, args, line)?;
+            if rets.len() < targets.len() {
+                return Err(self.unsupported(&format!("call to `{func}`"), line, &format!("{} results requested, the function gives {}", targets.len(), rets.len())));
+            }
+            let temps: Vec<String> = rets.iter().map(|t| self.temp(&t.vrir(self.layout()))).collect();
+            let lvalues = temps.iter().map(|t| LValue::Var { name: t.clone() }).collect();
+            self.emit(StmtKind::Assign { targets: lvalues, value: call });
+            temps.into_iter().zip(rets).map(|(t, ty)| Lowered::new(vrir::Expr::var(t), ty)).collect::<Vec<_>>()
+        } else {
+            let lang = self.prog.lang;
+            match lang.builtin_multi(self, func, args, targets.len(), line) {
+                Some(vs) => vs?,
+                None => return Err(self.unsupported(&format!("call to `{func}` for several results"), line, "not a function of the source or a builtin with several results")),
+            }
+        };
+        out.append(&mut self.pre);
+        for (target, v) in targets.iter().zip(values) {
+            let Some(target) = target else { continue };
+            let name = self.bind_value(v);
+            let read = Expr::new(ExprKind::Var(name.clone()), line);
+            let r = self.assign(target, &read, line, out);
+            self.unbind(&name);
+            r?;
+        }
+        Ok(())
+    }
+
+    /// How many of its parameters the call being compiled passes (MATLAB's `nargin`).
+    pub fn given_arguments(&self) -> usize {
+        self.prog.specs[self.spec].args.iter().filter(|a| a.is_some()).count()
+    }
+
+    /// `name <- v` for a scalar or array `v` (`name` may be a list's element).
+    pub(super) fn assign_var(&mut self, name: &str, v: Lowered, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        self.record(name, v.ty, line)?;
+        let declared = self.var_type(name, line).unwrap_or(v.ty);
+        let v = if declared.rank > 0 && v.ty.rank == 0 { super::growth::vector_of_one(v, self.layout()) } else { v };
+        let needs_copy = self.prog.lang.arguments_by_value()
+            && v.ty.rank > 0
+            && match &v.expr {
+                vrir::Expr::Var { name: src } => is_marked(&self.written, name) || self.source_written(src),
+                vrir::Expr::Call { .. } => is_marked(&self.written, name),
+                _ => false,
+            };
+        let mut v = self.cast(v, declared.elem);
+        if needs_copy {
+            v.expr = self.prog.lang.copy_array(v.expr, v.ty.vrir(self.layout()));
+        }
+        let kind = StmtKind::Assign { targets: vec![LValue::Var { name: self.prog.lang.vrir_name(name) }], value: v.expr };
+        self.push(out, kind, line);
+        self.set_length_after_assign(name);
+        out.append(&mut self.pre);
+        Ok(())
+    }
+
+    /// `name[indices] <- value` for the array variable `name` (or a list's element).
+    fn index_assign(&mut self, name: &str, indices: &[Option<Expr>], double: bool, value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        let lang = self.prog.lang;
+        if let Some(done) = lang.index_assign(self, name, indices, value, line) {
+            done?;
+            out.append(&mut self.pre);
+            return Ok(());
+        }
+        let at = self.var_type(name, line)?;
+        let v = match self.prog.lang.missing_as(self, value, at.elem) {
+            Some(v) => v?,
+            None => self.expr(value)?,
+        };
+        if at.rank == 0 {
+            // `record` makes a variable written through an index a vector; the
+            // next round has it so.
+            self.growable.insert(name.to_string());
+            self.record(name, Ty::array(wider(at.elem, v.ty.elem), 1), line)?;
+            return Err(if self.final_pass { self.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a {at}")) } else { LErr::NotYet });
+        }
+        // Storing a wider element widens the whole array (R's coercion), unless
+        // the language converts the element to the array's type (Julia).
+        let converts = self.prog.lang.stores_convert();
+        self.record(name, if converts { at } else { at.with_elem(wider(at.elem, v.ty.elem)) }, line)?;
+        if self.is_growable(name) {
+            if let Some(done) = self.grow_and_store(name, at, indices, v.clone(), line, out) {
+                return done;
+            }
+            // Any other selection works on the vector's current elements.
+            self.fit_length(name)?;
+        }
+        let target = Lowered::new(vrir::Expr::var(self.prog.lang.vrir_name(name)), at);
+        let (idx, sel_rank, flatten) = self.indices(&target, indices, double, line)?;
+        if v.ty.rank > 0 && v.ty.rank != sel_rank {
+            return Err(self.unsupported(
+                &format!("assignment into `{name}[...]`"),
+                line,
+                &format!("a {} into a selection of rank {sel_rank}: the value must be a scalar or have the selection's shape", v.ty),
+            ));
+        }
+        let v = if converts { self.prog.lang.convert_stored(self, v, at.elem) } else { self.cast(v, at.elem) };
+        let kind = StmtKind::Assign {
+            targets: vec![LValue::Index { array: self.prog.lang.vrir_name(name), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } }],
+            value: v.expr,
+        };
+        self.push(out, kind, line);
+        Ok(())
+    }
+
     fn for_loop(&mut self, var: &str, seq: &Expr, body: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
+        // `for (v in list(...))`: the list, made once into a hidden list variable, then a
+        // loop over that (`frontend::lists`).
+        let hidden;
+        let seq = match &seq.kind {
+            ExprKind::Call { func, .. } if !self.is_user_function(func) && self.prog.lang.marker(func) == Some(Marker::List) => {
+                let Val::List(l) = self.any_expr(seq)? else { unreachable!("list(...) is a list") };
+                let name = format!("@in_{var}_{line}");
+                self.assign_list(&name, l, line, out)?;
+                hidden = Expr::new(ExprKind::Var(name), line);
+                &hidden
+            }
+            _ => seq,
+        };
+        if let Some((k_loop, k_body)) = self.list_loop(var, seq, body, line)? {
+            return match k_body {
+                Some(b) => self.for_loop(&k_loop, &Expr::new(ExprKind::Binary(BinOp::Colon, Box::new(Expr::new(ExprKind::Int(1), line)), Box::new(Expr::new(ExprKind::Int(b.0), line))), line), &b.1, line, out),
+                None => Ok(()),
+            };
+        }
         let lang = self.prog.lang;
         let mut parallel = false;
         let mut seq_expr = seq;
@@ -915,7 +1166,7 @@ impl<'p> Lowerer<'p> {
             }
             let n = lang.index_value(self, n, line)?;
             let d = vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(n)), step: None };
-            (d, vrir::Expr::var(&counter), Ty::scalar(ScalarType::I32))
+            (d, vrir::Expr::var(&counter), Ty::scalar(lang.parallel_index_type()))
         } else if let Some(parts) = lang.seq(self, seq_expr) {
             let p = parts?;
             let d = vrir::Expr::Range { start: Some(Box::new(p.start)), stop: Some(Box::new(p.stop)), step: Some(Box::new(p.step)) };
@@ -929,7 +1180,10 @@ impl<'p> Lowerer<'p> {
                 (d, h.expr, Ty::scalar(h.ty.elem))
             } else {
                 let t = self.temp(&v.ty.vrir(self.layout()));
-                let value = if matches!(v.expr, vrir::Expr::Var { .. }) { vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] } } else { v.expr };
+                // R iterates over a copy; a by-reference language (Julia) reads the
+                // array itself at each turn, so the body's writes are seen.
+                let copy = matches!(v.expr, vrir::Expr::Var { .. }) && lang.arguments_by_value();
+                let value = if copy { vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] } } else { v.expr };
                 self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value });
                 let d = vrir::Expr::Range {
                     start: Some(Box::new(vrir::Expr::i64(1))),
@@ -1002,6 +1256,15 @@ impl<'p> Lowerer<'p> {
             },
             ExprKind::LocalFunction { name, .. } => Err(self.unsupported(&format!("definition of function `{name}` used as a value"), line, "a closure that escapes does not compile")),
             ExprKind::Index { target, indices, double } => {
+                if let Some(read) = lang.index_read(self, target, indices, line) {
+                    return read;
+                }
+                if self.may_be_list(target) {
+                    return match self.any_expr(e)? {
+                        Val::One(v) => Ok(v),
+                        Val::List(_) => Err(self.list_as_value(&describe_expr(e), line)),
+                    };
+                }
                 if let ExprKind::Var(name) = &target.kind {
                     if self.is_growable(name) {
                         if let Some(read) = self.growable_element(name, indices, line) {
@@ -1010,41 +1273,12 @@ impl<'p> Lowerer<'p> {
                     }
                 }
                 let t = self.expr(target)?;
-                let t = if t.ty.rank == 0 {
-                    // R has no scalars: a length-one value indexed (`x[1]`, `x[[i]]`).
-                    let name = match &target.kind {
-                        ExprKind::Var(n) => n.clone(),
-                        _ => "value".to_string(),
-                    };
-                    match self.index_scalar(t, &name, indices, line)? {
-                        Ok(element) => return Ok(element),
-                        Err(as_vector) => as_vector,
-                    }
-                } else if indices.iter().flatten().any(|e| self.prog.lang.is_exclusion(e)) {
-                    self.hoist(t)
-                } else {
-                    t
-                };
-                let (idx, rank, flatten) = self.indices(&t, indices, *double, line)?;
-                let read = Lowered::new(
-                    vrir::Expr::Index { array: Box::new(t.expr), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } },
-                    Ty { elem: t.ty.elem, rank },
-                );
-                if rank >= 2 && self.prog.lang.drops_unit_dims() {
-                    let read = self.hoist(read);
-                    let mut any_unit: Option<vrir::Expr> = None;
-                    for k in 0..rank {
-                        let unit = vrir::Expr::binary(vrir::BinOp::Eq, vrir::Expr::Dim { arg: Box::new(read.expr.clone()), axis: k }, vrir::Expr::i64(1));
-                        any_unit = Some(match any_unit {
-                            None => unit,
-                            Some(a) => vrir::Expr::binary(vrir::BinOp::Or, a, unit),
-                        });
-                    }
-                    self.raise_if(any_unit.expect("rank >= 2"), "dimension_dropped");
-                    return Ok(read);
-                }
-                Ok(read)
+                self.index_read(target, t, indices, *double, line)
             }
+            ExprKind::Field { .. } => match self.any_expr(e)? {
+                Val::One(v) => Ok(v),
+                Val::List(_) => Err(self.list_as_value(&describe_expr(e), line)),
+            },
             ExprKind::Function(_) => Err(self.unsupported("function definition inside a function", line, "closures do not compile; define the function at top level")),
             ExprKind::Block(items) => {
                 // `{ s1; s2; v }` as a value: the statements run first.
@@ -1082,7 +1316,8 @@ impl<'p> Lowerer<'p> {
             }
             ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Repeat(_) => Err(self.unsupported("loop used as a value", line, "a loop's value is NULL")),
             ExprKind::Break | ExprKind::Next => Err(self.unsupported("`break`/`next` used as a value", line, "use it as a statement")),
-            ExprKind::Assign { .. } => Err(self.unsupported("assignment used as a value", line, "assign in a statement of its own")),
+            ExprKind::Assign { .. } | ExprKind::MultiAssign { .. } => Err(self.unsupported("assignment used as a value", line, "assign in a statement of its own")),
+            ExprKind::Tuple(_) => Err(self.unsupported("tuple used as a value", line, "tuples compile as a multiple assignment (`a, b = b, a`) or as the values a function returns")),
             ExprKind::Unsupported(what) => Err(self.unsupported(what, line, "not compilable")),
         }
     }
@@ -1160,6 +1395,45 @@ impl<'p> Lowerer<'p> {
         Ok(Lowered::new(vrir::Expr::var(out), ty))
     }
 
+    /// `t[indices]` (`t[[i]]` when `double`) for `target` lowered as the scalar or array
+    /// `t`.
+    pub(super) fn index_read(&mut self, target: &Expr, t: Lowered, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<Lowered> {
+        let t = if t.ty.rank == 0 {
+            // R has no scalars: a length-one value indexed (`x[1]`, `x[[i]]`).
+            let name = match &target.kind {
+                ExprKind::Var(n) => n.clone(),
+                _ => "value".to_string(),
+            };
+            match self.index_scalar(t, &name, indices, line)? {
+                Ok(element) => return Ok(element),
+                Err(as_vector) => as_vector,
+            }
+        } else if indices.iter().flatten().any(|e| self.prog.lang.is_exclusion(e)) {
+            self.hoist(t)
+        } else {
+            t
+        };
+        let (idx, rank, flatten) = self.indices(&t, indices, double, line)?;
+        let read = Lowered::new(
+            vrir::Expr::Index { array: Box::new(t.expr), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } },
+            Ty { elem: t.ty.elem, rank },
+        );
+        if rank >= 2 && self.prog.lang.drops_unit_dims() {
+            let read = self.hoist(read);
+            let mut any_unit: Option<vrir::Expr> = None;
+            for k in 0..rank {
+                let unit = vrir::Expr::binary(vrir::BinOp::Eq, vrir::Expr::Dim { arg: Box::new(read.expr.clone()), axis: k }, vrir::Expr::i64(1));
+                any_unit = Some(match any_unit {
+                    None => unit,
+                    Some(a) => vrir::Expr::binary(vrir::BinOp::Or, a, unit),
+                });
+            }
+            self.raise_if(any_unit.expect("rank >= 2"), "dimension_dropped");
+            return Ok(read);
+        }
+        Ok(read)
+    }
+
     /// Lower the indices of `x[...]` for an array of type `at`: the VRIR indices, the
     /// rank of the result and whether the access is flat (one index into a matrix).
     pub(super) fn indices(&mut self, target: &Lowered, indices: &[Option<Expr>], double: bool, line: Line) -> LResult<(Vec<vrir::Expr>, u32, bool)> {
@@ -1178,7 +1452,7 @@ impl<'p> Lowerer<'p> {
                     rank += 1;
                 }
                 Some(e) => {
-                    if is_zero_literal(e) && !double {
+                    if is_zero_literal(e) && !double && lang.zero_index_selects_nothing() {
                         // R drops index 0: `x[0]` selects nothing.
                         out.push(vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(vrir::Expr::i64(0))), step: None });
                         rank += 1;
@@ -1290,6 +1564,9 @@ impl<'p> Lowerer<'p> {
         }
         if let Some(target) = self.prog.resolve_function(&self.scope, func) {
             let (expr, ret) = self.user_call(func, args, line)?;
+            if self.list_result_of(&expr).is_some() {
+                return Err(self.list_as_value(&format!("{func}(...)"), line));
+            }
             return match ret.as_slice() {
                 [t] => Ok(Lowered::new(expr, *t)),
                 [] => Err(self.unsupported(&format!("value of {}", self.display_function(&target)), line, "the function returns NULL")),
@@ -1297,6 +1574,9 @@ impl<'p> Lowerer<'p> {
             };
         }
         if let Some(m) = self.prog.lang.marker(func) {
+            if m == Marker::List {
+                return Err(self.list_as_value(&format!("{func}(...)"), line));
+            }
             return Err(self.unsupported(&format!("`{func}(...)` used as a value"), line, match m {
                 Marker::Return => "use `return` as a statement",
                 Marker::Gpu => "use it as a statement around a block",
@@ -1304,6 +1584,8 @@ impl<'p> Lowerer<'p> {
                 Marker::Stop => "use it as a statement (`if (bad) stop(\"...\")`)",
                 Marker::Results => "use it as the statement that leaves the function",
                 Marker::Check => "use it as a statement; its value is NULL",
+                Marker::Names => "names are strings; compiled code reads them only as a loop's sequence over a list, `for (nm in names(l)) ... l[[nm]]`",
+                Marker::List => unreachable!("handled above"),
             }));
         }
         let lang = self.prog.lang;
@@ -1335,7 +1617,7 @@ impl<'p> Lowerer<'p> {
     /// types, created when new; the call expression and its result type.
     /// Arguments are matched to the formals as R does (`matching`); a lifted function's
     /// captured variables follow as further arguments, read here in the caller.
-    fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
+    pub(super) fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
         let target = self.prog.resolve_function(&self.scope, func).expect("callers check that `func` is a program function");
         let def = self.prog.defs[&target].clone();
         let lifted = self.prog.closures.lifted.get(&target).cloned();
@@ -1351,12 +1633,18 @@ impl<'p> Lowerer<'p> {
         let mut values = Vec::new();
         for (k, p) in def.params[..nformals].iter().enumerate() {
             match m.get(args, k) {
-                Some(a) => {
-                    let v = self.expr(&a.value)?;
-                    types.push(Some(v.ty));
-                    values.push(v.expr);
-                }
-                None if p.default.is_some() => types.push(None),
+                Some(a) => match self.any_expr(&a.value)? {
+                    Val::One(v) => {
+                        types.push(Some(AnyTy::Value(v.ty)));
+                        values.push(v.expr);
+                    }
+                    // A list travels as its elements.
+                    Val::List(l) => {
+                        values.extend(l.leaves.into_iter().map(|v| v.expr));
+                        types.push(Some(AnyTy::List(l.ty)));
+                    }
+                },
+                None if p.default.is_some() || self.prog.lang.optional_arguments() => types.push(None),
                 None => return Err(self.unsupported(&format!("call to {shown}"), line, &format!("argument \"{}\" is missing, with no default", p.name))),
             }
         }
@@ -1368,10 +1656,20 @@ impl<'p> Lowerer<'p> {
                     &format!("it reads the variable `{x}` of an enclosing function, which this function hides behind a `{x}` of its own (rename one of them)"),
                 ));
             }
-            let v = self.read_var(x, line)?;
-            types.push(Some(v.ty));
-            values.push(v.expr);
+            // A captured list travels as its elements too.
+            match self.any_expr(&Expr::new(ExprKind::Var(x.clone()), line))? {
+                Val::One(v) => {
+                    types.push(Some(AnyTy::Value(v.ty)));
+                    values.push(v.expr);
+                }
+                Val::List(l) => {
+                    values.extend(l.leaves.into_iter().map(|v| v.expr));
+                    types.push(Some(AnyTy::List(l.ty)));
+                }
+            }
         }
+        // Every function takes the globals after its own parameters.
+        values.extend(self.global_args());
         let idx = self.prog.spec_for(&target, types);
         let name = self.prog.specs[idx].vrir_name.clone();
         match &self.prog.specs[idx].ret {
@@ -1390,10 +1688,23 @@ pub(super) fn is_zero_literal(e: &Expr) -> bool {
 fn collect_rebound(e: &Expr, out: &mut HashSet<String>) {
     match &e.kind {
         ExprKind::Assign { target, value } => {
-            if let ExprKind::Var(n) = &target.kind {
-                out.insert(n.clone());
+            for t in super::tuples::targets(target) {
+                // `x[i] <- v` writes into `x` (`collect_written`), it does not rebind it.
+                if matches!(t.kind, ExprKind::Index { double: false, .. }) {
+                    continue;
+                }
+                if let Some(n) = syntactic_leaf(t) {
+                    out.insert(n);
+                }
             }
             collect_rebound(value, out);
+        }
+        ExprKind::MultiAssign { targets, .. } => {
+            for t in targets.iter().flatten() {
+                if let ExprKind::Var(n) = &t.kind {
+                    out.insert(n.clone());
+                }
+            }
         }
         ExprKind::Block(items) => items.iter().for_each(|i| collect_rebound(i, out)),
         ExprKind::If { then, els, .. } => {
@@ -1412,12 +1723,23 @@ fn collect_rebound(e: &Expr, out: &mut HashSet<String>) {
 fn collect_written(e: &Expr, out: &mut HashSet<String>) {
     match &e.kind {
         ExprKind::Assign { target, value } => {
-            if let ExprKind::Index { target: t, .. } = &target.kind {
-                if let ExprKind::Var(n) = &t.kind {
-                    out.insert(n.clone());
+            for target in super::tuples::targets(target) {
+                if let ExprKind::Index { target: t, .. } = &target.kind {
+                    if let Some(n) = syntactic_leaf(t) {
+                        out.insert(n);
+                    }
                 }
             }
             collect_written(value, out);
+        }
+        ExprKind::MultiAssign { targets, .. } => {
+            for t in targets.iter().flatten() {
+                if let ExprKind::Index { target: t, .. } = &t.kind {
+                    if let ExprKind::Var(n) = &t.kind {
+                        out.insert(n.clone());
+                    }
+                }
+            }
         }
         ExprKind::Block(items) => items.iter().for_each(|i| collect_written(i, out)),
         ExprKind::If { then, els, .. } => {

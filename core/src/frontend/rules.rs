@@ -38,6 +38,12 @@ pub enum Marker {
     /// A library call run for its checks, whose value is nothing (R `stopifnot(...)`):
     /// the rule table's `builtin` lowers the checks, the engine drops its value.
     Check,
+    /// A list of its arguments, named by their names (R `list(a = x, b = y)`).
+    List,
+    /// The names of a list (R `names(l)`): strings, which compiled code has only as a
+    /// `for` loop's sequence, a loop over the list's elements by name
+    /// (`frontend::lists`, `list_loop`).
+    Names,
 }
 
 pub trait Language: Sync {
@@ -68,6 +74,9 @@ pub trait Language: Sync {
     /// Every binary operator except the short-circuit ones and sequences, which the
     /// engine handles through `condition` and `seq`.
     fn binary(&self, lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered>;
+    /// Whether calls of `name` (neither a function of the source nor a marker) may
+    /// compile: the section analysis (`sections`) leaves other calls to the host.
+    fn compiles_call(&self, name: &str) -> bool;
     /// A call of a library function; None when `name` is not one.
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>>;
     /// Recognize a sequence expression (`a:b`, `seq_len(n)`, ...).
@@ -114,4 +123,61 @@ pub trait Language: Sync {
     /// host adapter to run the original function in the host instead; the others are
     /// errors in the host too (`Runtime`).
     fn host_has_answer(&self, reason: &str) -> bool;
+
+    // ----- hooks where a language's rules differ from R's (defaults: R's) -----
+
+    /// An indexing read `target(indices)` lowered the language's own way (MATLAB: every
+    /// index keeps its dimension, linear indexing shapes, `end`); None: the engine's.
+    fn index_read(&self, _lw: &mut Lowerer, _target: &Expr, _indices: &[Option<Expr>], _line: Line) -> Option<LResult<Lowered>> {
+        None
+    }
+    /// An indexed assignment `name(indices) = value` lowered the language's own way
+    /// (MATLAB: growth of any array by assignment); its statements go through
+    /// `Lowerer::emit`. None: the engine's.
+    fn index_assign(&self, _lw: &mut Lowerer, _name: &str, _indices: &[Option<Expr>], _value: &Expr, _line: Line) -> Option<LResult<()>> {
+        None
+    }
+    /// May a call leave out arguments that have no default (MATLAB: `nargin` tells the
+    /// function how many it got; reading one it did not get is an error)?
+    fn optional_arguments(&self) -> bool {
+        false
+    }
+    /// Does a scalar written through an index become a growing vector (R: a value of
+    /// length one is a vector, `growth`)? Where it does not (MATLAB) the front end makes
+    /// such variables arrays itself.
+    fn scalars_grow(&self) -> bool {
+        true
+    }
+    /// A builtin called for `nout` results (`[m, i] = max(x)`): one value each. None:
+    /// `name` is no builtin with several results.
+    fn builtin_multi(&self, _lw: &mut Lowerer, _name: &str, _args: &[Arg], _nout: usize, _line: Line) -> Option<LResult<Vec<Lowered>>> {
+        None
+    }
+    /// The copy `y = x` makes of an array (value semantics): VRIR's `copy` by default.
+    /// MATLAB writes it as an exact element-wise identity (`x * 1.0`), which the
+    /// optimizer's `reuse` pass may write into `y`'s own buffer (no fresh array per loop
+    /// turn).
+    fn copy_array(&self, e: vrir::Expr, _ty: vrir::Type) -> vrir::Expr {
+        vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![e] }
+    }
+    /// Does a literal index 0 select nothing (R's `x[0]`)? Where it does not (Julia,
+    /// MATLAB) it is an ordinary index, which the bounds check rejects.
+    fn zero_index_selects_nothing(&self) -> bool {
+        true
+    }
+    /// The type of a parallel loop's variable (`prange(n)`, `Threads.@threads for`):
+    /// the language's integer (R: i32, Julia: i64).
+    fn parallel_index_type(&self) -> vrir::ScalarType {
+        vrir::ScalarType::I32
+    }
+    /// Does a store into an array convert the value to the array's element type
+    /// (Julia: `convert`, with an InexactError where it is not exact), rather than
+    /// widen the array (R's coercion)?
+    fn stores_convert(&self) -> bool {
+        false
+    }
+    /// The value stored into an array of `elem` when `stores_convert`.
+    fn convert_stored(&self, lw: &mut Lowerer, v: Lowered, elem: vrir::ScalarType) -> Lowered {
+        lw.cast(v, elem)
+    }
 }

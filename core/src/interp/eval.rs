@@ -456,6 +456,7 @@ fn library(f: LibFn, args: &[Value]) -> VrResult<Value> {
         LibFn::Ndims => Ok(Value::Scalar(Scalar::I64(
             array_ops::as_array(&args[0], "ndims")?.ndims() as i64,
         ))),
+        _ if f.random_draw().is_some() => random_draw(f, args),
         _ if f.arity() == 1 => {
             let t = elem_type(&args[0])?;
             map1(&args[0], arith::lib_result(f, t), |x| arith::lib1(f, x))
@@ -478,4 +479,26 @@ fn library(f: LibFn, args: &[Value]) -> VrResult<Value> {
             })
         }
     }
+}
+
+/// A draw from the process's built-in stream (`runtime::rng`; the interpreter has no
+/// host generator): R's default generator, bit for bit.
+fn random_draw(f: LibFn, args: &[Value]) -> VrResult<Value> {
+    let kind = f
+        .random_draw()
+        .ok_or_else(|| internal(format!("{} is not a draw", f.name())))?;
+    let arg = match args {
+        [] => 0.0,
+        [Value::Scalar(Scalar::F64(dn))] => *dn,
+        _ => {
+            return Err(internal(format!(
+                "{} of {} arguments",
+                f.name(),
+                args.len()
+            )))
+        }
+    };
+    crate::runtime::rng::draw(None, kind, arg)
+        .map(|x| Value::Scalar(Scalar::F64(x)))
+        .map_err(VrError::runtime)
 }

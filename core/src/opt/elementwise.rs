@@ -13,7 +13,8 @@
 //!
 //! What stays out, so that moving work into one loop cannot change what happens: scalar
 //! subexpressions other than constants and variables (the original evaluates them once,
-//! before any element, and they may fail), calls and maps (user functions), reductions,
+//! before any element, and they may fail; random draws among them), calls and maps
+//! (user functions), reductions,
 //! slices, and `and`/`or` whose right side may fail (a scalar `and` short-circuits).
 
 use crate::vrir::ast::{
@@ -38,12 +39,14 @@ pub struct Tree {
     pub ty: ArrayType,
 }
 
-/// Whether the element-wise library function `f` applies to each element.
+/// Whether the element-wise library function `f` applies to each element. Random draws
+/// do not: each evaluation draws once, in program order, so one may never be moved into
+/// a loop over elements.
 fn is_elementwise_lib(f: LibFn) -> bool {
     !matches!(
         f,
         LibFn::Matmul | LibFn::Transpose | LibFn::Copy | LibFn::Len | LibFn::Ndims
-    )
+    ) && f.random_draw().is_none()
 }
 
 /// What one node is: an array (of some rank) or a scalar leaf.

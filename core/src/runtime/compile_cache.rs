@@ -12,7 +12,8 @@
 
 use crate::analysis::{calls, param_writes};
 use crate::cpu::CompiledModule;
-use crate::runtime::disk_cache::DiskCache;
+use crate::runtime::cache_trust::Problem;
+use crate::runtime::disk_cache::{DiskCache, Lookup};
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::vrir::ast::{Function, Module};
 use crate::vrir::types::{Layout, Type};
@@ -35,6 +36,9 @@ pub struct CompileOptions {
     pub threads: Option<usize>,
     /// Which optimizer passes run, and what the host promises about its arguments.
     pub passes: crate::opt::OptOptions,
+    /// The `gpu` backend: `on_gpu` sections through the GPU's engine (`driver`), the
+    /// rest as `parallel` says. Such code is never written to the disk cache.
+    pub gpu: bool,
 }
 
 impl Default for CompileOptions {
@@ -45,6 +49,7 @@ impl Default for CompileOptions {
             parallel: false,
             threads: None,
             passes: crate::opt::OptOptions::all(),
+            gpu: false,
         }
     }
 }
@@ -65,12 +70,13 @@ impl CompileOptions {
     fn key_line(&self) -> String {
         let off: Vec<&str> = self.passes.disabled.iter().copied().collect();
         format!(
-            "bounds_checks={} opt_level={} parallel={} passes_off=[{}] params_never_alias={}",
+            "bounds_checks={} opt_level={} parallel={} passes_off=[{}] params_never_alias={} gpu={}",
             self.bounds_checks,
             self.opt_level,
             self.parallel,
             off.join(","),
-            self.passes.params_never_alias
+            self.passes.params_never_alias,
+            self.gpu
         )
     }
 }
@@ -87,6 +93,9 @@ pub struct Specialized {
     pub optimizer_report: String,
     /// Wall time of this specialization's compile (optimizer + LLVM, or the disk load).
     pub compile_seconds: f64,
+    /// What the on-disk cache did for it, for `explain`: `off`, `loaded from DIR`,
+    /// `compiled; written to DIR`, `entry not loaded: REASON; ...` or `not used: REASON`.
+    pub disk: String,
 }
 
 impl Specialized {
@@ -110,6 +119,9 @@ pub struct CacheStats {
     pub disk_writes: u64,
     /// On-disk entries found bad (then deleted and rebuilt).
     pub disk_rejects: u64,
+    /// Cache directories and entries refused because someone other than this user (or
+    /// root) could have written them (`cache_trust`); nothing was loaded from them.
+    pub disk_untrusted: u64,
 }
 
 #[derive(Default)]
@@ -119,6 +131,9 @@ pub struct CompileCache {
     memory_hits: AtomicU64,
     /// Machine code kept across processes, when enabled.
     disk: std::sync::OnceLock<DiskCache>,
+    /// Why the on-disk cache, or an entry of it, was not used: the first reason.
+    disk_note: Mutex<Option<String>>,
+    disk_untrusted: AtomicU64,
 }
 
 /// Identifies the compiler that made an entry: this crate's version and the file it
@@ -239,41 +254,101 @@ impl CompileCache {
             disk_hits: disk(|d| &d.hits),
             disk_writes: disk(|d| &d.writes),
             disk_rejects: disk(|d| &d.rejects),
+            disk_untrusted: self.disk_untrusted.load(Ordering::Relaxed),
         }
     }
 
     /// Keep machine code in `dir` across processes (created mode 0700 when missing).
-    /// The cache is an optimization: when the directory cannot be made, compiles go on
-    /// without it and the reason is returned.
-    pub fn enable_disk(&self, dir: &std::path::Path) -> std::io::Result<()> {
-        let d = DiskCache::open(dir)?;
-        let _ = self.disk.set(d);
-        Ok(())
+    /// The cache is an optimization: when the directory cannot be made, or someone other
+    /// than this user or root could write it (`cache_trust`), compiles go on in memory
+    /// and the reason is kept (`disk_note`) and returned.
+    pub fn enable_disk(&self, dir: &std::path::Path) -> Result<(), Problem> {
+        match DiskCache::open(dir) {
+            Ok(d) => {
+                let _ = self.disk.set(d);
+                Ok(())
+            }
+            Err(p) => {
+                let note = match &p {
+                    Problem::Untrusted(why) => {
+                        self.disk_untrusted.fetch_add(1, Ordering::Relaxed);
+                        format!("not used: {why}, so another user could plant machine code there; functions compile in memory")
+                    }
+                    Problem::Unusable(why) => format!("not used: {why}"),
+                };
+                self.note(note);
+                Err(p)
+            }
+        }
     }
 
-    /// Compile `sub` (for `func`), through the on-disk cache when enabled.
-    fn compile(&self, sub: &Module, key: &str, opts: &CompileOptions) -> VrResult<CompiledModule> {
+    fn note(&self, note: String) {
+        self.disk_note.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(note);
+    }
+
+    /// Why the on-disk cache (or one of its entries) was not used, the first time it
+    /// was not; None while it worked or was off.
+    pub fn disk_note(&self) -> Option<String> {
+        self.disk_note.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// One line on the on-disk cache: `off`, `in use: DIR` (then `; entry not loaded:
+    /// REASON` for the first entry refused), or `not used: REASON`.
+    pub fn disk_status(&self) -> String {
+        match (self.disk.get(), self.disk_note()) {
+            (Some(d), None) => format!("in use: {}", d.dir().display()),
+            (Some(d), Some(note)) => format!("in use: {}; {note}", d.dir().display()),
+            (None, Some(note)) => note,
+            (None, None) => "off".to_string(),
+        }
+    }
+
+    /// Compile `sub` (for `func`), through the on-disk cache when enabled; with what
+    /// the disk cache did (`Specialized::disk`).
+    fn compile(&self, sub: &Module, key: &str, opts: &CompileOptions) -> VrResult<(CompiledModule, String)> {
+        if opts.gpu {
+            // Offload actions hold the engine's plan: compiled in process only.
+            self.compiles.fetch_add(1, Ordering::Relaxed);
+            return Ok((crate::driver::compile_gpu(sub, opts.cpu())?, "not used: GPU sections compile in process only".to_string()));
+        }
         let Some(disk) = self.disk.get() else {
             self.compiles.fetch_add(1, Ordering::Relaxed);
-            return crate::cpu::compile_with(sub, opts.cpu());
+            // Without a cache, the only note is why its directory was refused.
+            let what = self.disk_note().unwrap_or_else(|| "off".to_string());
+            return Ok((crate::cpu::compile_with(sub, opts.cpu())?, what));
         };
         let disk_key = format!("{key}\n{}\n{}", crate::cpu::target_id(), compiler_id());
-        if let Some(object) = disk.load(&disk_key) {
-            match crate::cpu::load_object(sub, &object, opts.cpu()) {
+        let mut untrusted = None;
+        match disk.load(&disk_key) {
+            Lookup::Hit(object) => match crate::cpu::load_object(sub, &object, opts.cpu()) {
                 Ok(c) => {
                     disk.hits.fetch_add(1, Ordering::Relaxed);
-                    return Ok(c);
+                    return Ok((c, format!("loaded from {}", disk.dir().display())));
                 }
                 // Passed the checksum but does not link: rebuilt below.
                 Err(_) => disk.reject(&disk.path_for(&disk_key)),
+            },
+            Lookup::Miss => {}
+            Lookup::Untrusted(why) => {
+                // Not loaded, and not replaced either: the user should see it as found.
+                self.disk_untrusted.fetch_add(1, Ordering::Relaxed);
+                self.note(format!("entry not loaded: {why}; that function compiles in memory"));
+                untrusted = Some(why);
             }
         }
         crate::vrir::verify::verify_module(sub)?;
         let object = crate::cpu::emit_object(sub, opts.cpu())?;
         self.compiles.fetch_add(1, Ordering::Relaxed);
-        // A full disk or a read-only directory only costs the next process a compile.
-        let _ = disk.store(&disk_key, &object);
-        crate::cpu::load_object(sub, &object, opts.cpu())
+        let what = if let Some(why) = untrusted {
+            format!("entry not loaded: {why}; compiled in memory, nothing written")
+        } else {
+            // A full disk or a read-only directory only costs the next process a compile.
+            match disk.store(&disk_key, &object) {
+                Ok(()) => format!("compiled; written to {}", disk.dir().display()),
+                Err(e) => format!("compiled; not written to {} ({e})", disk.dir().display()),
+            }
+        };
+        Ok((crate::cpu::load_object(sub, &object, opts.cpu())?, what))
     }
 
     /// `func` of `m` (a verified module) compiled for arguments of types `given`, from
@@ -322,7 +397,7 @@ impl CompileCache {
             .expect("the root is in its sub-module");
         let passes = crate::opt::OptOptions { parallel_loops: opts.parallel, ..opts.passes.clone() };
         let (optimized, stats) = crate::opt::optimize(&sub, &passes)?;
-        let compiled = self.compile(&optimized, &key, opts)?;
+        let (compiled, disk) = self.compile(&optimized, &key, opts)?;
         let spec = Arc::new(Specialized {
             module: optimized,
             function: func.to_string(),
@@ -330,6 +405,7 @@ impl CompileCache {
             writes,
             optimizer_report: stats.to_string(),
             compile_seconds: started.elapsed().as_secs_f64(),
+            disk,
         });
         Ok(self.lock().entry(key).or_insert(spec).clone())
     }

@@ -4,7 +4,10 @@
 //!
 //! - Directory: the context's `cache_dir`, else `VR_CACHE_DIR`, else
 //!   `$XDG_CACHE_HOME/velociraptor`, else `~/.cache/velociraptor`; created private to
-//!   the user (mode 0700).
+//!   the user (mode 0700). Used only when no one but the user (or root) can write it or
+//!   its parents, and an entry only when it is a regular file of the user's that no one
+//!   else can write (`cache_trust` has the rules): anything else is not loaded and not
+//!   written, and the reason is kept for the host to show.
 //! - Key: the canonical JSON of the specialized sub-module (the function and every
 //!   function it calls, parameter types included), the compile options, the target
 //!   (triple, CPU, features) and the compiler version (crate, LLVM, entry format). The
@@ -14,9 +17,10 @@
 //!   and payload (FNV-1a 64), payload. A short, corrupt or foreign entry is counted,
 //!   deleted and rebuilt, never loaded. Writes go to a temporary file renamed into
 //!   place, so a reader never sees half an entry. The checksum detects accidents
-//!   (truncation, bit rot), not an attacker: the directory being private is the defence.
+//!   (truncation, bit rot), not an attacker: who can write the files is the defence.
 
-use std::io::Write;
+use crate::runtime::cache_trust::{self, Problem};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -46,7 +50,20 @@ pub enum Reject {
     BadChecksum,
 }
 
+/// What looking up a key found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// The payload of a good entry.
+    Hit(Vec<u8>),
+    /// No entry, or a bad one (counted and deleted).
+    Miss,
+    /// An entry someone else could have written: not read, left in place (not
+    /// overwritten either), and why.
+    Untrusted(String),
+}
+
 pub struct DiskCache {
+    /// The canonical path of a directory that passed `cache_trust::trusted_dir`.
     dir: PathBuf,
     pub hits: AtomicU64,
     pub writes: AtomicU64,
@@ -63,22 +80,35 @@ impl DiskCache {
             .or_else(|| env("HOME").map(|h| h.join(".cache").join("velociraptor")))
     }
 
-    /// A cache in `dir`, created (mode 0700) when missing.
-    pub fn open(dir: &Path) -> std::io::Result<DiskCache> {
-        let mut b = std::fs::DirBuilder::new();
-        b.recursive(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::DirBuilderExt;
-            b.mode(0o700);
-        }
-        b.create(dir)?;
+    /// A cache in `dir`, created (mode 0700) when missing; refused when someone other
+    /// than this user or root could write the directory or one of its parents.
+    pub fn open(dir: &Path) -> Result<DiskCache, Problem> {
+        cache_trust::create_private_dir(dir).map_err(|e| {
+            Problem::Unusable(format!("cannot create the cache directory {}: {e}", dir.display()))
+        })?;
+        let dir = cache_trust::trusted_dir(dir)?;
         Ok(DiskCache {
-            dir: dir.to_path_buf(),
+            dir,
             hits: AtomicU64::new(0),
             writes: AtomicU64::new(0),
             rejects: AtomicU64::new(0),
         })
+    }
+
+    /// What a context given the default directory would do with it, checked without
+    /// creating anything (`vr explain` prints it): `DIR: in use`, `DIR: not used:
+    /// REASON`, `DIR: missing, made mode 0700 on first use`, or why there is none.
+    pub fn describe_default() -> String {
+        let Some(dir) = DiskCache::default_dir() else {
+            return "none (VR_CACHE_DIR, XDG_CACHE_HOME and HOME are unset)".to_string();
+        };
+        if std::fs::symlink_metadata(&dir).is_err() {
+            return format!("{}: missing, made mode 0700 on first use", dir.display());
+        }
+        match cache_trust::trusted_dir(&dir) {
+            Ok(_) => format!("{}: in use", dir.display()),
+            Err(p) => format!("{}: not used: {p}", dir.display()),
+        }
     }
 
     pub fn dir(&self) -> &Path {
@@ -90,15 +120,25 @@ impl DiskCache {
         self.dir.join(format!("{:016x}.vrcode", fnv1a64(&[key.as_bytes()])))
     }
 
-    /// The payload stored for `key`, or None (missing, or rejected and deleted).
-    pub fn load(&self, key: &str) -> Option<Vec<u8>> {
+    /// The entry for `key`: its payload, a miss, or why it was not read.
+    pub fn load(&self, key: &str) -> Lookup {
         let path = self.path_for(key);
-        let bytes = std::fs::read(&path).ok()?;
+        let mut file = match cache_trust::open_entry(&path) {
+            Ok(Some(f)) => f,
+            Ok(None) => return Lookup::Miss,
+            Err(Problem::Untrusted(why)) => return Lookup::Untrusted(why),
+            // Unreadable for another reason (removed meanwhile, I/O error): compile.
+            Err(Problem::Unusable(_)) => return Lookup::Miss,
+        };
+        let mut bytes = Vec::new();
+        if file.read_to_end(&mut bytes).is_err() {
+            return Lookup::Miss;
+        }
         match decode(&bytes, key) {
-            Ok(payload) => Some(payload.to_vec()),
+            Ok(payload) => Lookup::Hit(payload.to_vec()),
             Err(_) => {
                 self.reject(&path);
-                None
+                Lookup::Miss
             }
         }
     }
@@ -114,6 +154,12 @@ impl DiskCache {
     pub fn store(&self, key: &str, payload: &[u8]) -> std::io::Result<()> {
         let path = self.path_for(key);
         let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;
+        // tempfile makes it 0600; set again, as the umask is not ours to trust.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
         tmp.write_all(&encode(key, payload))?;
         tmp.as_file().sync_all()?;
         tmp.persist(&path).map_err(|e| e.error)?;
@@ -205,9 +251,15 @@ mod tests {
             assert_eq!(mode & 0o777, 0o700);
         }
         c.store("k", b"payload").unwrap();
-        assert_eq!(c.load("k").as_deref(), Some(&b"payload"[..]));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(c.path_for("k")).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "entries are private");
+        }
+        assert_eq!(c.load("k"), Lookup::Hit(b"payload".to_vec()));
         std::fs::write(c.path_for("k"), b"VRCODE").unwrap();
-        assert_eq!(c.load("k"), None);
+        assert_eq!(c.load("k"), Lookup::Miss);
         assert_eq!(c.rejects.load(Ordering::Relaxed), 1);
         assert!(!c.path_for("k").exists());
     }

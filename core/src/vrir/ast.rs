@@ -363,10 +363,19 @@ pub enum LibFn {
     /// Total number of elements.
     Len,
     Ndims,
+    // random numbers from the host's generator (docs/vrir-semantics.md, "Random numbers")
+    /// A uniform draw on (0, 1), f64 (R's `unif_rand`).
+    RandomUnif,
+    /// A standard normal draw, f64 (R's `norm_rand`).
+    RandomNorm,
+    /// A standard exponential draw, f64 (R's `exp_rand`).
+    RandomExp,
+    /// A uniform integer-valued f64 in [0, dn) for an f64 `dn` (R's `R_unif_index`).
+    RandomIndex,
 }
 
 impl LibFn {
-    pub const ALL: [LibFn; 34] = [
+    pub const ALL: [LibFn; 38] = [
         LibFn::Sqrt,
         LibFn::Exp,
         LibFn::Log,
@@ -401,6 +410,10 @@ impl LibFn {
         LibFn::Copy,
         LibFn::Len,
         LibFn::Ndims,
+        LibFn::RandomUnif,
+        LibFn::RandomNorm,
+        LibFn::RandomExp,
+        LibFn::RandomIndex,
     ];
     /// Name in the text form (and in host-facing messages).
     pub fn name(self) -> &'static str {
@@ -439,6 +452,10 @@ impl LibFn {
             LibFn::Copy => "copy",
             LibFn::Len => "len",
             LibFn::Ndims => "ndims",
+            LibFn::RandomUnif => "random_unif",
+            LibFn::RandomNorm => "random_norm",
+            LibFn::RandomExp => "random_exp",
+            LibFn::RandomIndex => "random_index",
         }
     }
     pub fn from_name(s: &str) -> Option<LibFn> {
@@ -454,7 +471,20 @@ impl LibFn {
             | LibFn::Rem
             | LibFn::Complex
             | LibFn::Matmul => 2,
+            LibFn::RandomUnif | LibFn::RandomNorm | LibFn::RandomExp => 0,
             _ => 1,
+        }
+    }
+    /// The draw this function makes from the host's random stream, if it is one: such
+    /// calls have an effect (the stream advances) and stay in program order.
+    pub fn random_draw(self) -> Option<crate::runtime::rng::Draw> {
+        use crate::runtime::rng::Draw;
+        match self {
+            LibFn::RandomUnif => Some(Draw::Unif),
+            LibFn::RandomNorm => Some(Draw::Norm),
+            LibFn::RandomExp => Some(Draw::Exp),
+            LibFn::RandomIndex => Some(Draw::Index),
+            _ => None,
         }
     }
 }

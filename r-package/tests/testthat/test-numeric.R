@@ -166,7 +166,9 @@ test_that("vr_explain reports where the code runs and each optimizer pass", {
   }
   g <- vr_compile(f, fallback = FALSE)
   expect_identical(g(c(1, 2, 4)), 7)
-  expect_output(specs <- vr_explain(g, vrir = FALSE), "bce-version on f:")
+  # Printed: the passes that changed something, by function; verbose: every pass.
+  expect_output(specs <- vr_explain(g, vrir = FALSE), "f: bce-version (", fixed = TRUE)
+  expect_output(vr_explain(g, vrir = FALSE, verbose = TRUE), "bce-version on f:")
   report <- specs[[1]]$report
   for (pass in c("simplify", "bce-redundant", "bce-version")) {
     expect_match(report, paste0(pass, " on f:"), fixed = TRUE)

@@ -462,6 +462,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 ))
             }
             Copy => return Err(unsupported(&format!("`{}`", func.name()), &g.f.name)),
+            RandomUnif | RandomNorm | RandomExp | RandomIndex => {
+                return self.random_draw(g, func, args)
+            }
             _ => {}
         }
         if args.len() != func.arity() {

@@ -18,11 +18,13 @@ mod index;
 mod interrupt;
 mod map;
 mod matmul;
+mod offload;
 mod par_atomics;
 mod par_elementwise;
 mod par_reduce;
 mod parfor;
 mod parfor_facts;
+mod random;
 mod selection;
 mod slice_assign;
 mod stmt;
@@ -48,8 +50,11 @@ use std::collections::HashMap;
 pub const RECORD_ERROR: &str = "vr_cpu_record_error";
 /// Name of the Rust function that creates an array in the call's arena (see `abi`).
 pub const ALLOC_ARRAY: &str = "vr_cpu_alloc_array";
+pub use offload::OFFLOAD;
 pub use parfor::PARFOR;
 pub const IPOW_I32: &str = "vr_cpu_ipow_i32";
+/// Name of the Rust function that makes a random draw (see `cpu::random`).
+pub const RANDOM: &str = "vr_cpu_random";
 pub const IPOW_I64: &str = "vr_cpu_ipow_i64";
 
 /// LLVM name of the internal function compiled from VRIR function `name` (prefixed so a
@@ -162,6 +167,12 @@ pub struct CodeGen<'ctx, 'm> {
     pub(crate) chunk_sum_sites: HashMap<*const crate::vrir::ast::Expr, par_atomics::ChunkSum<'ctx>>,
     /// Per parfor body (by address): facts about the enclosing function (`parfor_facts.rs`).
     pub(crate) parfor_facts: HashMap<*const crate::vrir::ast::Block, parfor_facts::ParforFacts>,
+    /// Actions of an offload engine attached to statements (`offload.rs`), if any.
+    pub(crate) offload: Option<&'m crate::runtime::offload::OffloadPlan>,
+    /// Preorder number of every statement of the module (the plan's names for them).
+    pub(crate) stmt_ids: HashMap<*const crate::vrir::ast::Stmt, usize>,
+    /// A `while` statement's condition action, taken by the loop being compiled.
+    pub(crate) pending_cond: Option<&'m crate::runtime::offload::Action>,
 }
 
 /// Per-function state.
@@ -199,7 +210,23 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             privatize_atomics: false,
             chunk_sum_sites: HashMap::new(),
             parfor_facts: HashMap::new(),
+            offload: None,
+            stmt_ids: HashMap::new(),
+            pending_cond: None,
         }
+    }
+
+    /// Call an offload engine where `plan` says (see `offload.rs`).
+    pub fn with_offload(mut self, plan: Option<&'m crate::runtime::offload::OffloadPlan>) -> Self {
+        self.offload = plan.filter(|p| !p.is_empty());
+        if self.offload.is_some() {
+            for f in &self.vm.functions {
+                for (k, s) in crate::analysis::preorder(&f.body).into_iter().enumerate() {
+                    self.stmt_ids.insert(s as *const crate::vrir::ast::Stmt, k);
+                }
+            }
+        }
+        self
     }
 
     /// Compile no-alias versions of functions whose array parameters may overlap,
@@ -281,7 +308,18 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         if self.parallel {
             self.declare_parallel_runtime();
         }
+        if self.offload.is_some() {
+            self.declare_offload_runtime();
+        }
         self.declare_interrupt_source();
+        self.module.add_function(
+            RANDOM,
+            i32t.fn_type(
+                &[ptr.into(), i32t.into(), self.cx.f64_type().into(), ptr.into()],
+                false,
+            ),
+            Some(Linkage::External),
+        );
         self.module.add_function(
             IPOW_I32,
             i32t.fn_type(&[i32t.into(), i32t.into()], false),

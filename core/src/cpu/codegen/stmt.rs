@@ -49,9 +49,38 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         if s.line.is_some() {
             g.line = s.line;
         }
-        let r = self.stmt_kind(g, &s.kind);
+        let r = match self.stmt_plan(g, s) {
+            None => self.stmt_kind(g, &s.kind),
+            Some(plan) => self.planned_stmt(g, s, plan),
+        };
         g.line = saved_line;
         r
+    }
+
+    /// A statement with offload actions (`offload.rs`): the sync before it, the task
+    /// that may replace its code, the sync at a `while`'s condition, the one after it.
+    fn planned_stmt(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        s: &'m Stmt,
+        plan: &'m crate::runtime::offload::StmtPlan,
+    ) -> VrResult<()> {
+        if let Some(a) = &plan.before {
+            self.sync_action(g, a)?;
+        }
+        self.pending_cond = plan.cond.as_ref();
+        let r = match &plan.task {
+            Some(a) => self.with_task(g, a, |cg, g| cg.stmt_kind(g, &s.kind)),
+            None => self.stmt_kind(g, &s.kind),
+        };
+        self.pending_cond = None;
+        r?;
+        if let Some(a) = &plan.after {
+            if !self.terminated() {
+                self.sync_action(g, a)?;
+            }
+        }
+        Ok(())
     }
 
     fn stmt_kind(&mut self, g: &mut FnGen<'ctx, 'm>, s: &'m StmtKind) -> VrResult<()> {
@@ -87,12 +116,16 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             // Outlined and run on the thread pool on cpu-par, serially on cpu (parfor.rs).
             StmtKind::Parfor { vars, domain, body } => self.parfor(g, vars, domain, body),
             StmtKind::While { cond, body } => {
+                let cond_action = self.pending_cond.take();
                 let head = self.cx.append_basic_block(g.llfn, "while.head");
                 let body_bb = self.cx.append_basic_block(g.llfn, "while.body");
                 let exit = self.cx.append_basic_block(g.llfn, "while.exit");
                 self.builder.build_unconditional_branch(head)?;
                 self.builder.position_at_end(head);
                 self.poll_interrupt(g)?;
+                if let Some(a) = cond_action {
+                    self.sync_action(g, a)?;
+                }
                 let c = self.expr(g, cond)?;
                 if c.ty != ScalarType::Bool {
                     return Err(self.type_err(g, format!("while condition of type {}", c.ty)));

@@ -6,6 +6,7 @@
 use super::rules::{bin, check_int_range, i64c, lib, to_i64, to_logical, COMPLEX, DOUBLE, INTEGER, LOGICAL};
 use crate::frontend::hir::{Arg, Expr, ExprKind, Line, MissingKind};
 use crate::frontend::rules::Language;
+use crate::frontend::lists::{ListVal, Val};
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
 use crate::frontend::matching;
 use crate::frontend::types::{wider, Ty};
@@ -53,7 +54,7 @@ pub(super) fn alloc(init: AllocInit, elem: ScalarType, dims: Vec<vrir::Expr>) ->
 fn known_unsupported(name: &str) -> Option<&'static str> {
     Some(match name {
         "tapply" | "Vectorize" => "this member of the apply family does not compile; write the loop",
-        "list" | "data.frame" | "names" | "unlist" | "setNames" => "lists and data frames do not compile",
+        "data.frame" | "unlist" | "setNames" => "building data frames, names and flattening lists do not compile",
         "environment" | "new.env" | "assign" | "get" | "exists" | "local" | "eval" | "parse" | "quote" | "substitute" | "sys.function" => {
             "environments and evaluation do not compile"
         }
@@ -66,6 +67,12 @@ fn known_unsupported(name: &str) -> Option<&'static str> {
         "is.nan" => "compiled doubles do not distinguish NA from NaN; use is.na",
         _ => return None,
     })
+}
+
+/// Whether a call of `name` may compile: the dispatcher below answers it, and it is
+/// not one of the names refused with a reason.
+pub fn compiles(name: &str) -> bool {
+    known_unsupported(name).is_none() && crate::frontend::sections::dispatches(&super::rules::RULES, name)
 }
 
 pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
@@ -105,6 +112,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         "complex" => complex_ctor(lw, args, line),
         "seq" if super::sequences::is_value(args) => super::sequences::seq_length_out(lw, args, line),
         "seq_len" | "seq_along" | "seq" => super::sequences::seq_call(lw, name, args, line).and_then(|p| lw.materialize(p)),
+        _ if super::random::is_random(name) => super::random::call(lw, name, args, line),
         _ => return None,
     };
     Some(r)
@@ -124,7 +132,10 @@ fn sizes(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowe
             return Ok(lw.cast(Lowered::new(n, Ty::scalar(ScalarType::I64)), INTEGER));
         }
     }
-    let v = lw.expr(x)?;
+    let v = match lw.any_expr(x)? {
+        Val::One(v) => v,
+        Val::List(l) => return list_sizes(lw, name, l, line),
+    };
     let int = Ty::scalar(INTEGER);
     let n = match (name, v.ty.rank) {
         (_, 0) => return Ok(Lowered::new(vrir::Expr::lit(Literal::I32(1)), int)),
@@ -136,6 +147,32 @@ fn sizes(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowe
         _ => return Err(lw.unsupported(&format!("`{name}` of a {}", v.ty), line, "R gives NULL for a vector")),
     };
     Ok(lw.cast(Lowered::new(n, Ty::scalar(ScalarType::I64)), INTEGER))
+}
+
+/// `length` of a list; `nrow`, `ncol` (and `NROW`, `NCOL`) of a data frame: its rows are
+/// the length of its first column that compiled code holds (every column has it).
+fn list_sizes(lw: &mut Lowerer, name: &str, l: ListVal, line: Line) -> LResult<Lowered> {
+    let int = Ty::scalar(INTEGER);
+    let count = |n: usize| Ok(Lowered::new(vrir::Expr::lit(Literal::I32(n as i32)), int));
+    match (name, l.ty.frame) {
+        ("length", _) | ("NROW", false) | ("ncol" | "NCOL", true) => count(l.ty.fields.len()),
+        ("NCOL", false) => count(1),
+        ("nrow" | "NROW", true) => {
+            let column = (0..l.ty.fields.len()).find_map(|k| match l.element(k) {
+                Ok(Val::One(v)) => Some(v),
+                _ => None,
+            });
+            let Some(v) = column else {
+                return Err(lw.unsupported(&format!("`{name}` of a data frame"), line, "none of its columns is a double, integer or logical vector"));
+            };
+            if v.ty.rank == 0 {
+                return count(1);
+            }
+            let n = vrir::Expr::Dim { arg: Box::new(v.expr), axis: 0 };
+            Ok(lw.cast(Lowered::new(n, Ty::scalar(ScalarType::I64)), INTEGER))
+        }
+        _ => Err(lw.unsupported(&format!("`{name}` of a list"), line, "R gives NULL for a list that is not a data frame")),
+    }
 }
 
 fn dim(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {

@@ -136,6 +136,10 @@ pub fn deparse(e: &Expr) -> Option<String> {
             let (open, close) = if *double { ("[[", "]]") } else { ("[", "]") };
             format!("{t}{open}{}{close}", items.join(", "))
         }
+        // `data$n` (a name R would backquote: None).
+        ExprKind::Field { target, name } if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_') && name.starts_with(|c: char| c.is_ascii_alphabetic()) => {
+            format!("{}${name}", child(target, binding(target) < ATOM)?)
+        }
         _ => return None,
     })
 }

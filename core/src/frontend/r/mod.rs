@@ -1,6 +1,7 @@
 //! The R front end: R source (files of functions, or one deparsed function) to VRIR.
 //! `lexer` and `parser` read R into the shared HIR; `rules` is R's rule table for the
-//! shared engine and `builtins` maps R's library onto VRIR. See docs/frontend-r.md.
+//! shared engine and `builtins` maps R's library onto VRIR (`random`: R's random number
+//! functions, drawing from R's own stream). See docs/frontend-r.md.
 
 pub mod bounds;
 pub mod builtins;
@@ -10,6 +11,7 @@ pub mod deparse;
 pub mod lexer;
 pub mod library;
 pub mod parser;
+pub mod random;
 pub mod recycle;
 pub mod rules;
 pub mod sequences;
@@ -18,7 +20,8 @@ pub mod subscripts;
 use super::hir::{Expr, ExprKind, UnOp};
 use super::infer::Program;
 use super::rules::Language;
-use super::types::Ty;
+use super::signature::Signature;
+use super::types::{AnyTy, Field, ListTy, Ty};
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;
 use crate::vrir::{Module, ScalarType};
@@ -33,7 +36,12 @@ pub fn program(src: &str) -> VrResult<Program> {
     for (name, value) in [("T", ExprKind::Bool(true)), ("F", ExprKind::Bool(false)), ("pi", ExprKind::Double(std::f64::consts::PI))] {
         p.constants.insert(name.into(), Expr::new(value, 0));
     }
+    let mut outlined = Vec::new();
     for e in parser::parse_program(src)? {
+        if let Some(o) = section_directive(&e) {
+            outlined.push(o);
+            continue;
+        }
         let ExprKind::Assign { target, value } = &e.kind else {
             // A bare deparsed function (`function (x) ...`) is the function `f`.
             if let ExprKind::Function(def) = &e.kind {
@@ -53,8 +61,48 @@ pub fn program(src: &str) -> VrResult<Program> {
         }
     }
     crate::frontend::lift::lift_program(&mut p);
+    // Sections are cut from the lifted functions, as `sections::analyze` sees them
+    // (the R package's outliner asks for them from this same program).
+    for (name, of, number, fresh) in outlined {
+        let def = p.defs.get(&of).and_then(|def| super::sections::outline(&p, def, number, rules::RESULTS_MARKER, fresh)).ok_or_else(|| {
+            VrError::new(ErrorKind::InvalidArgument, format!("`{name}`: `{of}` has no section {number}"))
+        })?;
+        p.defs.insert(name, def);
+    }
     Ok(p)
 }
+
+/// The host's request for a section as a function of its own (the R adapter appends
+/// `name <- .vr_section_of("f", k)` to the source, `.vr_section_of("f", k, TRUE)` for the
+/// variant without the inputs it only keeps; `frontend::sections`): the name, the
+/// function, the section's number and whether it is that variant.
+fn section_directive(e: &Expr) -> Option<(String, String, usize, bool)> {
+    let ExprKind::Assign { target, value } = &e.kind else { return None };
+    let (ExprKind::Var(name), ExprKind::Call { func, args }) = (&target.kind, &value.kind) else { return None };
+    if func != SECTION_DIRECTIVE {
+        return None;
+    }
+    let (of, number, fresh) = match args.as_slice() {
+        [a, b] => (&a.value, &b.value, false),
+        [a, b, c] => match c.value.kind {
+            ExprKind::Bool(fresh) => (&a.value, &b.value, fresh),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let number = match number.kind {
+        ExprKind::Int(k) if k > 0 => k as usize,
+        ExprKind::Double(k) if k >= 1.0 && k.fract() == 0.0 => k as usize,
+        _ => return None,
+    };
+    match &of.kind {
+        ExprKind::Str(of) => Some((name.clone(), of.clone(), number, fresh)),
+        _ => None,
+    }
+}
+
+/// See `section_directive`.
+pub const SECTION_DIRECTIVE: &str = ".vr_section_of";
 
 fn is_constant(k: &ExprKind) -> bool {
     match k {
@@ -67,14 +115,90 @@ fn is_constant(k: &ExprKind) -> bool {
 /// Compile `entry` of R source for these argument types (one per leading formal; the
 /// rest take their defaults).
 pub fn compile(src: &str, entry: &str, args: Vec<Ty>) -> VrResult<Module> {
-    let mut p = program(src)?;
-    p.compile(entry, entry, args.into_iter().map(Some).collect())
+    compile_sig(src, entry, &Signature::of_values(args))
 }
 
-/// The R type of a JSON argument: a bare number is a double, a boolean a logical,
-/// `{"re","im"}` a complex; `{"dtype","data"}` a typed scalar and with `"shape"` an
-/// array; nested lists are double arrays.
-pub fn json_arg_type(j: &Json) -> VrResult<Ty> {
+/// Compile `entry` of R source for a signature: arguments that may be lists (and data
+/// frames), and the globals it reads from its environment (hidden parameters after the
+/// arguments' elements; see `frontend::lists`).
+pub fn compile_sig(src: &str, entry: &str, sig: &Signature) -> VrResult<Module> {
+    Ok(compile_entry(src, entry, sig)?.module)
+}
+
+/// A compiled R function: the module, and the list the entry returns when it returns
+/// one (`list(a = ..., b = ...)`: its results are the list's elements, in
+/// `ListTy::leaves` order; the host rebuilds the list from them and these names).
+pub struct Compiled {
+    pub module: Module,
+    pub result_list: Option<ListTy>,
+}
+
+/// `compile_sig`, with what the entry returns.
+pub fn compile_entry(src: &str, entry: &str, sig: &Signature) -> VrResult<Compiled> {
+    for (k, t) in sig.args.iter().enumerate() {
+        check_r_type(t, &|| format!("argument {} of `{entry}`", k + 1))?;
+    }
+    for (g, t) in &sig.globals {
+        check_r_type(t, &|| format!("global `{g}` of `{entry}`"))?;
+    }
+    let mut p = program(src)?;
+    p.globals = sig.globals.clone();
+    let module = p.compile(entry, entry, sig.args.iter().cloned().map(Some).collect())?;
+    random::check_placement(&module)?;
+    Ok(Compiled { module, result_list: p.result_list(entry) })
+}
+
+/// Is every scalar and array in `t` of an R type (double, integer, logical, complex; at
+/// most 3 dimensions)?
+fn check_r_type(t: &AnyTy, what: &dyn Fn() -> String) -> VrResult<()> {
+    let ok = |v: &Ty| [rules::DOUBLE, rules::INTEGER, rules::LOGICAL, rules::COMPLEX].contains(&v.elem) && v.rank <= 3;
+    let leaves = match t {
+        AnyTy::Value(v) => vec![*v],
+        AnyTy::List(l) => l.leaves().into_iter().map(|(_, v)| v).collect(),
+        AnyTy::Opaque(_) => vec![],
+    };
+    match leaves.iter().find(|v| !ok(v)) {
+        None => Ok(()),
+        Some(v) => Err(VrError::new(
+            ErrorKind::InvalidArgument,
+            format!(
+                "{}: type {} has no R counterpart (R has f64 double, i32 integer, bool logical, c128 complex; scalars and arrays up to rank 3)",
+                what(),
+                v.vrir(rules::RULES.layout())
+            ),
+        )),
+    }
+}
+
+/// The R type of a JSON argument: `json_value_type`, or a list `{"list": [["name",
+/// value], [null, value], ...]}` (`"frame": true`: a data frame) whose elements are such
+/// arguments, or `{"opaque": "what"}`, a value compiled code cannot read (a character
+/// vector, say).
+pub fn json_arg_type(j: &Json) -> VrResult<AnyTy> {
+    match j {
+        Json::Object(m) if m.contains_key("list") => {
+            let frame = m.get("frame").and_then(|f| f.as_bool()).unwrap_or(false);
+            let Some(Json::Array(items)) = m.get("list") else {
+                return Err(VrError::new(ErrorKind::InvalidArgument, format!("`list` must be an array of [name, value], not {}", m["list"])));
+            };
+            let mut fields = Vec::new();
+            for item in items {
+                let Some([name, value]) = item.as_array().map(|a| a.as_slice()) else {
+                    return Err(VrError::new(ErrorKind::InvalidArgument, format!("a list element is [name, value], not {item}")));
+                };
+                fields.push(Field { name: name.as_str().map(|s| s.to_string()), ty: json_arg_type(value)? });
+            }
+            Ok(AnyTy::List(ListTy { frame, fields }))
+        }
+        Json::Object(m) if m.contains_key("opaque") => Ok(AnyTy::Opaque(m["opaque"].as_str().unwrap_or("a value compiled code cannot read").to_string())),
+        _ => Ok(AnyTy::Value(json_value_type(j)?)),
+    }
+}
+
+/// The R type of a JSON scalar or array: a bare number is a double, a boolean a
+/// logical, `{"re","im"}` a complex; `{"dtype","data"}` a typed scalar and with `"shape"`
+/// an array; nested lists are double arrays.
+pub fn json_value_type(j: &Json) -> VrResult<Ty> {
     let bad = |m: String| VrError::new(ErrorKind::InvalidArgument, m);
     let elem_of = |d: &str| -> VrResult<ScalarType> {
         match d {
@@ -130,22 +254,67 @@ pub fn json_arg_type(j: &Json) -> VrResult<Ty> {
 
 /// Compile `entry` of R source for JSON arguments (`vr run FILE.R F --args [...]`):
 /// the module and the argument values.
+/// A list argument's values are its scalar and array elements in order.
 pub fn compile_for_json(src: &str, entry: &str, args: &[Json]) -> VrResult<(Module, Vec<Value>)> {
-    let types = args.iter().map(json_arg_type).collect::<VrResult<Vec<Ty>>>()?;
-    let m = compile(src, entry, types.clone())?;
-    let values = args
-        .iter()
-        .zip(&types)
-        .map(|(j, t)| {
+    let (c, values) = compile_entry_for_json(src, entry, args)?;
+    Ok((c.module, values))
+}
+
+/// `compile_for_json`, with what the entry returns.
+pub fn compile_entry_for_json(src: &str, entry: &str, args: &[Json]) -> VrResult<(Compiled, Vec<Value>)> {
+    let types = args.iter().map(json_arg_type).collect::<VrResult<Vec<AnyTy>>>()?;
+    let c = compile_entry(src, entry, &Signature { args: types.clone(), globals: Vec::new() })?;
+    let mut values = Vec::new();
+    for (j, t) in args.iter().zip(&types) {
+        json_values(j, t, &mut values)?;
+    }
+    Ok((c, values))
+}
+
+/// Results as JSON: one item per result, or, for a function returning a list, the list
+/// `{"list": [["name", value], [null, value], ...]}` rebuilt from them.
+pub fn results_to_json(results: &[Value], list: Option<&ListTy>) -> Json {
+    fn build(l: &ListTy, it: &mut dyn Iterator<Item = &Value>) -> Json {
+        let items: Vec<Json> = l
+            .fields
+            .iter()
+            .map(|f| {
+                let v = match &f.ty {
+                    AnyTy::Value(_) => it.next().map_or(Json::Null, |v| v.to_json()),
+                    AnyTy::List(sub) => build(sub, it),
+                    AnyTy::Opaque(_) => Json::Null,
+                };
+                serde_json::json!([f.name, v])
+            })
+            .collect();
+        serde_json::json!({ "list": items })
+    }
+    match list {
+        Some(l) => build(l, &mut results.iter()),
+        None => Json::Array(results.iter().map(|v| v.to_json()).collect()),
+    }
+}
+
+/// The values a JSON argument of type `t` passes (a list: its elements', in order).
+pub fn json_values(j: &Json, t: &AnyTy, out: &mut Vec<Value>) -> VrResult<()> {
+    match t {
+        AnyTy::Value(t) => {
             let j = match j {
                 // A typed scalar `{"dtype": "i32", "data": 5}`.
                 Json::Object(o) if t.rank == 0 && o.contains_key("data") => &o["data"],
                 _ => j,
             };
-            Value::from_json(j, &t.vrir(rules::RULES.layout()))
-        })
-        .collect::<VrResult<Vec<Value>>>()?;
-    Ok((m, values))
+            out.push(Value::from_json(j, &t.vrir(rules::RULES.layout()))?);
+        }
+        AnyTy::List(l) => {
+            let items = j["list"].as_array().expect("json_arg_type checked it");
+            for (item, f) in items.iter().zip(&l.fields) {
+                json_values(&item[1], &f.ty, out)?;
+            }
+        }
+        AnyTy::Opaque(_) => {}
+    }
+    Ok(())
 }
 
 /// Turn a run-time error raised by an R check into R's message, naming the R function

@@ -301,11 +301,18 @@ impl Parser {
                     }
                     base = Expr::new(ExprKind::Index { target: Box::new(base), indices, double }, line);
                 }
-                Tok::Op("$") | Tok::Op("@") => {
+                Tok::Op("$") => {
+                    self.next();
+                    base = match self.next() {
+                        // `x$name`, `x$"name"`, x$`name`.
+                        Tok::Ident(name) | Tok::Str(name) => Expr::new(ExprKind::Field { target: Box::new(base), name }, line),
+                        _ => Expr::new(ExprKind::Unsupported("`$` with a computed name".into()), line),
+                    };
+                }
+                Tok::Op("@") => {
                     self.next();
                     let _ = self.next();
-                    let what = if tok == Tok::Op("$") { "list or environment access `$`" } else { "slot access `@`" };
-                    base = Expr::new(ExprKind::Unsupported(what.into()), line);
+                    base = Expr::new(ExprKind::Unsupported("slot access `@`".into()), line);
                 }
                 Tok::Op("::") => {
                     self.next();
@@ -587,7 +594,9 @@ mod tests {
     fn unsupported_constructs_are_named() {
         assert!(matches!(one("x <<- 1").kind, ExprKind::Unsupported(ref s) if s.contains("<<-")));
         let e = one("l$a");
-        assert!(matches!(e.kind, ExprKind::Unsupported(ref s) if s.contains("$")));
+        assert!(matches!(e.kind, ExprKind::Field { ref name, .. } if name == "a"));
+        let e = one("l$`b c`$\"d\"");
+        assert!(matches!(e.kind, ExprKind::Field { ref name, ref target } if name == "d" && matches!(target.kind, ExprKind::Field { ref name, .. } if name == "b c")));
     }
 
     #[test]

@@ -155,6 +155,8 @@ impl Language for R {
             "stop" => Some(Marker::Stop),
             RESULTS_MARKER => Some(Marker::Results),
             "stopifnot" => Some(Marker::Check),
+            "list" => Some(Marker::List),
+            "names" => Some(Marker::Names),
             _ => None,
         }
     }
@@ -299,6 +301,10 @@ impl Language for R {
         }
     }
 
+    fn compiles_call(&self, name: &str) -> bool {
+        builtins::compiles(name)
+    }
+
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
         builtins::call(lw, name, args, line)
     }
@@ -393,14 +399,22 @@ impl Language for R {
 
     fn host_has_answer(&self, reason: &str) -> bool {
         // R errors too for a wrong-signed `by`, a negative length, a positive subscript
-        // among negative ones, a bad `diff` lag, a functional's own checks; everything
-        // else has an R answer (NA, a dropped dimension, a double sequence, a longer
-        // vector).
+        // among negative ones, a bad `diff` lag, a functional's own checks, a random
+        // draw's bad arguments, a list element beyond the list's end; everything else
+        // has an R answer (NA, a dropped dimension, a double sequence, a longer vector).
         !matches!(
             reason,
-            "seq_wrong_sign" | "negative_length" | "seq_bad_length" | "seq_from_not_finite" | "seq_to_not_finite" | super::subscripts::MIXED | super::library::DIFF_LAG
+            "seq_wrong_sign"
+                | "negative_length"
+                | "seq_bad_length"
+                | "seq_from_not_finite"
+                | "seq_to_not_finite"
+                | "list_subscript_out_of_bounds"
+                | super::subscripts::MIXED
+                | super::library::DIFF_LAG
         ) && !reason.starts_with(STOP_REASON)
             && !super::functionals::is_r_error(reason)
+            && !super::random::r_errors_too(reason)
     }
 
     fn error_message(&self, reason: &str, counts: Option<(i64, i64)>) -> String {
@@ -415,6 +429,9 @@ impl Language for R {
                 None => format!("an index of `{name}` outside its length (R reads NA or drops elements there)"),
             };
         }
+        if let Some(message) = super::random::error_message(reason) {
+            return message;
+        }
         match reason {
             "integer_overflow" => "integer overflow: R's result is NA (with a warning); compiled code raises this error instead".into(),
             "integer_na_argument" => "an integer argument holds NA, which compiled code does not handle (run the function in R)".into(),
@@ -424,6 +441,9 @@ impl Language for R {
             "negative_length" => "a negative length or count (R: invalid argument)".into(),
             "dimension_dropped" => "a slice with a dimension of length 1 and another dimension: R drops it (drop = TRUE), which compiled code with static ranks cannot".into(),
             "seq_wrong_sign" => "wrong sign in 'by' argument of seq()".into(),
+            "list_subscript_out_of_bounds" => "subscript out of bounds".into(),
+            "list_grows" => "a list element assigned beyond the list's end: R grows the list, compiled lists keep their length".into(),
+            "list_position_below_one" => "a list element selected by a position below 1: R's `[[` drops or refuses it, compiled code does neither".into(),
             "ifelse_all_na" => "ifelse() with an NA branch that every element takes: R's result is a logical NA vector (or logical(0)), which compiled code does not hold".into(),
             "seq_bad_length" => "'length.out' must be a non-negative number".into(),
             "seq_from_not_finite" => "'from' must be a finite number".into(),

@@ -10,6 +10,7 @@
 use super::builtins::{bind, count_arg, required};
 use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INTEGER, INT_MAX, LOGICAL};
 use crate::frontend::hir::{Arg, Expr, ExprKind, Line};
+use crate::frontend::lists::Val;
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
 use crate::frontend::rules::SeqParts;
 use crate::frontend::types::Ty;
@@ -237,7 +238,10 @@ pub fn seq_call(lw: &mut Lowerer, func: &str, args: &[Arg], line: Line) -> LResu
             } {
                 return Ok(SeqParts { start: i64c(1), stop: n, step: i64c(1), elem: INTEGER });
             }
-            let v = lw.expr(along)?;
+            let v = match lw.any_expr(along)? {
+                Val::One(v) => v,
+                Val::List(l) => return Ok(SeqParts { start: i64c(1), stop: i64c(l.ty.fields.len() as i64), step: i64c(1), elem: INTEGER }),
+            };
             let n = if v.ty.rank == 0 { i64c(1) } else { lib(LibFn::Len, vec![v.expr]) };
             Ok(SeqParts { start: i64c(1), stop: n, step: i64c(1), elem: INTEGER })
         }

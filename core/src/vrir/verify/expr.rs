@@ -22,15 +22,23 @@ pub(super) struct Position {
     depth: usize,
     in_parfor: bool,
     is_index: bool,
+    /// Where random draws are not allowed, named for the message: inside a parfor body
+    /// or an on_gpu block (the host's generator is one serial stream).
+    no_draws: Option<&'static str>,
 }
 
 impl Position {
     /// The top-level expression of a statement at nesting depth `depth`.
-    pub(super) fn statement(depth: usize, in_parfor: bool) -> Position {
+    pub(super) fn statement(
+        depth: usize,
+        in_parfor: bool,
+        no_draws: Option<&'static str>,
+    ) -> Position {
         Position {
             depth,
             in_parfor,
             is_index: false,
+            no_draws,
         }
     }
     /// An expression of a verified function, wherever it may stand (see `expr_type`).
@@ -39,6 +47,7 @@ impl Position {
             depth: 0,
             in_parfor: true,
             is_index: true,
+            no_draws: None,
         }
     }
     fn operand(self) -> Position {
@@ -154,6 +163,10 @@ fn elementwise_signature(func: LibFn) -> (Elems, Out) {
         // Array operations are not element-wise; `library` handles them before this.
         LibFn::Matmul | LibFn::Transpose | LibFn::Copy | LibFn::Len | LibFn::Ndims => {
             (Elems::Any, Out::Same)
+        }
+        // Random draws take and give f64 scalars; `library` handles them before this.
+        LibFn::RandomUnif | LibFn::RandomNorm | LibFn::RandomExp | LibFn::RandomIndex => {
+            (Elems::Float, Out::Same)
         }
     }
 }
@@ -491,6 +504,14 @@ impl<'a> ExprChecker<'a> {
             .module
             .function(func)
             .ok_or_else(|| format!("call of unknown function {func}"))?;
+        if let Some(place) = pos.no_draws {
+            if let Some((g, d)) = self.draws_through(func) {
+                return Err(format!(
+                    "{func} draws from the host's random stream (`{}` in {g}), which is one serial stream: it cannot be called inside {place}",
+                    d.name()
+                ));
+            }
+        }
         if args.len() != callee.params.len() {
             return Err(format!(
                 "{func} takes {} arguments, got {}",
@@ -528,6 +549,9 @@ impl<'a> ExprChecker<'a> {
                 args.len()
             ));
         }
+        if func.random_draw().is_some() {
+            return self.random_draw(func, args, pos);
+        }
         match (func, args) {
             (LibFn::Matmul, [a, b]) => self.matmul(a, b, pos),
             (LibFn::Transpose, [a]) => {
@@ -554,6 +578,30 @@ impl<'a> ExprChecker<'a> {
                 args.len()
             )),
         }
+    }
+
+    /// A draw from the host's random stream: an f64 scalar, from an f64 scalar `dn`
+    /// for `random_index`; never where iterations or a device may run it out of order.
+    fn random_draw(&self, func: LibFn, args: &[Expr], pos: Position) -> Check<Type> {
+        if let Some(place) = pos.no_draws {
+            return Err(format!(
+                "`{}` draws from the host's random stream, which is one serial stream: it is not allowed inside {place}",
+                func.name()
+            ));
+        }
+        if let [dn] = args {
+            let t = self.value_type(dn, pos.operand())?;
+            if t != Type::F64 {
+                return Err(format!("`{}` needs an f64 scalar, got {t}", func.name()));
+            }
+        }
+        Ok(Type::F64)
+    }
+
+    /// The first draw `func` makes, directly or through the functions it calls or maps
+    /// (None when it makes none), as `(function that draws, what it draws)`.
+    fn draws_through(&self, func: &str) -> Option<(String, LibFn)> {
+        super::random::first_draw(self.module, func)
     }
 
     fn matmul(&self, lhs: &Expr, rhs: &Expr, pos: Position) -> Check<Type> {
@@ -704,6 +752,12 @@ impl<'a> ExprChecker<'a> {
             .module
             .function(func)
             .ok_or_else(|| format!("map of unknown function {func}"))?;
+        if let Some((g, d)) = self.draws_through(func) {
+            return Err(format!(
+                "map function {func} draws from the host's random stream (`{}` in {g}): a map's elements have no order, so it cannot draw",
+                d.name()
+            ));
+        }
         let result = match callee.results.as_slice() {
             [Type::Scalar { elem }] if callee.params.iter().all(|p| p.ty.as_scalar().is_some()) => {
                 *elem

@@ -27,8 +27,12 @@
 //! - `free`, `refincr` and `refdecr` accept any declared variable.
 //! - Loop variables of nested loops may repeat (each iteration assigns them afresh).
 //! - Statements and expressions nest at most [`MAX_NESTING`] deep.
+//! - Random draws (`random_*`) may not stand in a parfor body or an on_gpu block, nor
+//!   may a call there reach a function that draws; a map's function may not draw at all
+//!   (`random.rs`).
 
 mod expr;
+pub(crate) mod random;
 mod stmt;
 
 #[cfg(test)]

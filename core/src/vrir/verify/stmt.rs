@@ -22,6 +22,7 @@ pub(super) fn check_body(m: &Module, f: &Function) -> VrResult<()> {
         Context {
             innermost_loop: None,
             in_parfor: false,
+            no_draws: None,
             depth: 0,
         },
     )
@@ -61,6 +62,8 @@ struct Context {
     innermost_loop: Option<LoopKind>,
     /// Inside a parfor body at any depth: `return` is forbidden, atomics are allowed.
     in_parfor: bool,
+    /// Inside a parfor body or an on_gpu block (named): random draws are forbidden.
+    no_draws: Option<&'static str>,
     depth: usize,
 }
 
@@ -72,10 +75,27 @@ impl Context {
         }
     }
     fn loop_body(self, kind: LoopKind) -> Context {
+        let no_draws = match kind {
+            LoopKind::Parfor => self.no_draws.or(Some("a parfor body")),
+            LoopKind::Sequential => self.no_draws,
+        };
         Context {
             innermost_loop: Some(kind),
             in_parfor: self.in_parfor || kind == LoopKind::Parfor,
+            no_draws,
             depth: self.depth + 1,
+        }
+    }
+    /// The statements of a block, an on_gpu one or not.
+    fn block(self, on_gpu: bool) -> Context {
+        let no_draws = if on_gpu {
+            self.no_draws.or(Some("an on_gpu block"))
+        } else {
+            self.no_draws
+        };
+        Context {
+            no_draws,
+            ..self.nested()
         }
     }
 }
@@ -105,9 +125,9 @@ impl StmtChecker<'_> {
                 "statements nested more than {MAX_NESTING} deep"
             )));
         }
-        let pos = Position::statement(cx.depth, cx.in_parfor);
+        let pos = Position::statement(cx.depth, cx.in_parfor, cx.no_draws);
         match &s.kind {
-            StmtKind::Block(b) => self.block(&b.stmts, Some(path), cx.nested()),
+            StmtKind::Block(b) => self.block(&b.stmts, Some(path), cx.block(b.on_gpu)),
             StmtKind::Assign { targets, value } => self.assign(targets, value, pos).map_err(here),
             StmtKind::If { cond, then, els } => {
                 self.condition("if", cond, pos).map_err(here)?;

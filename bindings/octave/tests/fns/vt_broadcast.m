@@ -1,0 +1,3 @@
+function y = vt_broadcast(a, b)
+  y = a + b;
+end

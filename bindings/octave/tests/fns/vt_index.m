@@ -1,0 +1,3 @@
+function y = vt_index(x, i)
+  y = x(i);
+end

@@ -1,0 +1,3 @@
+function y = vt_sqrt(x)
+  y = sqrt(x) + 1;
+end

@@ -1,0 +1,33 @@
+//! The compile pipeline that knows every backend: the one place where the cpu backend
+//! and the GPU's engine meet (backends never import each other). Today: the `gpu`
+//! backend, which compiles a module for `cpu-par` with the GPU's offload plan and engine
+//! attached.
+
+#![allow(clippy::result_large_err)]
+
+use crate::cpu::{CompiledModule, CpuOptions};
+use crate::runtime::error::VrResult;
+use crate::runtime::offload::Offload;
+use crate::vrir::ast::Module;
+use std::sync::Arc;
+
+/// Compile `m` (verified, optimized) for the `gpu` backend: `on_gpu` sections through the
+/// GPU's engine, everything else as `cpu-par` with `options`.
+pub fn compile_gpu(m: &Module, options: CpuOptions) -> VrResult<CompiledModule> {
+    let plan = Arc::new(crate::gpu::plan(m));
+    for n in &plan.notes {
+        crate::gpu::engine::note(n.clone());
+    }
+    let engine = Arc::new(crate::gpu::engine::GpuEngine::new(
+        plan.clone(),
+        m.index_base,
+    ));
+    crate::cpu::compile_offloaded(
+        m,
+        options,
+        Offload {
+            plan: Arc::new(plan.offload.clone()),
+            engine,
+        },
+    )
+}

@@ -1,0 +1,500 @@
+//! The GPU's offload engine (`runtime::offload`): carries out a [`GpuPlan`]'s actions for
+//! compiled code, with one VRRuntime per call on the process's OpenCL device.
+//!
+//! A task that cannot run on the device (no device, f64 without `cl_khr_fp64`, a program
+//! that does not build, a device error, more than 2^31 iterations) is declined: its arrays
+//! are brought home and the statement's compiled CPU code runs instead, with one note
+//! per reason in the process (see [`notes`]). Kernel launches are not waited for; their
+//! error slots are read at the next synchronisation point, at the end of the section, or
+//! when the call ends, and the first failed launch's error (the lowest iteration in it)
+//! is reported, as the serial order would meet it.
+
+use super::errors;
+use super::kernel::{Kernel, Param, ERR_SLOT_WORDS};
+use super::opencl::{self, Arg, OclDevice};
+use super::plan::{GpuAction, GpuPlan};
+use super::runtime::{Access, Runtime};
+use crate::runtime::error::{ErrorKind, VrError};
+use crate::runtime::offload::{ActionEnv, HostArray, OffloadEngine, OffloadSession, Outcome};
+use crate::runtime::value::Scalar;
+use crate::vrir::types::{Layout, ScalarType, Type};
+use opencl3::memory::Buffer;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Process-wide counts, for `explain`, `vr` and the tests.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub launches: AtomicU64,
+    pub declined: AtomicU64,
+    pub uploads: AtomicU64,
+    pub upload_bytes: AtomicU64,
+    pub downloads: AtomicU64,
+    pub download_bytes: AtomicU64,
+    pub device_copies: AtomicU64,
+}
+
+pub fn counters() -> &'static Counters {
+    static C: OnceLock<Counters> = OnceLock::new();
+    C.get_or_init(Counters::default)
+}
+
+/// Notes of this process (each text once): why sections or tasks ran on the CPU.
+pub fn notes() -> Vec<String> {
+    note_list()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+}
+
+fn note_list() -> &'static Mutex<Vec<String>> {
+    static N: OnceLock<Mutex<Vec<String>>> = OnceLock::new();
+    N.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+pub fn note(text: String) {
+    let mut n = note_list().lock().unwrap_or_else(|p| p.into_inner());
+    if !n.contains(&text) {
+        n.push(text);
+    }
+}
+
+/// The engine of one compiled module.
+pub struct GpuEngine {
+    plan: Arc<GpuPlan>,
+    index_base: u8,
+}
+
+impl GpuEngine {
+    pub fn new(plan: Arc<GpuPlan>, index_base: u8) -> GpuEngine {
+        GpuEngine { plan, index_base }
+    }
+}
+
+impl OffloadEngine for GpuEngine {
+    fn session(&self) -> Box<dyn OffloadSession> {
+        Box::new(Session {
+            plan: self.plan.clone(),
+            index_base: self.index_base,
+            rt: None,
+            pending: Vec::new(),
+        })
+    }
+}
+
+/// A launched kernel whose error slot is not read yet.
+struct Pending {
+    slot: Buffer<u8>,
+    kernel: Arc<Kernel>,
+    function: String,
+}
+
+struct Session {
+    plan: Arc<GpuPlan>,
+    index_base: u8,
+    /// Created at the first task that finds a device.
+    rt: Option<Runtime<OclDevice>>,
+    pending: Vec<Pending>,
+}
+
+/// Initial error slot header: no failed iteration (i32::MAX), no record.
+static SLOT_INIT: [i32; 2] = [i32::MAX, 0];
+
+impl OffloadSession for Session {
+    fn finish(&mut self) -> Option<VrError> {
+        let r = self.check_pending().err();
+        if let Some(rt) = self.rt.as_mut() {
+            // Uploads may still read host memory that the call is about to free.
+            let _ = rt.device().finish_queue();
+        }
+        r
+    }
+
+    fn act(&mut self, action: u32, env: &mut dyn ActionEnv) -> Outcome {
+        let Some(meaning) = self.plan.actions.get(&action).cloned() else {
+            return Outcome::Declined;
+        };
+        let r = match meaning {
+            GpuAction::Sync { writes } => self.sync(env, &writes).map(|_| Outcome::Done),
+            GpuAction::EndSection => self.end_section().map(|_| Outcome::Done),
+            GpuAction::Parfor { kernel, function } => self.parfor(&kernel, &function, env),
+            GpuAction::Copy { layout } => self.copy(env, layout),
+        };
+        match r {
+            Ok(o) => o,
+            Err(e) => Outcome::Failed(e),
+        }
+    }
+}
+
+fn device_error(what: &str, e: String) -> VrError {
+    VrError::new(ErrorKind::Internal, format!("gpu: {what}: {e}"))
+}
+
+impl Session {
+    /// Read every pending error slot, in launch order; the first error found is the one
+    /// the serial order meets first.
+    fn check_pending(&mut self) -> Result<(), VrError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let Some(rt) = self.rt.as_mut() else {
+            return Ok(());
+        };
+        for p in pending {
+            let mut words = vec![0i64; ERR_SLOT_WORDS];
+            rt.device()
+                .download_words(&p.slot, &mut words[..1])
+                .map_err(|e| device_error("reading a kernel's error slot", e))?;
+            if (words[0] as u64 & 0xffff_ffff) as u32 as i32 == i32::MAX {
+                continue;
+            }
+            rt.device()
+                .download_words(&p.slot, &mut words)
+                .map_err(|e| device_error("reading a kernel's error slot", e))?;
+            if let Some(e) = errors::decode(&words, &p.kernel.sites, &p.function, self.index_base) {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self, env: &mut dyn ActionEnv, writes: &[bool]) -> Result<(), VrError> {
+        self.check_pending()?;
+        let Some(rt) = self.rt.as_mut() else {
+            return Ok(());
+        };
+        for (k, w) in writes.iter().enumerate() {
+            if let Some(a) = env.array(k) {
+                rt.host_access(&a, *w)
+                    .map_err(|e| device_error("bringing an array home", e))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn end_section(&mut self) -> Result<(), VrError> {
+        self.check_pending()?;
+        if let Some(rt) = self.rt.as_mut() {
+            let before = rt.stats();
+            rt.end_section()
+                .map_err(|e| device_error("ending a section", e))?;
+            account(before, rt.stats());
+        }
+        Ok(())
+    }
+
+    /// The call's runtime on the process's device, or None when there is no device.
+    fn runtime(&mut self) -> Option<&mut Runtime<OclDevice>> {
+        if self.rt.is_none() {
+            match opencl::gpu() {
+                Ok(gpu) => self.rt = Some(Runtime::new(OclDevice { gpu })),
+                Err(why) => {
+                    note(format!(
+                        "gpu: no OpenCL device ({why}); GPU sections run on the CPU"
+                    ));
+                    return None;
+                }
+            }
+        }
+        self.rt.as_mut()
+    }
+
+    /// The task runs on the CPU: its arrays come home first (the CPU may write them).
+    fn decline(
+        &mut self,
+        env: &mut dyn ActionEnv,
+        arrays: &[usize],
+        why: Option<String>,
+    ) -> Result<Outcome, VrError> {
+        counters().declined.fetch_add(1, Ordering::Relaxed);
+        if let Some(w) = why {
+            note(w);
+        }
+        self.check_pending()?;
+        if let Some(rt) = self.rt.as_mut() {
+            for k in arrays {
+                if let Some(a) = env.array(*k) {
+                    rt.host_access(&a, true)
+                        .map_err(|e| device_error("bringing an array home", e))?;
+                }
+            }
+        }
+        Ok(Outcome::Declined)
+    }
+
+    fn copy(&mut self, env: &mut dyn ActionEnv, layout: Layout) -> Result<Outcome, VrError> {
+        if self.runtime().is_none() {
+            return Ok(Outcome::Declined);
+        }
+        let Some(src) = env.array(1) else {
+            return self.decline(env, &[1], None);
+        };
+        // The new array gets its type's contiguous strides: a deferred copy needs the
+        // same strides (one storage order).
+        let udims: Vec<usize> = src.dims.iter().map(|d| *d as usize).collect();
+        let strides: Vec<i64> = crate::runtime::value::contiguous_strides(
+            &udims,
+            if layout == Layout::Col {
+                Layout::Col
+            } else {
+                Layout::Row
+            },
+        )
+        .into_iter()
+        .map(|s| s as i64)
+        .collect();
+        let (lo, hi) = src.byte_range();
+        let contiguous =
+            (hi - lo) as i64 == src.len() * src.elem_size() as i64 && src.data as usize == lo;
+        if strides != src.strides || !contiguous || src.is_empty() {
+            return self.decline(env, &[1], None);
+        }
+        let dst = env.new_array(0, &src.dims).map_err(|e| e.with_line(None))?;
+        let rt = self.rt.as_mut().expect("runtime made above");
+        if !rt.lazy_copy(&dst, &src) {
+            // Not deferrable after all: copy now in host memory, with the source fresh.
+            rt.host_access(&src, false)
+                .map_err(|e| device_error("bringing an array home", e))?;
+            // SAFETY: both are live host arrays of the same byte length.
+            unsafe {
+                std::ptr::copy_nonoverlapping(src.data, dst.data, hi - lo);
+            }
+        }
+        Ok(Outcome::Done)
+    }
+
+    fn parfor(
+        &mut self,
+        k: &Arc<Kernel>,
+        function: &str,
+        env: &mut dyn ActionEnv,
+    ) -> Result<Outcome, VrError> {
+        let arrays: Vec<usize> = k
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                Param::Array { var, .. } => Some(*var),
+                _ => None,
+            })
+            .collect();
+        let Some(rt) = self.runtime() else {
+            return Ok(Outcome::Declined);
+        };
+        let gpu = rt.device().gpu.clone();
+        if k.fp64 && !gpu.info.fp64 {
+            return self.decline(
+                env,
+                &arrays,
+                Some(format!(
+                    "gpu: {} lacks cl_khr_fp64: parfors using f64 run on the CPU",
+                    gpu.info.describe()
+                )),
+            );
+        }
+        if k.int64_atomics && !gpu.info.int64_atomics {
+            return self.decline(
+                env,
+                &arrays,
+                Some(format!(
+                    "gpu: {} lacks cl_khr_int64_base_atomics: parfors with 64-bit atomics run on the CPU",
+                    gpu.info.describe()
+                )),
+            );
+        }
+        let program = match gpu.program(&k.source) {
+            Ok(p) => p,
+            Err(why) => {
+                return self.decline(
+                    env,
+                    &arrays,
+                    Some(format!(
+                        "gpu: kernel {} of `{function}` runs on the CPU: {why}",
+                        k.name
+                    )),
+                )
+            }
+        };
+        // The domain, as the CPU evaluated its bounds.
+        let mut starts = Vec::new();
+        let mut steps = Vec::new();
+        let mut counts = Vec::new();
+        for d in 0..k.dims {
+            let v = |j: usize| env.value(3 * d + j).as_i64().unwrap_or(0);
+            let (a, b, s) = (v(0), v(1), v(2));
+            if s == 0 {
+                return Err(VrError::runtime("zero step in a range")
+                    .with_function(function)
+                    .with_line(k.line));
+            }
+            let nonempty = if s > 0 { b >= a } else { a >= b };
+            let count = if nonempty {
+                let dist = if s > 0 {
+                    (b as i128 - a as i128) as u128
+                } else {
+                    (a as i128 - b as i128) as u128
+                };
+                dist / s.unsigned_abs() as u128 + 1
+            } else {
+                0
+            };
+            starts.push(a);
+            steps.push(s);
+            counts.push(count);
+        }
+        if counts.contains(&0) {
+            return Ok(Outcome::Done);
+        }
+        let total: u128 = counts.iter().product();
+        if total >= i32::MAX as u128 {
+            return self.decline(
+                env,
+                &arrays,
+                Some(format!(
+                    "gpu: kernel {} of `{function}` has {total} iterations (at most 2^31 - 1 on the GPU): it runs on the CPU",
+                    k.name
+                )),
+            );
+        }
+        let mut scalars = Vec::new();
+        for p in &k.params {
+            if let Param::Scalar { var, elem } = p {
+                let v = env.scalar(*var);
+                let set = v.is_some() as i32;
+                let arg = match v.unwrap_or(Scalar::zero(*elem)) {
+                    Scalar::Bool(b) => Arg::U8(b as u8),
+                    Scalar::I32(x) => Arg::I32(x),
+                    Scalar::I64(x) => Arg::I64(x),
+                    Scalar::F32(x) => Arg::F32(x),
+                    Scalar::F64(x) => Arg::F64(x),
+                    _ => return self.decline(env, &arrays, None),
+                };
+                scalars.push((arg, set));
+            }
+        }
+        self.check_pending()?;
+        let rt = self.rt.as_mut().expect("runtime made above");
+        let before = rt.stats();
+        // Arguments: error slot, ranges, then variables.
+        let slot = rt
+            .device()
+            .alloc_slot(&SLOT_INIT)
+            .map_err(|e| device_error("allocating an error slot", e))?;
+        struct ArrayArg {
+            bound: super::runtime::Bound,
+            arr: Option<HostArray>,
+        }
+        let mut array_args: Vec<(usize, ArrayArg)> = Vec::new();
+        let mut written_rows = Vec::new();
+        for p in &k.params {
+            if let Param::Array { var, .. } = p {
+                let arr = env.array(*var);
+                let access = if k.writes.contains(var) {
+                    Access::ReadWrite
+                } else {
+                    Access::Read
+                };
+                let bound = match &arr {
+                    Some(a) => rt
+                        .bind(&k.vars[*var].0, a, access)
+                        .map_err(|e| device_error("binding an array", e))?,
+                    None => {
+                        let empty = HostArray {
+                            data: std::ptr::null_mut(),
+                            elem: ScalarType::I64,
+                            dims: vec![0],
+                            strides: vec![1],
+                        };
+                        rt.bind("", &empty, Access::Read)
+                            .map_err(|e| device_error("binding an array", e))?
+                    }
+                };
+                if access == Access::ReadWrite && arr.as_ref().is_some_and(|a| !a.is_empty()) {
+                    written_rows.push(bound.buffer);
+                }
+                array_args.push((*var, ArrayArg { bound, arr }));
+            }
+        }
+        let mut args: Vec<Arg> = vec![Arg::Buffer(&slot)];
+        for d in 0..k.dims {
+            args.push(Arg::I64(starts[d]));
+            args.push(Arg::I64(steps[d]));
+            args.push(Arg::I64(counts[d] as i64));
+        }
+        let mut arrays_iter = array_args.iter();
+        let mut scalars_iter = scalars.into_iter();
+        let rt = self.rt.as_ref().expect("runtime");
+        for p in &k.params {
+            match p {
+                Param::Range(_) => {}
+                Param::Scalar { .. } => {
+                    let (arg, set) = scalars_iter.next().expect("one per scalar parameter");
+                    args.push(arg);
+                    args.push(Arg::I32(set));
+                }
+                Param::Array { ndims, .. } => {
+                    let (_, a) = arrays_iter.next().expect("one per array parameter");
+                    args.push(Arg::Buffer(rt.buffer(a.bound.buffer)));
+                    args.push(Arg::I64(a.bound.offset));
+                    for d in 0..*ndims {
+                        args.push(Arg::I64(a.arr.as_ref().map_or(0, |x| x.dims[d])));
+                    }
+                    for d in 0..*ndims {
+                        args.push(Arg::I64(a.arr.as_ref().map_or(0, |x| x.strides[d])));
+                    }
+                    args.push(Arg::I32(a.arr.is_some() as i32));
+                }
+            }
+        }
+        let global: Vec<usize> = counts.iter().map(|c| *c as usize).collect();
+        let launched = opencl::launch(&gpu, &program, &k.name, &args, &global);
+        drop(args);
+        if let Err(e) = launched {
+            // Nothing ran: the CPU runs the parfor instead.
+            return self.decline(
+                env,
+                &arrays,
+                Some(format!("gpu: kernel {} of `{function}` could not be launched ({e}): it runs on the CPU", k.name)),
+            );
+        }
+        let rt = self.rt.as_mut().expect("runtime");
+        rt.launched(&k.name, &written_rows);
+        account(before, rt.stats());
+        counters().launches.fetch_add(1, Ordering::Relaxed);
+        self.pending.push(Pending {
+            slot,
+            kernel: k.clone(),
+            function: function.to_string(),
+        });
+        // Loop variables hold the last point afterwards, as the CPU backends leave them.
+        for (d, var) in k.loop_vars.iter().enumerate() {
+            let last = starts[d].wrapping_add(((counts[d] - 1) as i64).wrapping_mul(steps[d]));
+            let v = match k.vars[*var].1 {
+                Type::Scalar {
+                    elem: ScalarType::I32,
+                } => Scalar::I32(last as i32),
+                _ => Scalar::I64(last),
+            };
+            env.set_scalar(*var, v);
+        }
+        Ok(Outcome::Done)
+    }
+}
+
+/// Add a runtime's transfers since `before` to the process counters.
+fn account(before: super::runtime::Stats, now: super::runtime::Stats) {
+    let c = counters();
+    c.uploads
+        .fetch_add(now.uploads - before.uploads, Ordering::Relaxed);
+    c.upload_bytes
+        .fetch_add(now.upload_bytes - before.upload_bytes, Ordering::Relaxed);
+    c.downloads
+        .fetch_add(now.downloads - before.downloads, Ordering::Relaxed);
+    c.download_bytes.fetch_add(
+        now.download_bytes - before.download_bytes,
+        Ordering::Relaxed,
+    );
+    c.device_copies
+        .fetch_add(now.device_copies - before.device_copies, Ordering::Relaxed);
+}

@@ -1,0 +1,468 @@
+//! OpenCL itself, through opencl3 with libOpenCL loaded at run time: choosing the device,
+//! its context and queue, the process-wide program cache, and VRRuntime's [`Device`] on
+//! that queue. Nothing else in the crate touches OpenCL.
+//!
+//! Device choice: `VR_OPENCL_DEVICE=P/D` picks device D of platform P (0-based, in the
+//! order the ICD loader lists them; `P` alone: that platform's first device),
+//! `VR_OPENCL_DEVICE=off` none at all; by default the first GPU of any platform, else the
+//! first device. When there is no OpenCL library, no platform, no device or the chosen
+//! one cannot be opened, [`gpu`] answers why, and sections run on the CPU.
+
+use super::runtime::Device;
+use opencl3::command_queue::CommandQueue;
+use opencl3::context::Context;
+use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_GPU};
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::program::Program;
+use opencl3::types::{cl_event, CL_BLOCKING, CL_NON_BLOCKING};
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What the code generator and the engine need to know about the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// `platform/device` indices, as `VR_OPENCL_DEVICE` writes them.
+    pub index: String,
+    pub platform: String,
+    pub name: String,
+    pub vendor: String,
+    pub driver_version: String,
+    pub is_gpu: bool,
+    /// `cl_khr_fp64`: without it, sections that use f64 run on the CPU.
+    pub fp64: bool,
+    /// `cl_khr_int64_base_atomics`: 64-bit integer atomics (and f64 atomic add by CAS).
+    pub int64_atomics: bool,
+}
+
+impl DeviceInfo {
+    /// One line naming the device, for notes and `explain`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({}, platform {}, driver {}, OpenCL device {})",
+            self.name, self.vendor, self.platform, self.driver_version, self.index
+        )
+    }
+}
+
+/// The chosen device with its context and queue, shared by every call in the process.
+pub struct Gpu {
+    pub info: DeviceInfo,
+    device: ClDevice,
+    pub context: Context,
+    pub queue: CommandQueue,
+    programs: Mutex<HashMap<ProgramKey, Result<Arc<Program>, String>>>,
+    builds: std::sync::atomic::AtomicU64,
+}
+
+/// (device, driver version, source hash).
+type ProgramKey = (String, String, u64);
+
+/// A device as the ICD loader lists it: (platform, device) indices, platform name, id.
+type Listed = ((usize, usize), String, opencl3::types::cl_device_id);
+
+/// The process's device, chosen once; `Err` says why there is none.
+pub fn gpu() -> Result<Arc<Gpu>, String> {
+    static GPU: OnceLock<Result<Arc<Gpu>, String>> = OnceLock::new();
+    GPU.get_or_init(|| open(std::env::var("VR_OPENCL_DEVICE").ok().as_deref()).map(Arc::new))
+        .clone()
+}
+
+fn cl_err(what: &str, e: impl std::fmt::Display) -> String {
+    format!("{what}: {e}")
+}
+
+/// Every device of every platform: ((platform index, device index), platform name, id).
+fn devices() -> Result<Vec<Listed>, String> {
+    let platforms = opencl3::platform::get_platforms().map_err(|e| {
+        if e.0 == opencl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED {
+            "no OpenCL library (libOpenCL.so.1 could not be loaded)".to_string()
+        } else {
+            format!("no OpenCL platform ({e})")
+        }
+    })?;
+    if platforms.is_empty() {
+        return Err("no OpenCL platform (the ICD loader found no driver)".into());
+    }
+    let mut out = Vec::new();
+    for (p, platform) in platforms.iter().enumerate() {
+        let name = platform.name().unwrap_or_default();
+        // A platform without devices answers an error: it simply has none.
+        for (d, id) in platform
+            .get_devices(CL_DEVICE_TYPE_ALL)
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+        {
+            out.push(((p, d), name.clone(), id));
+        }
+    }
+    if out.is_empty() {
+        return Err("no OpenCL device on any platform".into());
+    }
+    Ok(out)
+}
+
+/// Open the device `choice` names (see the module documentation).
+fn open(choice: Option<&str>) -> Result<Gpu, String> {
+    let choice = choice.map(str::trim).filter(|c| !c.is_empty());
+    if matches!(choice, Some("off" | "none" | "cpu")) {
+        return Err("VR_OPENCL_DEVICE=off".into());
+    }
+    let all = devices()?;
+    let pick = match choice {
+        Some(c) => {
+            let mut parts = c.split('/');
+            let p: usize = parts
+                .next()
+                .and_then(|s| s.trim().parse().ok())
+                .ok_or_else(|| {
+                    format!("VR_OPENCL_DEVICE={c}: expected PLATFORM/DEVICE indices such as 0/0")
+                })?;
+            let d: usize = match parts.next() {
+                Some(s) => s.trim().parse().map_err(|_| {
+                    format!("VR_OPENCL_DEVICE={c}: expected PLATFORM/DEVICE indices such as 0/0")
+                })?,
+                None => 0,
+            };
+            all.iter()
+                .find(|(ix, _, _)| *ix == (p, d))
+                .ok_or_else(|| {
+                    let have: Vec<String> = all
+                        .iter()
+                        .map(|((p, d), _, _)| format!("{p}/{d}"))
+                        .collect();
+                    format!(
+                        "VR_OPENCL_DEVICE={c}: no such device (there are {})",
+                        have.join(", ")
+                    )
+                })?
+                .clone()
+        }
+        None => all
+            .iter()
+            .find(|(_, _, id)| {
+                ClDevice::new(*id)
+                    .dev_type()
+                    .is_ok_and(|t| t & CL_DEVICE_TYPE_GPU != 0)
+            })
+            .unwrap_or(&all[0])
+            .clone(),
+    };
+    let ((p, d), platform, id) = pick;
+    let device = ClDevice::new(id);
+    let ext = device.extensions().unwrap_or_default();
+    let info = DeviceInfo {
+        index: format!("{p}/{d}"),
+        platform,
+        name: device.name().unwrap_or_default().trim().to_string(),
+        vendor: device.vendor().unwrap_or_default().trim().to_string(),
+        driver_version: device
+            .driver_version()
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+        is_gpu: device.dev_type().is_ok_and(|t| t & CL_DEVICE_TYPE_GPU != 0),
+        fp64: ext.split_whitespace().any(|e| e == "cl_khr_fp64")
+            || device.double_fp_config().is_ok_and(|c| c != 0),
+        int64_atomics: ext
+            .split_whitespace()
+            .any(|e| e == "cl_khr_int64_base_atomics"),
+    };
+    if !device.available().unwrap_or(false) {
+        return Err(format!("{}: device not available", info.describe()));
+    }
+    let context =
+        Context::from_device(&device).map_err(|e| cl_err("cannot create an OpenCL context", e))?;
+    #[allow(deprecated)]
+    let queue = CommandQueue::create_default(&context, 0)
+        .map_err(|e| cl_err("cannot create an OpenCL command queue", e))?;
+    Ok(Gpu {
+        info,
+        device,
+        context,
+        queue,
+        programs: Mutex::new(HashMap::new()),
+        builds: Default::default(),
+    })
+}
+
+/// FNV-1a, 64 bits: the program cache's source hash (stable across processes).
+pub fn source_hash(src: &str) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in src.as_bytes() {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// Build options: IEEE results (no fast math), OpenCL C 1.2.
+const BUILD_OPTIONS: &str = "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt";
+
+impl Gpu {
+    /// The program built from `src`, from the cache keyed by (device, driver version,
+    /// source hash) or built now (a failed build is cached too, with its log).
+    pub fn program(&self, src: &str) -> Result<Arc<Program>, String> {
+        let key = (
+            self.info.index.clone() + " " + &self.info.name,
+            self.info.driver_version.clone(),
+            source_hash(src),
+        );
+        let mut cache = self.programs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = cache.get(&key) {
+            return p.clone();
+        }
+        self.builds
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // VR_GPU_DUMP=DIR keeps every program's source (to read what was generated).
+        if let Ok(dir) = std::env::var("VR_GPU_DUMP") {
+            let _ = std::fs::write(format!("{dir}/{:016x}.cl", key.2), src);
+        }
+        let built = Program::create_and_build_from_source(&self.context, src, BUILD_OPTIONS)
+            .map(Arc::new)
+            .map_err(|log| format!("OpenCL build failed: {}", log.trim()));
+        cache.insert(key, built.clone());
+        built
+    }
+
+    /// Programs built (not found in the cache) in this process.
+    pub fn builds(&self) -> u64 {
+        self.builds.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn device_id(&self) -> opencl3::types::cl_device_id {
+        self.device.id()
+    }
+}
+
+/// VRRuntime's device: the process's queue. Buffers are `Buffer<u8>`.
+pub struct OclDevice {
+    pub gpu: Arc<Gpu>,
+}
+
+fn check(what: &str, r: Result<cl_event, i32>) -> Result<(), String> {
+    match r {
+        Ok(ev) => {
+            if !ev.is_null() {
+                // The queue is in order: nobody waits on single events.
+                let _ = unsafe { opencl3::event::release_event(ev) };
+            }
+            Ok(())
+        }
+        Err(code) => Err(format!("{what}: {}", opencl3::error_codes::ClError(code))),
+    }
+}
+
+impl Device for OclDevice {
+    type Buffer = Buffer<u8>;
+
+    fn alloc(&mut self, bytes: usize) -> Result<Buffer<u8>, String> {
+        // SAFETY: no host pointer; the size is positive.
+        unsafe {
+            Buffer::<u8>::create(
+                &self.gpu.context,
+                CL_MEM_READ_WRITE,
+                bytes.max(1),
+                std::ptr::null_mut(),
+            )
+            .map_err(|e| format!("cannot allocate {bytes} bytes on the device: {e}"))
+        }
+    }
+
+    fn upload(
+        &mut self,
+        buf: &Buffer<u8>,
+        offset: usize,
+        host: *const u8,
+        bytes: usize,
+    ) -> Result<(), String> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        // SAFETY: `host` holds `bytes` bytes that stay unchanged until the queue is
+        // finished (VRRuntime waits before the CPU writes them).
+        let r = unsafe {
+            opencl3::command_queue::enqueue_write_buffer(
+                self.gpu.queue.get(),
+                buf.get(),
+                CL_NON_BLOCKING,
+                offset,
+                bytes,
+                host as *const c_void,
+                0,
+                std::ptr::null(),
+            )
+        };
+        check("upload", r)
+    }
+
+    fn download(
+        &mut self,
+        buf: &Buffer<u8>,
+        offset: usize,
+        host: *mut u8,
+        bytes: usize,
+    ) -> Result<(), String> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        // SAFETY: `host` holds `bytes` writable bytes; the read blocks until done.
+        let r = unsafe {
+            opencl3::command_queue::enqueue_read_buffer(
+                self.gpu.queue.get(),
+                buf.get(),
+                CL_BLOCKING,
+                offset,
+                bytes,
+                host as *mut c_void,
+                0,
+                std::ptr::null(),
+            )
+        };
+        check("download", r)
+    }
+
+    fn copy(
+        &mut self,
+        src: &Buffer<u8>,
+        so: usize,
+        dst: &Buffer<u8>,
+        d: usize,
+        bytes: usize,
+    ) -> Result<(), String> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        // SAFETY: both ranges lie inside their buffers (VRRuntime's rows).
+        let r = unsafe {
+            opencl3::command_queue::enqueue_copy_buffer(
+                self.gpu.queue.get(),
+                src.get(),
+                dst.get(),
+                so,
+                d,
+                bytes,
+                0,
+                std::ptr::null(),
+            )
+        };
+        check("device copy", r)
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        opencl3::command_queue::finish(self.gpu.queue.get())
+            .map_err(|c| format!("finish: {}", opencl3::error_codes::ClError(c)))
+    }
+}
+
+impl OclDevice {
+    /// A launch's error slot, its header initialised from `init` (a static, so the
+    /// non-blocking upload may read it later).
+    pub fn alloc_slot(&mut self, init: &'static [i32; 2]) -> Result<Buffer<u8>, String> {
+        let buf = self.alloc(super::kernel::ERR_SLOT_WORDS * 8)?;
+        self.upload(&buf, 0, init.as_ptr() as *const u8, 8)?;
+        Ok(buf)
+    }
+
+    /// Wait for everything enqueued.
+    pub fn finish_queue(&mut self) -> Result<(), String> {
+        self.finish()
+    }
+
+    /// Read the first `out.len()` words of a buffer (blocking).
+    pub fn download_words(&mut self, buf: &Buffer<u8>, out: &mut [i64]) -> Result<(), String> {
+        self.download(buf, 0, out.as_mut_ptr() as *mut u8, out.len() * 8)
+    }
+}
+
+/// One kernel argument.
+pub enum Arg<'a> {
+    Buffer(&'a Buffer<u8>),
+    I64(i64),
+    I32(i32),
+    F64(f64),
+    F32(f32),
+    U8(u8),
+}
+
+/// Enqueue `name` of `program` over `global` work items (1 to 3 dimensions), without
+/// waiting.
+pub fn launch(
+    gpu: &Gpu,
+    program: &Program,
+    name: &str,
+    args: &[Arg],
+    global: &[usize],
+) -> Result<(), String> {
+    let kernel = Kernel::create(program, name).map_err(|e| cl_err(&format!("kernel {name}"), e))?;
+    for (k, a) in args.iter().enumerate() {
+        let k = k as u32;
+        // SAFETY: each value matches the kernel parameter's size (the generator declares
+        // `long`, `int`, `double`, `float`, `uchar` and `__global` pointers to match).
+        let r = unsafe {
+            match a {
+                Arg::Buffer(b) => {
+                    let m = b.get();
+                    opencl3::kernel::set_kernel_arg(
+                        kernel.get(),
+                        k,
+                        std::mem::size_of_val(&m),
+                        &m as *const _ as *const c_void,
+                    )
+                }
+                Arg::I64(v) => opencl3::kernel::set_kernel_arg(
+                    kernel.get(),
+                    k,
+                    8,
+                    v as *const i64 as *const c_void,
+                ),
+                Arg::I32(v) => opencl3::kernel::set_kernel_arg(
+                    kernel.get(),
+                    k,
+                    4,
+                    v as *const i32 as *const c_void,
+                ),
+                Arg::F64(v) => opencl3::kernel::set_kernel_arg(
+                    kernel.get(),
+                    k,
+                    8,
+                    v as *const f64 as *const c_void,
+                ),
+                Arg::F32(v) => opencl3::kernel::set_kernel_arg(
+                    kernel.get(),
+                    k,
+                    4,
+                    v as *const f32 as *const c_void,
+                ),
+                Arg::U8(v) => opencl3::kernel::set_kernel_arg(
+                    kernel.get(),
+                    k,
+                    1,
+                    v as *const u8 as *const c_void,
+                ),
+            }
+        };
+        r.map_err(|c| {
+            format!(
+                "kernel {name} argument {k}: {}",
+                opencl3::error_codes::ClError(c)
+            )
+        })?;
+    }
+    // SAFETY: arguments set above; `global` holds work_dim sizes.
+    let r = unsafe {
+        opencl3::command_queue::enqueue_nd_range_kernel(
+            gpu.queue.get(),
+            kernel.get(),
+            global.len() as u32,
+            std::ptr::null(),
+            global.as_ptr(),
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+        )
+    };
+    check(&format!("kernel {name}"), r)
+}

@@ -1,0 +1,387 @@
+//! Placing a module's `on_gpu` sections: which statements become GPU tasks, where the CPU
+//! code between them must synchronise, where sections end (the plan of
+//! `runtime::offload`, plus what each action means to the engine).
+//!
+//! Inside a section, statement by statement:
+//! - a `parfor` whose body the kernel generator compiles is a task (its own CPU code
+//!   stays compiled and runs when the task is declined at run time);
+//! - `(set b (copy a))` of array variables is a task (VRRuntime's copy-on-potential-write);
+//! - `if`, `for` and `while` stay CPU control flow: their condition or domain is a
+//!   synchronisation point for the arrays it reads (a `while` condition at every test),
+//!   and their bodies are planned the same way;
+//! - every other statement runs on the CPU after a synchronisation for the arrays it
+//!   mentions (those it may write marked so: stores, arrays passed to calls, atomics);
+//! - `return`, and `break`/`continue` leaving the section, end the section first, as
+//!   does falling off its end.
+//!
+//! Parfors outside sections are the CPU's (cpu-par). A section nested in a section is a
+//! plain block of the outer one.
+
+use super::kernel::{compile_parfor, Kernel};
+use crate::runtime::offload::{Action, FunctionPlan, OffloadPlan, StmtPlan};
+use crate::vrir::ast::{Expr, Function, LValue, LibFn, Module, Stmt, StmtKind};
+use crate::vrir::types::Type;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// What an action means to the engine.
+#[derive(Clone, Debug)]
+pub enum GpuAction {
+    /// CPU code follows that reads the action's arrays (and writes those marked).
+    Sync { writes: Vec<bool> },
+    /// The section ends: everything comes home, the tables are cleared.
+    EndSection,
+    /// Run a parfor as a kernel.
+    Parfor {
+        kernel: Arc<Kernel>,
+        function: String,
+    },
+    /// `vars[0] = copy(vars[1])`, deferred (copy-on-potential-write); the layout of
+    /// `vars[0]`'s type (the new array's storage order).
+    Copy { layout: crate::vrir::types::Layout },
+}
+
+/// A module's plan for the GPU.
+#[derive(Clone, Debug, Default)]
+pub struct GpuPlan {
+    pub offload: OffloadPlan,
+    pub actions: HashMap<u32, GpuAction>,
+    /// Per statement placed on the CPU inside a section, why (for `explain` and notes).
+    pub notes: Vec<String>,
+    /// Sections found.
+    pub sections: usize,
+}
+
+impl GpuPlan {
+    pub fn kernels(&self) -> usize {
+        self.actions
+            .values()
+            .filter(|a| matches!(a, GpuAction::Parfor { .. }))
+            .count()
+    }
+}
+
+struct Planner<'m> {
+    m: &'m Module,
+    f: &'m Function,
+    ids: HashMap<*const Stmt, usize>,
+    plan: FunctionPlan,
+    out: &'m mut GpuPlan,
+    next_id: &'m mut u32,
+    kernels: usize,
+}
+
+/// Plan every section of `m` (a verified module).
+pub fn plan(m: &Module) -> GpuPlan {
+    let mut out = GpuPlan::default();
+    let mut next_id = 0u32;
+    for f in &m.functions {
+        let ids = crate::analysis::preorder(&f.body)
+            .into_iter()
+            .enumerate()
+            .map(|(k, s)| (s as *const Stmt, k))
+            .collect();
+        let mut p = Planner {
+            m,
+            f,
+            ids,
+            plan: FunctionPlan::default(),
+            out: &mut out,
+            next_id: &mut next_id,
+            kernels: 0,
+        };
+        p.outside(&f.body);
+        let fp = std::mem::take(&mut p.plan);
+        if !fp.stmts.is_empty() {
+            out.offload.functions.insert(f.name.clone(), fp);
+        }
+    }
+    out
+}
+
+impl<'m> Planner<'m> {
+    fn at(&mut self, s: &Stmt) -> &mut StmtPlan {
+        let id = self.ids[&(s as *const Stmt)];
+        self.plan.stmts.entry(id).or_default()
+    }
+
+    fn action(&mut self, vars: Vec<(String, Type)>, meaning: GpuAction) -> Action {
+        let id = *self.next_id;
+        *self.next_id += 1;
+        self.out.actions.insert(id, meaning);
+        Action {
+            id,
+            vars,
+            values: Vec::new(),
+        }
+    }
+
+    fn typed(&self, names: impl IntoIterator<Item = String>) -> Vec<(String, Type)> {
+        names
+            .into_iter()
+            .filter_map(|n| self.f.var_type(&n).cloned().map(|t| (n, t)))
+            .collect()
+    }
+
+    fn note(&mut self, s: &Stmt, why: &str) {
+        let line = s.line.map_or(String::new(), |l| format!(" line {l}"));
+        self.out
+            .notes
+            .push(format!("{}{line}: on the CPU: {why}", self.f.name));
+    }
+
+    /// Statements outside any section: look for sections.
+    fn outside(&mut self, stmts: &'m [Stmt]) {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Block(b) if b.on_gpu => {
+                    self.out.sections += 1;
+                    self.section(&b.stmts, 0);
+                    let end = self.action(Vec::new(), GpuAction::EndSection);
+                    self.at(s).after = Some(end);
+                }
+                _ => {
+                    for b in crate::analysis::child_blocks(s) {
+                        self.outside(&b.stmts);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Statements of a section; `loops`: loops entered inside the section.
+    fn section(&mut self, stmts: &'m [Stmt], loops: usize) {
+        for s in stmts {
+            self.stmt(s, loops);
+        }
+    }
+
+    fn stmt(&mut self, s: &'m Stmt, loops: usize) {
+        match &s.kind {
+            StmtKind::Block(b) => self.section(&b.stmts, loops),
+            StmtKind::Parfor { .. } => {
+                let name = format!("vr_{}_{}", sanitize(&self.f.name), self.kernels);
+                match compile_parfor(self.m, self.f, s, &name) {
+                    Ok(k) => {
+                        self.kernels += 1;
+                        let values = k
+                            .values
+                            .iter()
+                            .map(|e| {
+                                let t = crate::vrir::verify::expr_type(self.m, self.f, e)
+                                    .ok()
+                                    .and_then(|t| match t {
+                                        Type::Scalar { elem } => Some(elem),
+                                        _ => None,
+                                    })
+                                    .unwrap_or(crate::vrir::types::ScalarType::I64);
+                                (e.clone(), t)
+                            })
+                            .collect();
+                        let vars = k.vars.clone();
+                        let mut a = self.action(
+                            vars,
+                            GpuAction::Parfor {
+                                kernel: Arc::new(k),
+                                function: self.f.name.clone(),
+                            },
+                        );
+                        a.values = values;
+                        self.at(s).task = Some(a);
+                    }
+                    Err(why) => {
+                        self.note(s, &format!("parfor: {why}"));
+                        self.cpu_leaf(s);
+                    }
+                }
+            }
+            StmtKind::Assign { targets, value } => {
+                if let (
+                    [LValue::Var { name: dst }],
+                    Expr::Lib {
+                        func: LibFn::Copy,
+                        args,
+                    },
+                ) = (targets.as_slice(), value)
+                {
+                    if let [Expr::Var { name: src }] = args.as_slice() {
+                        let is_local_array = self.f.locals.iter().any(|l| &l.name == dst)
+                            && matches!(self.f.var_type(dst), Some(Type::Array(_)))
+                            && matches!(self.f.var_type(src), Some(Type::Array(_)));
+                        if is_local_array && dst != src {
+                            let layout = match self.f.var_type(dst) {
+                                Some(Type::Array(a)) => a.layout,
+                                _ => crate::vrir::types::Layout::Row,
+                            };
+                            let vars = self.typed([dst.clone(), src.clone()]);
+                            let a = self.action(vars, GpuAction::Copy { layout });
+                            self.at(s).task = Some(a);
+                            return;
+                        }
+                    }
+                }
+                self.cpu_leaf(s);
+            }
+            StmtKind::If { cond, then, els } => {
+                self.sync_before(s, &[cond]);
+                self.section(&then.stmts, loops);
+                if let Some(e) = els {
+                    self.section(&e.stmts, loops);
+                }
+            }
+            StmtKind::For { domain, body, .. } => {
+                self.sync_before(s, &[domain]);
+                self.section(&body.stmts, loops + 1);
+            }
+            StmtKind::While { cond, body } => {
+                let reads = self.arrays_in(&[cond]);
+                if !reads.is_empty() {
+                    let n = reads.len();
+                    let a = self.action(
+                        reads,
+                        GpuAction::Sync {
+                            writes: vec![false; n],
+                        },
+                    );
+                    self.at(s).cond = Some(a);
+                }
+                self.section(&body.stmts, loops + 1);
+            }
+            StmtKind::Return { .. } => {
+                let end = self.action(Vec::new(), GpuAction::EndSection);
+                self.at(s).before = Some(end);
+            }
+            StmtKind::Break | StmtKind::Continue if loops == 0 => {
+                let end = self.action(Vec::new(), GpuAction::EndSection);
+                self.at(s).before = Some(end);
+            }
+            StmtKind::Break | StmtKind::Continue => {}
+            _ => self.cpu_leaf(s),
+        }
+    }
+
+    /// Array variables named in `exprs`.
+    fn arrays_in(&self, exprs: &[&Expr]) -> Vec<(String, Type)> {
+        let mut names = BTreeSet::new();
+        for e in exprs {
+            crate::analysis::walk_expr(e, &mut |x| {
+                if let Expr::Var { name } = x {
+                    names.insert(name.clone());
+                }
+            });
+        }
+        self.typed(names)
+            .into_iter()
+            .filter(|(_, t)| matches!(t, Type::Array(_)))
+            .collect()
+    }
+
+    fn sync_before(&mut self, s: &Stmt, exprs: &[&Expr]) {
+        let reads = self.arrays_in(exprs);
+        if !reads.is_empty() {
+            let n = reads.len();
+            let a = self.action(
+                reads,
+                GpuAction::Sync {
+                    writes: vec![false; n],
+                },
+            );
+            self.at(s).before = Some(a);
+        }
+    }
+
+    /// A statement the CPU runs whole: synchronise every array it mentions (written ones
+    /// marked); one holding arrays in a tuple, range or domain ends the section instead.
+    fn cpu_leaf(&mut self, s: &'m Stmt) {
+        let mut names = BTreeSet::new();
+        let mut written = BTreeSet::new();
+        let mut compound = false;
+        for x in crate::analysis::preorder(std::slice::from_ref(s)) {
+            match &x.kind {
+                StmtKind::Assign { targets, .. } => {
+                    for t in targets {
+                        if let LValue::Index { array, .. } = t {
+                            names.insert(array.clone());
+                            written.insert(array.clone());
+                        }
+                    }
+                }
+                StmtKind::Alloc { var, .. } | StmtKind::Free { var } => {
+                    names.insert(var.clone());
+                }
+                _ => {}
+            }
+            for e in crate::analysis::stmt_exprs(x) {
+                crate::analysis::walk_expr(e, &mut |y| match y {
+                    Expr::Var { name } => {
+                        names.insert(name.clone());
+                    }
+                    Expr::AtomicAdd { array, .. } | Expr::AtomicCas { array, .. } => {
+                        names.insert(array.clone());
+                        written.insert(array.clone());
+                    }
+                    Expr::Call { args, .. } => {
+                        // The callee may write any array it is given.
+                        for a in args {
+                            if let Expr::Var { name } = a {
+                                written.insert(name.clone());
+                            }
+                        }
+                    }
+                    _ => {}
+                });
+            }
+        }
+        let mut vars = Vec::new();
+        for (n, t) in self.typed(names) {
+            match &t {
+                Type::Array(_) => vars.push((n, t)),
+                Type::Tuple { items } if items.iter().any(|i| matches!(i, Type::Array(_))) => {
+                    compound = true
+                }
+                _ => {}
+            }
+        }
+        if compound {
+            let end = self.action(Vec::new(), GpuAction::EndSection);
+            self.at(s).before = Some(end);
+            return;
+        }
+        if vars.is_empty() {
+            return;
+        }
+        let writes = vars.iter().map(|(n, _)| written.contains(n)).collect();
+        let a = self.action(vars, GpuAction::Sync { writes });
+        self.at(s).before = Some(a);
+    }
+}
+
+fn sanitize(n: &str) -> String {
+    n.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// `m` with every function body wrapped in one GPU section (`vr test --wrap-gpu`),
+/// except the bodies of functions that draw random numbers, directly or through their
+/// callees: the host's generator is one serial stream, so the verifier refuses draws in
+/// a GPU section, and such functions keep running on the CPU as written.
+pub fn wrap_in_sections(m: &Module) -> Module {
+    let draws: Vec<bool> = m
+        .functions
+        .iter()
+        .map(|f| crate::vrir::verify::random::first_draw(m, &f.name).is_some())
+        .collect();
+    let mut m = m.clone();
+    for (f, draws) in m.functions.iter_mut().zip(draws) {
+        if draws {
+            continue;
+        }
+        let body = std::mem::take(&mut f.body);
+        f.body = vec![Stmt::new(StmtKind::Block(crate::vrir::ast::Block {
+            on_gpu: true,
+            stmts: body,
+        }))];
+    }
+    m
+}
