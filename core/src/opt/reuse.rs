@@ -107,7 +107,7 @@ fn pure_extent(e: &Expr) -> bool {
 impl Reuser<'_> {
     /// Whether `c`'s buffer may be overwritten at statement `id`.
     fn may_reuse(&self, c: &str, ty: &Type, id: usize) -> bool {
-        let local = self.f.locals.iter().any(|l| &l.name == c && &l.ty == ty);
+        let local = self.f.locals.iter().any(|l| l.name == c && &l.ty == ty);
         let Type::Array(at) = ty else { return false };
         // Every other variable that may share c's storage is a local whose value nobody
         // reads from here on (liveness: dead before this statement), or a fused loop's
