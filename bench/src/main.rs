@@ -9,10 +9,12 @@
 //! Every timed configuration is also written as CSV (`vr-bench.csv`, see `record`) into
 //! the run's folder (`--out DIR`).
 //!
-//! Usage: vr-bench [--quick] [--kernel NAME] [--passes] [--threads LIST] [--out DIR]
-//! (`--passes`: each optimizer pass's worth instead, see `passes`).
+//! Usage: vr-bench [--quick] [--kernel NAME] [--passes | --gpu] [--threads LIST] [--out DIR]
+//! (`--passes`: each optimizer pass's worth instead, see `passes`; `--gpu`: the kernels
+//! in GPU sections on the OpenCL device next to cpu-par, see `gpu`).
 
 mod c_ref;
+mod gpu;
 mod kernels;
 mod nocheck;
 mod passes;
@@ -42,6 +44,8 @@ struct Options {
     kernel: Option<String>,
     /// Time each optimizer pass off in turn instead of the backend table.
     passes: bool,
+    /// The GPU table instead (`gpu.rs`).
+    gpu: bool,
     /// Thread counts of the scaling sweep (empty: none).
     sweep: Vec<usize>,
     /// The run's folder for the CSV (default: see `record::RunInfo`).
@@ -77,7 +81,7 @@ fn main() -> ExitCode {
     let opts = match parse_args(std::env::args().skip(1).collect()) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("{e}\nusage: vr-bench [--quick] [--kernel NAME] [--passes] [--threads 1,2,4] [--out DIR]");
+            eprintln!("{e}\nusage: vr-bench [--quick] [--kernel NAME] [--passes | --gpu] [--threads 1,2,4] [--out DIR]");
             return ExitCode::from(2);
         }
     };
@@ -95,6 +99,7 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
         quick: false,
         kernel: None,
         passes: false,
+        gpu: false,
         sweep: Vec::new(),
         out: None,
     };
@@ -103,6 +108,7 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
         match a.as_str() {
             "--quick" => opts.quick = true,
             "--passes" => opts.passes = true,
+            "--gpu" => opts.gpu = true,
             "--kernel" => opts.kernel = Some(it.next().ok_or("--kernel needs a name")?),
             "--out" => opts.out = Some(PathBuf::from(it.next().ok_or("--out needs a folder")?)),
             "--threads" => {
@@ -132,6 +138,9 @@ fn run(opts: &Options) -> Result<(), String> {
     let dir = c_ref::BuildDir::new()?;
     if opts.passes {
         return passes::run(&selected, opts, &dir);
+    }
+    if opts.gpu {
+        return gpu::run(&selected, opts.quick, opts.reps(), opts.out.clone(), &dir);
     }
     let run = RunInfo::new(opts.out.clone());
     let mut csv = Recorder::new();

@@ -382,6 +382,13 @@ enum VrStatus vr_function_signature(const struct VrFunction *f,
 // `vr_string_free`.
 enum VrStatus vr_function_dump(const struct VrFunction *f, int32_t what, char **out);
 
+// The OpenCL device the `gpu` backend runs sections on in this process: `kind` 1 when
+// it is a GPU, 0 for another kind of OpenCL device (such as PoCL's CPU device), -1 when
+// there is none; `description` (free it with `vr_string_free`) names the device, or
+// says why there is none (no OpenCL library, no platform, `VR_OPENCL_DEVICE=off`, ...).
+// Hosts use it to decide whether `backend=gpu` pays (R's `vr_options(gpu = "auto")`).
+enum VrStatus vr_gpu_device(int32_t *kind, char **description);
+
 // Ask every compiled call running now to stop: each returns `VR_INTERRUPTED` at its
 // next poll (loops poll at their back edges; see docs/c-api.md). Safe to call from any
 // thread and from a signal handler (one atomic store). The request stays until

@@ -169,6 +169,11 @@ pub extern "C" fn vr_context_create(
             pairs.insert(k.to_string(), v.to_string());
         }
         let config = Config::parse(&pairs)?;
+        if config.options.gpu {
+            // Program binaries go next to the machine code (an `opencl` folder of the
+            // same directory), with the same trust rules; `cache_dir=off` turns both off.
+            velociraptor::gpu::program_cache::set_dir(config.cache_dir.clone());
+        }
         let cache = CompileCache::default();
         if let Some(dir) = &config.cache_dir {
             // An unusable directory only means compiling in every process.
@@ -684,14 +689,43 @@ fn explain(f: &VrFunction) -> String {
     } else {
         "cpu (serial)".to_string()
     };
+    // GPU sections: per section, where it ran and what it cost (the gpu backend's
+    // engine counts it); on other backends, that they run on the CPU.
+    let sections = velociraptor::gpu::section_count(&f.spec.module);
+    let gpu = if o.gpu {
+        f.spec.compiled.offload_report()
+    } else if sections > 0 {
+        format!("gpu sections: {sections}, run on the CPU (backend {})\n", if o.parallel { "cpu-par" } else { "cpu" })
+    } else {
+        String::new()
+    };
     format!(
-        "function {}\nbackend: {backend}\nbounds checks: {}\ncompile: {:.1} ms (optimizer and LLVM, or a load from the disk cache)\ndisk cache: {}\noptimizer:\n{}",
+        "function {}\nbackend: {backend}\nbounds checks: {}\ncompile: {:.1} ms (optimizer and LLVM, or a load from the disk cache)\ndisk cache: {}\n{gpu}optimizer:\n{}",
         f.spec.function,
         if o.bounds_checks { "on" } else { "off" },
         f.spec.compile_seconds * 1e3,
         f.spec.disk,
         if f.spec.optimizer_report.is_empty() { "(no pass ran)\n".to_string() } else { f.spec.optimizer_report.clone() },
     )
+}
+
+/// The OpenCL device the `gpu` backend runs sections on in this process: `kind` 1 when
+/// it is a GPU, 0 for another kind of OpenCL device (such as PoCL's CPU device), -1 when
+/// there is none; `description` (free it with `vr_string_free`) names the device, or
+/// says why there is none (no OpenCL library, no platform, `VR_OPENCL_DEVICE=off`, ...).
+/// Hosts use it to decide whether `backend=gpu` pays (R's `vr_options(gpu = "auto")`).
+#[no_mangle]
+pub extern "C" fn vr_gpu_device(kind: *mut i32, description: *mut *mut c_char) -> VrStatus {
+    guard("vr_gpu_device", || {
+        let kind = non_null_mut(kind, "kind")?;
+        let (k, text) = match velociraptor::gpu::device() {
+            Ok(d) => (d.is_gpu as i32, d.describe()),
+            Err(why) => (-1, why),
+        };
+        give_string(text, description)?;
+        *kind = k;
+        Ok(())
+    })
 }
 
 /// Ask every compiled call running now to stop: each returns `VR_INTERRUPTED` at its

@@ -477,8 +477,30 @@ fn gpu_backend_through_the_api() {
     let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
     vr_string_free(text);
     assert!(explain.contains("backend: gpu: on_gpu sections on "), "{explain}");
+    // The section's report: where it ran, what moved, how long it took.
+    let mut kind = -2;
+    let mut desc = null_mut();
+    assert_eq!(vr_gpu_device(&mut kind, &mut desc), VrStatus::VR_OK);
+    let device = unsafe { std::ffi::CStr::from_ptr(desc) }.to_string_lossy().into_owned();
+    vr_string_free(desc);
+    assert!((-1..=1).contains(&kind));
+    let line = explain.lines().find(|l| l.starts_with("gpu section 1 (dbl)")).expect(&explain);
+    if kind >= 0 {
+        assert!(line.contains(&format!("ran on {device} in 1 run(s)")), "{line}");
+        assert!(line.contains("1 kernel launch(es)"), "{line}");
+        assert!(line.contains("to the device 1 transfer(s), 8000 bytes"), "{line}");
+        assert!(line.contains("to the host 1 transfer(s), 8000 bytes"), "{line}");
+        assert!(line.contains("ms in transfers") && line.contains("ms in kernels"), "{line}");
+    } else {
+        assert!(line.contains("ran on the CPU in all 1 run(s)"), "{line}");
+    }
     assert_eq!((stats(ctx).compiles, stats(ctx).disk_hits), (1, 0));
-    assert!(!std::path::Path::new(&cache_s).exists() || std::fs::read_dir(&cache_s).unwrap().next().is_none());
+    // Machine code with offload actions is never written; program binaries go to the
+    // `opencl` folder (the kernel cache).
+    let written: Vec<String> = std::fs::read_dir(&cache_s)
+        .map(|d| d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    assert!(written.iter().all(|n| n == "opencl"), "{written:?}");
     vr_function_free(f);
     vr_module_free(m);
     vr_context_destroy(ctx);

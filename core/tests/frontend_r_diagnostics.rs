@@ -54,11 +54,13 @@ fn free_variables_must_be_constants() {
 
 #[test]
 fn a_variable_that_cannot_be_unified_is_an_error() {
-    let src = "f <- function(x) {\n  y <- 1\n  if (x > 0) y <- c(1, 2)\n  y\n}";
+    // A scalar and a vector meet as a vector (R has no scalars: frontend_r_coverage.rs);
+    // a scalar and a matrix do not (R's `dim` attribute).
+    let src = "f <- function(x) {\n  y <- 1\n  if (x > 0) y <- matrix(0, 2, 2)\n  y\n}";
     let e = diag(src);
     assert_eq!(e.kind, ErrorKind::Type, "{e}");
     assert!(e.message.contains("`y`") && e.message.contains("line 3"), "{e}");
-    assert!(e.message.contains("double scalar") && e.message.contains("double vector"), "{e}");
+    assert!(e.message.contains("double scalar") && e.message.contains("double matrix"), "{e}");
 }
 
 #[test]

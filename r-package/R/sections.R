@@ -20,8 +20,12 @@
   a <- vr_rs_sections(state$source, state$name)
   if (inherits(a, "vr_failure")) return(FALSE)
   state$section_notes <- a$notes
-  if (!length(a$sections)) return(FALSE)
-  b <- body(state$f)
+  # Calls of the program's other functions go to their wrappers (callees.R); the
+  # sections' paths do not change (only call heads are replaced).
+  used <- new.env(parent = emptyenv())
+  b <- .vr_call_callees(body(state$f), .vr_callees(state), used)
+  callees <- lapply(stats::setNames(nm = used$names), function(g) state$family[[g]])
+  if (!length(a$sections) && !length(callees)) return(FALSE)
   secs <- list()
   # Later and deeper sections first, so that the paths of the others stay valid.
   keys <- vapply(a$sections, function(s) paste(sprintf("%06d", c(s$path, 0L)), collapse = "."), "")
@@ -31,11 +35,11 @@
     b <- nb
     secs[[s$number]] <- .vr_section_state(state, s)
   }
-  if (!length(secs)) return(FALSE)
+  if (!length(secs) && !length(callees)) return(FALSE)
   fun <- state$f
   body(fun) <- b
   attr(fun, "srcref") <- NULL
-  state$outline <- list(fun = fun, sections = secs)
+  state$outline <- list(fun = fun, sections = secs, callees = callees)
   state$outline
 }
 
@@ -221,15 +225,15 @@
 
 .vr_lines <- function(l) if (l[1] == l[2]) paste0("line ", l[1]) else paste0("lines ", l[1], "-", l[2])
 
-# "lines 4-9 compiled; lines 12-15 ran in R: <why>"
+# "lines 4-9 compiled; lines 12-15 ran in R: <why>; calls of g compiled"
 .vr_sections_summary <- function(outline) {
-  parts <- vapply(outline$sections, function(sec) {
+  parts <- vapply(Filter(Negate(is.null), outline$sections), function(sec) {
     if (sec$in_r > 0 && sec$compiled == 0) paste0(.vr_lines(sec$lines), " ran in R: ", sec$why)
     else if (sec$in_r > 0) paste0(.vr_lines(sec$lines), " compiled (some calls ran in R: ", sec$why, ")")
     else if (sec$compiled > 0) paste0(.vr_lines(sec$lines), " compiled")
     else paste0(.vr_lines(sec$lines), " not reached yet")
   }, "")
-  paste(parts, collapse = "; ")
+  paste(c(parts, .vr_callees_summary(outline)), collapse = "; ")
 }
 
 # vr_explain's part on sections: which lines run compiled, which in R, and why; the

@@ -75,7 +75,16 @@ vr_compile <- function(f, fallback = TRUE) {
   }
   name <- if (is.name(substitute(f))) as.character(substitute(f)) else "vr_main"
   if (!grepl("^[A-Za-z][A-Za-z0-9_.]*$", name)) name <- "vr_main"
+  .vr_make(f, name, fallback)
+}
+
+# vr_compile()'s wrapper of `f` under `name`. `family`: the wrappers of the functions of
+# one program by name, shared with the wrappers made for its callees (callees.R), so
+# that a call back to a function of the family reaches its wrapper.
+.vr_make <- function(f, name, fallback, family = new.env(parent = emptyenv())) {
   state <- new.env(parent = emptyenv())
+  state$family <- family
+  state$plain <- FALSE
   state$f <- f
   state$name <- name
   state$fallback <- fallback
@@ -117,6 +126,7 @@ vr_compile <- function(f, fallback = TRUE) {
   env$.vr_state <- state
   environment(wrapper) <- env
   class(wrapper) <- c("vr_function", "function")
+  if (is.null(family[[name]])) family[[name]] <- wrapper
   wrapper
 }
 
@@ -195,6 +205,9 @@ vr_compile <- function(f, fallback = TRUE) {
     # construct: this call, not the function, needs R.
     what <- if (identical(failure$phase, "run")) " needs R for this call: " else " cannot be compiled: "
     msg <- paste0("velociraptor: ", state$name, what, failure$message, .vr_where(failure))
+    # Calls of compiled specializations that R ran instead (vr_explain's `calls` counts
+    # them too): vr_explain reports them as `calls_in_r`.
+    if (identical(failure$phase, "run")) state$runs_in_r <- (if (is.null(state$runs_in_r)) 0 else state$runs_in_r) + 1
     if (!state$fallback) {
       stop(structure(class = c("velociraptor_unsupported", "velociraptor_error", "error", "condition"),
         c(list(message = msg, call = NULL), .vr_fields(failure))))
@@ -210,6 +223,8 @@ vr_compile <- function(f, fallback = TRUE) {
       warning(structure(class = c("velociraptor_fallback", "warning", "condition"),
         c(list(message = paste0(msg, "; it runs in R"), call = NULL), .vr_fields(failure))))
     }
+    # A callee called from R statements is called as R would from now on (callees.R).
+    if (identical(failure$phase, "compile")) state$plain <- TRUE
     return(do.call(state$f, own))
   }
   msg <- paste0("velociraptor: ", failure$message, .vr_where(failure))
@@ -362,6 +377,12 @@ print.vr_function <- function(x, ...) {
 #' `parfor`, GPU sections `on_gpu` blocks). The user's function comes first, then the
 #' functions it calls.
 #'
+#' With `vr_options(gpu = )` putting `gpu({ ... })` sections on an OpenCL device, the
+#' report has one line per section, over every call so far: where it ran (the device, or
+#' the CPU), the kernels launched, the tasks that ran on the CPU instead, the transfers
+#' and bytes moved to the device and back, and the device's time in transfers and in
+#' kernels; then a `gpu note` per statement of a section that stays on the CPU, and why.
+#'
 #' When the function does not compile whole but its loops do (see "Sections" in
 #' [vr_compile()]), the report lists its statements by line: which run compiled (as
 #' which section, with its inputs and outputs and its own specializations), which run
@@ -387,22 +408,41 @@ print.vr_function <- function(x, ...) {
 #' @export
 vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
   if (!inherits(g, "vr_function")) stop("vr_explain() needs a function made by vr_compile()")
+  .vr_explain(g, vrir, verbose, new.env(parent = emptyenv()))
+}
+
+# `seen`: the functions reported already (callees may call back, callees.R).
+.vr_explain <- function(g, vrir, verbose, seen) {
   state <- environment(g)$.vr_state
+  seen[[state$name]] <- TRUE
   specs <- .Call(wrap__vr_rs_explain, state$ptr)
   if (inherits(specs, "vr_failure")) specs <- list()
-  cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)\n", sep = "")
+  # Calls R ran at run time instead (an answer compiled code cannot give): counted per
+  # function, not per specialization.
+  in_r <- if (is.null(state$runs_in_r)) 0 else state$runs_in_r
+  for (k in seq_along(specs)) specs[[k]]$calls_in_r <- in_r
+  cat("velociraptor function `", state$name, "`: ", length(specs), " specialization(s)",
+    if (in_r > 0) paste0(" (", in_r, " call(s) ran in R: an answer compiled code cannot give)"), "\n", sep = "")
   outlined <- is.list(state$outline)
   .vr_explain_specs(specs, verbose, vrir, indent = "", outlined = outlined)
   if (outlined) {
     secs <- .vr_explain_sections(state, verbose, vrir)
-    for (k in seq_along(specs)) if (!isTRUE(specs[[k]]$compiled)) specs[[k]]$sections <- secs
+    callees <- .vr_explain_callees(state, verbose, vrir, seen)
+    for (k in seq_along(specs)) {
+      if (!isTRUE(specs[[k]]$compiled)) {
+        specs[[k]]$sections <- secs
+        specs[[k]]$callees <- callees
+      }
+    }
   }
   invisible(specs)
 }
 
 .vr_explain_specs <- function(specs, verbose, vrir, indent, outlined = FALSE) {
   for (s in specs) {
-    where <- if (isTRUE(s$compiled)) "native code on the CPU"
+    gpu <- !is.null(s$report) && grepl("\ngpu section ", paste0("\n", s$report), fixed = TRUE)
+    where <- if (isTRUE(s$compiled) && gpu) "native code; gpu({ ... }) sections: see `gpu section` below"
+      else if (isTRUE(s$compiled)) "native code on the CPU"
       else if (outlined) paste("does not compile whole:", s$error, "(runs in R, its sections compiled: below)")
       else paste("runs in R:", s$error)
     cat(indent, sprintf("- (%s): %s, compile %.3f s, %d call(s)\n", s$signature, where,
@@ -466,6 +506,14 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
 #'   parent) mode 0700. See "The on-disk cache" below for what it trusts.
 #' @param bounds_checks Whether compiled code checks indices (`FALSE` is faster and
 #'   undefined on an out-of-bounds index).
+#' @param gpu Where `gpu({ ... })` sections run: `"auto"` (the default) on a GPU when
+#'   an OpenCL driver offers one, else on the CPU; `"on"` on any OpenCL device, a CPU
+#'   one such as PoCL's included (a warning says so when there is none); `"off"` on the
+#'   CPU. The rest of a function runs on the CPU's cores either way. Results are the
+#'   same everywhere, except that the GPU's `exp`, `log`, `sin`, ... may differ from the
+#'   CPU's in the last bits (a few units in the last place). `vr_stats()$gpu` says where
+#'   sections run; [vr_explain()] what each section did. `VR_OPENCL_DEVICE=P/D` picks
+#'   device D of platform P.
 #' @return The options in force, as a list (invisibly when any was set).
 #' @section The on-disk cache:
 #' The cache holds machine code that later R processes load and run, so it is used only
@@ -487,9 +535,9 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
 #' vr_options(threads = 1)
 #' vr_options(threads = old$threads)
 #' @export
-vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL) {
+vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL, gpu = NULL) {
   opts <- .vr$options
-  if (is.null(threads) && is.null(cache_dir) && is.null(bounds_checks)) return(opts)
+  if (is.null(threads) && is.null(cache_dir) && is.null(bounds_checks) && is.null(gpu)) return(opts)
   if (!is.null(threads)) {
     threads <- as.integer(threads)
     if (length(threads) != 1L || is.na(threads) || threads < 0L) stop("`threads` must be a count (0: every core)")
@@ -498,16 +546,31 @@ vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL) {
   }
   if (!is.null(cache_dir)) opts$cache_dir <- as.character(cache_dir)
   if (!is.null(bounds_checks)) opts$bounds_checks <- isTRUE(bounds_checks)
+  if (!is.null(gpu)) {
+    if (!is.character(gpu) || length(gpu) != 1L || !(gpu %in% c("auto", "on", "off")))
+      stop("`gpu` must be \"auto\", \"on\" or \"off\"")
+    opts$gpu <- gpu
+  }
   .vr_apply_options(opts)
   invisible(opts)
 }
 
 .vr_apply_options <- function(opts) {
   # The Rust side creates the directory (mode 0700) and checks who can write it.
-  r <- vr_rs_configure(as.numeric(opts$threads), opts$cache_dir, opts$bounds_checks)
+  r <- vr_rs_configure(as.numeric(opts$threads), opts$cache_dir, opts$bounds_checks, opts$gpu)
   if (inherits(r, "vr_failure")) stop("velociraptor: ", r$message)
   .vr$options <- opts
+  .vr_gpu_warning(r)
   if (is.character(r)) .vr_cache_warning(r)
+}
+
+# `gpu = "on"` and no OpenCL device: sections run on the CPU (same results), and R says
+# why, with a class the user can muffle.
+.vr_gpu_warning <- function(r) {
+  w <- attr(r, "gpu_warning")
+  if (is.null(w)) return(invisible())
+  warning(structure(class = c("velociraptor_gpu", "warning", "condition"),
+    list(message = paste0("velociraptor: ", w), call = NULL)))
 }
 
 #' Cache statistics
@@ -516,8 +579,9 @@ vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL) {
 #' answered from the in-process cache, machine code loaded from the on-disk cache.
 #' @return A list of counts (`compiles`, `memory_hits`, `disk_hits`, `disk_writes`,
 #'   `disk_rejects`: damaged entries rebuilt, `disk_untrusted`: directories and entries
-#'   refused because someone else could have written them) and `disk_cache`: `"off"`,
-#'   `"in use: DIR"` or `"not used: REASON"` (see [vr_options()]).
+#'   refused because someone else could have written them), `disk_cache`: `"off"`,
+#'   `"in use: DIR"` or `"not used: REASON"` (see [vr_options()]), and `gpu`: where
+#'   `gpu({ ... })` sections run under `vr_options(gpu = )` (the device, or why the CPU).
 #' @examples
 #' vr_stats()
 #' @export
@@ -556,11 +620,14 @@ gpu <- function(expr) invisible(expr)
   threads <- getOption("velociraptor.threads", .vr_default_threads())
   if (.vr_default_threads() == 2L) threads <- min(max(threads, 1L), 2L)
   cache <- getOption("velociraptor.cache_dir", .vr_default_cache_dir())
-  .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE)
+  gpu <- getOption("velociraptor.gpu", "auto")
+  if (!(identical(gpu, "auto") || identical(gpu, "on") || identical(gpu, "off"))) gpu <- "auto"
+  .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE, gpu = gpu)
   # Created at load (mode 0700, by the Rust side), except under R CMD check (which must
   # not write to the user's files).
   if (!dir.exists(cache) && nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) cache <- ""
-  r <- vr_rs_configure(as.numeric(threads), cache, TRUE)
+  r <- vr_rs_configure(as.numeric(threads), cache, TRUE, gpu)
   if (inherits(r, "vr_failure")) warning("velociraptor: ", r$message)
+  .vr_gpu_warning(r)
   if (is.character(r)) .vr_cache_warning(r)
 }

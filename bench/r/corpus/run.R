@@ -3,7 +3,8 @@
 # entry function in R, then as vr_compile(f, fallback = FALSE) and as vr_compile(f) (the
 # default, fallback = TRUE), and records
 #   - status: `whole` (compiles with fallback = FALSE), `sections` (the default wrapper
-#     ran some of it compiled: vr_explain() reports outlined sections), `fallback` (it ran
+#     ran some of it compiled: vr_explain() reports outlined sections, or callees R
+#     called through their compiled wrappers, that ran compiled), `fallback` (it ran
 #     in R, naming the construct), `error` (a compiled run raised where R did not),
 #     `wrong` (a result differing from R's: never acceptable), `r_error` (the program
 #     itself fails in R: a corpus bug);
@@ -148,7 +149,18 @@ corpus_sections <- function(specs, text = character()) {
   n <- 0L
   for (s in specs) {
     if (!is.list(s)) next
-    for (nm in names(s)) {
+    # Functions of the program that R statements called through their own compiled
+    # wrappers (callees.R): each counts as a section where it ran compiled, whole or
+    # in sections of its own.
+    for (cs in s$callees) {
+      # calls of its compiled specializations, less those R ran instead (calls_in_r:
+      # per function, on every specialization)
+      ran <- sum(vapply(cs, function(c) if (isTRUE(c$compiled)) as.numeric(c$calls) else 0, 0))
+      in_r <- if (length(cs) && !is.null(cs[[1]]$calls_in_r)) cs[[1]]$calls_in_r else 0
+      n <- n + as.integer(ran > in_r)
+      n <- n + corpus_sections(cs)
+    }
+    for (nm in setdiff(names(s), "callees")) {
       if (!grepl("section|outlin", nm, ignore.case = TRUE)) next
       v <- s[[nm]]
       if (is.null(v) || (is.logical(v) && !any(v, na.rm = TRUE))) next

@@ -109,15 +109,67 @@ fn check(status: VrStatus, phase: Phase) -> Result<(), Failure> {
     }
 }
 
-/// Make a new context (threads 0 = every core; empty `cache_dir` = no disk cache); the
-/// cache's status when its directory is not trusted (see `unreported_cache_problem`).
-pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result<Option<String>, Failure> {
+/// Where `gpu({ ... })` sections run under the options in force (`vr_stats()$gpu`).
+static GPU_STATUS: Mutex<String> = Mutex::new(String::new());
+
+/// The OpenCL device of the `gpu` backend: (1 a GPU, 0 another device, -1 none; its
+/// description or why there is none).
+pub fn gpu_device() -> (i32, String) {
+    let mut kind = -1;
+    let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
+    if vr_gpu_device(&mut kind, &mut text) != VrStatus::VR_OK || text.is_null() {
+        return (-1, last_error().message);
+    }
+    // SAFETY: a string the library made; freed right after.
+    let s = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    (kind, s)
+}
+
+/// The backend for `gpu` = "auto" | "on" | "off", and the line `vr_stats()$gpu` shows;
+/// a warning for R when "on" finds no device.
+fn gpu_backend(gpu: &str) -> (&'static str, String, Option<String>) {
+    if gpu == "off" {
+        return ("cpu-par", "off: gpu({ ... }) sections run on the CPU".into(), None);
+    }
+    let (kind, device) = gpu_device();
+    match (gpu, kind) {
+        (_, 1) => ("gpu", format!("{gpu}: gpu({{ ... }}) sections run on {device}"), None),
+        ("on", 0) => ("gpu", format!("on: gpu({{ ... }}) sections run on {device} (an OpenCL device that is not a GPU)"), None),
+        ("on", _) => (
+            "cpu-par",
+            format!("on, but no OpenCL device ({device}): gpu({{ ... }}) sections run on the CPU"),
+            Some(format!("gpu = \"on\" but there is no OpenCL device ({device}): gpu({{ ... }}) sections run on the CPU")),
+        ),
+        (_, 0) => (
+            "cpu-par",
+            format!("auto: no GPU (only {device}; gpu = \"on\" uses it): gpu({{ ... }}) sections run on the CPU"),
+            None,
+        ),
+        _ => ("cpu-par", format!("auto: no OpenCL device ({device}): gpu({{ ... }}) sections run on the CPU"), None),
+    }
+}
+
+/// Make a new context (threads 0 = every core; empty `cache_dir` = no disk cache; `gpu`
+/// "auto" | "on" | "off"): the cache's status when its directory is not trusted (see
+/// `unreported_cache_problem`), and a warning when `gpu = "on"` finds no device.
+pub fn configure(
+    threads: usize,
+    cache_dir: &str,
+    bounds_checks: bool,
+    gpu: &str,
+) -> Result<(Option<String>, Option<String>), Failure> {
     note_r_thread();
+    if !matches!(gpu, "auto" | "on" | "off") {
+        return Err(Failure::invalid(format!("gpu must be \"auto\", \"on\" or \"off\", not \"{gpu}\"")));
+    }
     // cpu-par: `prange` loops and large element-wise operators use every core (serial
-    // code is the same either way); R passes values, so parameters never alias.
+    // code is the same either way); gpu: `gpu({ ... })` sections on the OpenCL device
+    // and the rest as cpu-par. R passes values, so parameters never alias.
+    let (backend, status, warning) = gpu_backend(gpu);
     let mut pairs = vec![
         ("bounds_check".to_string(), if bounds_checks { "on" } else { "off" }.to_string()),
-        ("backend".to_string(), "cpu-par".to_string()),
+        ("backend".to_string(), backend.to_string()),
         ("params_noalias".to_string(), "yes".to_string()),
     ];
     if threads > 0 {
@@ -146,7 +198,8 @@ pub fn configure(threads: usize, cache_dir: &str, bounds_checks: bool) -> Result
     c.ptr = ctx;
     c.generation += 1;
     drop(c);
-    unreported_cache_problem(ctx)
+    *GPU_STATUS.lock().unwrap_or_else(|p| p.into_inner()) = status;
+    Ok((unreported_cache_problem(ctx)?, warning))
 }
 
 fn context() -> Result<(*mut VrContext, u64), Failure> {
@@ -157,7 +210,7 @@ fn context() -> Result<(*mut VrContext, u64), Failure> {
         }
     }
     // No cache here, so nothing to report.
-    configure(0, "", true)?;
+    configure(0, "", true, "auto")?;
     let c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
     Ok((c.ptr, c.generation))
 }
@@ -172,7 +225,8 @@ pub fn stats() -> Result<Robj, Failure> {
         disk_writes = s.disk_writes as f64,
         disk_rejects = s.disk_rejects as f64,
         disk_untrusted = s.disk_untrusted as f64,
-        disk_cache = cache_status(ctx)?
+        disk_cache = cache_status(ctx)?,
+        gpu = GPU_STATUS.lock().unwrap_or_else(|p| p.into_inner()).clone()
     )
     .into())
 }

@@ -71,18 +71,26 @@ fn guarded(what: &str, body: impl FnOnce() -> std::result::Result<Robj, Failure>
 }
 
 /// (Re)create the process's context: `threads` (0: every core), on-disk cache
-/// directory (`""`: none), bounds checks on or off. `TRUE`, or the cache's status (a
-/// string) when its directory is not trusted, for R to warn about once per process.
+/// directory (`""`: none), bounds checks on or off, `gpu` ("auto", "on", "off"). `TRUE`,
+/// or the cache's status (a string) when its directory is not trusted, for R to warn
+/// about once per process; with attribute `gpu_warning` when `gpu = "on"` found no
+/// OpenCL device.
 #[extendr]
-fn vr_rs_configure(threads: Robj, cache_dir: Robj, bounds_checks: Robj) -> Robj {
+fn vr_rs_configure(threads: Robj, cache_dir: Robj, bounds_checks: Robj, gpu: Robj) -> Robj {
     guarded("vr_rs_configure", || {
         let threads = threads.as_real().unwrap_or(0.0).max(0.0) as usize;
         let cache_dir = cache_dir.as_str().unwrap_or("").to_string();
         let bounds = bounds_checks.as_bool().unwrap_or(true);
-        Ok(match entry::configure(threads, &cache_dir, bounds)? {
+        let gpu = gpu.as_str().unwrap_or("auto").to_string();
+        let (cache, warning) = entry::configure(threads, &cache_dir, bounds, &gpu)?;
+        let mut out = match cache {
             Some(status) => Robj::from(status),
             None => Robj::from(true),
-        })
+        };
+        if let Some(w) = warning {
+            out.set_attrib("gpu_warning", w).map_err(|e| Failure::internal(e.to_string()))?;
+        }
+        Ok(out)
     })
 }
 

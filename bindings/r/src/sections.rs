@@ -20,7 +20,7 @@ pub fn sections(source: &str, name: &str) -> Result<Robj, Failure> {
     let p = r::program(source).map_err(|e| Failure::new(crate::failure::Phase::Compile, e))?;
     let def =
         p.defs.get(name).cloned().ok_or_else(|| Failure::from(VrError::new(ErrorKind::InvalidArgument, format!("no function `{name}` in the source"))))?;
-    let a = analyze(&p, &def);
+    let a = analyze(&p, name, &def);
     let secs: Vec<Robj> = a
         .sections
         .iter()

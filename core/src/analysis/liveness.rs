@@ -77,7 +77,9 @@ impl Walker {
     }
 
     fn stmt(&mut self, s: &Stmt, id: usize, out: Set) -> Set {
-        self.live_out[id] = out.clone();
+        if let Some(o) = self.live_out.get_mut(id) {
+            o.clone_from(&out);
+        }
         let uses = stmt_uses(s);
         let live = match &s.kind {
             StmtKind::Assign { .. } | StmtKind::Alloc { .. } => {

@@ -382,6 +382,16 @@ fn gpu_notes() {
         get(&c.download_bytes),
         get(&c.device_copies)
     );
+    if let Ok(gpu) = velociraptor::gpu::opencl::gpu() {
+        let k = gpu.programs.stats();
+        eprintln!(
+            "note: gpu: programs: {} built, {} loaded from the kernel cache on disk, {} reused in this process, {} written to disk, {} bad entries rebuilt",
+            k.builds, k.disk_hits, k.memory_hits, k.disk_writes, k.disk_rejects
+        );
+        if let Some(why) = gpu.programs.note() {
+            eprintln!("note: gpu: {why}");
+        }
+    }
 }
 
 fn explain(args: &[String]) -> Result<ExitCode, Failure> {

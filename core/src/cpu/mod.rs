@@ -267,6 +267,14 @@ impl CompiledModule {
         self.threads
     }
 
+    /// The offload engine's report (per GPU section: where it ran, what moved, how long
+    /// it took), empty for a module compiled without one.
+    pub fn offload_report(&self) -> String {
+        self.offload
+            .as_ref()
+            .map_or(String::new(), |(o, _)| o.engine.report())
+    }
+
     /// How many calls so far ran a function's no-alias version (arguments found not
     /// to overlap at entry).
     pub fn noalias_calls(&self) -> u64 {

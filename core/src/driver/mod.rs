@@ -1,9 +1,14 @@
 //! The compile pipeline that knows every backend: the one place where the cpu backend
-//! and the GPU's engine meet (backends never import each other). Today: the `gpu`
-//! backend, which compiles a module for `cpu-par` with the GPU's offload plan and engine
-//! attached.
+//! and the GPU's engine meet (backends never import each other). The `gpu` backend,
+//! which compiles a module for `cpu-par` with the GPU's offload plan and engine
+//! attached, and the specialization cache's compile step ([`compile::compile_unit`]:
+//! which backend, through the on-disk cache).
 
 #![allow(clippy::result_large_err)]
+
+pub mod compile;
+
+pub use compile::{compile_unit, Unit};
 
 use crate::cpu::{CompiledModule, CpuOptions};
 use crate::runtime::error::VrResult;

@@ -54,6 +54,9 @@ pub struct Closures {
     /// out, but the caller declares a `variable` of its own, so it cannot pass the
     /// callee's.
     pub shadowed: BTreeSet<(String, String, String)>,
+    /// Outlined sections (`frontend::sections`) by program name: the function each was
+    /// cut from. Calls in a section reach what they reach in that function.
+    pub sections: BTreeMap<String, String>,
 }
 
 impl Closures {
@@ -61,7 +64,7 @@ impl Closures {
     /// function defined there or in an enclosing function, nearest first. None when no
     /// local function has that name (it may still be a top-level one).
     pub fn resolve(&self, scope: &str, name: &str) -> Option<String> {
-        let mut s = scope;
+        let mut s = self.sections.get(scope).map_or(scope, String::as_str);
         loop {
             if let Some(p) = self.local_fns.get(s).and_then(|m| m.get(name)) {
                 return Some(p.clone());

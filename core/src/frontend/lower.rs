@@ -10,7 +10,7 @@ use super::infer::{Program, RetTy, Round};
 use super::lists::{describe_expr, global_var, is_marked, leaf_name, syntactic_leaf, Place, Val};
 use super::matching;
 use super::rules::{Marker, SeqParts};
-use super::types::{join, wider, AnyTy, ListTy, Ty};
+use super::types::{join, join_assigned, wider, AnyTy, ListTy, Ty};
 use crate::runtime::error::{ErrorKind, VrError};
 use crate::vrir::{self, Block, IndexFlags, LValue, Literal, Local, Param, ScalarType, Stmt, StmtKind, Type};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -199,7 +199,8 @@ impl<'p> Lowerer<'p> {
                         growable.insert(name.clone());
                     }
                     let t = if growable.contains(&name) && t.rank == 0 { Ty::array(t.elem, 1) } else { *t };
-                    let t = vars.get(&name).and_then(|v| join(*v, t)).unwrap_or(t);
+                    let join_var = if prog.lang.scalars_are_vectors() { join_assigned } else { join };
+                    let t = vars.get(&name).and_then(|v| join_var(*v, t)).unwrap_or(t);
                     vars.insert(name, t);
                 }
                 AnyTy::List(l) => {
@@ -854,6 +855,16 @@ impl<'p> Lowerer<'p> {
     }
 
     pub(super) fn record(&mut self, name: &str, t: Ty, line: Line) -> LResult<()> {
+        // Where a value of length one is a vector (R), a scalar and a vector assigned to
+        // one variable make a vector.
+        let join_var = if self.prog.lang.scalars_are_vectors() { join_assigned } else { join };
+        self.record_joined(name, t, line, join_var)
+    }
+
+    /// `record` with the join the variable's values meet on (a source variable's, which
+    /// lets a scalar be a vector of one element, or the strict one of a variable the
+    /// lowering makes).
+    fn record_joined(&mut self, name: &str, t: Ty, line: Line, join: fn(Ty, Ty) -> Option<Ty>) -> LResult<()> {
         if let Some(l) = self.recorded_lists.get(name) {
             return Err(self.diag(
                 ErrorKind::Type,
@@ -1205,6 +1216,10 @@ impl<'p> Lowerer<'p> {
         } else {
             prologue_value = self.cast(Lowered::new(prologue_value, elem_ty), declared.elem).expr;
         }
+        if declared.rank > 0 {
+            // The loop variable is assigned vectors elsewhere: each element is a vector of one.
+            prologue_value = super::growth::vector_of_one(Lowered::new(prologue_value, Ty::scalar(declared.elem)), self.layout()).expr;
+        }
         out.append(&mut self.pre);
         let mut stmts = vec![Stmt {
             kind: StmtKind::Assign { targets: vec![LValue::Var { name: lang.vrir_name(var) }], value: prologue_value },
@@ -1550,7 +1565,7 @@ impl<'p> Lowerer<'p> {
     /// get the type it is compiled with (the join over the whole function). Its VRIR
     /// name is `vrir_var_name(name)`.
     pub fn synthetic_var(&mut self, name: &str, t: Ty, line: Line) -> LResult<Ty> {
-        self.record(name, t, line)?;
+        self.record_joined(name, t, line, join)?;
         Ok(self.vars.get(name).and_then(|v| join(*v, t)).unwrap_or(t))
     }
 
@@ -1572,6 +1587,9 @@ impl<'p> Lowerer<'p> {
                 [] => Err(self.unsupported(&format!("value of {}", self.display_function(&target)), line, "the function returns NULL")),
                 ts => Err(self.unsupported(&format!("value of {}", self.display_function(&target)), line, &format!("the function returns {} values", ts.len()))),
             };
+        }
+        if self.prog.lang.is_recall(func) {
+            return self.recall(func, args, line);
         }
         if let Some(m) = self.prog.lang.marker(func) {
             if m == Marker::List {
@@ -1619,6 +1637,33 @@ impl<'p> Lowerer<'p> {
     /// captured variables follow as further arguments, read here in the caller.
     pub(super) fn user_call(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
         let target = self.prog.resolve_function(&self.scope, func).expect("callers check that `func` is a program function");
+        self.call_program_function(&target, func, args, line)
+    }
+
+    /// The language's call of the function being lowered itself (R's `Recall(...)`):
+    /// a call of this program function, captures included (its own parameters).
+    fn recall(&mut self, func: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
+        if self.prog.closures.sections.contains_key(&self.scope) {
+            return Err(self.unsupported(&format!("`{func}`"), line, "in an outlined section it would call the section"));
+        }
+        let target = self.scope.clone();
+        let shown = self.def_display();
+        let (expr, ret) = self.call_program_function(&target, &shown, args, line)?;
+        match ret.as_slice() {
+            [t] => Ok(Lowered::new(expr, *t)),
+            _ => Err(self.unsupported(&format!("`{func}`"), line, "the function does not return one value")),
+        }
+    }
+
+    /// How a call of the function being lowered names it: its R name, or a lifted
+    /// function's own name.
+    fn def_display(&self) -> String {
+        self.prog.closures.lifted.get(&self.scope).map_or_else(|| self.scope.clone(), |l| l.display.clone())
+    }
+
+    /// A call of program function `target` (written `func`): see `user_call`.
+    fn call_program_function(&mut self, target: &str, func: &str, args: &[Arg], line: Line) -> LResult<(vrir::Expr, Vec<Ty>)> {
+        let target = target.to_string();
         let def = self.prog.defs[&target].clone();
         let lifted = self.prog.closures.lifted.get(&target).cloned();
         let shown = lifted.as_ref().map_or_else(|| format!("`{func}`"), |l| l.display.clone());

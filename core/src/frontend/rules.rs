@@ -77,6 +77,17 @@ pub trait Language: Sync {
     /// Whether calls of `name` (neither a function of the source nor a marker) may
     /// compile: the section analysis (`sections`) leaves other calls to the host.
     fn compiles_call(&self, name: &str) -> bool;
+    /// Whether a call of library function `name` runs a function argument over elements
+    /// (R's `sapply`, `Reduce`, ...): compiled, it is a loop, which makes a statement
+    /// worth a compiled section (`sections`).
+    fn iterates(&self, _name: &str) -> bool {
+        false
+    }
+    /// Whether `name` calls the function it appears in again (R's `Recall(...)`), where
+    /// no function of the source has that name.
+    fn is_recall(&self, _name: &str) -> bool {
+        false
+    }
     /// A call of a library function; None when `name` is not one.
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>>;
     /// Recognize a sequence expression (`a:b`, `seq_len(n)`, ...).
@@ -164,6 +175,12 @@ pub trait Language: Sync {
     /// MATLAB) it is an ordinary index, which the bounds check rejects.
     fn zero_index_selects_nothing(&self) -> bool {
         true
+    }
+    /// Is a value of length one a vector (R has no scalars), so that a scalar and a
+    /// vector assigned to one variable make a vector? Where it is not (Julia, MATLAB) they
+    /// do not meet.
+    fn scalars_are_vectors(&self) -> bool {
+        false
     }
     /// The type of a parallel loop's variable (`prange(n)`, `Threads.@threads for`):
     /// the language's integer (R: i32, Julia: i64).

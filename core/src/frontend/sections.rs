@@ -119,15 +119,19 @@ const DYNAMIC_ACCESS: &[&str] = &[
     "makeActiveBinding",
 ];
 
-/// The sections of `def` (a function of `prog`, named `name`).
-pub fn analyze(prog: &Program, def: &FunctionDef) -> Analysis {
+/// The sections of `def`, the function `name` of `prog` (its program name: calls in it
+/// reach the functions defined inside it through that scope).
+pub fn analyze(prog: &Program, name: &str, def: &FunctionDef) -> Analysis {
     let mut locals: HashSet<String> = def.params.iter().map(|p| p.name.clone()).collect();
     collect_locals(&def.body, &mut locals);
     let mut a = Analyzer {
+        prog,
+        scope: name,
         lang: prog.lang,
         defs: prog.defs.keys().cloned().collect(),
         locals,
         known: RefCell::new(HashMap::new()),
+        iterating: RefCell::new(HashMap::new()),
         runs: Vec::new(),
         notes: Vec::new(),
     };
@@ -146,6 +150,11 @@ pub fn analyze(prog: &Program, def: &FunctionDef) -> Analysis {
         always.extend(a.locals.iter().cloned());
     }
     closure_reads(prog, &def.body, &mut always, &mut HashSet::new());
+    // Functions defined inside were lifted (`frontend::lift`): what they read of this
+    // function's variables is their captures (nested ones forward theirs through them).
+    for l in prog.closures.lifted.values().filter(|l| l.parent == name) {
+        always.extend(l.captures.iter().cloned());
+    }
     let lasts: Vec<Vec<u32>> = a
         .runs
         .iter()
@@ -162,7 +171,7 @@ pub fn analyze(prog: &Program, def: &FunctionDef) -> Analysis {
     let mut sections = Vec::new();
     for (k, run) in a.runs.iter().enumerate() {
         let stmts = run_at(&def.body, &run.path, run.count).expect("a run's path names its statements");
-        let mut flow = Flow { locals: &a.locals, marker: &marker, inputs: Vec::new(), assigned: Vec::new() };
+        let mut flow = Flow { locals: &a.locals, marker: &marker, captures: &|e: &Expr| a.captures_of(e), inputs: Vec::new(), assigned: Vec::new() };
         let exit = flow.block(&stmts, Some(BTreeSet::new()));
         let mut inputs = flow.inputs.clone();
         let mut outputs = Vec::new();
@@ -201,8 +210,8 @@ pub fn analyze(prog: &Program, def: &FunctionDef) -> Analysis {
 /// lines), and its outputs as the value (one variable, a call of `results` (the
 /// language's spelling of `Marker::Results`, R's `.vr_results`) for several, nothing for
 /// none).
-pub fn outline(prog: &Program, def: &FunctionDef, number: usize, results: &str, fresh: bool) -> Option<FunctionDef> {
-    let analysis = analyze(prog, def);
+pub fn outline(prog: &Program, name: &str, def: &FunctionDef, number: usize, results: &str, fresh: bool) -> Option<FunctionDef> {
+    let analysis = analyze(prog, name, def);
     let s = analysis.sections.iter().find(|s| s.number == number)?;
     let mut stmts = run_at(&def.body, &s.path, s.count)?;
     let line = s.last_line;
@@ -238,11 +247,16 @@ struct Run {
     in_loop: bool,
 }
 
-struct Analyzer {
+struct Analyzer<'p> {
+    prog: &'p Program,
+    /// The program name of the function analysed.
+    scope: &'p str,
     lang: &'static dyn Language,
     defs: HashSet<String>,
     locals: HashSet<String>,
     known: RefCell<HashMap<String, bool>>,
+    /// Program functions by whether a call of them iterates (`iterates`).
+    iterating: RefCell<HashMap<String, bool>>,
     runs: Vec<Run>,
     notes: Vec<Note>,
 }
@@ -257,7 +271,70 @@ fn is_loop(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Repeat(_))
 }
 
-impl Analyzer {
+impl Analyzer<'_> {
+    /// Whether a call of program function `target` repeats work: its body holds a loop,
+    /// calls a functional the language compiles into one (`Language::iterates`), or
+    /// calls a function that does, itself included (recursion, R's `Recall`). Such a
+    /// call is worth a compiled section as a loop is (`run(data)` calling a kernel).
+    fn iterates(&self, target: &str) -> bool {
+        if let Some(k) = self.iterating.borrow().get(target) {
+            return *k;
+        }
+        // A cycle back to `target` is recursion: it iterates.
+        self.iterating.borrow_mut().insert(target.to_string(), true);
+        let k = self.prog.defs.get(target).is_some_and(|def| {
+            let mut found = false;
+            let mut check = |x: &Expr| {
+                if found {
+                    return;
+                }
+                found = match &x.kind {
+                    ExprKind::For { .. } | ExprKind::While { .. } | ExprKind::Repeat(_) => true,
+                    ExprKind::Call { func, .. } => match self.prog.resolve_function(target, func) {
+                        Some(callee) => self.iterates(&callee),
+                        None => self.lang.is_recall(func) || self.lang.iterates(func),
+                    },
+                    ExprKind::LocalFunction { lifted, .. } => self.iterates(lifted),
+                    _ => false,
+                };
+            };
+            check(&def.body);
+            visit(&def.body, &mut check);
+            for d in def.params.iter().filter_map(|p| p.default.as_ref()) {
+                check(d);
+                visit(d, &mut check);
+            }
+            found
+        });
+        self.iterating.borrow_mut().insert(target.to_string(), k);
+        k
+    }
+
+    /// The variables of this function a call in `e` (of a function defined inside it,
+    /// or such a function given as a value) reads: its captures.
+    fn captures_of(&self, e: &Expr) -> Vec<String> {
+        let lifted = match &e.kind {
+            ExprKind::Call { func, .. } if !self.locals.contains(func) => self.prog.closures.resolve(self.scope, func),
+            ExprKind::LocalFunction { lifted, .. } => Some(lifted.clone()),
+            _ => None,
+        };
+        lifted.and_then(|l| self.prog.closures.lifted.get(&l)).map(|l| l.captures.clone()).unwrap_or_default()
+    }
+
+    /// Screen a call's arguments: a function defined inside this one given as a value
+    /// (`sapply(x, function(v) ...)`) passes (the section passes its captures, which are
+    /// its inputs) and iterates when its body does.
+    fn screen_args(&self, args: &[Arg], loops: u32) -> Result<bool, Exclusion> {
+        let mut any = false;
+        for a in args {
+            any |= match &a.value.kind {
+                ExprKind::LocalFunction { lifted, .. } => self.iterates(lifted),
+                _ => self.screen(&a.value, loops)?,
+            };
+        }
+        Ok(any)
+    }
+
     /// The marker `name` is, unless the source defines a function of that name.
     fn marker(&self, name: &str) -> Option<Marker> {
         if self.defs.contains(name) {
@@ -300,8 +377,12 @@ impl Analyzer {
                 if self.locals.contains(func) {
                     return no(format!("call of the variable `{func}`"));
                 }
-                if self.defs.contains(func) {
-                    return all(values, loops);
+                if let Some(target) = self.prog.resolve_function(self.scope, func) {
+                    return Ok(self.screen_args(args, loops)? | self.iterates(&target));
+                }
+                if self.lang.is_recall(func) {
+                    // In a section it would call the section, not the function.
+                    return no(format!("`{func}`"));
                 }
                 match self.marker(func) {
                     Some(Marker::Return | Marker::Results) => no(format!("`{func}`")),
@@ -321,7 +402,7 @@ impl Analyzer {
                     // `for (nm in names(l))` compiles; `names(l)` as a value does not (the
                     // section then runs in R).
                     Some(Marker::Names) => all(values, loops),
-                    None if self.compiles_call(func) => all(values, loops),
+                    None if self.compiles_call(func) => Ok(self.screen_args(args, loops)? | self.lang.iterates(func)),
                     None => no(format!("call to `{func}`")),
                 }
             }
@@ -334,10 +415,9 @@ impl Analyzer {
             ExprKind::Tuple(_) => no("a tuple".into()),
             // MATLAB's `[a, b] = f(x)`: likewise.
             ExprKind::MultiAssign { .. } => no("a multiple assignment".into()),
-            // A function defined here (lifted: `g <- function(y) ...`, or given to a
-            // functional): its captures are passed by the enclosing function, which a
-            // section is not.
-            ExprKind::LocalFunction { .. } => no("function definition".into()),
+            // A definition runs in the host, which calls the function later; as a call's
+            // argument it is screened by `screen_args`.
+            ExprKind::LocalFunction { name, .. } => no(format!("definition of function `{name}`")),
             ExprKind::Block(items) => all(&mut items.iter(), loops),
             ExprKind::If { cond, then, els } => Ok(self.screen(cond, loops)? | self.screen(then, loops)? | all(&mut els.iter().map(|b| &**b), loops)?),
             ExprKind::For { seq, body, .. } => {
@@ -798,6 +878,8 @@ impl Live<'_> {
 struct Flow<'a> {
     locals: &'a HashSet<String>,
     marker: &'a dyn Fn(&str) -> Option<Marker>,
+    /// What a call of a function defined inside (or such a function as a value) reads.
+    captures: &'a dyn Fn(&Expr) -> Vec<String>,
     inputs: Vec<String>,
     assigned: Vec<String>,
 }
@@ -815,10 +897,12 @@ impl Flow<'_> {
     fn read(&mut self, e: &Expr, d: &Defined) {
         let Some(d) = d else { return };
         let mut names = Vec::new();
+        let captures = self.captures;
         let mut add = |x: &Expr| {
             if let ExprKind::Var(n) = &x.kind {
                 names.push(n.clone());
             }
+            names.extend(captures(x));
         };
         add(e);
         visit(e, &mut add);
@@ -969,7 +1053,7 @@ mod tests {
     fn sections(src: &str) -> Analysis {
         let p = r::program(src).unwrap();
         let def = p.defs["f"].clone();
-        analyze(&p, &def)
+        analyze(&p, "f", &def)
     }
 
     fn strs(v: &[&str]) -> Vec<String> {
@@ -1035,7 +1119,7 @@ mod tests {
         assert_eq!(s.outputs, strs(&["best"]));
         assert_eq!(s.keep, strs(&["best"]));
         let p = r::program(src).unwrap();
-        let fresh = outline(&p, &p.defs["f"], 1, r::rules::RESULTS_MARKER, true).unwrap();
+        let fresh = outline(&p, "f", &p.defs["f"], 1, r::rules::RESULTS_MARKER, true).unwrap();
         assert_eq!(fresh.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), vec!["x"]);
     }
 
@@ -1062,7 +1146,7 @@ mod tests {
     fn exclusions_name_the_first_construct() {
         let src = "f <- function(x) {\n  for (i in 1:3) return(1)\n  for (i in 1:3) x[i] <- \"a\"\n  for (i in 1:3) names(x) <- 1\n  for (i in 1:3) l$a <- 1\n  g <- function(y) y\n  for (i in 1:3) g(i)\n  x\n}\n";
         let a = sections(src);
-        assert!(a.sections.is_empty(), "{a:?}");
+        assert_eq!(a.sections.iter().map(|s| s.first_line).collect::<Vec<_>>(), vec![7], "{a:?}");
         let what: Vec<String> = a
             .notes
             .iter()
@@ -1076,8 +1160,9 @@ mod tests {
         assert_eq!(what[1], "a string");
         assert_eq!(what[2], "replacement function `names<-`");
         assert!(what[3].contains('$'), "{what:?}");
-        assert_eq!(what[4], "function definition");
-        assert_eq!(what[5], "call to `g`");
+        assert_eq!(what[4], "definition of function `g`");
+        // A call of the function defined inside (lifted) is a section.
+        assert_eq!(what.len(), 5, "{what:?}");
     }
 
     #[test]
@@ -1156,10 +1241,52 @@ mod tests {
     }
 
     #[test]
+    fn a_variable_a_lifted_function_captures_stays_live_after_the_section() {
+        // `g` reads `k` when it runs (after the loop): `k` is a result.
+        let src = "f <- function(x) {\n  k <- 2\n  for (i in 1:3) k <- k + i\n  g <- function(y) y * k\n  cat(\"hi\")\n  g(x)\n}\n";
+        let a = sections(src);
+        assert_eq!(a.sections.len(), 1, "{a:?}");
+        assert_eq!(a.sections[0].outputs, strs(&["k"]));
+    }
+
+    #[test]
+    fn a_call_of_a_function_that_loops_is_worth_a_section() {
+        // `kernel` loops, `sq` calls it, `chain` recurses: each call is a section; a call of
+        // `plain` (no loop, no recursion) is not.
+        let src = "kernel <- function(v) {\n  s <- 0\n  for (e in v) s <- s + e\n  s\n}\nsq <- function(v) kernel(v * v)\nchain <- function(n) if (n <= 1) 0 else 1 + chain(n - 1)\nplain <- function(v) v + 1\nf <- function(x) {\n  cat(\"a\")\n  a <- sq(x)\n  cat(\"b\")\n  b <- chain(5)\n  cat(\"c\")\n  p <- plain(x)\n  cat(\"d\")\n  c(a, b, p)\n}\n";
+        let a = sections(src);
+        let lines: Vec<(Line, Vec<String>)> = a.sections.iter().map(|s| (s.first_line, s.outputs.clone())).collect();
+        assert_eq!(lines, vec![(11, strs(&["a"])), (13, strs(&["b"]))], "{a:?}");
+        assert!(a.notes.iter().any(|n| n.first_line == 15 && n.kind == NoteKind::NoLoop), "{a:?}");
+    }
+
+    #[test]
+    fn functionals_and_recall_iterate() {
+        let src = "len <- function(z) {\n  n <- 0\n  while (z != 1) {\n    z <- if (z %% 2 == 0) z / 2 else 3 * z + 1\n    n <- n + 1\n  }\n  n\n}\nf <- function(m) {\n  cat(\"go\")\n  lens <- sapply(1:m, len)\n  g <- function(x, y) if (y == 0) x else Recall(y, x %% y)\n  h <- g(12, 18)\n  c(which.max(lens), h)\n}\n";
+        let a = sections(src);
+        let lines: Vec<Line> = a.sections.iter().map(|s| s.first_line).collect();
+        assert_eq!(lines, vec![11, 13], "{a:?}");
+    }
+
+    #[test]
+    fn a_section_calling_a_local_function_takes_its_captures_as_inputs() {
+        // `scale` captures `k` (and `w`, through `inner`): the section reads them.
+        let src = "f <- function(x, k) {\n  w <- 2\n  inner <- function(v) v * w\n  scale <- function(v) inner(v) * k\n  print(k)\n  r <- sapply(x, function(e) scale(e) + 1)\n  s <- scale(x[1])\n  print(s)\n  r\n}\n";
+        let a = sections(src);
+        assert_eq!(a.sections.len(), 1, "{a:?}");
+        let s = &a.sections[0];
+        assert_eq!((s.first_line, s.last_line), (6, 7));
+        let mut inputs = s.inputs.clone();
+        inputs.sort();
+        assert_eq!(inputs, strs(&["k", "w", "x"]));
+        assert_eq!(s.outputs, strs(&["r", "s"]));
+    }
+
+    #[test]
     fn outline_builds_a_function_of_inputs_with_the_original_lines() {
         let src = "f <- function(x, n) {\n  cat(\"start\")\n  s <- 0\n  p <- 1\n  for (i in 1:n) {\n    s <- s + x[i]\n    p <- p * x[i]\n  }\n  cat(s)\n  c(s, p)\n}\n";
         let p = r::program(src).unwrap();
-        let def = outline(&p, &p.defs["f"], 1, r::rules::RESULTS_MARKER, false).unwrap();
+        let def = outline(&p, "f", &p.defs["f"], 1, r::rules::RESULTS_MARKER, false).unwrap();
         assert_eq!(def.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), vec!["n", "x"]);
         let ExprKind::Block(stmts) = &def.body.kind else { panic!() };
         assert_eq!(stmts[0].line, 3);
@@ -1167,22 +1294,22 @@ mod tests {
         let ExprKind::Call { func, args } = &stmts[3].kind else { panic!("{:?}", stmts[3]) };
         assert_eq!(func, r::rules::RESULTS_MARKER);
         assert_eq!(args.len(), 2);
-        assert!(outline(&p, &p.defs["f"], 2, r::rules::RESULTS_MARKER, false).is_none());
+        assert!(outline(&p, "f", &p.defs["f"], 2, r::rules::RESULTS_MARKER, false).is_none());
     }
 
     #[test]
     fn the_body_as_a_single_loop_has_the_empty_path() {
         let src = "f <- function(x) for (i in seq_along(x)) cat(x[i])\ng <- function(n) while (n > 0) n <- n - 1\n";
         let p = r::program(src).unwrap();
-        assert!(analyze(&p, &p.defs["f"]).sections.is_empty());
-        let a = analyze(&p, &p.defs["g"]);
+        assert!(analyze(&p, "f", &p.defs["f"]).sections.is_empty());
+        let a = analyze(&p, "g", &p.defs["g"]);
         assert_eq!(a.sections[0].path, Vec::<u32>::new());
         assert_eq!(run_at(&p.defs["g"].body, &[], 1).unwrap().len(), 1);
     }
 
     #[test]
     fn every_builtin_of_the_r_table_is_known_and_printing_is_not() {
-        for name in ["sum", "length", "numeric", "matrix", "seq_len", "sqrt", "ifelse", "c", "invisible", "abs"] {
+        for name in ["sum", "length", "numeric", "matrix", "seq_len", "sqrt", "ifelse", "c", "invisible", "abs", "sapply", "vapply", "Reduce"] {
             assert!(r::rules::RULES.compiles_call(name), "{name}");
         }
         for name in ["cat", "print", "message", "options", "Sys.time", "gc", "list", "paste", "no_such_function"] {

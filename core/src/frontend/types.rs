@@ -89,6 +89,17 @@ pub fn join(a: Ty, b: Ty) -> Option<Ty> {
     (a.rank == b.rank).then(|| Ty { elem: wider(a.elem, b.elem), rank: a.rank })
 }
 
+/// Join of the values assigned to one source variable: as `join`, except that a scalar
+/// and a vector make a vector (the language has no scalars: R's `r <- 0` then `r <- r +
+/// v[a:b]`), where each scalar assigned becomes a vector of one element. Scalars and
+/// matrices or arrays still do not meet (R's `dim` attribute would differ).
+pub fn join_assigned(a: Ty, b: Ty) -> Option<Ty> {
+    match (a.rank, b.rank) {
+        (0, 1) | (1, 0) => Some(Ty { elem: wider(a.elem, b.elem), rank: 1 }),
+        _ => join(a, b),
+    }
+}
+
 /// The type of a value that crosses a function boundary or lives in a variable: a scalar
 /// or array, a list of such values (R `list`, a data frame), or a value compiled code
 /// cannot hold (a character vector, a function, `NULL`), kept so that a list's length

@@ -9,8 +9,10 @@
 //! when the call ends, and the first failed launch's error (the lowest iteration in it)
 //! is reported, as the serial order would meet it.
 
+mod library;
+
 use super::errors;
-use super::kernel::{Kernel, Param, ERR_SLOT_WORDS};
+use super::kernel::{Kernel, Param, Site, ERR_SLOT_WORDS};
 use super::opencl::{self, Arg, OclDevice};
 use super::plan::{GpuAction, GpuPlan};
 use super::runtime::{Access, Runtime};
@@ -32,6 +34,9 @@ pub struct Counters {
     pub downloads: AtomicU64,
     pub download_bytes: AtomicU64,
     pub device_copies: AtomicU64,
+    /// Device time (OpenCL profiling stamps), nanoseconds.
+    pub transfer_ns: AtomicU64,
+    pub kernel_ns: AtomicU64,
 }
 
 pub fn counters() -> &'static Counters {
@@ -59,15 +64,60 @@ pub fn note(text: String) {
     }
 }
 
+/// What one section did over every call of its module (for `explain`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SectionStats {
+    /// Times the section ended (ran to its end or left it).
+    pub runs: u64,
+    /// Of those, runs in which no task reached a device (no device, or every task
+    /// declined or none placed).
+    pub runs_on_cpu: u64,
+    pub launches: u64,
+    /// Tasks whose CPU code ran instead.
+    pub declined: u64,
+    pub uploads: u64,
+    pub upload_bytes: u64,
+    pub downloads: u64,
+    pub download_bytes: u64,
+    pub device_copies: u64,
+    /// Device time in transfers and in kernels (OpenCL profiling stamps).
+    pub transfer_ns: u64,
+    pub kernel_ns: u64,
+}
+
+/// Recorded events before the engine waits for the queue to read their times.
+const EVENTS_KEPT: usize = 4096;
+
 /// The engine of one compiled module.
 pub struct GpuEngine {
     plan: Arc<GpuPlan>,
     index_base: u8,
+    stats: Arc<Mutex<Vec<SectionStats>>>,
 }
 
 impl GpuEngine {
     pub fn new(plan: Arc<GpuPlan>, index_base: u8) -> GpuEngine {
-        GpuEngine { plan, index_base }
+        let stats = Arc::new(Mutex::new(vec![SectionStats::default(); plan.sections]));
+        GpuEngine {
+            plan,
+            index_base,
+            stats,
+        }
+    }
+
+    /// Per section: where it is and what it did so far.
+    pub fn section_stats(&self) -> Vec<(super::plan::SectionInfo, SectionStats)> {
+        let stats = self.stats.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        self.plan.section_info.iter().cloned().zip(stats).collect()
+    }
+}
+
+/// `1234 bytes`, `1.2 MB`, ...
+fn bytes(n: u64) -> String {
+    match n {
+        0..=9_999 => format!("{n} bytes"),
+        10_000..=9_999_999 => format!("{:.1} kB", n as f64 / 1e3),
+        _ => format!("{:.1} MB", n as f64 / 1e6),
     }
 }
 
@@ -78,14 +128,62 @@ impl OffloadEngine for GpuEngine {
             index_base: self.index_base,
             rt: None,
             pending: Vec::new(),
+            dummy: None,
+            stats: self.stats.clone(),
+            current: None,
+            launched_in_run: false,
+            depth: 0,
         })
+    }
+
+    /// One line per section: where it ran, kernels launched, tasks on the CPU, bytes
+    /// moved each way, device time in transfers and in kernels; then the reasons
+    /// statements of the sections run on the CPU.
+    fn report(&self) -> String {
+        let mut out = String::new();
+        let device = match super::device() {
+            Ok(d) => d.describe(),
+            Err(why) => format!("no OpenCL device ({why})"),
+        };
+        for (k, (info, s)) in self.section_stats().into_iter().enumerate() {
+            let place = if s.runs == 0 {
+                "not run yet".to_string()
+            } else if s.runs_on_cpu == s.runs {
+                format!("ran on the CPU in all {} run(s)", s.runs)
+            } else if s.runs_on_cpu > 0 {
+                format!(
+                    "ran on {device} in {} of {} run(s), on the CPU in the others",
+                    s.runs - s.runs_on_cpu,
+                    s.runs
+                )
+            } else {
+                format!("ran on {device} in {} run(s)", s.runs)
+            };
+            out.push_str(&format!(
+                "gpu section {} ({}): {place}; {} kernel launch(es), {} task(s) on the CPU; to the device {} transfer(s), {}; to the host {} transfer(s), {}; device time {:.3} ms in transfers, {:.3} ms in kernels\n",
+                k + 1,
+                info.describe(),
+                s.launches,
+                s.declined,
+                s.uploads,
+                bytes(s.upload_bytes),
+                s.downloads,
+                bytes(s.download_bytes),
+                s.transfer_ns as f64 / 1e6,
+                s.kernel_ns as f64 / 1e6,
+            ));
+        }
+        for n in &self.plan.notes {
+            out.push_str(&format!("gpu note: {n}\n"));
+        }
+        out
     }
 }
 
 /// A launched kernel whose error slot is not read yet.
 struct Pending {
     slot: Buffer<u8>,
-    kernel: Arc<Kernel>,
+    sites: Vec<Site>,
     function: String,
 }
 
@@ -95,6 +193,16 @@ struct Session {
     /// Created at the first task that finds a device.
     rt: Option<Runtime<OclDevice>>,
     pending: Vec<Pending>,
+    /// The error-slot argument of kernels that cannot fail (never written).
+    dummy: Option<Buffer<u8>>,
+    /// The module's per-section counts, and the section of the action being run.
+    stats: Arc<Mutex<Vec<SectionStats>>>,
+    current: Option<usize>,
+    /// A task of the current run of the section reached the device.
+    launched_in_run: bool,
+    /// Sections begun and not ended (more than one: a call made inside a section runs
+    /// a section of its own).
+    depth: usize,
 }
 
 /// Initial error slot header: no failed iteration (i32::MAX), no record.
@@ -103,9 +211,14 @@ static SLOT_INIT: [i32; 2] = [i32::MAX, 0];
 impl OffloadSession for Session {
     fn finish(&mut self) -> Option<VrError> {
         let r = self.check_pending().err();
+        let mut times = None;
         if let Some(rt) = self.rt.as_mut() {
             // Uploads may still read host memory that the call is about to free.
             let _ = rt.device().finish_queue();
+            times = Some(rt.device().take_times());
+        }
+        if let Some(t) = times {
+            self.time(t);
         }
         r
     }
@@ -114,11 +227,24 @@ impl OffloadSession for Session {
         let Some(meaning) = self.plan.actions.get(&action).cloned() else {
             return Outcome::Declined;
         };
+        self.current = self.plan.section_of.get(&action).copied();
         let r = match meaning {
             GpuAction::Sync { writes } => self.sync(env, &writes).map(|_| Outcome::Done),
-            GpuAction::EndSection => self.end_section().map(|_| Outcome::Done),
+            GpuAction::BeginSection => {
+                self.depth += 1;
+                Ok(Outcome::Done)
+            }
+            GpuAction::EndSection { keep_all, keep } => {
+                // A section that a caller's section is running (a call made inside it)
+                // knows nothing of the caller's arrays: everything comes home.
+                let nested = self.depth > 1;
+                self.depth = self.depth.saturating_sub(1);
+                let keep = (!keep_all && !nested).then_some(keep);
+                self.end_section(env, keep).map(|_| Outcome::Done)
+            }
             GpuAction::Parfor { kernel, function } => self.parfor(&kernel, &function, env),
-            GpuAction::Copy { layout } => self.copy(env, layout),
+            GpuAction::Copy { layout, gather } => self.copy(env, layout, gather.as_ref()),
+            GpuAction::Library { kernel, function } => self.library(&kernel, &function, env),
         };
         match r {
             Ok(o) => o,
@@ -153,7 +279,7 @@ impl Session {
             rt.device()
                 .download_words(&p.slot, &mut words)
                 .map_err(|e| device_error("reading a kernel's error slot", e))?;
-            if let Some(e) = errors::decode(&words, &p.kernel.sites, &p.function, self.index_base) {
+            if let Some(e) = errors::decode(&words, &p.sites, &p.function, self.index_base) {
                 return Err(e);
             }
         }
@@ -165,31 +291,107 @@ impl Session {
         let Some(rt) = self.rt.as_mut() else {
             return Ok(());
         };
+        let before = rt.stats();
         for (k, w) in writes.iter().enumerate() {
             if let Some(a) = env.array(k) {
                 rt.host_access(&a, *w)
                     .map_err(|e| device_error("bringing an array home", e))?;
             }
         }
+        let now = rt.stats();
+        self.account(before, now);
         Ok(())
     }
 
-    fn end_section(&mut self) -> Result<(), VrError> {
+    /// `keep`: how many of the action's arrays code after the section may read (None:
+    /// anything may be read).
+    fn end_section(&mut self, env: &mut dyn ActionEnv, keep: Option<usize>) -> Result<(), VrError> {
         self.check_pending()?;
         if let Some(rt) = self.rt.as_mut() {
             let before = rt.stats();
-            rt.end_section()
+            // Only what code after the section may read comes home; the rest (dead
+            // temporaries, arrays no variable holds any more) is dropped unread.
+            let keep: Option<Vec<HostArray>> =
+                keep.map(|n| (0..n).filter_map(|k| env.array(k)).collect());
+            rt.end_section_keeping(keep.as_deref())
                 .map_err(|e| device_error("ending a section", e))?;
-            account(before, rt.stats());
+            let now = rt.stats();
+            // The queue is finished: every recorded command has its stamps.
+            let times = rt.device().take_times();
+            self.account(before, now);
+            self.time(times);
         }
+        let on_device = std::mem::take(&mut self.launched_in_run);
+        self.bump(|s| {
+            s.runs += 1;
+            s.runs_on_cpu += (!on_device) as u64;
+        });
         Ok(())
+    }
+
+    /// Count into the current section's stats.
+    fn bump(&self, f: impl FnOnce(&mut SectionStats)) {
+        if let Some(k) = self.current {
+            if let Some(s) = self
+                .stats
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_mut(k)
+            {
+                f(s);
+            }
+        }
+    }
+
+    fn time(&self, t: super::opencl::Times) {
+        counters()
+            .transfer_ns
+            .fetch_add(t.transfer_ns, Ordering::Relaxed);
+        counters().kernel_ns.fetch_add(t.kernel_ns, Ordering::Relaxed);
+        self.bump(|s| {
+            s.transfer_ns += t.transfer_ns;
+            s.kernel_ns += t.kernel_ns;
+        });
+    }
+
+    /// A kernel was enqueued (its event `ev`): counted, and timed later.
+    fn launched_kernel(&mut self, ev: opencl3::types::cl_event) {
+        counters().launches.fetch_add(1, Ordering::Relaxed);
+        self.launched_in_run = true;
+        self.bump(|s| s.launches += 1);
+        let mut times = None;
+        if let Some(rt) = self.rt.as_mut() {
+            rt.device().record(super::opencl::Timed::Kernel, ev);
+            if rt.device().recorded() > EVENTS_KEPT {
+                // Many commands in one section: wait, and read their times now.
+                if rt.device().finish_queue().is_ok() {
+                    times = Some(rt.device().take_times());
+                }
+            }
+        }
+        if let Some(t) = times {
+            self.time(t);
+        }
+    }
+
+    /// Add a runtime's transfers since `before` to the process's and the section's
+    /// counts.
+    fn account(&self, before: super::runtime::Stats, now: super::runtime::Stats) {
+        account(before, now);
+        self.bump(|s| {
+            s.uploads += now.uploads - before.uploads;
+            s.upload_bytes += now.upload_bytes - before.upload_bytes;
+            s.downloads += now.downloads - before.downloads;
+            s.download_bytes += now.download_bytes - before.download_bytes;
+            s.device_copies += now.device_copies - before.device_copies;
+        });
     }
 
     /// The call's runtime on the process's device, or None when there is no device.
     fn runtime(&mut self) -> Option<&mut Runtime<OclDevice>> {
         if self.rt.is_none() {
             match opencl::gpu() {
-                Ok(gpu) => self.rt = Some(Runtime::new(OclDevice { gpu })),
+                Ok(gpu) => self.rt = Some(Runtime::new(OclDevice::new(gpu))),
                 Err(why) => {
                     note(format!(
                         "gpu: no OpenCL device ({why}); GPU sections run on the CPU"
@@ -209,22 +411,31 @@ impl Session {
         why: Option<String>,
     ) -> Result<Outcome, VrError> {
         counters().declined.fetch_add(1, Ordering::Relaxed);
+        self.bump(|s| s.declined += 1);
         if let Some(w) = why {
             note(w);
         }
         self.check_pending()?;
         if let Some(rt) = self.rt.as_mut() {
+            let before = rt.stats();
             for k in arrays {
                 if let Some(a) = env.array(*k) {
                     rt.host_access(&a, true)
                         .map_err(|e| device_error("bringing an array home", e))?;
                 }
             }
+            let now = rt.stats();
+            self.account(before, now);
         }
         Ok(Outcome::Declined)
     }
 
-    fn copy(&mut self, env: &mut dyn ActionEnv, layout: Layout) -> Result<Outcome, VrError> {
+    fn copy(
+        &mut self,
+        env: &mut dyn ActionEnv,
+        layout: Layout,
+        gather: Option<&Arc<super::library::LibKernel>>,
+    ) -> Result<Outcome, VrError> {
         if self.runtime().is_none() {
             return Ok(Outcome::Declined);
         }
@@ -249,18 +460,25 @@ impl Session {
         let contiguous =
             (hi - lo) as i64 == src.len() * src.elem_size() as i64 && src.data as usize == lo;
         if strides != src.strides || !contiguous || src.is_empty() {
-            return self.decline(env, &[1], None);
+            // Not one run of bytes in the copy's order: a gather kernel copies it.
+            return match gather {
+                Some(k) if !src.is_empty() => self.library(k, "", env),
+                _ => self.decline(env, &[1], None),
+            };
         }
         let dst = env.new_array(0, &src.dims).map_err(|e| e.with_line(None))?;
         let rt = self.rt.as_mut().expect("runtime made above");
         if !rt.lazy_copy(&dst, &src) {
             // Not deferrable after all: copy now in host memory, with the source fresh.
+            let before = rt.stats();
             rt.host_access(&src, false)
                 .map_err(|e| device_error("bringing an array home", e))?;
+            let now = rt.stats();
             // SAFETY: both are live host arrays of the same byte length.
             unsafe {
                 std::ptr::copy_nonoverlapping(src.data, dst.data, hi - lo);
             }
+            self.account(before, now);
         }
         Ok(Outcome::Done)
     }
@@ -385,6 +603,31 @@ impl Session {
             bound: super::runtime::Bound,
             arr: Option<HostArray>,
         }
+        // Bind the arrays the kernel writes first: binding one for writing makes the
+        // deferred copies that read it now, so a later read binding of such a copy gets
+        // the copy's own bytes, not the buffer the kernel is about to change. Then bind
+        // every array again in parameter order: a binding may have merged rows, and the
+        // second pass (no transfers left to make) gives every array its final row.
+        let arrays_of = |writes: bool| {
+            k.params
+                .iter()
+                .filter_map(|p| match p {
+                    Param::Array { var, .. } if k.writes.contains(var) == writes => Some(*var),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        for var in arrays_of(true).into_iter().chain(arrays_of(false)) {
+            if let Some(a) = env.array(var) {
+                let access = if k.writes.contains(&var) {
+                    Access::ReadWrite
+                } else {
+                    Access::Read
+                };
+                rt.bind(&k.vars[var].0, &a, access)
+                    .map_err(|e| device_error("binding an array", e))?;
+            }
+        }
         let mut array_args: Vec<(usize, ArrayArg)> = Vec::new();
         let mut written_rows = Vec::new();
         for p in &k.params {
@@ -448,23 +691,25 @@ impl Session {
             }
         }
         let global: Vec<usize> = counts.iter().map(|c| *c as usize).collect();
-        let launched = opencl::launch(&gpu, &program, &k.name, &args, &global);
+        let launched = opencl::launch(&gpu, &program, &k.name, &args, &global, None);
         drop(args);
-        if let Err(e) = launched {
+        let ev = match launched {
+            Ok(ev) => ev,
             // Nothing ran: the CPU runs the parfor instead.
-            return self.decline(
+            Err(e) => return self.decline(
                 env,
                 &arrays,
                 Some(format!("gpu: kernel {} of `{function}` could not be launched ({e}): it runs on the CPU", k.name)),
-            );
-        }
+            ),
+        };
         let rt = self.rt.as_mut().expect("runtime");
         rt.launched(&k.name, &written_rows);
-        account(before, rt.stats());
-        counters().launches.fetch_add(1, Ordering::Relaxed);
+        let now = rt.stats();
+        self.account(before, now);
+        self.launched_kernel(ev);
         self.pending.push(Pending {
             slot,
-            kernel: k.clone(),
+            sites: k.sites.clone(),
             function: function.to_string(),
         });
         // Loop variables hold the last point afterwards, as the CPU backends leave them.

@@ -138,7 +138,7 @@ static void vr_fail(__global long* err, long it, int site, long index, long boun
 /// Why a parfor stays on the CPU.
 pub type Reject = String;
 
-fn c_type(t: ScalarType) -> Result<&'static str, Reject> {
+pub(super) fn c_type(t: ScalarType) -> Result<&'static str, Reject> {
     Ok(match t {
         ScalarType::Bool => "bool",
         ScalarType::I32 => "int",
@@ -150,7 +150,7 @@ fn c_type(t: ScalarType) -> Result<&'static str, Reject> {
 }
 
 /// Type of an element in memory (bool is one byte).
-fn mem_type(t: ScalarType) -> Result<&'static str, Reject> {
+pub(super) fn mem_type(t: ScalarType) -> Result<&'static str, Reject> {
     if t == ScalarType::Bool {
         Ok("uchar")
     } else {
@@ -158,7 +158,7 @@ fn mem_type(t: ScalarType) -> Result<&'static str, Reject> {
     }
 }
 
-fn unsigned_of(t: ScalarType) -> &'static str {
+pub(super) fn unsigned_of(t: ScalarType) -> &'static str {
     if t == ScalarType::I32 {
         "uint"
     } else {
@@ -168,14 +168,17 @@ fn unsigned_of(t: ScalarType) -> &'static str {
 
 /// A kernel variable: its C name and what it is.
 #[derive(Clone, Debug)]
-struct KVar {
-    c: String,
-    ty: Type,
+pub(super) struct KVar {
+    pub(super) c: String,
+    pub(super) ty: Type,
     /// Index in the action's variables.
-    var: usize,
+    pub(super) var: usize,
 }
 
-struct Gen<'m> {
+/// The scalar-code generator: statements and expressions of a parfor body, and the
+/// element expressions of library kernels (`gpu/library`), which reuse it so that every
+/// kernel applies the same scalar operations with the same checks.
+pub(super) struct Gen<'m> {
     m: &'m Module,
     f: &'m Function,
     vars: BTreeMap<String, KVar>,
@@ -198,6 +201,10 @@ struct Gen<'m> {
     functions: Vec<(String, String)>,
     /// Functions being generated (a call back into one is recursion: rejected).
     stack: Vec<String>,
+    /// Library kernels: element reads marked `:nocheck` are in range by construction and
+    /// every array is assigned (the engine declines otherwise), so neither is checked.
+    /// Parfor bodies keep every check, `:nocheck` included (the interpreter's rule).
+    trusted: bool,
 }
 
 /// Compile `parfor` statement `s` of `f` (which must be a parfor) into kernel `name`.
@@ -280,6 +287,7 @@ pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<
         fail_exit: "return;",
         functions: Vec::new(),
         stack: vec![f.name.clone()],
+        trusted: false,
     };
     // Every variable the domain or body mentions, in a fixed order.
     let mut names = BTreeSet::new();
@@ -439,7 +447,7 @@ fn domain_ranges(domain: &Expr) -> Result<Vec<&Expr>, Reject> {
 
 /// Domain endpoints are evaluated by the CPU before the kernel starts: only expressions
 /// that cannot fail or change anything (so evaluating them early changes nothing).
-fn check_domain_expr(e: &Expr) -> Result<(), Reject> {
+pub(super) fn check_domain_expr(e: &Expr) -> Result<(), Reject> {
     match e {
         Expr::Const { .. } | Expr::Var { .. } => Ok(()),
         Expr::Unary { op: UnOp::Neg, arg } => check_domain_expr(arg),
@@ -540,7 +548,7 @@ fn assigned_vars(stmts: &[Stmt]) -> BTreeSet<String> {
 }
 
 /// A C literal for a constant.
-fn literal(l: &Literal) -> Result<(String, ScalarType), Reject> {
+pub(super) fn literal(l: &Literal) -> Result<(String, ScalarType), Reject> {
     fn float(x: f64, suffix: &str) -> String {
         if x.is_nan() {
             format!("(({})NAN)", if suffix == "f" { "float" } else { "double" })
@@ -580,6 +588,63 @@ fn literal(l: &Literal) -> Result<(String, ScalarType), Reject> {
 }
 
 impl<'m> Gen<'m> {
+    /// A generator for a library kernel's element code (`gpu/library`): trusted element
+    /// reads, errors ending the work item, variables declared by the caller.
+    pub(super) fn library(m: &'m Module, f: &'m Function, line: Option<u32>) -> Gen<'m> {
+        Gen {
+            m,
+            f,
+            vars: BTreeMap::new(),
+            order: Vec::new(),
+            out: String::new(),
+            indent: 1,
+            tmp: 0,
+            sites: Vec::new(),
+            line,
+            fp64: false,
+            int64_atomics: false,
+            writes: BTreeSet::new(),
+            loops: 0,
+            fail_exit: "return;",
+            functions: Vec::new(),
+            stack: vec![f.name.clone()],
+            trusted: true,
+        }
+    }
+
+    /// Declare variable `name` as the C name `c` (its `_set` flag, and for arrays its
+    /// `_p`, `_off`, `_d*`, `_s*` parameters, come from the caller's signature).
+    pub(super) fn declare(&mut self, name: &str, c: &str, ty: Type, var: usize) {
+        if matches!(
+            ty,
+            Type::Scalar {
+                elem: ScalarType::F64
+            }
+        ) || matches!(&ty, Type::Array(a) if a.elem == ScalarType::F64)
+        {
+            self.fp64 = true;
+        }
+        self.order.push((name.to_string(), ty.clone()));
+        self.vars.insert(
+            name.to_string(),
+            KVar {
+                c: c.to_string(),
+                ty,
+                var,
+            },
+        );
+    }
+
+    /// The element code generated so far, and what it needs: (statements, sites, fp64).
+    pub(super) fn finish(self) -> (String, Vec<Site>, bool) {
+        (self.out, self.sites, self.fp64)
+    }
+
+    /// A scalar expression's statements (appended) and its C value.
+    pub(super) fn value(&mut self, e: &Expr) -> Result<String, Reject> {
+        self.expr(e)
+    }
+
     fn line(&mut self, text: &str) {
         for _ in 0..self.indent {
             self.out.push_str("    ");
@@ -939,6 +1004,7 @@ impl<'m> Gen<'m> {
             fail_exit: "return 1;",
             functions: std::mem::take(&mut self.functions),
             stack: self.stack.clone(),
+            trusted: false,
         };
         g.stack.push(callee.name.clone());
         let r = (|| -> Result<(), Reject> {
@@ -1039,7 +1105,10 @@ impl<'m> Gen<'m> {
         if d == 0 || d > n || (d < n && !flags.flatten) {
             return Err(format!("a slice of `{array}`"));
         }
-        self.check_assigned_array(&kv, array);
+        let trusted = self.trusted && !flags.check;
+        if !self.trusted {
+            self.check_assigned_array(&kv, array);
+        }
         let mut written = Vec::new();
         for ix in indices {
             match self.type_of(ix)? {
@@ -1069,15 +1138,17 @@ impl<'m> Gen<'m> {
                 p = format!("({i} < 0 ? {i} + ({extent}) : {p})");
             }
             let p = self.temp(ScalarType::I64, &p)?;
-            let site = self.site(SiteKind::OutOfBounds, Some(array), shape.clone());
-            self.check(
-                &format!("(ulong){p} < (ulong)({extent})"),
-                site,
-                i,
-                &extent,
-                &k.to_string(),
-                &written,
-            );
+            if !trusted {
+                let site = self.site(SiteKind::OutOfBounds, Some(array), shape.clone());
+                self.check(
+                    &format!("(ulong){p} < (ulong)({extent})"),
+                    site,
+                    i,
+                    &extent,
+                    &k.to_string(),
+                    &written,
+                );
+            }
             if flat_tail {
                 let order: Vec<usize> = if at.layout == Layout::Col {
                     (k..n).collect()
@@ -1117,8 +1188,10 @@ impl<'m> Gen<'m> {
             Expr::Const { value } => literal(value)?.0,
             Expr::Var { name } => {
                 let kv = self.var(name)?;
-                let site = self.site(SiteKind::Unassigned, Some(name), String::new());
-                self.check(&format!("{}_set", kv.c), site, "0", "0", "-1", &[]);
+                if !self.trusted {
+                    let site = self.site(SiteKind::Unassigned, Some(name), String::new());
+                    self.check(&format!("{}_set", kv.c), site, "0", "0", "-1", &[]);
+                }
                 kv.c.clone()
             }
             Expr::Unary { op, arg } => {
@@ -1208,7 +1281,9 @@ impl<'m> Gen<'m> {
             Expr::Call { func, args } => self.call(func, args, Some(t))?,
             Expr::Map { .. } => return Err("map in the body".into()),
             Expr::Reduce { .. } => return Err("a reduction in the body".into()),
-            Expr::Scan { .. } => return Err("a scan (cumulative sum or product) in the body".into()),
+            Expr::Scan { .. } => {
+                return Err("a scan (cumulative sum or product) in the body".into())
+            }
             Expr::Alloc { .. } => return Err("allocation in the body".into()),
             Expr::Range { .. } | Expr::Domain { .. } => return Err("a range value".into()),
             Expr::Tuple { .. } | Expr::TupleGet { .. } => return Err("tuples".into()),
@@ -1396,6 +1471,7 @@ impl<'m> Gen<'m> {
             | LibFn::Sinh
             | LibFn::Cosh
             | LibFn::Tanh
+            | LibFn::Expm1
                 if float =>
             {
                 format!("{}({x})", f.name())

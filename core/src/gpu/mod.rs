@@ -18,11 +18,13 @@
 pub mod engine;
 pub mod errors;
 pub mod kernel;
+pub mod library;
 pub mod opencl;
 pub mod plan;
+pub mod program_cache;
 pub mod runtime;
 
-pub use plan::{plan, wrap_in_sections, GpuAction, GpuPlan};
+pub use plan::{plan, section_count, wrap_in_sections, GpuAction, GpuPlan};
 
 /// The device sections run on in this process, or why there is none.
 pub fn device() -> Result<opencl::DeviceInfo, String> {

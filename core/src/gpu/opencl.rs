@@ -16,9 +16,8 @@ use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{cl_event, CL_BLOCKING, CL_NON_BLOCKING};
-use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// What the code generator and the engine need to know about the device.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +33,8 @@ pub struct DeviceInfo {
     pub fp64: bool,
     /// `cl_khr_int64_base_atomics`: 64-bit integer atomics (and f64 atomic add by CAS).
     pub int64_atomics: bool,
+    /// `CL_DEVICE_MAX_WORK_GROUP_SIZE`: library kernels size their work groups by it.
+    pub max_work_group: usize,
 }
 
 impl DeviceInfo {
@@ -52,12 +53,9 @@ pub struct Gpu {
     device: ClDevice,
     pub context: Context,
     pub queue: CommandQueue,
-    programs: Mutex<HashMap<ProgramKey, Result<Arc<Program>, String>>>,
-    builds: std::sync::atomic::AtomicU64,
+    /// The kernel cache (in the process and on disk).
+    pub programs: super::program_cache::ProgramCache,
 }
-
-/// (device, driver version, source hash).
-type ProgramKey = (String, String, u64);
 
 /// A device as the ICD loader lists it: (platform, device) indices, platform name, id.
 type Listed = ((usize, usize), String, opencl3::types::cl_device_id);
@@ -169,6 +167,7 @@ fn open(choice: Option<&str>) -> Result<Gpu, String> {
         int64_atomics: ext
             .split_whitespace()
             .any(|e| e == "cl_khr_int64_base_atomics"),
+        max_work_group: device.max_work_group_size().unwrap_or(1),
     };
     if !device.available().unwrap_or(false) {
         return Err(format!("{}: device not available", info.describe()));
@@ -176,60 +175,37 @@ fn open(choice: Option<&str>) -> Result<Gpu, String> {
     let context =
         Context::from_device(&device).map_err(|e| cl_err("cannot create an OpenCL context", e))?;
     #[allow(deprecated)]
-    let queue = CommandQueue::create_default(&context, 0)
-        .map_err(|e| cl_err("cannot create an OpenCL command queue", e))?;
+    // Profiling on: `explain` reports time in transfers and in kernels from the events'
+    // start and end stamps (read after the queue finished).
+    let queue =
+        CommandQueue::create_default(&context, opencl3::command_queue::CL_QUEUE_PROFILING_ENABLE)
+            .map_err(|e| cl_err("cannot create an OpenCL command queue", e))?;
     Ok(Gpu {
         info,
         device,
         context,
         queue,
-        programs: Mutex::new(HashMap::new()),
-        builds: Default::default(),
+        programs: Default::default(),
     })
 }
 
-/// FNV-1a, 64 bits: the program cache's source hash (stable across processes).
-pub fn source_hash(src: &str) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in src.as_bytes() {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
-}
-
-/// Build options: IEEE results (no fast math), OpenCL C 1.2.
-const BUILD_OPTIONS: &str = "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt";
-
 impl Gpu {
-    /// The program built from `src`, from the cache keyed by (device, driver version,
-    /// source hash) or built now (a failed build is cached too, with its log).
+    /// The program built from `src`, from the kernel cache (in the process, then on
+    /// disk) or built now (a failed build is cached in the process, with its log).
     pub fn program(&self, src: &str) -> Result<Arc<Program>, String> {
-        let key = (
-            self.info.index.clone() + " " + &self.info.name,
-            self.info.driver_version.clone(),
-            source_hash(src),
-        );
-        let mut cache = self.programs.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(p) = cache.get(&key) {
-            return p.clone();
-        }
-        self.builds
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        // VR_GPU_DUMP=DIR keeps every program's source (to read what was generated).
-        if let Ok(dir) = std::env::var("VR_GPU_DUMP") {
-            let _ = std::fs::write(format!("{dir}/{:016x}.cl", key.2), src);
-        }
-        let built = Program::create_and_build_from_source(&self.context, src, BUILD_OPTIONS)
-            .map(Arc::new)
-            .map_err(|log| format!("OpenCL build failed: {}", log.trim()));
-        cache.insert(key, built.clone());
-        built
+        let dev = super::program_cache::DeviceKey {
+            platform: self.info.platform.clone(),
+            name: self.info.name.clone(),
+            vendor: self.info.vendor.clone(),
+            driver_version: self.info.driver_version.clone(),
+            index: self.info.index.clone(),
+        };
+        self.programs.program(&self.context, &dev, src)
     }
 
-    /// Programs built (not found in the cache) in this process.
+    /// Programs compiled from source (not found in either cache) in this process.
     pub fn builds(&self) -> u64 {
-        self.builds.load(std::sync::atomic::Ordering::Relaxed)
+        self.programs.stats().builds
     }
 
     pub fn device_id(&self) -> opencl3::types::cl_device_id {
@@ -237,21 +213,75 @@ impl Gpu {
     }
 }
 
-/// VRRuntime's device: the process's queue. Buffers are `Buffer<u8>`.
+/// VRRuntime's device: the process's queue. Buffers are `Buffer<u8>`. Keeps the events
+/// of what it enqueued (transfers and kernels) until [`OclDevice::take_times`] reads
+/// their profiling stamps.
 pub struct OclDevice {
     pub gpu: Arc<Gpu>,
+    events: Vec<(Timed, opencl3::event::Event)>,
 }
 
-fn check(what: &str, r: Result<cl_event, i32>) -> Result<(), String> {
-    match r {
-        Ok(ev) => {
-            if !ev.is_null() {
-                // The queue is in order: nobody waits on single events.
-                let _ = unsafe { opencl3::event::release_event(ev) };
-            }
-            Ok(())
+/// What an event timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timed {
+    Transfer,
+    Kernel,
+}
+
+/// Nanoseconds the device spent, by kind, as its profiling stamps say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Times {
+    pub transfer_ns: u64,
+    pub kernel_ns: u64,
+}
+
+/// The error of an enqueue, or its event.
+fn enqueued(what: &str, r: Result<cl_event, i32>) -> Result<cl_event, String> {
+    r.map_err(|code| format!("{what}: {}", opencl3::error_codes::ClError(code)))
+}
+
+impl OclDevice {
+    pub fn new(gpu: Arc<Gpu>) -> OclDevice {
+        OclDevice {
+            gpu,
+            events: Vec::new(),
         }
-        Err(code) => Err(format!("{what}: {}", opencl3::error_codes::ClError(code))),
+    }
+
+    /// Keep `ev` (an enqueued command's event) for timing.
+    pub fn record(&mut self, kind: Timed, ev: cl_event) {
+        if !ev.is_null() {
+            self.events.push((kind, opencl3::event::Event::new(ev)));
+        }
+    }
+
+    fn check(&mut self, what: &str, r: Result<cl_event, i32>) -> Result<(), String> {
+        let ev = enqueued(what, r)?;
+        self.record(Timed::Transfer, ev);
+        Ok(())
+    }
+
+    /// The time the recorded commands took on the device, and forget them. Call only
+    /// when the queue has finished (an in-order queue: after a wait or a blocking read);
+    /// a command without stamps counts nothing.
+    pub fn take_times(&mut self) -> Times {
+        let mut t = Times::default();
+        for (kind, ev) in self.events.drain(..) {
+            let (Ok(a), Ok(b)) = (ev.profiling_command_start(), ev.profiling_command_end()) else {
+                continue;
+            };
+            let ns = b.saturating_sub(a);
+            match kind {
+                Timed::Transfer => t.transfer_ns += ns,
+                Timed::Kernel => t.kernel_ns += ns,
+            }
+        }
+        t
+    }
+
+    /// Events waiting to be timed (many: the caller may finish the queue and take them).
+    pub fn recorded(&self) -> usize {
+        self.events.len()
     }
 }
 
@@ -295,7 +325,7 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        check("upload", r)
+        self.check("upload", r)
     }
 
     fn download(
@@ -321,7 +351,7 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        check("download", r)
+        self.check("download", r)
     }
 
     fn copy(
@@ -348,7 +378,7 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        check("device copy", r)
+        self.check("device copy", r)
     }
 
     fn finish(&mut self) -> Result<(), String> {
@@ -371,6 +401,11 @@ impl OclDevice {
         self.finish()
     }
 
+    /// Read the first `out.len()` bytes of a buffer (blocking).
+    pub fn download_into(&mut self, buf: &Buffer<u8>, out: &mut [u8]) -> Result<(), String> {
+        self.download(buf, 0, out.as_mut_ptr(), out.len())
+    }
+
     /// Read the first `out.len()` words of a buffer (blocking).
     pub fn download_words(&mut self, buf: &Buffer<u8>, out: &mut [i64]) -> Result<(), String> {
         self.download(buf, 0, out.as_mut_ptr() as *mut u8, out.len() * 8)
@@ -385,17 +420,20 @@ pub enum Arg<'a> {
     F64(f64),
     F32(f32),
     U8(u8),
+    /// A `__local` array of this many bytes.
+    Local(usize),
 }
 
 /// Enqueue `name` of `program` over `global` work items (1 to 3 dimensions), without
-/// waiting.
+/// waiting; `local`: the work-group size (None: the implementation's choice).
 pub fn launch(
     gpu: &Gpu,
     program: &Program,
     name: &str,
     args: &[Arg],
     global: &[usize],
-) -> Result<(), String> {
+    local: Option<&[usize]>,
+) -> Result<cl_event, String> {
     let kernel = Kernel::create(program, name).map_err(|e| cl_err(&format!("kernel {name}"), e))?;
     for (k, a) in args.iter().enumerate() {
         let k = k as u32;
@@ -442,6 +480,9 @@ pub fn launch(
                     1,
                     v as *const u8 as *const c_void,
                 ),
+                Arg::Local(bytes) => {
+                    opencl3::kernel::set_kernel_arg(kernel.get(), k, *bytes, std::ptr::null())
+                }
             }
         };
         r.map_err(|c| {
@@ -459,10 +500,10 @@ pub fn launch(
             global.len() as u32,
             std::ptr::null(),
             global.as_ptr(),
-            std::ptr::null(),
+            local.map_or(std::ptr::null(), |l| l.as_ptr()),
             0,
             std::ptr::null(),
         )
     };
-    check(&format!("kernel {name}"), r)
+    enqueued(&format!("kernel {name}"), r)
 }

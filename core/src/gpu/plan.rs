@@ -18,6 +18,7 @@
 //! plain block of the outer one.
 
 use super::kernel::{compile_parfor, Kernel};
+use super::library::{compile_stmt, copy_kernel, LibKernel};
 use crate::runtime::offload::{Action, FunctionPlan, OffloadPlan, StmtPlan};
 use crate::vrir::ast::{Expr, Function, LValue, LibFn, Module, Stmt, StmtKind};
 use crate::vrir::types::Type;
@@ -29,16 +30,32 @@ use std::sync::Arc;
 pub enum GpuAction {
     /// CPU code follows that reads the action's arrays (and writes those marked).
     Sync { writes: Vec<bool> },
-    /// The section ends: everything comes home, the tables are cleared.
-    EndSection,
+    /// A section begins (sections nest dynamically when one calls a function that has
+    /// its own: only the outermost one's end may drop what it does not keep).
+    BeginSection,
+    /// The section ends: the tables are cleared after bringing home what only the
+    /// device holds: all of it when `keep_all`, else only the bytes of the action's
+    /// arrays, `keep` of them (every array that code after the section may read); the
+    /// rest (dead temporaries, arrays no variable refers to any more) is dropped unread.
+    EndSection { keep_all: bool, keep: usize },
     /// Run a parfor as a kernel.
     Parfor {
         kernel: Arc<Kernel>,
         function: String,
     },
     /// `vars[0] = copy(vars[1])`, deferred (copy-on-potential-write); the layout of
-    /// `vars[0]`'s type (the new array's storage order).
-    Copy { layout: crate::vrir::types::Layout },
+    /// `vars[0]`'s type (the new array's storage order); `gather`: the kernel that copies
+    /// a source the deferred copy cannot take (not contiguous in that order).
+    Copy {
+        layout: crate::vrir::types::Layout,
+        gather: Option<Arc<LibKernel>>,
+    },
+    /// A library operation (`gpu/library`): element-wise trees, reductions, matmul,
+    /// transpose, copying slices.
+    Library {
+        kernel: Arc<LibKernel>,
+        function: String,
+    },
 }
 
 /// A module's plan for the GPU.
@@ -50,13 +67,45 @@ pub struct GpuPlan {
     pub notes: Vec<String>,
     /// Sections found.
     pub sections: usize,
+    /// Per section (numbered from 0 in the order found): where it is.
+    pub section_info: Vec<SectionInfo>,
+    /// The section each action belongs to.
+    pub section_of: HashMap<u32, usize>,
+}
+
+/// Where a section is, for reports: its function and the lines its statements span.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SectionInfo {
+    pub function: String,
+    pub first_line: Option<u32>,
+    pub last_line: Option<u32>,
+}
+
+impl SectionInfo {
+    /// `f, lines 3-7` (or `f` when the front end gave no lines).
+    pub fn describe(&self) -> String {
+        match (self.first_line, self.last_line) {
+            (Some(a), Some(b)) if a != b => format!("{}, lines {a}-{b}", self.function),
+            (Some(a), _) => format!("{}, line {a}", self.function),
+            _ => self.function.clone(),
+        }
+    }
 }
 
 impl GpuPlan {
+    /// Parfors compiled to kernels.
     pub fn kernels(&self) -> usize {
         self.actions
             .values()
             .filter(|a| matches!(a, GpuAction::Parfor { .. }))
+            .count()
+    }
+
+    /// Library operations placed on the device.
+    pub fn library_tasks(&self) -> usize {
+        self.actions
+            .values()
+            .filter(|a| matches!(a, GpuAction::Library { .. }))
             .count()
     }
 }
@@ -69,6 +118,7 @@ struct Planner<'m> {
     out: &'m mut GpuPlan,
     next_id: &'m mut u32,
     kernels: usize,
+    live: crate::analysis::liveness::LiveVars,
 }
 
 /// Plan every section of `m` (a verified module).
@@ -89,6 +139,7 @@ pub fn plan(m: &Module) -> GpuPlan {
             out: &mut out,
             next_id: &mut next_id,
             kernels: 0,
+            live: crate::analysis::liveness::LiveVars::compute(f),
         };
         p.outside(&f.body);
         let fp = std::mem::take(&mut p.plan);
@@ -109,6 +160,9 @@ impl<'m> Planner<'m> {
         let id = *self.next_id;
         *self.next_id += 1;
         self.out.actions.insert(id, meaning);
+        if let Some(k) = self.out.sections.checked_sub(1) {
+            self.out.section_of.insert(id, k);
+        }
         Action {
             id,
             vars,
@@ -136,8 +190,22 @@ impl<'m> Planner<'m> {
             match &s.kind {
                 StmtKind::Block(b) if b.on_gpu => {
                     self.out.sections += 1;
+                    let lines: Vec<u32> = crate::analysis::preorder(&b.stmts)
+                        .iter()
+                        .filter_map(|x| x.line)
+                        .chain(s.line)
+                        .collect();
+                    self.out.section_info.push(SectionInfo {
+                        function: self.f.name.clone(),
+                        first_line: lines.iter().min().copied(),
+                        last_line: lines.iter().max().copied(),
+                    });
+                    let begin = self.action(Vec::new(), GpuAction::BeginSection);
+                    self.at(s).before = Some(begin);
                     self.section(&b.stmts, 0);
-                    let end = self.action(Vec::new(), GpuAction::EndSection);
+                    let id = self.ids[&(s as *const Stmt)];
+                    let live_after = self.live.live_out.get(id).cloned().unwrap_or_default();
+                    let end = self.end_action(&live_after);
                     self.at(s).after = Some(end);
                 }
                 _ => {
@@ -213,14 +281,34 @@ impl<'m> Planner<'m> {
                                 Some(Type::Array(a)) => a.layout,
                                 _ => crate::vrir::types::Layout::Row,
                             };
+                            let gather = copy_kernel(self.f, dst, src, s.line).map(Arc::new);
                             let vars = self.typed([dst.clone(), src.clone()]);
-                            let a = self.action(vars, GpuAction::Copy { layout });
+                            let a = self.action(vars, GpuAction::Copy { layout, gather });
                             self.at(s).task = Some(a);
                             return;
                         }
                     }
                 }
-                self.cpu_leaf(s);
+                // Library kernels are named by what they are, so that equal ones share a
+                // program (the cache is keyed by source).
+                match compile_stmt(self.m, self.f, s, "vr_map") {
+                    Some(Ok(k)) => {
+                        let mut a = self.action(
+                            k.vars.clone(),
+                            GpuAction::Library {
+                                kernel: Arc::new(k.clone()),
+                                function: self.f.name.clone(),
+                            },
+                        );
+                        a.values = k.values.clone();
+                        self.at(s).task = Some(a);
+                    }
+                    Some(Err(why)) => {
+                        self.note(s, &why);
+                        self.cpu_leaf(s);
+                    }
+                    None => self.cpu_leaf(s),
+                }
             }
             StmtKind::If { cond, then, els } => {
                 self.sync_before(s, &[cond]);
@@ -248,11 +336,19 @@ impl<'m> Planner<'m> {
                 self.section(&body.stmts, loops + 1);
             }
             StmtKind::Return { .. } => {
-                let end = self.action(Vec::new(), GpuAction::EndSection);
+                let id = self.ids[&(s as *const Stmt)];
+                let live = self.live.live_in.get(id).cloned().unwrap_or_default();
+                let end = self.end_action(&live);
                 self.at(s).before = Some(end);
             }
             StmtKind::Break | StmtKind::Continue if loops == 0 => {
-                let end = self.action(Vec::new(), GpuAction::EndSection);
+                let end = self.action(
+                    Vec::new(),
+                    GpuAction::EndSection {
+                        keep_all: true,
+                        keep: 0,
+                    },
+                );
                 self.at(s).before = Some(end);
             }
             StmtKind::Break | StmtKind::Continue => {}
@@ -260,15 +356,52 @@ impl<'m> Planner<'m> {
         }
     }
 
-    /// Array variables named in `exprs`.
+    /// The end of a section where `live` is live: what code after it may read is every
+    /// array parameter (the caller sees them) and every live array variable; by address
+    /// range, so views and aliases of them come home too. A live variable of another
+    /// type that may hold arrays (a tuple) keeps everything.
+    fn end_action(&mut self, live: &BTreeSet<String>) -> Action {
+        let holds_arrays_otherwise = live.iter().any(|v| {
+            matches!(self.f.var_type(v), Some(t) if !matches!(t, Type::Scalar { .. } | Type::Array(_)))
+        });
+        if holds_arrays_otherwise {
+            return self.action(
+                Vec::new(),
+                GpuAction::EndSection {
+                    keep_all: true,
+                    keep: 0,
+                },
+            );
+        }
+        let names: Vec<String> = self
+            .f
+            .params
+            .iter()
+            .map(|p| p.name.clone())
+            .chain(live.iter().cloned())
+            .collect::<BTreeSet<String>>()
+            .into_iter()
+            .collect();
+        let kept: Vec<(String, Type)> = self
+            .typed(names)
+            .into_iter()
+            .filter(|(_, t)| matches!(t, Type::Array(_)))
+            .collect();
+        let keep = kept.len();
+        self.action(
+            kept,
+            GpuAction::EndSection {
+                keep_all: false,
+                keep,
+            },
+        )
+    }
+
+    /// Array variables whose elements `exprs` read.
     fn arrays_in(&self, exprs: &[&Expr]) -> Vec<(String, Type)> {
         let mut names = BTreeSet::new();
         for e in exprs {
-            crate::analysis::walk_expr(e, &mut |x| {
-                if let Expr::Var { name } = x {
-                    names.insert(name.clone());
-                }
-            });
+            data_reads(e, &mut names);
         }
         self.typed(names)
             .into_iter()
@@ -312,10 +445,8 @@ impl<'m> Planner<'m> {
                 _ => {}
             }
             for e in crate::analysis::stmt_exprs(x) {
+                data_reads(e, &mut names);
                 crate::analysis::walk_expr(e, &mut |y| match y {
-                    Expr::Var { name } => {
-                        names.insert(name.clone());
-                    }
                     Expr::AtomicAdd { array, .. } | Expr::AtomicCas { array, .. } => {
                         names.insert(array.clone());
                         written.insert(array.clone());
@@ -343,7 +474,13 @@ impl<'m> Planner<'m> {
             }
         }
         if compound {
-            let end = self.action(Vec::new(), GpuAction::EndSection);
+            let end = self.action(
+                Vec::new(),
+                GpuAction::EndSection {
+                    keep_all: true,
+                    keep: 0,
+                },
+            );
             self.at(s).before = Some(end);
             return;
         }
@@ -356,16 +493,55 @@ impl<'m> Planner<'m> {
     }
 }
 
+/// Variables `e` reads, except arrays it asks only for their extents (`dim`, `len`,
+/// `ndims`): those need no synchronisation (VRRuntime's shape table and the host's
+/// descriptor agree on extents), so `(zeros T (len x))` after a kernel wrote `x` moves
+/// nothing.
+fn data_reads(e: &Expr, out: &mut BTreeSet<String>) {
+    match e {
+        Expr::Var { name } => {
+            out.insert(name.clone());
+        }
+        Expr::Dim { arg, .. } if matches!(arg.as_ref(), Expr::Var { .. }) => {}
+        Expr::Lib {
+            func: LibFn::Len | LibFn::Ndims,
+            args,
+        } if matches!(args.as_slice(), [Expr::Var { .. }]) => {}
+        _ => {
+            for c in crate::analysis::sub_exprs(e) {
+                data_reads(c, out);
+            }
+        }
+    }
+}
+
 fn sanitize(n: &str) -> String {
     n.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect()
 }
 
+/// The `on_gpu` blocks of `m` (outermost ones: a block nested in a section is part of
+/// it).
+pub fn section_count(m: &Module) -> usize {
+    fn count(stmts: &[Stmt]) -> usize {
+        stmts
+            .iter()
+            .map(|s| match &s.kind {
+                StmtKind::Block(b) if b.on_gpu => 1,
+                _ => crate::analysis::child_blocks(s)
+                    .iter()
+                    .map(|b| count(&b.stmts))
+                    .sum(),
+            })
+            .sum()
+    }
+    m.functions.iter().map(|f| count(&f.body)).sum()
+}
+
 /// `m` with every function body wrapped in one GPU section (`vr test --wrap-gpu`),
-/// except the bodies of functions that draw random numbers, directly or through their
-/// callees: the host's generator is one serial stream, so the verifier refuses draws in
-/// a GPU section, and such functions keep running on the CPU as written.
+/// except functions that draw random numbers (directly or through calls): draws are
+/// effects on the host's one serial stream, which the verifier keeps out of sections.
 pub fn wrap_in_sections(m: &Module) -> Module {
     let draws: Vec<bool> = m
         .functions

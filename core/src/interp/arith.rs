@@ -355,6 +355,11 @@ pub(crate) fn lib1(f: LibFn, a: Scalar) -> VrResult<Scalar> {
             C128(x) => C128(transcendental!(f, x)),
             _ => return Err(bad()),
         },
+        LibFn::Expm1 => match a {
+            F32(x) => F32(x.exp_m1()),
+            F64(x) => F64(x.exp_m1()),
+            _ => return Err(bad()),
+        },
         LibFn::Abs => match a {
             I32(x) => I32(x.wrapping_abs()),
             I64(x) => I64(x.wrapping_abs()),

@@ -30,7 +30,11 @@
 //!   same 0 or 1, so floating-point sums are bit-identical.
 //! - Errors name the same line: simplify's temporaries carry their user's line; one
 //!   from another source line is absorbed only when none of its operations can fail.
-//! - Nothing is fused inside `parfor` bodies or GPU sections.
+//! - Nothing is fused inside `parfor` bodies. Inside GPU sections a chain becomes one
+//!   element-wise tree again (the temporaries substituted back into their user, no loops):
+//!   the GPU planner compiles a tree into one kernel (`gpu/library`), and on the CPU the
+//!   tree is evaluated as written before `simplify` split it. Reductions there keep their
+//!   operand as written.
 //!
 //! - A reduction with an accumulator type (`:acc f80`) or a mean keeps its node: its
 //!   chain fuses into one loop writing one array, and the reduction folds that array
@@ -41,8 +45,7 @@
 
 use super::elementwise::{
     assign, element, fresh_local, identity, loop_nest, mentions, parallel_when_large, recognise,
-    same_shape_test,
-    storage_is_logical, store, Tree,
+    same_shape_test, storage_is_logical, store, Tree,
 };
 use super::{Counters, Pass, PassContext};
 use crate::analysis::reaching::ReachingDefs;
@@ -67,6 +70,8 @@ struct Fuser<'a> {
     m: &'a Module,
     /// Fused element-wise loops over many elements become `parfor` (cpu-par).
     parallel: bool,
+    /// Inside a GPU section: chains become trees, not loops.
+    in_gpu: bool,
     /// The function as written (analyses and mention counts refer to it).
     orig: Function,
     /// The function's symbol table, where fresh locals are added.
@@ -134,20 +139,28 @@ impl Fuser<'_> {
         for (j, mut s) in stmts.into_iter().enumerate() {
             let sid = ids[j];
             match &mut s.kind {
-                StmtKind::Block(b) if !b.on_gpu => {
-                    b.stmts = self.stmts(std::mem::take(&mut b.stmts), sid + 1)
+                StmtKind::Block(b) => {
+                    let outer = self.in_gpu;
+                    self.in_gpu |= b.on_gpu;
+                    b.stmts = self.stmts(std::mem::take(&mut b.stmts), sid + 1);
+                    self.in_gpu = outer;
                 }
                 StmtKind::If { then, els, .. } => {
                     let else_first = sid + 1 + then.stmts.iter().map(stmt_count).sum::<usize>();
-                    if !then.on_gpu {
-                        then.stmts = self.stmts(std::mem::take(&mut then.stmts), sid + 1);
-                    }
-                    if let Some(e) = els.as_mut().filter(|e| !e.on_gpu) {
+                    let outer = self.in_gpu;
+                    self.in_gpu = outer || then.on_gpu;
+                    then.stmts = self.stmts(std::mem::take(&mut then.stmts), sid + 1);
+                    if let Some(e) = els.as_mut() {
+                        self.in_gpu = outer || e.on_gpu;
                         e.stmts = self.stmts(std::mem::take(&mut e.stmts), else_first);
                     }
+                    self.in_gpu = outer;
                 }
-                StmtKind::For { body, .. } | StmtKind::While { body, .. } if !body.on_gpu => {
-                    body.stmts = self.stmts(std::mem::take(&mut body.stmts), sid + 1)
+                StmtKind::For { body, .. } | StmtKind::While { body, .. } => {
+                    let outer = self.in_gpu;
+                    self.in_gpu |= body.on_gpu;
+                    body.stmts = self.stmts(std::mem::take(&mut body.stmts), sid + 1);
+                    self.in_gpu = outer;
                 }
                 _ => {}
             }
@@ -201,6 +214,12 @@ impl Fuser<'_> {
             },
             _ => return None,
         };
+        if self.in_gpu {
+            // Only element-wise chains into a variable, as one tree.
+            if target.is_none() || recognise(self.m, &self.orig, value).is_none() {
+                return None;
+            }
+        }
         let (root, tree) = match value {
             Expr::Reduce {
                 op: op @ (ReduceOp::Sum | ReduceOp::Prod),
@@ -289,6 +308,14 @@ impl Fuser<'_> {
             return None;
         }
         let line = s.line;
+        if self.in_gpu {
+            // The tree as one statement: its shapes, errors and order are those of the
+            // statements it replaces, which computed exactly these operations in this
+            // order (simplify's split undone).
+            let target = target.expect("checked above");
+            let counts = [info.ops as u64, absorbed as u64, 0];
+            return Some((absorbed, vec![assign(target, tree, line)], counts));
+        }
         let fused = match root {
             Root::Map => self.map_loop(target, &tree, &info, line)?,
             Root::Reduce(op) => self.reduce_loop(target, op, &tree, &info, line)?,
@@ -379,7 +406,11 @@ impl Fuser<'_> {
         let col = info.fallible == 0 && !storage_is_logical(&info.ty);
         let body = vec![store(&dest, &idx, element(tree, &idx, &info.arrays), line)];
         let nest = loop_nest(self.m.index_base, &idx, extents.clone(), col, body, line);
-        out.push(if self.parallel && info.fallible == 0 { parallel_when_large(nest, &extents) } else { nest });
+        out.push(if self.parallel && info.fallible == 0 {
+            parallel_when_large(nest, &extents)
+        } else {
+            nest
+        });
         match (target, direct) {
             (Some(t), None) => out.push(assign(t, Expr::var(dest), line)),
             (None, _) => out.push(give_back(Expr::var(dest), line)),
@@ -497,6 +528,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
     let mut fuser = Fuser {
         m: cx.module,
         parallel: cx.options.parallel_loops,
+        in_gpu: false,
         orig: f.clone(),
         table,
         reach: ReachingDefs::compute(f),

@@ -12,6 +12,10 @@
 //! `and`/`or` (it may not run), from loop domains and `while` conditions, from the array
 //! operand of an index (errors name that array), or inside `parfor` bodies (whose
 //! iterations may run concurrently).
+//!
+//! Inside GPU sections a returned array expression is made a temporary too
+//! (`(return (+ a b))` becomes `(set _t1 (+ a b)) (return _t1)`): the section ends before
+//! `return`, so only as an assignment inside it can the GPU compute it.
 
 use super::{sub_exprs_mut, Counters, Pass, PassContext};
 use crate::analysis::reaching::ReachingDefs;
@@ -40,6 +44,8 @@ struct Simplifier<'a> {
     id: usize,
     line: Option<u32>,
     hoisted: Vec<Stmt>,
+    /// Inside a GPU section.
+    in_gpu: bool,
 }
 
 /// Whether `e` (of array type) certainly builds a new array.
@@ -77,8 +83,8 @@ impl Simplifier<'_> {
         match e {
             Expr::Const { .. } => return,
             Expr::Var { name } => {
-                let ok =
-                    self.temps.contains(name.as_str()) || self.reach.certainly_assigned(self.id, name);
+                let ok = self.temps.contains(name.as_str())
+                    || self.reach.certainly_assigned(self.id, name);
                 *clean = clean_at_start && ok;
                 return;
             }
@@ -139,12 +145,11 @@ impl Simplifier<'_> {
                 StmtKind::Assign { value, .. } if !in_parfor => {
                     self.expr(value, true, true, &mut clean)
                 }
-                StmtKind::Expr { expr } if !in_parfor => {
-                    self.expr(expr, true, true, &mut clean)
-                }
+                StmtKind::Expr { expr } if !in_parfor => self.expr(expr, true, true, &mut clean),
                 StmtKind::Return { values } if !in_parfor => {
+                    let top = !self.in_gpu;
                     for v in values.iter_mut() {
-                        self.expr(v, true, true, &mut clean);
+                        self.expr(v, top, true, &mut clean);
                     }
                 }
                 StmtKind::If { cond, then, els } => {
@@ -155,17 +160,27 @@ impl Simplifier<'_> {
                     // branches simplified next.
                     let from_cond = std::mem::take(&mut self.hoisted);
                     let else_first = id + 1 + then.stmts.iter().map(stmt_count).sum::<usize>();
+                    let outer = self.in_gpu;
+                    self.in_gpu = outer || then.on_gpu;
                     then.stmts = self.stmts(std::mem::take(&mut then.stmts), id + 1, in_parfor);
                     if let Some(e) = els {
+                        self.in_gpu = outer || e.on_gpu;
                         e.stmts = self.stmts(std::mem::take(&mut e.stmts), else_first, in_parfor);
                     }
+                    self.in_gpu = outer;
                     self.hoisted = from_cond;
                 }
                 StmtKind::Block(b) => {
-                    b.stmts = self.stmts(std::mem::take(&mut b.stmts), id + 1, in_parfor)
+                    let outer = self.in_gpu;
+                    self.in_gpu |= b.on_gpu;
+                    b.stmts = self.stmts(std::mem::take(&mut b.stmts), id + 1, in_parfor);
+                    self.in_gpu = outer;
                 }
                 StmtKind::For { body, .. } | StmtKind::While { body, .. } => {
-                    body.stmts = self.stmts(std::mem::take(&mut body.stmts), id + 1, in_parfor)
+                    let outer = self.in_gpu;
+                    self.in_gpu |= body.on_gpu;
+                    body.stmts = self.stmts(std::mem::take(&mut body.stmts), id + 1, in_parfor);
+                    self.in_gpu = outer;
                 }
                 StmtKind::Parfor { body, .. } => {
                     body.stmts = self.stmts(std::mem::take(&mut body.stmts), id + 1, true)
@@ -194,6 +209,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
         id: 0,
         line: None,
         hoisted: Vec::new(),
+        in_gpu: false,
     };
     let body = s.stmts(body, 0, false);
     *counters.entry("temporaries").or_default() += s.temps.len() as u64;

@@ -13,7 +13,7 @@
 use crate::analysis::{calls, param_writes};
 use crate::cpu::CompiledModule;
 use crate::runtime::cache_trust::Problem;
-use crate::runtime::disk_cache::{DiskCache, Lookup};
+use crate::runtime::disk_cache::DiskCache;
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::vrir::ast::{Function, Module};
 use crate::vrir::types::{Layout, Type};
@@ -304,51 +304,20 @@ impl CompileCache {
     }
 
     /// Compile `sub` (for `func`), through the on-disk cache when enabled; with what
-    /// the disk cache did (`Specialized::disk`).
+    /// the disk cache did (`Specialized::disk`). The compile itself is the driver's
+    /// (`driver::compile_unit`: it chooses the backend); the counts are the cache's.
     fn compile(&self, sub: &Module, key: &str, opts: &CompileOptions) -> VrResult<(CompiledModule, String)> {
-        if opts.gpu {
-            // Offload actions hold the engine's plan: compiled in process only.
+        // Without a cache, the only note is why its directory was refused.
+        let off_note = || self.disk_note().unwrap_or_else(|| "off".to_string());
+        let unit = crate::driver::compile_unit(sub, key, opts.cpu(), opts.gpu, self.disk.get(), &compiler_id(), off_note)?;
+        if unit.built {
             self.compiles.fetch_add(1, Ordering::Relaxed);
-            return Ok((crate::driver::compile_gpu(sub, opts.cpu())?, "not used: GPU sections compile in process only".to_string()));
         }
-        let Some(disk) = self.disk.get() else {
-            self.compiles.fetch_add(1, Ordering::Relaxed);
-            // Without a cache, the only note is why its directory was refused.
-            let what = self.disk_note().unwrap_or_else(|| "off".to_string());
-            return Ok((crate::cpu::compile_with(sub, opts.cpu())?, what));
-        };
-        let disk_key = format!("{key}\n{}\n{}", crate::cpu::target_id(), compiler_id());
-        let mut untrusted = None;
-        match disk.load(&disk_key) {
-            Lookup::Hit(object) => match crate::cpu::load_object(sub, &object, opts.cpu()) {
-                Ok(c) => {
-                    disk.hits.fetch_add(1, Ordering::Relaxed);
-                    return Ok((c, format!("loaded from {}", disk.dir().display())));
-                }
-                // Passed the checksum but does not link: rebuilt below.
-                Err(_) => disk.reject(&disk.path_for(&disk_key)),
-            },
-            Lookup::Miss => {}
-            Lookup::Untrusted(why) => {
-                // Not loaded, and not replaced either: the user should see it as found.
-                self.disk_untrusted.fetch_add(1, Ordering::Relaxed);
-                self.note(format!("entry not loaded: {why}; that function compiles in memory"));
-                untrusted = Some(why);
-            }
+        if let Some(why) = &unit.untrusted {
+            self.disk_untrusted.fetch_add(1, Ordering::Relaxed);
+            self.note(format!("entry not loaded: {why}; that function compiles in memory"));
         }
-        crate::vrir::verify::verify_module(sub)?;
-        let object = crate::cpu::emit_object(sub, opts.cpu())?;
-        self.compiles.fetch_add(1, Ordering::Relaxed);
-        let what = if let Some(why) = untrusted {
-            format!("entry not loaded: {why}; compiled in memory, nothing written")
-        } else {
-            // A full disk or a read-only directory only costs the next process a compile.
-            match disk.store(&disk_key, &object) {
-                Ok(()) => format!("compiled; written to {}", disk.dir().display()),
-                Err(e) => format!("compiled; not written to {} ({e})", disk.dir().display()),
-            }
-        };
-        Ok((crate::cpu::load_object(sub, &object, opts.cpu())?, what))
+        Ok((unit.compiled, unit.disk))
     }
 
     /// `func` of `m` (a verified module) compiled for arguments of types `given`, from

@@ -172,6 +172,10 @@ pub trait ActionEnv {
 pub trait OffloadEngine: Send + Sync {
     /// A session for one top-level call (used by one thread).
     fn session(&self) -> Box<dyn OffloadSession>;
+    /// What the engine did so far, for `explain` (lines of text; empty by default).
+    fn report(&self) -> String {
+        String::new()
+    }
 }
 
 /// One call's engine state.

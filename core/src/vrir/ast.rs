@@ -336,6 +336,8 @@ pub enum LibFn {
     Sinh,
     Cosh,
     Tanh,
+    /// `exp(x) - 1` without cancellation (C's `expm1`), floats only.
+    Expm1,
     Abs,
     Floor,
     Ceil,
@@ -375,7 +377,7 @@ pub enum LibFn {
 }
 
 impl LibFn {
-    pub const ALL: [LibFn; 38] = [
+    pub const ALL: [LibFn; 39] = [
         LibFn::Sqrt,
         LibFn::Exp,
         LibFn::Log,
@@ -389,6 +391,7 @@ impl LibFn {
         LibFn::Sinh,
         LibFn::Cosh,
         LibFn::Tanh,
+        LibFn::Expm1,
         LibFn::Abs,
         LibFn::Floor,
         LibFn::Ceil,
@@ -431,6 +434,7 @@ impl LibFn {
             LibFn::Sinh => "sinh",
             LibFn::Cosh => "cosh",
             LibFn::Tanh => "tanh",
+            LibFn::Expm1 => "expm1",
             LibFn::Abs => "abs",
             LibFn::Floor => "floor",
             LibFn::Ceil => "ceil",

@@ -201,7 +201,7 @@ test_that("a section that does not compile for its types runs in R", {
   f <- function(n) {
     cat("")
     y <- 0
-    for (i in 1:n) if (i == 2) y <- c(1, 2)
+    for (i in 1:n) if (i == 2) y <- matrix(1, 2, 2)
     y
   }
   g <- vr_compile(f)

@@ -504,7 +504,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         }
         let v: Val = match func {
             Sqrt | Exp | Log | Log10 | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh
-            | Tanh => {
+            | Tanh | Expm1 => {
                 if !t.is_float() {
                     return Err(bad(self, g));
                 }

@@ -110,7 +110,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
         "as.integer" | "as.double" | "as.numeric" | "as.logical" | "as.complex" => convert(lw, name, args, line),
         "invisible" | "identity" => one_arg(lw, name, args, line).and_then(|e| lw.expr(e)),
         "complex" => complex_ctor(lw, args, line),
-        "seq" if super::sequences::is_value(args) => super::sequences::seq_length_out(lw, args, line),
+        "seq" if super::sequences::is_value(args) => super::sequences::seq_value(lw, args, line),
         "seq_len" | "seq_along" | "seq" => super::sequences::seq_call(lw, name, args, line).and_then(|p| lw.materialize(p)),
         _ if super::random::is_random(name) => super::random::call(lw, name, args, line),
         _ => return None,
@@ -348,31 +348,62 @@ fn concat(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
         return Err(lw.unsupported("`c()`", line, "an empty `c()` is NULL"));
     }
     let mut parts = Vec::new();
+    // For each part, the bool variable saying whether it is there (`zero_droppable`).
+    let mut present: Vec<Option<String>> = Vec::new();
     let mut elem = LOGICAL;
     for a in args {
         if a.name.is_some() {
             return Err(lw.unsupported("named element of `c(...)`", line, "names do not compile"));
         }
-        let v = lw.expr(&a.value)?;
+        let (v, there) = match zero_droppable(lw, &a.value, line) {
+            Some(r) => {
+                let (v, there) = r?;
+                (v, Some(there))
+            }
+            None => (lw.expr(&a.value)?, None),
+        };
         if v.ty.rank > 1 {
             return Err(lw.unsupported("`c(...)` of a matrix", line, "compiled `c` joins scalars and vectors"));
         }
         elem = wider(elem, v.ty.elem);
         parts.push(lw.hoist(v));
+        present.push(there);
     }
-    // Positions are constants while every part so far is a scalar.
-    let mut len = i64c(parts.iter().filter(|p| p.ty.rank == 0).count() as i64);
-    for p in parts.iter().filter(|p| p.ty.rank > 0) {
-        len = bin(vrir::BinOp::Add, len, lib(LibFn::Len, vec![p.expr.clone()]));
+    // Positions are constants while every part so far is a scalar that is there.
+    let mut len = i64c(parts.iter().zip(&present).filter(|(p, t)| p.ty.rank == 0 && t.is_none()).count() as i64);
+    for (p, t) in parts.iter().zip(&present) {
+        if let Some(t) = t {
+            let one = lw.cast(Lowered::new(vrir::Expr::var(t), Ty::scalar(LOGICAL)), ScalarType::I64).expr;
+            len = bin(vrir::BinOp::Add, len, one);
+        } else if p.ty.rank > 0 {
+            len = bin(vrir::BinOp::Add, len, lib(LibFn::Len, vec![p.expr.clone()]));
+        }
     }
     let ty = Ty::array(elem, 1);
     let out = lw.temp(&arr_ty(lw, ty));
     lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: out.clone() }], value: alloc(AllocInit::Empty, elem, vec![len]) });
     let mut pos: Option<String> = None;
-    for (k, p) in parts.into_iter().enumerate() {
+    for (k, (p, there)) in parts.into_iter().zip(present).enumerate() {
         let scalar = p.ty.rank == 0;
         let n = if scalar { i64c(1) } else { lib(LibFn::Len, vec![p.expr.clone()]) };
         let v = lw.cast(p, elem);
+        if let Some(there) = there {
+            // Written, and counted, only when the element is there.
+            let at = match &pos {
+                Some(name) => name.clone(),
+                None => {
+                    let name = lw.temp(&Type::I64);
+                    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: name.clone() }], value: i64c(k as i64) });
+                    pos = Some(name.clone());
+                    name
+                }
+            };
+            let next = bin(vrir::BinOp::Add, vrir::Expr::var(&at), i64c(1));
+            let store = Stmt { kind: StmtKind::Assign { targets: vec![LValue::Index { array: out.clone(), indices: vec![next.clone()], flags: IndexFlags::default() }], value: v.expr }, line: Some(line) };
+            let step = Stmt { kind: StmtKind::Assign { targets: vec![LValue::Var { name: at.clone() }], value: next }, line: Some(line) };
+            lw.emit(StmtKind::If { cond: vrir::Expr::var(&there), then: Block { on_gpu: false, stmts: vec![store, step] }, els: None });
+            continue;
+        }
         if pos.is_none() && scalar {
             lw.emit(StmtKind::Assign { targets: vec![LValue::Index { array: out.clone(), indices: vec![i64c(k as i64 + 1)], flags: IndexFlags::default() }], value: v.expr });
             continue;
@@ -399,6 +430,83 @@ fn concat(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
         lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: at.clone() }], value: bin(vrir::BinOp::Add, vrir::Expr::var(&at), n) });
     }
     Ok(Lowered::new(vrir::Expr::var(out), ty))
+}
+
+/// An argument of `c(...)` that reads one element with indices computed at run time
+/// (`m[floor(x), ceiling(y)]`): R's index 0 selects nothing there, so the element drops
+/// out of the result (the neighbours of a border cell in a stencil, the rays of the
+/// ReactorLabs volcano benchmark). Lowered as the read when no index truncates to 0,
+/// and a bool variable saying which; with a zero index, another index that is negative
+/// or past its extent (R: an error, or an exclusion) raises `zero_index_other`
+/// (`unsupported`). None when `e` is not such a read.
+fn zero_droppable(lw: &mut Lowerer, e: &Expr, line: Line) -> Option<LResult<(Lowered, String)>> {
+    let ExprKind::Index { target, indices, double: false } = &e.kind else { return None };
+    let ExprKind::Var(name) = &target.kind else { return None };
+    let t = lw.var_type(name, line).ok()?;
+    if t.rank == 0 || t.rank as usize != indices.len() || lw.is_growable(name) {
+        return None;
+    }
+    let idx: Vec<&Expr> = indices.iter().map(|i| i.as_ref()).collect::<Option<_>>()?;
+    // Literal indices, exclusions and sequences keep their own rules.
+    let lang = lw.prog.lang;
+    let sequence = |i: &Expr| match &i.kind {
+        ExprKind::Binary(crate::frontend::hir::BinOp::Colon, ..) => true,
+        ExprKind::Call { func, .. } => matches!(func.as_str(), "seq" | "seq_len" | "seq_along" | "c" | "which" | "rev"),
+        _ => false,
+    };
+    if idx.iter().any(|i| matches!(i.kind, ExprKind::Double(_) | ExprKind::Int(_)) || lang.is_exclusion(i) || sequence(i)) {
+        return None;
+    }
+    Some(zero_droppable_read(lw, name, t, &idx, line))
+}
+
+fn zero_droppable_read(lw: &mut Lowerer, name: &str, t: Ty, idx: &[&Expr], line: Line) -> LResult<(Lowered, String)> {
+    let mut values = Vec::new();
+    for i in idx {
+        values.push(lw.expr(i)?);
+    }
+    let bound: Vec<String> = values.iter().map(|v| lw.bind_value(v.clone())).collect();
+    let read = Expr::new(
+        ExprKind::Index {
+            target: Box::new(Expr::new(ExprKind::Var(name.to_string()), line)),
+            indices: bound.iter().map(|b| Some(Expr::new(ExprKind::Var(b.clone()), line))).collect(),
+            double: false,
+        },
+        line,
+    );
+    if values.iter().any(|v| v.ty.rank != 0 || !matches!(v.ty.elem, INTEGER | DOUBLE)) {
+        // Not a read of one element: R's rules as for any index.
+        let r = lw.expr(&read);
+        bound.iter().for_each(|b| lw.unbind(b));
+        let v = r?;
+        let there = lw.temp(&Type::BOOL);
+        lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: there.clone() }], value: vrir::Expr::lit(vrir::Literal::Bool(true)) });
+        return Ok((v, there));
+    }
+    // R truncates a double index toward zero: 0.5 selects nothing too.
+    let whole: Vec<vrir::Expr> = values.iter().map(|v| lw.hoist(lw.cast(v.clone(), ScalarType::I64)).expr).collect();
+    let zero = whole.iter().map(|w| bin(vrir::BinOp::Eq, w.clone(), i64c(0))).reduce(|a, b| bin(vrir::BinOp::Or, a, b)).expect("one index or more");
+    let there = lw.temp(&Type::BOOL);
+    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: there.clone() }], value: vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(zero.clone()) } });
+    let var = vrir::Expr::var(lw.vrir_var_name(name));
+    let outside = whole
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            let extent = if t.rank == 1 { lib(LibFn::Len, vec![var.clone()]) } else { vrir::Expr::Dim { arg: Box::new(var.clone()), axis: k as u32 } };
+            bin(vrir::BinOp::Or, bin(vrir::BinOp::Lt, w.clone(), i64c(0)), bin(vrir::BinOp::Gt, w.clone(), extent))
+        })
+        .reduce(|a, b| bin(vrir::BinOp::Or, a, b))
+        .expect("one index or more");
+    lw.raise_if(bin(vrir::BinOp::And, zero, outside), "zero_index_other");
+    let (v, stmts) = lw.in_block(|lw| lw.expr(&read));
+    bound.iter().for_each(|b| lw.unbind(b));
+    let v = v?;
+    let out = lw.temp(&v.ty.vrir(lw.layout()));
+    let mut stmts = stmts;
+    stmts.push(Stmt { kind: StmtKind::Assign { targets: vec![LValue::Var { name: out.clone() }], value: v.expr }, line: Some(line) });
+    lw.emit(StmtKind::If { cond: vrir::Expr::var(&there), then: Block { on_gpu: false, stmts }, els: None });
+    Ok((Lowered::new(vrir::Expr::var(out), v.ty), there))
 }
 
 /// R accumulates `sum`, `prod`, `mean`, `cumsum`, `cumprod` and `colSums` & co. of

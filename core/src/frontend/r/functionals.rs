@@ -25,6 +25,10 @@ use crate::vrir::{
     self, AllocInit, ArrayType, Block, IndexFlags, LValue, LibFn, ScalarType, Stmt, StmtKind, Type,
 };
 
+/// The functionals that call their function argument once per element (`outer` calls
+/// it once, on whole vectors): compiled, each is a loop (`Language::iterates`).
+pub const ITERATING: &[&str] = &["sapply", "vapply", "mapply", "Reduce", "Filter", "apply", "lapply", "Map"];
+
 /// The functionals this module compiles; None for any other name.
 pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
     Some(match name {

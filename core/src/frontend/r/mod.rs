@@ -64,9 +64,10 @@ pub fn program(src: &str) -> VrResult<Program> {
     // Sections are cut from the lifted functions, as `sections::analyze` sees them
     // (the R package's outliner asks for them from this same program).
     for (name, of, number, fresh) in outlined {
-        let def = p.defs.get(&of).and_then(|def| super::sections::outline(&p, def, number, rules::RESULTS_MARKER, fresh)).ok_or_else(|| {
+        let def = p.defs.get(&of).and_then(|def| super::sections::outline(&p, &of, def, number, rules::RESULTS_MARKER, fresh)).ok_or_else(|| {
             VrError::new(ErrorKind::InvalidArgument, format!("`{name}`: `{of}` has no section {number}"))
         })?;
+        p.closures.sections.insert(name.clone(), of);
         p.defs.insert(name, def);
     }
     Ok(p)

@@ -12,7 +12,9 @@
 //!   R's nmath: `runif` gives `a` without drawing when `a == b`, else `a + (b - a) * u`;
 //!   `rnorm` gives `mean` without drawing when `sd == 0` or `mean` is infinite, else
 //!   `mean + sd * z`; `rexp` gives 0 for a zero scale (`rate = Inf`), else `scale * e`
-//!   with `scale = 1 / rate`. Invalid parameters give NaN with a warning in R: compiled
+//!   with `scale = 1 / rate`. `rgamma(n, shape, rate = 1, scale = 1/rate)`: nmath's
+//!   GS (shape < 1) and GD algorithms as a helper function (`rgamma_function`), a zero
+//!   parameter giving 0 and an infinite one Inf without drawing. Invalid parameters give NaN with a warning in R: compiled
 //!   code raises `random_nan` (kind `unsupported`: the R package runs the function in R,
 //!   whose stream it has not advanced; see docs/frontend-r.md).
 //! - `sample(x, size, replace = FALSE)`, `sample.int(n, size = n, replace = FALSE)`
@@ -74,7 +76,7 @@ pub fn r_errors_too(reason: &str) -> bool {
 
 /// The R functions this module compiles.
 pub fn is_random(name: &str) -> bool {
-    matches!(name, "runif" | "rnorm" | "rexp" | "sample" | "sample.int")
+    matches!(name, "runif" | "rnorm" | "rexp" | "rgamma" | "sample" | "sample.int")
 }
 
 pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lowered> {
@@ -82,6 +84,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<L
         "runif" => family(lw, Family::Unif, args, line),
         "rnorm" => family(lw, Family::Norm, args, line),
         "rexp" => family(lw, Family::Exp, args, line),
+        "rgamma" => family(lw, Family::Gamma, args, line),
         "sample" => sample(lw, args, line),
         _ => sample_int(lw, args, line),
     }
@@ -293,16 +296,44 @@ enum Family {
     Unif,
     Norm,
     Exp,
+    /// `rgamma(n, shape, rate = 1, scale = 1/rate)`: the second parameter is the rate
+    /// (the scale is `1 / rate` per element, as R's `rgamma` computes it before its
+    /// `.Call`), or the scale when only `scale =` is given (`Family::GammaScale`).
+    Gamma,
+    GammaScale,
 }
 
-/// `runif`, `rnorm`, `rexp`.
+/// `runif`, `rnorm`, `rexp`, `rgamma`.
 fn family(lw: &mut Lowerer, fam: Family, args: &[Arg], line: Line) -> LResult<Lowered> {
     let (name, formals, defaults): (&str, &[&str], [f64; 2]) = match fam {
         Family::Unif => ("runif", &["n", "min", "max"], [0.0, 1.0]),
         Family::Norm => ("rnorm", &["n", "mean", "sd"], [0.0, 1.0]),
         Family::Exp => ("rexp", &["n", "rate"], [1.0, 0.0]),
+        Family::Gamma | Family::GammaScale => ("rgamma", &["n", "shape", "rate", "scale"], [f64::NAN, 1.0]),
     };
+    let mut fam = fam;
     let b = bind(lw, name, args, formals, line)?;
+    let b = if fam == Family::Gamma {
+        // shape is required (R's error otherwise); `rate` and `scale` together is R's
+        // check (a warning or an error), not compiled.
+        required(lw, name, b[1], "shape", line)?;
+        match (b[2], b[3]) {
+            (Some(_), Some(_)) => {
+                return Err(lw.unsupported(
+                    "`rgamma` with both `rate` and `scale`",
+                    line,
+                    "R checks that they agree (\"specify 'rate' or 'scale' but not both\"); give one",
+                ))
+            }
+            (None, Some(s)) => {
+                fam = Family::GammaScale;
+                vec![b[0], b[1], Some(s)]
+            }
+            (r, None) => vec![b[0], b[1], r],
+        }
+    } else {
+        b
+    };
     let n_arg = required(lw, name, b[0], "n", line)?;
     let scalar = is_literal_one(n_arg);
     let n = if scalar {
@@ -318,6 +349,7 @@ fn family(lw: &mut Lowerer, fam: Family, args: &[Arg], line: Line) -> LResult<Lo
         line,
     )?];
     if fam != Family::Exp {
+        let defaults = if matches!(fam, Family::Gamma | Family::GammaScale) { [f64::NAN, 1.0] } else { defaults };
         params.push(param(
             lw,
             b[2],
@@ -467,6 +499,27 @@ fn one_draw(lw: &mut Lowerer, fam: Family, args: &[vrir::Expr], out: &str) -> LR
                 vec![stmt(lw, set(out, mu))],
                 vec![stmt(lw, set(out, drawn))],
             );
+            lw.emit(s);
+        }
+        Family::Gamma | Family::GammaScale => {
+            let a = args[0].clone();
+            let scale = if fam == Family::Gamma {
+                // R: scale = 1/rate, then .Call(C_rgamma, n, shape, scale).
+                lw.hoist(Lowered::new(bin(vrir::BinOp::Div, f64c(1.0), args[1].clone()), Ty::scalar(DOUBLE))).expr
+            } else {
+                args[1].clone()
+            };
+            // nmath's checks: NaN, or a negative parameter (but a zero one gives 0), is
+            // NaN with a warning in R; an infinite one gives Inf without drawing.
+            let nan = or(lib(LibFn::IsNan, vec![a.clone()]), lib(LibFn::IsNan, vec![scale.clone()]));
+            let nonpositive = or(bin(vrir::BinOp::Le, a.clone(), f64c(0.0)), bin(vrir::BinOp::Le, scale.clone(), f64c(0.0)));
+            let zero = or(bin(vrir::BinOp::Eq, a.clone(), f64c(0.0)), bin(vrir::BinOp::Eq, scale.clone(), f64c(0.0)));
+            lw.raise_if(or(nan, and(nonpositive.clone(), not(zero))), "random_nan");
+            let helper = rgamma_helper(lw);
+            let infinite = or(not(finite(a.clone())), not(finite(scale.clone())));
+            let drawn = vrir::Expr::Call { func: helper, args: vec![a, scale] };
+            let inner = if_else(lw, infinite, vec![stmt(lw, set(out, f64c(f64::INFINITY)))], vec![stmt(lw, set(out, drawn))]);
+            let s = if_else(lw, nonpositive, vec![stmt(lw, set(out, f64c(0.0)))], vec![stmt(lw, inner)]);
             lw.emit(s);
         }
         Family::Exp => {
@@ -1041,4 +1094,160 @@ fn misplaced(
         }
     }
     None
+}
+
+/// The name of `rgamma_function`, added to the program once.
+const RGAMMA: &str = "_rgamma";
+
+fn rgamma_helper(lw: &mut Lowerer) -> String {
+    lw.prog.helpers.entry(RGAMMA.into()).or_insert_with(rgamma_function);
+    RGAMMA.into()
+}
+
+/// R's nmath `rgamma(a, scale)` for finite `a > 0` and `scale > 0` (the caller handles the
+/// rest), R 4.x's src/nmath/rgamma.c statement for statement: Ahrens and Dieter's GS
+/// algorithm (1974) for `a < 1`, their GD algorithm (1982) otherwise, drawing with
+/// `unif_rand`, `norm_rand` and `exp_rand` where R does and computing each quantity with
+/// C's operations in C's order (`0.5 * t * t * p * v` is `((0.5 * t) * t * p) * v`;
+/// `expm1`, `log`, `exp`, `sqrt` are the C library's), so that every acceptance test, and
+/// so the stream consumed, is R's. R caches `s`, `s2`, `d`, `q0`, `b`, `si`, `c` per `a`
+/// in statics; recomputing them gives the same values.
+fn rgamma_function() -> vrir::Function {
+    use vrir::BinOp::{Add, Div, Ge, Gt, Le, Lt, Mul, Sub};
+    let v = |n: &str| var(n);
+    let c = f64c;
+    let b2 = |op, x: vrir::Expr, y: vrir::Expr| bin(op, x, y);
+    let f1 = |f: LibFn, x: vrir::Expr| lib(f, vec![x]);
+    let st = |kind: StmtKind| Stmt { kind, line: None };
+    let assign = |n: &str, e: vrir::Expr| st(set(n, e));
+    let ret = |e: vrir::Expr| st(StmtKind::Return { values: vec![e] });
+    let brk = || st(StmtKind::Break);
+    let block = |stmts: Vec<Stmt>| Block { on_gpu: false, stmts };
+    let when = |cond: vrir::Expr, then: Vec<Stmt>, els: Vec<Stmt>| {
+        st(StmtKind::If { cond, then: block(then), els: if els.is_empty() { None } else { Some(block(els)) } })
+    };
+    let forever = |body: Vec<Stmt>| st(StmtKind::While { cond: vrir::Expr::lit(Literal::Bool(true)), body: block(body) });
+    let unif = || draw(LibFn::RandomUnif, vec![]);
+    let norm = || draw(LibFn::RandomNorm, vec![]);
+    let expo = || draw(LibFn::RandomExp, vec![]);
+    let (q1, q2, q3, q4, q5, q6, q7) = (0.04166669, 0.02083148, 0.00801191, 0.00144121, -7.388e-5, 2.4511e-4, 2.424e-4);
+    let (a1, a2, a3, a4, a5, a6, a7) = (0.3333333, -0.250003, 0.2000062, -0.1662921, 0.1423657, -0.1367177, 0.1233795);
+    // q = q0 + 0.5 * t * t * ((((((a7 * v + a6) * v + a5) * v + a4) * v + a3) * v + a2) * v + a1) * v
+    //   or q0 - s * t + 0.25 * t * t + (s2 + s2) * log(1.0 + v)
+    let quotient = || {
+        let mut poly = c(a7);
+        for k in [a6, a5, a4, a3, a2, a1] {
+            poly = b2(Add, b2(Mul, poly, v("v")), c(k));
+        }
+        let small = b2(Add, v("q0"), b2(Mul, b2(Mul, b2(Mul, b2(Mul, c(0.5), v("t")), v("t")), poly), v("v")));
+        let large = b2(
+            Add,
+            b2(Add, b2(Sub, v("q0"), b2(Mul, v("s"), v("t"))), b2(Mul, b2(Mul, c(0.25), v("t")), v("t"))),
+            b2(Mul, b2(Add, v("s2"), v("s2")), f1(LibFn::Log, b2(Add, c(1.0), v("v")))),
+        );
+        vec![
+            assign("v", b2(Div, v("t"), b2(Add, v("s"), v("s")))),
+            when(b2(Le, f1(LibFn::Abs, v("v")), c(0.25)), vec![assign("q", small)], vec![assign("q", large)]),
+        ]
+    };
+    // GS, a < 1. R's exp_m1 = 0.36787944117144232159 (1/e) is this double.
+    let gs = vec![
+        assign("e", b2(Add, c(1.0), b2(Mul, c(0.367_879_441_171_442_33), v("a")))),
+        forever(vec![
+            assign("p", b2(Mul, v("e"), unif())),
+            when(
+                b2(Ge, v("p"), c(1.0)),
+                vec![
+                    assign("x", vrir::Expr::Unary { op: vrir::UnOp::Neg, arg: Box::new(f1(LibFn::Log, b2(Div, b2(Sub, v("e"), v("p")), v("a")))) }),
+                    when(b2(Ge, expo(), b2(Mul, b2(Sub, c(1.0), v("a")), f1(LibFn::Log, v("x")))), vec![brk()], vec![]),
+                ],
+                vec![
+                    assign("x", f1(LibFn::Exp, b2(Div, f1(LibFn::Log, v("p")), v("a")))),
+                    when(b2(Ge, expo(), v("x")), vec![brk()], vec![]),
+                ],
+            ),
+        ]),
+        ret(b2(Mul, v("scale"), v("x"))),
+    ];
+    let mut body = vec![when(b2(Lt, v("a"), c(1.0)), gs, vec![])];
+    // GD, a >= 1. Step 1.
+    body.push(assign("s2", b2(Sub, v("a"), c(0.5))));
+    body.push(assign("s", f1(LibFn::Sqrt, v("s2"))));
+    body.push(assign("d", b2(Sub, c(5.656854), b2(Mul, v("s"), c(12.0)))));
+    // Step 2: immediate acceptance.
+    body.push(assign("t", norm()));
+    body.push(assign("x", b2(Add, v("s"), b2(Mul, c(0.5), v("t")))));
+    body.push(assign("ret_val", b2(Mul, v("x"), v("x"))));
+    body.push(when(b2(Ge, v("t"), c(0.0)), vec![ret(b2(Mul, v("scale"), v("ret_val")))], vec![]));
+    // Step 3: squeeze acceptance.
+    body.push(assign("u", unif()));
+    body.push(when(b2(Le, b2(Mul, v("d"), v("u")), b2(Mul, b2(Mul, v("t"), v("t")), v("t"))), vec![ret(b2(Mul, v("scale"), v("ret_val")))], vec![]));
+    // Step 4.
+    body.push(assign("r", b2(Div, c(1.0), v("a"))));
+    let mut q0 = c(q7);
+    for k in [q6, q5, q4, q3, q2, q1] {
+        q0 = b2(Add, b2(Mul, q0, v("r")), c(k));
+    }
+    body.push(assign("q0", b2(Mul, q0, v("r"))));
+    body.push(when(
+        b2(Le, v("a"), c(3.686)),
+        vec![
+            assign("b", b2(Add, b2(Add, c(0.463), v("s")), b2(Mul, c(0.178), v("s2")))),
+            assign("si", c(1.235)),
+            assign("c", b2(Add, b2(Sub, b2(Div, c(0.195), v("s")), c(0.079)), b2(Mul, c(0.16), v("s")))),
+        ],
+        vec![when(
+            b2(Le, v("a"), c(13.022)),
+            vec![
+                assign("b", b2(Add, c(1.654), b2(Mul, c(0.0076), v("s2")))),
+                assign("si", b2(Add, b2(Div, c(1.68), v("s")), c(0.275))),
+                assign("c", b2(Add, b2(Div, c(0.062), v("s")), c(0.024))),
+            ],
+            vec![assign("b", c(1.77)), assign("si", c(0.75)), assign("c", b2(Div, c(0.1515), v("s")))],
+        )],
+    ));
+    // Steps 5 to 7: quotient acceptance.
+    let mut step6 = quotient();
+    step6.push(when(b2(Le, f1(LibFn::Log, b2(Sub, c(1.0), v("u"))), v("q")), vec![ret(b2(Mul, v("scale"), v("ret_val")))], vec![]));
+    body.push(when(b2(Gt, v("x"), c(0.0)), step6, vec![]));
+    // Steps 8 to 11: double exponential rejection.
+    let mut step10 = quotient();
+    step10.push(when(
+        b2(Gt, v("q"), c(0.0)),
+        vec![
+            assign("w", f1(LibFn::Expm1, v("q"))),
+            when(
+                b2(
+                    Le,
+                    b2(Mul, v("c"), f1(LibFn::Abs, v("u"))),
+                    b2(Mul, v("w"), f1(LibFn::Exp, b2(Sub, v("e"), b2(Mul, b2(Mul, c(0.5), v("t")), v("t"))))),
+                ),
+                vec![brk()],
+                vec![],
+            ),
+        ],
+        vec![],
+    ));
+    body.push(forever(vec![
+        assign("e", expo()),
+        assign("u", unif()),
+        assign("u", b2(Sub, b2(Add, v("u"), v("u")), c(1.0))),
+        when(b2(Lt, v("u"), c(0.0)), vec![assign("t", b2(Sub, v("b"), b2(Mul, v("si"), v("e"))))], vec![assign("t", b2(Add, v("b"), b2(Mul, v("si"), v("e"))))]),
+        when(b2(Ge, v("t"), c(-0.71874483771719)), step10, vec![]),
+    ]));
+    body.push(assign("x", b2(Add, v("s"), b2(Mul, c(0.5), v("t")))));
+    // `scale * x * x`: (scale * x) * x, unlike `scale * ret_val` above.
+    body.push(ret(b2(Mul, b2(Mul, v("scale"), v("x")), v("x"))));
+    let locals = ["e", "p", "q", "r", "t", "u", "v", "w", "x", "ret_val", "s2", "s", "d", "q0", "b", "si", "c"]
+        .iter()
+        .map(|n| vrir::Local { name: n.to_string(), ty: Type::F64 })
+        .collect();
+    vrir::Function {
+        name: RGAMMA.into(),
+        params: ["a", "scale"].iter().map(|n| vrir::Param { name: n.to_string(), ty: Type::F64, restrict: false }).collect(),
+        results: vec![Type::F64],
+        locals,
+        body,
+        line: None,
+    }
 }

@@ -244,6 +244,9 @@ impl Language for R {
             }
             BinOp::Pow => {
                 let e = wider(DOUBLE, both);
+                if e == COMPLEX {
+                    return complex_pow(lw, a, b, rank, line);
+                }
                 let (a, b) = (lw.cast(a, e), lw.cast(b, e));
                 Ok(Lowered::new(lib(LibFn::Pow, vec![a.expr, b.expr]), ty(e)))
             }
@@ -301,8 +304,20 @@ impl Language for R {
         }
     }
 
+    fn scalars_are_vectors(&self) -> bool {
+        true
+    }
+
     fn compiles_call(&self, name: &str) -> bool {
         builtins::compiles(name)
+    }
+
+    fn iterates(&self, name: &str) -> bool {
+        super::functionals::ITERATING.contains(&name)
+    }
+
+    fn is_recall(&self, name: &str) -> bool {
+        name == "Recall"
     }
 
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
@@ -409,6 +424,8 @@ impl Language for R {
                 | "seq_bad_length"
                 | "seq_from_not_finite"
                 | "seq_to_not_finite"
+                | "seq_invalid_by"
+                | "seq_by_too_small"
                 | "list_subscript_out_of_bounds"
                 | super::subscripts::MIXED
                 | super::library::DIFF_LAG
@@ -441,6 +458,12 @@ impl Language for R {
             "negative_length" => "a negative length or count (R: invalid argument)".into(),
             "dimension_dropped" => "a slice with a dimension of length 1 and another dimension: R drops it (drop = TRUE), which compiled code with static ranks cannot".into(),
             "seq_wrong_sign" => "wrong sign in 'by' argument of seq()".into(),
+            "seq_invalid_by" => "invalid '(to - from)/by' in seq()".into(),
+            "seq_by_too_small" => "'by' argument is much too small".into(),
+            "seq_by_infinite" => "seq(from, to, by) with an infinite `by`: R's result is NaN or `from`, compiled code leaves it to R".into(),
+            "seq_value_type" => "seq(from, to, by) over a zero span: R returns `from` (or `to`) itself, an integer here, where compiled code's sequence is double".into(),
+            "zero_index_other" => "an element read with a zero index (R selects nothing) and another index that is negative or past its extent: R's answer (an error, or an exclusion) decides".into(),
+            "seq_one_value" => "seq(x) of a vector of length one: R counts to its value, not its length (use seq_len or seq_along)".into(),
             "list_subscript_out_of_bounds" => "subscript out of bounds".into(),
             "list_grows" => "a list element assigned beyond the list's end: R grows the list, compiled lists keep their length".into(),
             "list_position_below_one" => "a list element selected by a position below 1: R's `[[` drops or refuses it, compiled code does neither".into(),
@@ -560,4 +583,49 @@ fn colon(lw: &mut Lowerer, a: &Expr, b: &Expr, line: Line) -> LResult<SeqParts> 
         }
     };
     Ok(SeqParts { start: start.expr, stop: stop.expr, step, elem: INTEGER })
+}
+
+/// A complex power as R computes it (arithmetic.c, `mycpow`): an exponent that is a whole
+/// number k with |k| <= 65536 is `R_cpow_n`, repeated squaring from `1 + 0i` (`z = 1; while
+/// (k > 0) { if (k & 1) z = z * X; if (k == 1) break; k >>= 1; X = X * X }`), each product
+/// C's `(ac - bd) + (ad + bc)i` as VRIR's; compiled here for a constant k >= 0. Other
+/// exponents go to C's `cpow` (and a negative k to C's complex division), whose last bits
+/// compiled code does not reproduce: refused.
+fn complex_pow(lw: &mut Lowerer, a: Lowered, b: Lowered, rank: u32, line: Line) -> LResult<Lowered> {
+    let k = match &b.expr {
+        vrir::Expr::Const { value: Literal::F64(v) } if b.ty.rank == 0 && v.fract() == 0.0 && (0.0..=65536.0).contains(v) => Some(*v as u32),
+        vrir::Expr::Const { value: Literal::I32(v) } if b.ty.rank == 0 && (0..=65536).contains(v) => Some(*v as u32),
+        vrir::Expr::Const { value: Literal::C128([v, im]) } if b.ty.rank == 0 && *im == 0.0 && v.fract() == 0.0 && (0.0..=65536.0).contains(v) => Some(*v as u32),
+        _ => None,
+    };
+    let Some(mut k) = k else {
+        return Err(lw.unsupported(
+            "complex `^`",
+            line,
+            "only a constant whole exponent from 0 to 65536 compiles (R then multiplies; for other exponents it calls C's cpow, whose last bits compiled code does not reproduce)",
+        ));
+    };
+    let t = Ty::array(COMPLEX, rank);
+    let one = || vrir::Expr::lit(Literal::C128([1.0, 0.0]));
+    if k == 0 {
+        // R_cpow_n(X, 0) is 1 whatever X (and R's zero base gives 0^0 = 1 too).
+        if rank > 0 {
+            return Err(lw.unsupported("complex `^ 0` of a vector", line, "write rep(1+0i, length(x))"));
+        }
+        return Ok(Lowered::new(one(), Ty::scalar(COMPLEX)));
+    }
+    let mut x = lw.hoist(lw.cast(a, COMPLEX));
+    let mut z: Option<vrir::Expr> = None;
+    while k > 0 {
+        if k & 1 == 1 {
+            let prev = z.take().unwrap_or_else(one);
+            z = Some(lw.hoist(Lowered::new(bin(vrir::BinOp::Mul, prev, x.expr.clone()), t)).expr);
+        }
+        if k == 1 {
+            break;
+        }
+        k >>= 1;
+        x = lw.hoist(Lowered::new(bin(vrir::BinOp::Mul, x.expr.clone(), x.expr.clone()), t));
+    }
+    Ok(Lowered::new(z.expect("k > 0 multiplies once"), t))
 }

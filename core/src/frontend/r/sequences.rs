@@ -30,10 +30,42 @@ fn r_names(args: &[Arg]) -> Vec<Arg> {
 }
 
 /// Is this `seq(...)` call a value rather than a `SeqParts` sequence: `length.out` with
-/// `from`, `to` or `by`?
+/// `from`, `to` or `by`, or `seq(from, to, by)` whose `from` or `by` is not a whole-number
+/// literal (R's sequence of doubles, `seq(-2, 0.5, 0.1)`, or a step known only at run
+/// time: `seq_by` follows R's `seq.default` for both)?
 pub fn is_value(args: &[Arg]) -> bool {
     let args = r_names(args);
-    args.len() > 1 && args.iter().any(|a| a.name.as_deref() == Some(LENGTH_OUT))
+    if args.len() > 1 && args.iter().any(|a| a.name.as_deref() == Some(LENGTH_OUT)) {
+        return true;
+    }
+    let Ok(m) = crate::frontend::matching::match_args(&["from", "to", "by"], &args) else { return false };
+    match (m.get(&args, 0), m.get(&args, 2)) {
+        (Some(from), Some(by)) => !(whole_literal(&from.value) && whole_literal(&by.value)),
+        _ => false,
+    }
+}
+
+/// A whole-number literal (`2`, `-1`, `3L`) of R's integer range.
+fn whole_literal(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(_) => true,
+        ExprKind::Double(v) => v.fract() == 0.0 && v.abs() <= INT_MAX as f64,
+        ExprKind::Unary(crate::frontend::hir::UnOp::Neg, a) => whole_literal(a),
+        _ => false,
+    }
+}
+
+/// `seq(...)` as a value (`is_value`).
+pub fn seq_value(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
+    let named = r_names(args);
+    if named.iter().any(|a| a.name.as_deref() == Some(LENGTH_OUT)) {
+        return seq_length_out(lw, args, line);
+    }
+    let b = bind(lw, "seq", &named, &["from", "to", "by"], line)?;
+    let from = required(lw, "seq", b[0], "from", line)?;
+    let to = required(lw, "seq", b[1], "to", line)?;
+    let by = required(lw, "seq", b[2], "by", line)?;
+    seq_by(lw, from, to, by, line)
 }
 
 /// `length.out` as R's `seq` reads it: a finite non-negative number, rounded up; a
@@ -256,6 +288,9 @@ pub fn seq_call(lw: &mut Lowerer, func: &str, args: &[Arg], line: Line) -> LResu
                 }
             }
             let b = bind(lw, func, args, &["from", "to", "by"], line)?;
+            if let (Some(from), None, None) = (b[0], b[1], b[2]) {
+                return seq_one(lw, from, line);
+            }
             let from = required(lw, func, b[0], "from", line)?;
             let to = required(lw, func, b[1], "to", line)?;
             let Some(by) = b[2] else {
@@ -294,4 +329,103 @@ pub fn seq_call(lw: &mut Lowerer, func: &str, args: &[Arg], line: Line) -> LResu
             Ok(SeqParts { start, stop, step, elem: if all_int { INTEGER } else { DOUBLE } })
         }
     }
+}
+
+/// `seq(from, to, by)` as R's `seq.default` computes it: with `from`, `to` and `by`
+/// integer or logical, the integers `from + (0:n) * by`; otherwise doubles, `n <-
+/// as.integer((to - from) / by + 1e-10)`, `from + (0:n) * by` clamped to `to` (`pmin`
+/// for a positive `by`, `pmax` for a negative one). R's errors are R's; where R returns
+/// `from` or `to` itself over a zero span and that is an integer, R's result is an
+/// integer where compiled code's is double: raised as `seq_value_type` (`unsupported`).
+fn seq_by(lw: &mut Lowerer, from_e: &Expr, to_e: &Expr, by_e: &Expr, line: Line) -> LResult<Lowered> {
+    let from = real_scalar(lw, from_e, "from", line)?;
+    let to = real_scalar(lw, to_e, "to", line)?;
+    let by = real_scalar(lw, by_e, "by", line)?;
+    require_finite(lw, &from, "seq_from_not_finite");
+    require_finite(lw, &to, "seq_to_not_finite");
+    let logint = |t: Ty| matches!(t.elem, INTEGER | LOGICAL);
+    let int = logint(from.ty) && logint(to.ty) && logint(by.ty);
+    let f = lw.hoist(lw.cast(from.clone(), DOUBLE));
+    let t = lw.hoist(lw.cast(to.clone(), DOUBLE));
+    let b = lw.hoist(lw.cast(by.clone(), DOUBLE));
+    let f64c = vrir::Expr::f64;
+    let not = |e: vrir::Expr| vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(e) };
+    let del = lw.hoist(Lowered::new(bin(vrir::BinOp::Sub, t.expr.clone(), f.expr.clone()), Ty::scalar(DOUBLE)));
+    let zero_span = bin(vrir::BinOp::Eq, del.expr.clone(), f64c(0.0));
+    // R: `if (del == 0 && to == 0) return(to)`, and `return(from)` for a zero span below:
+    // of R's type for `from` or `to`, an integer unless both are doubles.
+    if int || from.ty.elem != DOUBLE || to.ty.elem != DOUBLE {
+        lw.raise_if(zero_span.clone(), "seq_value_type");
+    }
+    let n = lw.hoist(Lowered::new(bin(vrir::BinOp::Div, del.expr.clone(), b.expr.clone()), Ty::scalar(DOUBLE)));
+    let not_finite = bin(vrir::BinOp::Or, lib(LibFn::IsNan, vec![n.expr.clone()]), lib(LibFn::IsInf, vec![n.expr.clone()]));
+    // `by == 0` over a zero span returns `from`; any other non-finite n is R's error.
+    let by_zero = bin(vrir::BinOp::Eq, b.expr.clone(), f64c(0.0));
+    lw.raise_if(bin(vrir::BinOp::And, not_finite.clone(), not(bin(vrir::BinOp::And, by_zero, zero_span))), "seq_invalid_by");
+    // An infinite `by` gives R's NaN (or `from`): left to R.
+    lw.raise_if(lib(LibFn::IsInf, vec![b.expr.clone()]), "seq_by_infinite");
+    lw.raise_if(bin(vrir::BinOp::Lt, n.expr.clone(), f64c(0.0)), "seq_wrong_sign");
+    lw.raise_if(bin(vrir::BinOp::Gt, n.expr.clone(), f64c(INT_MAX as f64)), "seq_by_too_small");
+    if int {
+        // Integers: n <- as.integer(n); from + (0:n) * by never leaves [from, to].
+        let n_int = lw.cast(n, ScalarType::I64).expr;
+        let count = lw.hoist(Lowered::new(bin(vrir::BinOp::Add, n_int, i64c(1)), Ty::scalar(ScalarType::I64)));
+        let fi = lw.hoist(lw.cast(from, ScalarType::I64));
+        let bi = lw.hoist(lw.cast(by, ScalarType::I64));
+        return Ok(tabulate(lw, INTEGER, &count.expr, |lw, k| {
+            let v = bin(vrir::BinOp::Add, fi.expr, bin(vrir::BinOp::Mul, bin(vrir::BinOp::Sub, k, i64c(1)), bi.expr));
+            lw.cast(Lowered::new(v, Ty::scalar(ScalarType::I64)), INTEGER).expr
+        }));
+    }
+    // A span below 100 ulps of the larger end: R returns `from` (a double here); `by ==
+    // 0` over a zero span too.
+    let abs = |e: vrir::Expr| lib(LibFn::Abs, vec![e]);
+    let tiny = bin(
+        vrir::BinOp::Lt,
+        bin(vrir::BinOp::Div, abs(del.expr.clone()), lib(LibFn::Max, vec![abs(t.expr.clone()), abs(f.expr.clone())])),
+        f64c(100.0 * f64::EPSILON),
+    );
+    let single = bin(vrir::BinOp::Or, not_finite, tiny);
+    // n <- as.integer(n + 1e-10): n + 1 elements, or R's `return(from)`: one, `from`
+    // itself (`from + 0 * by` below, `by` being finite).
+    let count = lw.temp(&Type::I64);
+    let n_int = lw.cast(Lowered::new(bin(vrir::BinOp::Add, n.expr, f64c(1e-10)), Ty::scalar(DOUBLE)), ScalarType::I64).expr;
+    let set = |name: &str, value: vrir::Expr| Stmt { kind: StmtKind::Assign { targets: vec![LValue::Var { name: name.to_string() }], value }, line: Some(line) };
+    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: count.clone() }], value: i64c(1) });
+    lw.emit(StmtKind::If { cond: not(single), then: Block { on_gpu: false, stmts: vec![set(&count, bin(vrir::BinOp::Add, n_int, i64c(1)))] }, els: None });
+    // pmin(x, to) for a positive `by`, pmax(x, to) for a negative one: s * min(s * x, s *
+    // to) with s = +-1 (exact: a sign flip; no NaN can occur here).
+    let sign = lw.temp(&Type::F64);
+    lw.emit(StmtKind::Assign { targets: vec![LValue::Var { name: sign.clone() }], value: f64c(1.0) });
+    lw.emit(StmtKind::If { cond: bin(vrir::BinOp::Lt, b.expr.clone(), f64c(0.0)), then: Block { on_gpu: false, stmts: vec![set(&sign, f64c(-1.0))] }, els: None });
+    let (start, step, end, s) = (f.expr, b.expr, t.expr, vrir::Expr::var(&sign));
+    Ok(tabulate(lw, DOUBLE, &vrir::Expr::var(&count), |lw, k| {
+        let steps = as_f64(lw, bin(vrir::BinOp::Sub, k, i64c(1)), ScalarType::I64);
+        let x = bin(vrir::BinOp::Add, start, bin(vrir::BinOp::Mul, steps, step));
+        let flip = |e: vrir::Expr| bin(vrir::BinOp::Mul, s.clone(), e);
+        flip(lib(LibFn::Min, vec![flip(x), flip(end)]))
+    }))
+}
+
+/// `seq(x)`, R's `seq.default` with one argument: `1L:x` for a single number, `1L:length(x)`
+/// for a longer vector. A vector of length one at run time is its value in R, not its
+/// length: raised as `seq_one_value` (`unsupported`).
+fn seq_one(lw: &mut Lowerer, from: &Expr, line: Line) -> LResult<SeqParts> {
+    let v = lw.expr(from)?;
+    if v.ty.elem == COMPLEX {
+        return Err(lw.unsupported("`seq` of a complex number", line, "R's sequence is then 1L (its mode is not numeric)"));
+    }
+    if v.ty.rank == 0 {
+        let v = lw.hoist(v);
+        require_finite(lw, &v, "seq_from_not_finite");
+        let name = lw.bind_value(v);
+        let one = Expr::new(ExprKind::Int(1), line);
+        let colon = Expr::new(ExprKind::Binary(crate::frontend::hir::BinOp::Colon, Box::new(one), Box::new(Expr::new(ExprKind::Var(name.clone()), line))), line);
+        let parts = lw.prog.lang.seq(lw, &colon).expect("`:` is a sequence");
+        lw.unbind(&name);
+        return parts;
+    }
+    let n = lw.hoist(Lowered::new(lib(LibFn::Len, vec![v.expr]), Ty::scalar(ScalarType::I64)));
+    lw.raise_if(bin(vrir::BinOp::Eq, n.expr.clone(), i64c(1)), "seq_one_value");
+    Ok(SeqParts { start: i64c(1), stop: n.expr, step: i64c(1), elem: INTEGER })
 }

@@ -143,6 +143,9 @@ pub struct Stats {
     pub device_copies: u64,
     pub host_copies: u64,
     pub tasks: u64,
+    /// Bytes only the device held that were dropped unread at the end of a section
+    /// (dead temporaries, arrays no variable refers to any more).
+    pub discarded_bytes: u64,
 }
 
 /// Where a task finds an array: a buffer-table row and the element offset of element
@@ -194,6 +197,10 @@ impl<D: Device> Runtime<D> {
 
     pub fn device(&mut self) -> &mut D {
         &mut self.dev
+    }
+
+    pub fn device_ref(&self) -> &D {
+        &self.dev
     }
 
     pub fn buffer(&self, b: usize) -> &D::Buffer {
@@ -565,6 +572,46 @@ impl<D: Device> Runtime<D> {
         };
         self.lazy.push(LazyCopy { dst: d, src: s });
         true
+    }
+
+    /// The section ends, and code after it reads only the bytes of `keep` (None: any):
+    /// deferred copies into them are made and the others dropped; rows that hold none of
+    /// them are dropped without bringing them home (dead temporaries, arrays no variable
+    /// refers to any more); then [`Runtime::end_section`].
+    pub fn end_section_keeping(&mut self, keep: Option<&[HostArray]>) -> Res<()> {
+        if let Some(keep) = keep {
+            let ranges: Vec<(usize, usize)> = keep
+                .iter()
+                .map(|a| a.byte_range())
+                .filter(|r| r.0 < r.1)
+                .collect();
+            let kept = |lo: usize, hi: usize| ranges.iter().any(|r| r.0 < hi && lo < r.1);
+            let mut k = 0;
+            while k < self.lazy.len() {
+                let c = self.lazy[k];
+                if kept(c.dst.0, c.dst.1) {
+                    self.materialize(k)?;
+                } else {
+                    k += 1;
+                }
+            }
+            self.lazy.clear();
+            for r in 0..self.buffers.len() {
+                if Some(r) == self.empty {
+                    continue;
+                }
+                let Some(e) = self.buffers[r].as_ref() else {
+                    continue;
+                };
+                if !kept(e.lo, e.hi) {
+                    if e.fresh == Fresh::Device {
+                        self.stats.discarded_bytes += (e.hi - e.lo) as u64;
+                    }
+                    self.buffers[r] = None;
+                }
+            }
+        }
+        self.end_section()
     }
 
     /// The section ends: every byte only the device holds comes home, pending copies are

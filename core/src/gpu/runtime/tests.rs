@@ -259,3 +259,51 @@ fn the_shape_table_knows_a_result_before_its_data_exists() {
     rt.end_section().unwrap();
     assert_eq!(rt.shape("c"), None);
 }
+
+/// At the end of a section only what code after it may read comes home: a library
+/// result bound for overwrite never goes up, a dead temporary never comes down, a
+/// deferred copy into a dead array is dropped, one into a kept array is made.
+#[test]
+fn only_kept_arrays_come_home() {
+    let mut rt = Runtime::new(Fake::default());
+    let mut a = vec![1.0f64; 4];
+    let mut tmp = vec![0.0f64; 4];
+    let mut out = vec![0.0f64; 4];
+    let mut dead_copy = vec![0.0f64; 4];
+    let mut kept_copy = vec![0.0f64; 4];
+    let (va, vt, vo) = (
+        view(&mut a, 0, 4),
+        view(&mut tmp, 0, 4),
+        view(&mut out, 0, 4),
+    );
+    let ba = rt.bind("a", &va, Access::Read).unwrap();
+    let bt = rt.bind("tmp", &vt, Access::Overwrite).unwrap();
+    kernel(&mut rt, bt, 4, |i| i as f64);
+    rt.launched("tmp", &[bt.buffer]);
+    let bt = rt.bind("tmp", &vt, Access::Read).unwrap();
+    let bo = rt.bind("out", &vo, Access::Overwrite).unwrap();
+    kernel(&mut rt, bo, 4, |i| 10.0 * i as f64);
+    rt.launched("out", &[bo.buffer]);
+    let _ = (ba, bt);
+    assert!(rt.lazy_copy(&view(&mut dead_copy, 0, 4), &vo));
+    assert!(rt.lazy_copy(&view(&mut kept_copy, 0, 4), &vt));
+    assert_eq!(
+        rt.stats().uploads,
+        1,
+        "only `a`: results are bound for overwrite"
+    );
+    let kept = [vo.clone(), view(&mut kept_copy, 0, 4)];
+    rt.end_section_keeping(Some(&kept)).unwrap();
+    let s = rt.stats();
+    assert_eq!(
+        s.device_copies, 1,
+        "the copy into the kept array, on the device"
+    );
+    assert_eq!(s.downloads, 2, "out and the kept copy; not tmp");
+    assert_eq!(s.discarded_bytes, 32, "tmp dropped unread");
+    assert_eq!(out, vec![0.0, 10.0, 20.0, 30.0]);
+    assert_eq!(kept_copy, vec![0.0, 1.0, 2.0, 3.0]);
+    assert_eq!(tmp, vec![0.0; 4], "never brought home");
+    assert_eq!(dead_copy, vec![0.0; 4], "never made");
+    assert_eq!(rt.buffer_count(), 0);
+}

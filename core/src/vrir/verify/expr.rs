@@ -157,7 +157,7 @@ fn elementwise_signature(func: LibFn) -> (Elems, Out) {
         LibFn::Conj | LibFn::Pow => (Elems::Numeric, Out::Same),
         LibFn::Floor | LibFn::Ceil | LibFn::Round | LibFn::Trunc => (Elems::IntOrFloat, Out::Same),
         LibFn::IsNan | LibFn::IsInf => (Elems::Numeric, Out::Bool),
-        LibFn::Atan2 => (Elems::Float, Out::Same),
+        LibFn::Atan2 | LibFn::Expm1 => (Elems::Float, Out::Same),
         LibFn::Min | LibFn::Max | LibFn::Rem => (Elems::IntOrFloat, Out::Same),
         LibFn::Complex => (Elems::Float, Out::ComplexOf),
         // Array operations are not element-wise; `library` handles them before this.

@@ -32,7 +32,7 @@
 //!   (`random.rs`).
 
 mod expr;
-pub(crate) mod random;
+pub mod random;
 mod stmt;
 
 #[cfg(test)]

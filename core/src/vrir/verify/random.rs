@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 /// The first draw `func` makes, directly or through its callees (in statement order),
 /// as (the function that draws, the draw); None when it never draws.
-pub(crate) fn first_draw(m: &Module, func: &str) -> Option<(String, LibFn)> {
+pub fn first_draw(m: &Module, func: &str) -> Option<(String, LibFn)> {
     let mut seen = HashSet::new();
     search(m, func, &mut seen)
 }

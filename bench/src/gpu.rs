@@ -1,0 +1,154 @@
+//! `vr-bench --gpu`: each kernel with its function body in one GPU section (as `vr test
+//! --wrap-gpu` runs it) on the OpenCL device, next to cpu-par, after checking that the
+//! GPU's results agree with C. Per call: the wall time including transfers (every array
+//! goes up and the results come back in each call: sections do not keep buffers across
+//! calls), and the device's own time in kernels and in transfers (OpenCL profiling
+//! stamps, summed over the call). The first call (program builds or loads from the
+//! kernel cache) is not timed.
+
+use crate::kernels::{fresh_copy, observed, Kernel};
+use crate::record::{Recorder, RunInfo, Sample};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use velociraptor::cpu::{self, CpuOptions};
+use velociraptor::opt::{optimize, OptOptions};
+use velociraptor::vrir::text::parse_module;
+use velociraptor::vrir::verify::verify_module;
+
+struct Row {
+    kernel: String,
+    size: usize,
+    cpu_par: f64,
+    total: f64,
+    kernels: f64,
+    transfers: f64,
+    launches: f64,
+    declined: f64,
+}
+
+fn device_ns() -> (u64, u64, u64, u64) {
+    let c = velociraptor::gpu::engine::counters();
+    (
+        c.kernel_ns.load(Ordering::Relaxed),
+        c.transfer_ns.load(Ordering::Relaxed),
+        c.launches.load(Ordering::Relaxed),
+        c.declined.load(Ordering::Relaxed),
+    )
+}
+
+pub fn run(
+    selected: &[Kernel],
+    quick: bool,
+    reps: usize,
+    out: Option<std::path::PathBuf>,
+    dir: &crate::c_ref::BuildDir,
+) -> Result<(), String> {
+    let device = velociraptor::gpu::device()
+        .map(|d| d.describe())
+        .unwrap_or_else(|why| format!("no OpenCL device ({why}): sections run on the CPU"));
+    let info = RunInfo::new(out);
+    let mut csv = Recorder::new();
+    let mut rows = Vec::new();
+    for k in selected {
+        eprintln!("{} (gpu) ...", k.name);
+        let size = if quick { k.quick_size } else { k.size };
+        let m = parse_module(k.vrir).map_err(|e| e.to_string())?;
+        verify_module(&m).map_err(|e| e.to_string())?;
+        let par_opts = OptOptions {
+            parallel_loops: true,
+            ..OptOptions::all()
+        };
+        let (optimized, _) = optimize(&m, &par_opts).map_err(|e| e.to_string())?;
+        let parallel =
+            cpu::compile_with(&optimized, CpuOptions::parallel()).map_err(|e| e.to_string())?;
+        let wrapped = velociraptor::gpu::wrap_in_sections(&m);
+        let (wrapped, _) = optimize(&wrapped, &par_opts).map_err(|e| e.to_string())?;
+        let gpu = velociraptor::driver::compile_gpu(&wrapped, CpuOptions::parallel())
+            .map_err(|e| format!("{}: {e}", k.name))?;
+        let lib = crate::c_ref::build_and_load(dir, k.name, k.c_source, false)?;
+        let inputs = (k.inputs)(size);
+        let c_args = fresh_copy(&inputs);
+        let c_results = (k.call_c)(&lib, &c_args)?;
+        let expected = observed(&c_args, &c_results);
+        // The first call builds (or loads) the programs: untimed, and its results checked.
+        let args = fresh_copy(&inputs);
+        let results = gpu
+            .call(k.name, args.clone())
+            .map_err(|e| format!("{}: gpu: {e}", k.name))?;
+        crate::compare(&observed(&args, &results), &expected)
+            .map_err(|e| format!("{}: gpu differs from C: {e}", k.name))?;
+        let par = crate::timing::sample(
+            reps,
+            || fresh_copy(&inputs),
+            |a| {
+                parallel
+                    .call(k.name, a)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            },
+        )?;
+        let (mut kern, mut xfer) = (Vec::new(), Vec::new());
+        let (mut launches, mut declined) = (0u64, 0u64);
+        let mut totals = Vec::new();
+        for _ in 0..reps.max(1) {
+            let a = fresh_copy(&inputs);
+            let before = device_ns();
+            let start = std::time::Instant::now();
+            gpu.call(k.name, a).map_err(|e| e.to_string())?;
+            totals.push(start.elapsed());
+            let after = device_ns();
+            kern.push(Duration::from_nanos(after.0 - before.0));
+            xfer.push(Duration::from_nanos(after.1 - before.1));
+            launches += after.2 - before.2;
+            declined += after.3 - before.3;
+        }
+        let (total, kern, xfer) = (
+            Sample { times: totals },
+            Sample { times: kern },
+            Sample { times: xfer },
+        );
+        let threads = cpu::parallel::default_threads();
+        csv.push(k.name, size, "cpu-par", threads, &par);
+        csv.push(k.name, size, "gpu-total", 1, &total);
+        csv.push(k.name, size, "gpu-kernels", 1, &kern);
+        csv.push(k.name, size, "gpu-transfers", 1, &xfer);
+        let n = reps.max(1) as f64;
+        rows.push(Row {
+            kernel: k.name.to_string(),
+            size,
+            cpu_par: par.median().as_secs_f64(),
+            total: total.median().as_secs_f64(),
+            kernels: kern.median().as_secs_f64(),
+            transfers: xfer.median().as_secs_f64(),
+            launches: launches as f64 / n,
+            declined: declined as f64 / n,
+        });
+    }
+    if quick {
+        println!("(--quick: tiny sizes, few repetitions; the times mean nothing)");
+    }
+    println!("{} ({}, {})", info.machine, info.date, info.commit);
+    println!("gpu: {device}");
+    println!(
+        "| kernel | size | cpu-par s ({} threads) | gpu s (with transfers) | gpu kernels s | gpu transfers s | cpu-par / gpu | launches per call | tasks on the CPU per call |",
+        cpu::parallel::default_threads()
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for r in &rows {
+        println!(
+            "| {} | {} | {:.5} | {:.5} | {:.5} | {:.5} | {:.2} | {:.0} | {:.0} |",
+            r.kernel,
+            r.size,
+            r.cpu_par,
+            r.total,
+            r.kernels,
+            r.transfers,
+            r.cpu_par / r.total.max(1e-12),
+            r.launches,
+            r.declined
+        );
+    }
+    let path = csv.write(&info, "vr-bench-gpu.csv")?;
+    eprintln!("vr-bench: results in {}", path.display());
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! One specialization's compile (the compile step of `runtime::compile_cache`): the
+//! backend its options name, through the on-disk code cache when there is one. Here
+//! because it is the one place that chooses between backends: a module with GPU sections
+//! under the `gpu` backend is compiled in process with the GPU's plan and engine (its
+//! code holds the engine's actions, so it is never written to disk); everything else is
+//! the cpu backend's machine code, loaded from the disk cache or compiled and stored.
+
+use super::compile_gpu;
+use crate::cpu::{CompiledModule, CpuOptions};
+use crate::runtime::disk_cache::{DiskCache, Lookup};
+use crate::runtime::error::VrResult;
+use crate::vrir::ast::Module;
+use std::sync::atomic::Ordering;
+
+/// What one compile made and did.
+pub struct Unit {
+    pub compiled: CompiledModule,
+    /// What the disk cache did, for `explain` (`loaded from DIR`, `compiled; written to
+    /// DIR`, `not used: ...`, or `off_note` when there is no disk cache).
+    pub disk: String,
+    /// LLVM compiled it (not loaded from disk).
+    pub built: bool,
+    /// The disk entry was refused because someone else could have written it.
+    pub untrusted: Option<String>,
+}
+
+/// Compile `sub` (verified, optimized; `key`: the specialization cache's key) with `cpu`
+/// options, on the `gpu` backend when `gpu`; through `disk` when given (entries keyed by
+/// `key`, the target and `compiler_id`). `off_note`: what to report without a disk cache.
+pub fn compile_unit(
+    sub: &Module,
+    key: &str,
+    cpu: CpuOptions,
+    gpu: bool,
+    disk: Option<&DiskCache>,
+    compiler_id: &str,
+    off_note: impl FnOnce() -> String,
+) -> VrResult<Unit> {
+    let unit = |compiled, disk: String, built| Unit {
+        compiled,
+        disk,
+        built,
+        untrusted: None,
+    };
+    if gpu && crate::gpu::section_count(sub) > 0 {
+        // Offload actions hold the engine's plan: compiled in process only. (Without
+        // sections the gpu backend's code is cpu-par's, cached like it.)
+        let c = compile_gpu(sub, cpu)?;
+        return Ok(unit(
+            c,
+            "not used: GPU sections compile in process only".into(),
+            true,
+        ));
+    }
+    let Some(disk) = disk else {
+        let c = crate::cpu::compile_with(sub, cpu)?;
+        return Ok(unit(c, off_note(), true));
+    };
+    let disk_key = format!("{key}\n{}\n{compiler_id}", crate::cpu::target_id());
+    let mut untrusted = None;
+    match disk.load(&disk_key) {
+        Lookup::Hit(object) => match crate::cpu::load_object(sub, &object, cpu) {
+            Ok(c) => {
+                disk.hits.fetch_add(1, Ordering::Relaxed);
+                let what = format!("loaded from {}", disk.dir().display());
+                return Ok(unit(c, what, false));
+            }
+            // Passed the checksum but does not link: rebuilt below.
+            Err(_) => disk.reject(&disk.path_for(&disk_key)),
+        },
+        Lookup::Miss => {}
+        // Not loaded, and not replaced either: the user should see it as found.
+        Lookup::Untrusted(why) => untrusted = Some(why),
+    }
+    crate::vrir::verify::verify_module(sub)?;
+    let object = crate::cpu::emit_object(sub, cpu)?;
+    let what = if let Some(why) = &untrusted {
+        format!("entry not loaded: {why}; compiled in memory, nothing written")
+    } else {
+        // A full disk or a read-only directory only costs the next process a compile.
+        match disk.store(&disk_key, &object) {
+            Ok(()) => format!("compiled; written to {}", disk.dir().display()),
+            Err(e) => format!("compiled; not written to {} ({e})", disk.dir().display()),
+        }
+    };
+    let c = crate::cpu::load_object(sub, &object, cpu)?;
+    Ok(Unit {
+        compiled: c,
+        disk: what,
+        built: true,
+        untrusted,
+    })
+}
