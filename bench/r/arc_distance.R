@@ -23,3 +23,11 @@ arc_distance_par <- function(theta_1, phi_1, theta_2, phi_2) {
   }
   out
 }
+
+# The same in R's vector style (issue 18, bench/r/array_style.R): whole-vector operations, no loop.
+arc_distance_vec <- function(theta_1, phi_1, theta_2, phi_2) {
+  st <- sin((theta_2 - theta_1) / 2)
+  sp <- sin((phi_2 - phi_1) / 2)
+  temp <- st * st + (cos(theta_1) * cos(theta_2)) * (sp * sp)
+  2 * atan2(sqrt(temp), sqrt(1 - temp))
+}

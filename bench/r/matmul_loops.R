@@ -29,3 +29,16 @@ matmul_loops_par <- function(a, b) {
   }
   c
 }
+
+# The same in R's vector style (issue 18, bench/r/array_style.R): a row times a column summed, per element.
+matmul_vec <- function(a, b) {
+  m <- nrow(a)
+  n <- ncol(b)
+  c <- matrix(0, m, n)
+  for (j in seq_len(n)) {
+    for (i in seq_len(m)) {
+      c[i, j] <- sum(a[i, ] * b[, j])
+    }
+  }
+  c
+}

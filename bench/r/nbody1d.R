@@ -43,3 +43,21 @@ nbody1d_par <- function(x, v, m, dt, eps) {
   res[, 2] <- v
   res
 }
+
+# The same in R's vector style (issue 18, bench/r/array_style.R): the inner loop as vector operations
+# over all bodies (the issue's example), the update as whole-vector arithmetic.
+nbody1d_vec <- function(x, v, m, dt, eps) {
+  n <- length(x)
+  acc <- numeric(n)
+  for (i in seq_len(n)) {
+    d <- x - x[i]
+    r2 <- d * d + eps
+    acc[i] <- sum((m * d) / (r2 * sqrt(r2)))
+  }
+  v <- v + acc * dt
+  x <- x + v * dt
+  res <- matrix(0, n, 2)
+  res[, 1] <- x
+  res[, 2] <- v
+  res
+}

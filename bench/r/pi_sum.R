@@ -10,3 +10,13 @@ pi_sum <- function(reps, n) {
   }
   s
 }
+
+# The same in R's vector style (issue 18, bench/r/array_style.R): the inner loop as sum() over a vector.
+pi_sum_vec <- function(reps, n) {
+  s <- 0
+  for (j in seq_len(reps)) {
+    k <- seq_len(n)
+    s <- sum(1 / (k * k))
+  }
+  s
+}

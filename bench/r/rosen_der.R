@@ -28,3 +28,16 @@ rosen_der_par <- function(x) {
   der[n] <- 200 * (x[n] - x[n - 1] * x[n - 1])
   der
 }
+
+# The same in R's vector style (issue 18, bench/r/array_style.R): the interior as three shifted slices.
+rosen_der_vec <- function(x) {
+  n <- length(x)
+  xm <- x[1:(n - 2)]
+  xi <- x[2:(n - 1)]
+  xp <- x[3:n]
+  der <- numeric(n)
+  der[2:(n - 1)] <- 200 * (xi - xm * xm) - (400 * (xp - xi * xi)) * xi - 2 * (1 - xi)
+  der[1] <- (-400 * x[1]) * (x[2] - x[1] * x[1]) - 2 * (1 - x[1])
+  der[n] <- 200 * (x[n] - x[n - 1] * x[n - 1])
+  der
+}

@@ -45,11 +45,9 @@ pub fn run(kernels: &[Kernel], opts: &Options, dir: &c_ref::BuildDir) -> Result<
         let mut times = Vec::new();
         for (label, o) in &configs {
             let (optimized, _) = optimize(&module, o).map_err(|e| format!("{}: {label}: {e}", k.name))?;
-            // `alias-version` is carried out by the backend: it follows the switch.
-            let cpu_opts = cpu::CpuOptions {
-                alias_versions: o.is_enabled("alias-version") && !o.params_never_alias,
-                ..cpu::CpuOptions::default()
-            };
+            // `alias-version` and `atomic-privatize` are carried out by the backend: it
+            // follows the switches.
+            let cpu_opts = cpu::CpuOptions::default().following(o);
             let compiled: CompiledModule = cpu::compile_with(&optimized, cpu_opts)
                 .map_err(|e| format!("{}: {label}: {e}", k.name))?;
             let args = fresh_copy(&inputs);

@@ -137,13 +137,12 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
                 ..crate::opt::OptOptions::current()?
             };
             let (optimized, _) = crate::opt::optimize(m, &opts)?;
-            let mut options = if backend == Backend::Cpu {
+            let options = if backend == Backend::Cpu {
                 crate::cpu::CpuOptions::default()
             } else {
                 crate::cpu::CpuOptions::parallel()
             };
-            options.alias_versions =
-                opts.is_enabled("alias-version") && !opts.params_never_alias;
+            let options = options.following(&opts);
             if backend == Backend::Gpu {
                 // On_gpu sections through the GPU's engine, the rest as cpu-par.
                 return crate::driver::compile_gpu(&optimized, options)?.call(func, args);

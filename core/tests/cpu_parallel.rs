@@ -275,3 +275,91 @@ fn fused_element_wise_loops_run_on_the_pool() {
         }
     }
 }
+
+/// What a parfor body only reads travels by value (scalars) or as a copy of the
+/// descriptor (array variables): each launch must see the values of that moment (s
+/// changes between the launches of the outer loop), the "assigned" flags too (`maybe`
+/// and `t` are assigned only when k > 0, `w` is complex, `b` a bool); a private
+/// variable dead after the loop (`last`) is not stored back, a live one (`i`) is.
+#[test]
+fn what_a_parfor_body_reads_is_the_value_at_its_launch() {
+    let src = "(module m :index-base 0
+      (function f ((n i64) (z c128) (k i64) (strict bool)) (f64[1,row] f64 i64)
+        (locals (out f64[1,row]) (s f64) (maybe f64) (w c128) (b bool) (t f64[1,row])
+                (r i64) (i i64) (last f64))
+        (set out (zeros f64[1,row] n))
+        (if (> k 0) (block (set maybe 2.5) (set t (fill f64[1,row] 1.5 n))))
+        (set w (* z z))
+        (set b (> k 1))
+        (for (r) (range 1 3)
+          (block
+            (set s (cast f64 r))
+            (parfor (i) (range 0 (- n 1))
+              (block
+                (if b (block (set last (+ s (index t i)))) (block (set last s)))
+                (if (or strict (> k 0)) (block (set last (+ last maybe))))
+                (set (index out i) (+ (index out i) (+ last (real w))))))))
+        (return out s i)))";
+    let n = 10_000;
+    let z = Value::Scalar(Scalar::C128(num_complex::Complex64::new(1.0, 2.0)));
+    // (1+2i)^2 = -3+4i; the sum over r = 1..3 of (r + extra - 3).
+    for (k, extra) in [(2, 4.0), (1, 2.5), (0, 0.0)] {
+        for t in THREADS {
+            let args = vec![int(n), z.clone(), int(k), Value::Scalar(Scalar::Bool(false))];
+            let r = compile(src, t).call("f", args).unwrap();
+            let want = vec![6.0 + 3.0 * extra - 9.0; n as usize];
+            assert_eq!(f64s(&r[0]), want, "k = {k}, {t} threads");
+            assert_eq!(scalar(&r[1]), Scalar::F64(3.0));
+            assert_eq!(scalar(&r[2]), Scalar::I64(n - 1));
+        }
+    }
+    // Reading `maybe` while it is unassigned is the error the serial loop raises.
+    for t in THREADS {
+        let args = vec![int(n), z.clone(), int(0), Value::Scalar(Scalar::Bool(true))];
+        let e = compile(src, t).call("f", args).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Runtime, "{t} threads: {e}");
+        assert_eq!(e.variable.as_deref(), Some("maybe"), "{t} threads: {e}");
+    }
+}
+
+/// A fused chain inside a loop, above the parallel threshold, is written into the
+/// previous iteration's buffer by the parfor of its cpu-par form (`reuse`, with
+/// `(if (>= COUNT N) (parfor L) (for L))`): c = c * 0.5 + x, three times, computed here
+/// with the same IEEE operations.
+#[test]
+fn a_fused_parallel_loop_writes_into_the_previous_iterations_buffer() {
+    let n = 70_000usize; // above the 65,536 threshold
+    let src = "(module m :index-base 0
+      (function f ((x f64[1,row]) (n i64)) (f64[1,row])
+        (locals (c f64[1,row]) (i i64))
+        (set c (zeros f64[1,row] (dim x 0)))
+        (for (i) (range 1 n)
+          (block (set c (+ (* c 0.5) x))))
+        (return c)))";
+    let module = parse_module(src).expect("parses");
+    let opts = velociraptor::opt::OptOptions { parallel_loops: true, ..velociraptor::opt::OptOptions::all() };
+    let (optimized, stats) = velociraptor::opt::optimize(&module, &opts).expect("optimizes");
+    assert_eq!(stats.total("reuse", "buffers_reused"), 1, "{stats}");
+    let text = velociraptor::vrir::text::print_module(&optimized);
+    assert!(text.contains("(parfor") && text.contains("(set (index c "), "{text}");
+    let x: Vec<f64> = (0..n).map(|k| (k % 1013) as f64 * 0.375 - 11.0).collect();
+    let mut want = vec![0.0f64; n];
+    for _ in 0..3 {
+        for (w, xk) in want.iter_mut().zip(&x) {
+            *w = *w * 0.5 + xk;
+        }
+    }
+    for threads in THREADS {
+        let compiled = cpu::compile_with(
+            &optimized,
+            CpuOptions { parallel: true, threads: Some(threads), ..CpuOptions::default() },
+        )
+        .expect("compiles");
+        let out = compiled.call("f", vec![f64_vector(&x), int(3)]).expect("runs");
+        let got = f64s(&out[0]);
+        assert_eq!(got.len(), n);
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g.to_bits(), w.to_bits(), "element {k}, {threads} threads");
+        }
+    }
+}

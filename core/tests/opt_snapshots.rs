@@ -200,6 +200,30 @@ fn reuse_of_a_fused_loop() {
     ));
 }
 
+/// For cpu-par, a fused loop above the element-wise threshold has the form
+/// `(if (>= COUNT N) (parfor L) (for L))`; reuse writes both loops into c's own buffer
+/// (each element read at its own index before it is written, by the one iteration that
+/// writes it), where the serial backend's snapshot above writes its one loop.
+#[test]
+fn reuse_of_a_fused_loop_for_a_parallel_backend() {
+    let m = load(
+        "(module m :index-base 0
+          (function f ((x f64[1,row]) (n i64)) (f64[1,row])
+            (locals (c f64[1,row]) (i i64))
+            (set c (zeros f64[1,row] (dim x 0)))
+            (for (i) (range 1 n)
+              (block (set c (+ (* c 0.5) x))))
+            (return c)))",
+    )
+    .unwrap();
+    let opts = OptOptions {
+        parallel_loops: true,
+        ..OptOptions::parse("none,+simplify,+fusion,+reuse").unwrap()
+    };
+    let (out, stats) = optimize(&m, &opts).unwrap();
+    insta::assert_snapshot!(format!("{}{stats}", print_module(&out)));
+}
+
 #[test]
 fn fusion_keeps_a_failing_temporary_from_another_line() {
     // t's division may fail and its error names line 2: t stays; u's product (line 4,

@@ -12,11 +12,13 @@ use std::collections::BTreeSet;
 
 type Set = BTreeSet<String>;
 
-/// Live variables before every statement, by preorder number (see [`super::preorder`]).
+/// Live variables before and after every statement, by preorder number (see
+/// [`super::preorder`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveVars {
     pub live_in: Vec<Set>,
-    /// Live after every statement (where control goes when it completes normally).
+    /// What is live when the statement completes normally (for a loop: after the loop;
+    /// the cpu-par backend stores a parfor's private variables back only when live here).
     pub live_out: Vec<Set>,
 }
 
@@ -33,6 +35,11 @@ impl LiveVars {
             live_in: w.live_in,
             live_out: w.live_out,
         }
+    }
+
+    /// Whether `var` is live after statement `id` completes.
+    pub fn is_live_after(&self, id: usize, var: &str) -> bool {
+        self.live_out.get(id).is_some_and(|s| s.contains(var))
     }
 
     /// Whether `var` is live before statement `id`.
@@ -217,5 +224,36 @@ mod tests {
         assert_eq!(l[2], vec!["k", "n", "r"]);
         // Before `break`: only what is read after the loop.
         assert_eq!(l[4], vec!["r"]);
+    }
+
+    #[test]
+    fn live_out_of_a_loop_is_what_follows_it_and_repeats_with_an_enclosing_loop() {
+        // x is assigned in the parfor and read only inside it: dead after the parfor
+        // when nothing reads it later; inside an enclosing loop whose next iteration
+        // reads x before assigning it, live after.
+        let src = |tail: &str| {
+            format!(
+                "(module m :index-base 0 (function f ((n i64) (a f64[1,row])) (i64) (locals (i i64) (t i64) (x i64))
+                   (set x 0)
+                   (for (t) (range 0 2) (block
+                     (set (index a 0) (cast f64 x))
+                     (parfor (i) (range 0 n) (block (set x i)))))
+                   (return {tail})))"
+            )
+        };
+        let m = parse_module(&src("n")).unwrap();
+        let lv = LiveVars::compute(&m.functions[0]);
+        // Preorder: 0 set x, 1 for, 2 set a, 3 parfor, 4 set x, 5 return.
+        assert!(lv.is_live_after(3, "x"), "the next t iteration reads x");
+        assert!(!lv.is_live_after(4, "i"));
+        let m = parse_module(
+            "(module m :index-base 0 (function f ((n i64)) (i64) (locals (i i64) (x i64))
+               (parfor (i) (range 0 n) (block (set x i)))
+               (return n)))",
+        )
+        .unwrap();
+        let lv = LiveVars::compute(&m.functions[0]);
+        assert!(!lv.is_live_after(0, "x"));
+        assert!(!lv.is_live_after(0, "i"));
     }
 }

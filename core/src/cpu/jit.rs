@@ -120,6 +120,44 @@ pub(super) fn add_host_attributes(module: &Module, cx: &Context) {
     }
 }
 
+/// `VR_DUMP_LLVM=DIR`: write the LLVM IR of every module compiled in this process into
+/// the folder DIR, as generated (`MODULE.BACKEND.N.pre.ll`) and after the
+/// `default<O2>` pipeline (`MODULE.BACKEND.N.ll`), BACKEND `cpu` or `cpu-par` and N
+/// counting compiles in the process. For reading what LLVM made of a function (did the
+/// loop vectorize, were the descriptors hoisted); failures to write are reported on
+/// stderr and otherwise ignored (a diagnostic must not change what compiles).
+pub(super) struct IrDump {
+    path: Option<std::path::PathBuf>,
+}
+
+impl IrDump {
+    pub(super) fn new(vm: &VModule, parallel: bool) -> IrDump {
+        static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let path = std::env::var_os("VR_DUMP_LLVM").filter(|d| !d.is_empty()).map(|d| {
+            let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let backend = if parallel { "cpu-par" } else { "cpu" };
+            std::path::PathBuf::from(d).join(format!("{}.{backend}.{n}", vm.name))
+        });
+        IrDump { path }
+    }
+
+    /// Write `module` as `PATH.SUFFIX.ll` (when dumping).
+    pub(super) fn write(&self, module: &Module, suffix: &str) {
+        let Some(base) = &self.path else { return };
+        let mut name = base.clone().into_os_string();
+        name.push(suffix);
+        name.push(".ll");
+        let name = std::path::PathBuf::from(name);
+        let written = name
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| std::fs::write(&name, module.print_to_string().to_bytes()));
+        if let Err(e) = written {
+            eprintln!("VR_DUMP_LLVM: cannot write {}: {e}", name.display());
+        }
+    }
+}
+
 /// Rust helpers and C math functions that generated code may call, by address.
 pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
     let mut v: Vec<(&'static str, usize)> = vec![
@@ -171,17 +209,15 @@ pub fn llvm_opt_level(opt_level: u8) -> OptimizationLevel {
     }
 }
 
-/// Compile `vm` with the `default<O{opt_level}>` pipeline (0 to 3); `parallel`: parfor
-/// loops on the thread pool (`cpu-par`); `alias_versions`: no-alias versions chosen at
-/// entry (`codegen/entry_versions.rs`).
+/// Compile `vm` with the `default<O{opt_level}>` pipeline (0 to 3) and the code
+/// generator's switches in `opts` (see [`super::CpuOptions`]), calling `offload`'s engine
+/// at the actions of its plan, if any.
 pub fn compile(
     vm: &VModule,
-    parallel: bool,
-    opt_level: u8,
-    alias_versions: bool,
+    opts: super::CpuOptions,
     offload: Option<&crate::runtime::offload::OffloadPlan>,
 ) -> VrResult<JitModule> {
-    let opt_level = opt_level.min(3);
+    let (parallel, opt_level) = (opts.parallel, opts.opt_level.min(3));
     let tm = host_machine()?;
     let context: &'static Context = Box::leak(Box::new(Context::create()));
     let context_ptr = context as *const Context as *mut Context;
@@ -189,15 +225,19 @@ pub fn compile(
     let result = (|| -> VrResult<(ExecutionEngine<'static>, HashMap<String, EntryFn>)> {
         let module = CodeGen::new(context, vm)
             .with_parallel(parallel)
-            .with_alias_versions(alias_versions)
+            .with_alias_versions(opts.alias_versions)
+            .with_privatize_atomics(opts.privatize_atomics)
             .with_offload(offload)
             .generate()?;
         module.set_triple(&tm.get_triple());
         module.set_data_layout(&tm.get_target_data().get_data_layout());
         add_host_attributes(&module, context);
+        let dump = IrDump::new(vm, parallel);
+        dump.write(&module, ".pre");
         module
             .run_passes(&format!("default<O{opt_level}>"), &tm, PassBuilderOptions::create())
             .map_err(internal)?;
+        dump.write(&module, "");
         let engine = module
             .create_jit_execution_engine(llvm_opt_level(opt_level))
             .map_err(internal)?;

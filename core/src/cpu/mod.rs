@@ -160,6 +160,10 @@ pub struct CpuOptions {
     /// optimizer's `alias-version` switch). On by default; hosts that promise
     /// parameters never alias turn it off (nothing to test).
     pub alias_versions: bool,
+    /// Accumulate qualifying integer `atomic-add`s of a parfor per chunk and add each
+    /// chunk's sum with one atomic at its end (`codegen/par_atomics.rs`; the optimizer's
+    /// `atomic-privatize` switch). Only `parallel` code has chunks. On by default.
+    pub privatize_atomics: bool,
 }
 
 impl Default for CpuOptions {
@@ -169,11 +173,20 @@ impl Default for CpuOptions {
             threads: None,
             opt_level: 2,
             alias_versions: true,
+            privatize_atomics: true,
         }
     }
 }
 
 impl CpuOptions {
+    /// The switches of the optimizer passes the backend carries out (`alias-version`,
+    /// `atomic-privatize`) set as `passes` says.
+    pub fn following(mut self, passes: &crate::opt::OptOptions) -> CpuOptions {
+        self.alias_versions = passes.is_enabled("alias-version") && !passes.params_never_alias;
+        self.privatize_atomics = passes.is_enabled("atomic-privatize");
+        self
+    }
+
     /// The `cpu-par` backend's options: parallel, default thread count.
     pub fn parallel() -> CpuOptions {
         CpuOptions {
@@ -206,7 +219,7 @@ pub fn compile_offloaded(m: &Module, opts: CpuOptions, offload: Offload) -> VrRe
 fn compile_inner(m: &Module, opts: CpuOptions, offload: Option<Offload>) -> VrResult<CompiledModule> {
     crate::vrir::verify::verify_module(m)?;
     let plan = offload.as_ref().map(|o| o.plan.as_ref());
-    let jit = jit::compile(m, opts.parallel, opts.opt_level, opts.alias_versions, plan)?;
+    let jit = jit::compile(m, opts, plan)?;
     Ok(CompiledModule {
         module: m.clone(),
         jit,

@@ -53,13 +53,17 @@ pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
     let module = CodeGen::new(&cx, vm)
         .with_parallel(opts.parallel)
         .with_alias_versions(opts.alias_versions)
+        .with_privatize_atomics(opts.privatize_atomics)
         .generate()?;
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
     jit::add_host_attributes(&module, &cx);
+    let dump = jit::IrDump::new(vm, opts.parallel);
+    dump.write(&module, ".pre");
     module
         .run_passes(&format!("default<O{}>", opt_level.min(3)), &tm, PassBuilderOptions::create())
         .map_err(internal)?;
+    dump.write(&module, "");
     let buf = tm
         .write_to_memory_buffer(&module, FileType::Object)
         .map_err(internal)?;

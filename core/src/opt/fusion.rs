@@ -14,6 +14,11 @@
 //! What keeps behaviour the same, errors included:
 //! - Only the statements just before the user, in a row, are substituted: they assign
 //!   temporaries only, so nothing the tree reads changes between them.
+//! - A temporary read several times is substituted at each read only when its tree
+//!   cannot fail on an element and every mention of it besides its assignment is in
+//!   the statements being fused (it dies there; R's vector style computes such
+//!   vectors in each iteration: `d <- x - x[k]; r2 <- d * d + eps`). A copy of an array
+//!   variable (`(set _t4 d)`, R's recycling copies) is substituted the same way.
 //! - Every variable the tree reads is certainly assigned where the chain starts.
 //! - Shapes: the fused code runs only when every array of the tree has the extents of
 //!   the first; otherwise the statements as written run and raise their shape error
@@ -47,7 +52,8 @@ use crate::analysis::reaching::ReachingDefs;
 use crate::analysis::stmt_count;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{
-    Accum, AllocInit, BinOp, Block, Expr, Function, LValue, Module, ReduceOp, Stmt, StmtKind,
+    Accum, AllocInit, BinOp, Block, Expr, Function, LValue, LibFn, Module, ReduceOp, Stmt,
+    StmtKind,
 };
 use crate::vrir::types::{ScalarType, Type};
 
@@ -92,8 +98,13 @@ enum Root {
 
 impl Fuser<'_> {
     /// Is `t` a temporary that `tree` may absorb: a local array variable mentioned
-    /// exactly twice in the function (this assignment and one read, in `tree`).
-    fn absorbable(&self, t: &str, tree: &Expr) -> bool {
+    /// exactly twice in the function (this assignment and one read, in `tree`). With
+    /// `shared` (its value cannot fail on an element), it may also be read several
+    /// times by the statements being fused, `group`, when those are all its mentions
+    /// besides this assignment: it dies within them (R's `d <- x - x[k]` read by
+    /// `d * d` and `m * d` in one iteration). Its tree is then computed at each read
+    /// (LLVM computes repeated pure element operations once).
+    fn absorbable(&self, t: &str, tree: &Expr, group: &[Stmt], shared: bool) -> bool {
         let is_local_array = self
             .orig
             .locals
@@ -105,7 +116,14 @@ impl Fuser<'_> {
                 reads_in_tree += 1;
             }
         });
-        is_local_array && reads_in_tree == 1 && mentions(&self.orig.body, t) == 2
+        let total = mentions(&self.orig.body, t);
+        if !is_local_array || reads_in_tree == 0 {
+            return false;
+        }
+        if reads_in_tree == 1 && total == 2 {
+            return true;
+        }
+        shared && total == 1 + mentions(group, t)
     }
 
     /// Statements `stmts` (as written), the first numbered `first` in preorder.
@@ -146,7 +164,7 @@ impl Fuser<'_> {
                 }
                 _ => {}
             }
-            match self.fuse(&written, &ids, j) {
+            match self.fuse(&written, &ids, j, &emitted) {
                 Some((absorbed, replacement, counts)) => {
                     let dropped: usize = emitted[j - absorbed..].iter().sum();
                     out.truncate(out.len() - dropped);
@@ -181,6 +199,7 @@ impl Fuser<'_> {
         written: &[Stmt],
         ids: &[usize],
         j: usize,
+        emitted: &[usize],
     ) -> Option<(usize, Vec<Stmt>, [u64; 3])> {
         let s = &written[j];
         // Where the result goes: a variable, or `return` (None).
@@ -201,7 +220,7 @@ impl Fuser<'_> {
                 return None;
             }
         }
-        let (root, mut tree) = match value {
+        let (root, tree) = match value {
             Expr::Reduce {
                 op: op @ (ReduceOp::Sum | ReduceOp::Prod),
                 arg,
@@ -218,25 +237,58 @@ impl Fuser<'_> {
             ),
             other => (Root::Map, other.clone()),
         };
-        // Absorb the temporaries assigned just before, nearest first.
-        let mut start = j;
-        while start > 0 {
-            let StmtKind::Assign { targets, value } = &written[start - 1].kind else {
-                break;
-            };
-            let [LValue::Var { name: t }] = targets.as_slice() else {
-                break;
-            };
-            // An element error carries the fused statement's line: a temporary from
-            // another line is absorbed only if none of its operations can fail.
-            let same_line = written[start - 1].line == s.line;
-            match recognise(self.m, &self.orig, value) {
-                Some(def) if self.absorbable(t, &tree) && (same_line || def.fallible == 0) => {}
-                _ => break,
+        // Absorb the temporaries assigned just before, nearest first, down to `floor`.
+        let written_tree = tree;
+        let mut floor = 0;
+        let (tree, start) = loop {
+            let mut tree = written_tree.clone();
+            let mut start = j;
+            while start > floor {
+                let StmtKind::Assign { targets, value } = &written[start - 1].kind else {
+                    break;
+                };
+                let [LValue::Var { name: t }] = targets.as_slice() else {
+                    break;
+                };
+                // An element error carries the fused statement's line: a temporary from
+                // another line is absorbed only if none of its operations can fail.
+                let same_line = written[start - 1].line == s.line;
+                let group = &written[start..=j];
+                match (recognise(self.m, &self.orig, value), value) {
+                    (Some(def), _)
+                        if self.absorbable(t, &tree, group, def.fallible == 0 && cheap_to_repeat(value))
+                            && (same_line || def.fallible == 0) => {}
+                    // A copy of an array variable (R's recycling copies `_t4 = d`): its
+                    // reads read the variable, which nothing in the row assigns (the row
+                    // assigns absorbed temporaries only).
+                    (None, Expr::Var { name: src })
+                        if self.orig.var_type(src) == self.orig.var_type(t)
+                            && self.absorbable(t, &tree, group, true)
+                            && group
+                                .iter()
+                                .all(|g| !crate::analysis::stmt_defs(g).contains(src)) => {}
+                    _ => break,
+                }
+                let mut next = tree.clone();
+                substitute(&mut next, t, value);
+                if tree_size(&next) > MAX_SHARED_TREE
+                    && tree_size(&next) > tree_size(&tree) + tree_size(value)
+                {
+                    // A shared temporary copied at too many reads.
+                    break;
+                }
+                tree = next;
+                start -= 1;
             }
-            substitute(&mut tree, t, value);
-            start -= 1;
-        }
+            // Statement start - 1 was absorbed by an earlier fusion whose replacement is
+            // at or after `start`: replacing that would drop it. Absorb only what follows
+            // that replacement (a shared temporary can stop the row inside it).
+            if start > floor && start < j && emitted[start - 1] == 0 {
+                floor = (start..j).find(|r| emitted[*r] > 0).map_or(j, |r| r + 1);
+                continue;
+            }
+            break (tree, start);
+        };
         let info = recognise(self.m, &self.orig, &tree)?;
         let absorbed = j - start;
         let worth = match root {
@@ -424,7 +476,42 @@ fn give_back(value: Expr, line: Option<u32>) -> Stmt {
     }
 }
 
-/// Replace the one read of `t` in `e` by `value`.
+/// Trees of shared temporaries are copied at each read: at most this many nodes.
+const MAX_SHARED_TREE: usize = 64;
+
+/// Whether LLVM computes repeated copies of `e` once: arithmetic, comparisons, casts
+/// and the library functions the cpu backend emits as LLVM intrinsics. Calls of the C
+/// math library (`sin`, `exp`, `atan2`, ...) may set errno, so LLVM keeps each copy: a
+/// temporary of those is absorbed only where it is read once.
+fn cheap_to_repeat(e: &Expr) -> bool {
+    let mut ok = true;
+    crate::analysis::walk_expr(e, &mut |x| {
+        if let Expr::Lib { func, .. } = x {
+            ok &= matches!(
+                func,
+                LibFn::Sqrt
+                    | LibFn::Abs
+                    | LibFn::Floor
+                    | LibFn::Ceil
+                    | LibFn::Trunc
+                    | LibFn::Min
+                    | LibFn::Max
+                    | LibFn::IsNan
+                    | LibFn::IsInf
+            );
+        }
+    });
+    ok
+}
+
+/// The number of nodes of `e`.
+fn tree_size(e: &Expr) -> usize {
+    let mut n = 0;
+    crate::analysis::walk_expr(e, &mut |_| n += 1);
+    n
+}
+
+/// Replace every read of `t` in `e` by `value`.
 fn substitute(e: &mut Expr, t: &str, value: &Expr) {
     if matches!(e, Expr::Var { name } if name == t) {
         *e = value.clone();

@@ -12,13 +12,17 @@
 //! [`with_options`]. The order and every counter are documented in docs/optimizer.md.
 
 pub mod alias_version;
+pub mod atomic_privatize;
 pub mod bce;
 pub mod elementwise;
 pub mod explain;
 pub mod fusion;
 pub mod hoist_dims;
+pub mod hoist_scalars;
 pub mod index_arith;
 pub mod licm;
+pub mod prealloc;
+pub mod recycle;
 pub mod reuse;
 pub mod simplify;
 
@@ -47,17 +51,25 @@ pub struct Pass {
 }
 
 /// Every pass, in the order they run: simplification first (later passes see explicit
-/// allocations), then fusion (which absorbs simplify's temporaries into one loop), then
+/// allocations), then scalar operands of element-wise expressions computed first (so
+/// the expressions are trees of variables), then R's recycling guards removed or
+/// versioned (they split chains of vector operations into single statements), then
+/// fusion (which absorbs simplify's temporaries into one loop), then arrays that loops
+/// assign given a value before the loop (so reuse may write them in place), then
 /// memory reuse (which sees fused loops as well as single operations and writes them
 /// into the target's buffer), then integer index arithmetic and invariant hoisting
 /// (which put subscripts and loop bounds in the form versioning reads), then redundant
 /// checks, then versioning (which copies nests whose redundant checks are already
 /// gone), then extent hoisting (after versioning, which reads `(dim A k)` forms in loop
-/// bounds as extents), and last the decision which functions the cpu backend compiles
-/// a no-alias version of (on the final VRIR).
+/// bounds as extents), and last the decisions the cpu backend carries out on the final
+/// VRIR: which functions get a no-alias version, which parfor atomics become per-chunk
+/// sums.
 pub const PASSES: &[Pass] = &[
     simplify::SIMPLIFY,
+    hoist_scalars::HOIST_SCALARS,
+    recycle::RECYCLE_VERSION,
     fusion::FUSION,
+    prealloc::PREALLOC,
     reuse::REUSE,
     index_arith::INDEX_ARITH,
     licm::LICM,
@@ -65,6 +77,7 @@ pub const PASSES: &[Pass] = &[
     bce::VERSION,
     hoist_dims::HOIST_DIMS,
     alias_version::ALIAS_VERSION,
+    atomic_privatize::ATOMIC_PRIVATIZE,
 ];
 
 /// Names that switch several passes at once.
@@ -376,7 +389,7 @@ mod tests {
             e.message
         );
         assert!(
-            e.message.contains("bce-redundant, bce-version, hoist-dims, alias-version, bce"),
+            e.message.contains("bce-redundant, bce-version, hoist-dims, alias-version, atomic-privatize, bce"),
             "{}",
             e.message
         );

@@ -1,15 +1,16 @@
 //! `reuse`: memory reuse for library calls (the seeds' CPU optimization). `C = A + B`,
 //! and any element-wise result (arithmetic, comparisons, unary math, casts; a fused
-//! chain from `fusion` too), is written into the buffer C already holds instead of a
-//! fresh one, when that cannot be observed:
+//! chain from `fusion` too, a loop nest or its cpu-par form `(if (>= COUNT N) (parfor L)
+//! (for L))`), is written into the buffer C already holds instead of a fresh one, when
+//! that cannot be observed:
 //!
 //! - C is a local (never a parameter: by-value hosts decide which arguments to copy
 //!   from the function as written) of exactly the result's type, not `strided`;
-//! - C is certainly assigned there (it holds a buffer), and no other variable may share
-//!   its storage (`analysis::alias`, with the host's `params_never_alias`); the only
-//!   exception is a fused loop's own destination moved into C, which is dead after the
-//!   move; functions with tuple variables, `refincr`/`refdecr` of C, or C inside a
-//!   `parfor` body (iterations share the old buffer) or a GPU section are left alone;
+//! - C is certainly assigned there (it holds a buffer), and no other variable whose
+//!   value is still read may share its storage (`analysis::alias`, with the host's
+//!   `params_never_alias`): the others in C's alias class are locals dead at the
+//!   statement (liveness), or a fused loop's own destination moved into C; functions
+//!   with tuple variables, `refincr`/`refdecr` of C, or C inside a `parfor` body (iterations share the old buffer) or a GPU section are left alone;
 //! - every element of the result reads the operands at its own index only, so element
 //!   k of C is read before it is overwritten and never after;
 //! - whether C has the right size is decided at run time: `(if (dims equal) IN-PLACE
@@ -27,6 +28,7 @@ use super::elementwise::{
 };
 use super::{Counters, Pass, PassContext};
 use crate::analysis::alias::AliasSets;
+use crate::analysis::liveness::LiveVars;
 use crate::analysis::reaching::ReachingDefs;
 use crate::analysis::{stmt_count, walk_expr, walk_stmts};
 use crate::runtime::error::VrResult;
@@ -48,6 +50,7 @@ struct Reuser<'a> {
     f: &'a Function,
     alias: AliasSets,
     reach: ReachingDefs,
+    live: LiveVars,
     reused: u64,
 }
 
@@ -104,17 +107,24 @@ fn pure_extent(e: &Expr) -> bool {
 impl Reuser<'_> {
     /// Whether `c`'s buffer may be overwritten at statement `id`.
     fn may_reuse(&self, c: &str, ty: &Type, id: usize) -> bool {
-        let local = self.f.locals.iter().any(|l| &l.name == c && &l.ty == ty);
+        let local = self.f.locals.iter().any(|l| l.name == c && &l.ty == ty);
         let Type::Array(at) = ty else { return false };
+        // Every other variable that may share c's storage is a local whose value nobody
+        // reads from here on (liveness: dead before this statement), or a fused loop's
+        // destination moved into c. (`(set _t4 d)`, R's recycling copies, put d and _t4
+        // in one class for the whole function; in the next iteration _t4 is dead when d
+        // is computed again.)
         let alone = self
             .alias
             .classes
             .iter()
             .find(|class| class.iter().any(|v| v == c))
             .is_some_and(|class| {
-                class
-                    .iter()
-                    .all(|v| v == c || is_moved_destination(self.f, v, c))
+                class.iter().all(|v| {
+                    v == c
+                        || is_moved_destination(self.f, v, c)
+                        || (self.f.locals.iter().any(|l| &l.name == v) && !self.live.is_live(id, v))
+                })
             });
         local && at.layout != Layout::Strided && alone && self.reach.certainly_assigned(id, c)
     }
@@ -208,7 +218,8 @@ impl Reuser<'_> {
             return None;
         }
         let nest = stmts.get(j + 1)?;
-        let StmtKind::For { body, .. } = &nest.kind else {
+        let serial = serial_nest(nest)?;
+        let StmtKind::For { body, .. } = &serial.kind else {
             return None;
         };
         let [Stmt {
@@ -240,7 +251,7 @@ impl Reuser<'_> {
         // The nest must visit every element of d, in either order.
         let covers = [false, true].iter().any(|&col| {
             let expected = loop_nest(self.m.index_base, &idx, dims.clone(), col, vec![], None);
-            match (&expected.kind, &nest.kind) {
+            match (&expected.kind, &serial.kind) {
                 (
                     StmtKind::For {
                         vars: ev,
@@ -365,16 +376,60 @@ impl Reuser<'_> {
     }
 }
 
-/// The fused loop `nest` storing into `c` instead of its own destination.
+/// The serial loop of a fused nest: the nest itself, or the `for` of the form
+/// `parallel_when_large` gives it on cpu-par, `(if (>= COUNT N) (parfor L) (for L))`.
+fn serial_nest(nest: &Stmt) -> Option<&Stmt> {
+    match &nest.kind {
+        StmtKind::For { .. } => Some(nest),
+        StmtKind::If {
+            then,
+            els: Some(e),
+            ..
+        } => match (then.stmts.as_slice(), e.stmts.as_slice()) {
+            (
+                [Stmt {
+                    kind:
+                        StmtKind::Parfor {
+                            vars: pv,
+                            domain: pd,
+                            body: pb,
+                        },
+                    ..
+                }],
+                [s @ Stmt {
+                    kind: StmtKind::For { vars, domain, body },
+                    ..
+                }],
+            ) if pv == vars && pd == domain && pb == body => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The fused loop `nest` (either form of [`serial_nest`]) storing into `c` instead of
+/// its own destination.
 fn in_place_of(nest: &Stmt, c: &str) -> Stmt {
-    let mut in_place = nest.clone();
-    if let StmtKind::For { body, .. } = &mut in_place.kind {
-        if let StmtKind::Assign { targets, .. } = &mut body.stmts[0].kind {
-            if let [LValue::Index { array, .. }] = targets.as_mut_slice() {
-                *array = c.to_string();
+    fn retarget(s: &mut Stmt, c: &str) {
+        match &mut s.kind {
+            StmtKind::For { body, .. } | StmtKind::Parfor { body, .. } => {
+                if let StmtKind::Assign { targets, .. } = &mut body.stmts[0].kind {
+                    if let [LValue::Index { array, .. }] = targets.as_mut_slice() {
+                        *array = c.to_string();
+                    }
+                }
             }
+            StmtKind::If { then, els, .. } => {
+                then.stmts.iter_mut().for_each(|s| retarget(s, c));
+                if let Some(e) = els {
+                    e.stmts.iter_mut().for_each(|s| retarget(s, c));
+                }
+            }
+            _ => {}
         }
     }
+    let mut in_place = nest.clone();
+    retarget(&mut in_place, c);
     in_place
 }
 
@@ -389,7 +444,7 @@ fn starts_fused(stmts: &[Stmt]) -> bool {
             },
             ..
         })
-    ) && matches!(stmts.get(1).map(|s| &s.kind), Some(StmtKind::For { .. }))
+    ) && stmts.get(1).and_then(serial_nest).is_some()
 }
 
 /// Whether `e` reads variable `v` at all.
@@ -428,6 +483,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
         f: &orig,
         alias: AliasSets::compute(&orig, cx.options.params_never_alias),
         reach: ReachingDefs::compute(&orig),
+        live: LiveVars::compute(&orig),
         reused: 0,
     };
     let body = r.stmts(&mut table, std::mem::take(&mut f.body), 0);

@@ -61,8 +61,9 @@ impl CompileOptions {
             parallel: self.parallel,
             threads: self.threads,
             opt_level: self.opt_level,
-            alias_versions: self.passes.is_enabled("alias-version") && !self.passes.params_never_alias,
+            ..crate::cpu::CpuOptions::default()
         }
+        .following(&self.passes)
     }
 
     /// The options that change the machine code, as a line of the cache key.

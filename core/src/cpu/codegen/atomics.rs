@@ -24,6 +24,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         indices: &[Expr],
         value: &Expr,
     ) -> VrResult<Val<'ctx>> {
+        // In a parfor body whose chunks accumulate this site privately (`par_atomics.rs`).
+        if let Some(sum) = self.chunk_sum_of(value) {
+            return self.chunk_sum_add(g, array, indices, value, sum);
+        }
         let v = self.expr(g, value)?;
         let (ptr, elem) = self.element_ptr(g, array, indices, IndexFlags::default())?;
         if v.ty != elem {

@@ -19,9 +19,11 @@ mod interrupt;
 mod map;
 mod matmul;
 mod offload;
+mod par_atomics;
 mod par_elementwise;
 mod par_reduce;
 mod parfor;
+mod parfor_facts;
 mod random;
 mod selection;
 mod slice_assign;
@@ -158,6 +160,13 @@ pub struct CodeGen<'ctx, 'm> {
     /// Functions with a no-alias version: its LLVM function and the parameter pairs the
     /// entry tests for overlap.
     pub(crate) noalias_variants: HashMap<String, (FunctionValue<'ctx>, Vec<(usize, usize)>)>,
+    /// Accumulate qualifying parfor atomics per chunk (`par_atomics.rs`).
+    pub(crate) privatize_atomics: bool,
+    /// The privatized atomic-add sites of the chunk functions being built, by their
+    /// `:value` expression.
+    pub(crate) chunk_sum_sites: HashMap<*const crate::vrir::ast::Expr, par_atomics::ChunkSum<'ctx>>,
+    /// Per parfor body (by address): facts about the enclosing function (`parfor_facts.rs`).
+    pub(crate) parfor_facts: HashMap<*const crate::vrir::ast::Block, parfor_facts::ParforFacts>,
     /// Actions of an offload engine attached to statements (`offload.rs`), if any.
     pub(crate) offload: Option<&'m crate::runtime::offload::OffloadPlan>,
     /// Preorder number of every statement of the module (the plan's names for them).
@@ -198,6 +207,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             parallel: false,
             alias_versions: false,
             noalias_variants: HashMap::new(),
+            privatize_atomics: false,
+            chunk_sum_sites: HashMap::new(),
+            parfor_facts: HashMap::new(),
             offload: None,
             stmt_ids: HashMap::new(),
             pending_cond: None,

@@ -7,10 +7,14 @@
 //!
 //! The environment is an array of 8-byte slots: the start, step and iteration count of
 //! each range, then per variable of the enclosing function:
-//! - variables the body only reads (or writes element-wise, for arrays): their slot's
-//!   address (and the address of the "assigned" flag); nobody writes them while the loop
-//!   runs, so the body copies scalars into slots of its own once per chunk (registers,
-//!   after optimization) and uses array variables in place;
+//! - variables the body only reads (or writes element-wise, for arrays): scalars by
+//!   value (with their "assigned" flag), array variables as copies of their descriptor
+//!   (and flag) made at the launch; nobody writes them while the loop runs, so these are
+//!   what the body would read from the variables themselves, and the enclosing
+//!   function's variables do not escape into the environment (an escaped variable stays
+//!   in memory for the whole function, reloaded after every store through a pointer);
+//!   the body copies scalars into slots of its own once per chunk (registers, after
+//!   optimization);
 //! - variables the body assigns (the loop variables included) are private to each
 //!   iteration (docs/vrir-semantics.md): each chunk starts from a snapshot of their
 //!   values taken before the loop (never from the live slot, which the last chunk may be
@@ -24,10 +28,11 @@
 //! `cpu::parallel`. A body that captures a variable kind this file does not know (added
 //! by a later increment) falls back to the serial loop rather than failing.
 
+use super::parfor_facts::{parfor_facts, ParforFacts};
 use super::stmt::LoopRange;
 use super::{internal_name, unsupported, CodeGen, FnGen, Slot, Val};
 use crate::runtime::error::{ErrorKind, VrResult};
-use crate::vrir::ast::{Block, Expr, LValue, Stmt, StmtKind};
+use crate::vrir::ast::{Block, Expr, LValue, Literal, Stmt, StmtKind};
 use crate::vrir::types::{ArrayType, ScalarType};
 use inkwell::module::Linkage;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
@@ -41,25 +46,44 @@ pub const PARFOR: &str = "vr_cpu_parfor";
 /// first environment slot.
 #[derive(Clone, Copy)]
 enum Capture {
-    /// Slots: the scalar's address, then its flag's address when it has one.
+    /// Slots: the scalar's value, then its flag's value when it has one (a scalar that
+    /// does not fit a slot, `c128`: their addresses). Values, so that the enclosing
+    /// function's variables do not escape into the environment: an escaped variable
+    /// lives in memory for the whole function, which costs its other loops (a store
+    /// through any pointer may change it, so LLVM reloads it at every use).
     SharedScalar {
         ty: ScalarType,
         flagged: bool,
         at: u32,
     },
     /// Slots: value before the loop, flag before the loop, the scalar's address, its
-    /// flag's address (when it has one).
+    /// flag's address (when it has one; the addresses filled only when `store_back`).
+    /// `store_back`: the variable is live after the loop (else nobody reads what the
+    /// last chunk would store). `assigned_before`:
+    /// certainly assigned before the loop, so each chunk starts with it assigned.
     PrivateScalar {
         ty: ScalarType,
         flagged: bool,
         at: u32,
+        store_back: bool,
+        assigned_before: bool,
     },
-    /// Slots: the descriptor's address, the flag's address.
+    /// An array local the body does not assign that may be unassigned before the loop.
+    /// Slots: the address of a copy of the descriptor, of a copy of the flag (made at the
+    /// launch).
     SharedArrayVar { ty: ArrayType, at: u32 },
     /// Slots: a copy of the descriptor made before the loop, the flag before the loop,
-    /// the descriptor's address, the flag's address.
-    PrivateArrayVar { ty: ArrayType, at: u32 },
-    /// An array parameter. Slot: its descriptor's address.
+    /// the descriptor's address, the flag's address (the addresses filled only when
+    /// `store_back`).
+    PrivateArrayVar {
+        ty: ArrayType,
+        at: u32,
+        store_back: bool,
+    },
+    /// An array parameter, or an array local the body does not assign and that is
+    /// certainly assigned before the loop (its descriptor cannot change while the loop
+    /// runs: loaded once per chunk, like a parameter's). Slot: its descriptor's address
+    /// (a parameter's), or the address of a copy made at the launch (a local's).
     Array { ty: ArrayType, at: u32 },
 }
 
@@ -173,10 +197,26 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             }
         }
         let d = vars.len() as u32;
-        let (plan, slots) = self.capture_plan(g, vars, body);
+        let facts = self.facts_of(g, body);
+        let (plan, slots) = self.capture_plan(g, vars, body, facts.as_ref());
+        // Starts and steps written as constants are used as constants in the body (a
+        // step of 1 lets LLVM see unit-stride accesses and vectorize them).
+        let consts: Vec<(Option<i64>, Option<i64>)> = range_exprs
+            .iter()
+            .map(|r| match r {
+                Expr::Range { start, step, .. } => (
+                    start.as_deref().and_then(int_const),
+                    match step {
+                        None => Some(1),
+                        Some(st) => int_const(st),
+                    },
+                ),
+                _ => (None, None),
+            })
+            .collect();
         // Outline first: a body this file cannot outline runs serially instead.
         let parent_block = self.builder.get_insert_block().expect("positioned");
-        let outlined = self.outline(g, vars, body, &plan, d);
+        let outlined = self.outline(g, vars, body, &plan, d, &consts);
         self.builder.position_at_end(parent_block);
         let outlined = match outlined {
             Ok(f) => f,
@@ -309,12 +349,28 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// How each variable of the enclosing function is captured, and the slot count.
+    /// The facts of the enclosing function about the parfor with this body (computed
+    /// once per body).
+    fn facts_of(&mut self, g: &FnGen<'ctx, 'm>, body: &'m Block) -> Option<ParforFacts> {
+        let key = body as *const Block;
+        if let Some(f) = self.parfor_facts.get(&key) {
+            return Some(f.clone());
+        }
+        let f = parfor_facts(g.f, body)?;
+        self.parfor_facts.insert(key, f.clone());
+        Some(f)
+    }
+
     fn capture_plan(
         &self,
         g: &FnGen<'ctx, 'm>,
         vars: &[String],
         body: &Block,
+        facts: Option<&ParforFacts>,
     ) -> (Vec<(String, Capture)>, u32) {
+        // Without facts: every variable may be read after the loop and unassigned before.
+        let live_after = |name: &str| facts.is_none_or(|f| f.live_after.contains(name));
+        let assigned_before = |name: &str| facts.is_some_and(|f| f.assigned_before.contains(name));
         let mut private = BTreeSet::new();
         private.extend(vars.iter().cloned());
         assigned_in(&body.stmts, &mut private);
@@ -326,7 +382,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             let is_private = private.contains(name);
             let (cap, n) = match (&g.vars[name], is_private) {
                 (Slot::Scalar { ty, assigned, .. }, false) => {
-                    let flagged = assigned.is_some();
+                    let flagged = assigned.is_some() && !assigned_before(name);
                     let cap = Capture::SharedScalar {
                         ty: *ty,
                         flagged,
@@ -340,11 +396,23 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         ty: *ty,
                         flagged,
                         at,
+                        store_back: live_after(name),
+                        assigned_before: assigned_before(name),
                     };
                     (cap, 3 + flagged as u32)
                 }
+                (Slot::ArrayVar { ty, .. }, false) if assigned_before(name) => {
+                    (Capture::Array { ty: *ty, at }, 1)
+                }
                 (Slot::ArrayVar { ty, .. }, false) => (Capture::SharedArrayVar { ty: *ty, at }, 2),
-                (Slot::ArrayVar { ty, .. }, true) => (Capture::PrivateArrayVar { ty: *ty, at }, 4),
+                (Slot::ArrayVar { ty, .. }, true) => {
+                    let cap = Capture::PrivateArrayVar {
+                        ty: *ty,
+                        at,
+                        store_back: live_after(name),
+                    };
+                    (cap, 4)
+                }
                 (Slot::Array(view), _) => (Capture::Array { ty: view.ty, at }, 1),
                 // Not captured: the body sees it as unsupported (and runs serially).
                 #[allow(unreachable_patterns)]
@@ -367,13 +435,28 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let slot = g.vars[name].clone();
         let bool_t = self.cx.bool_type();
         match (cap, slot) {
-            (Capture::SharedScalar { at, .. }, Slot::Scalar { ptr, assigned, .. }) => {
-                self.builder.build_store(self.env_slot(env, at)?, ptr)?;
-                if let Some(f) = assigned {
-                    self.builder.build_store(self.env_slot(env, at + 1)?, f)?;
+            (Capture::SharedScalar { ty, at, flagged }, Slot::Scalar { ptr, assigned, .. }) => {
+                if fits_slot(ty) {
+                    let mem = self.mem_type(ty, &g.f.name)?;
+                    let v = self.builder.build_load(mem, ptr, "")?;
+                    self.builder.build_store(self.env_slot(env, at)?, v)?;
+                    if let (true, Some(f)) = (flagged, assigned) {
+                        let fv = self.builder.build_load(bool_t, f, "")?;
+                        self.builder.build_store(self.env_slot(env, at + 1)?, fv)?;
+                    }
+                } else {
+                    self.builder.build_store(self.env_slot(env, at)?, ptr)?;
+                    if let (true, Some(f)) = (flagged, assigned) {
+                        self.builder.build_store(self.env_slot(env, at + 1)?, f)?;
+                    }
                 }
             }
-            (Capture::PrivateScalar { ty, at, .. }, Slot::Scalar { ptr, assigned, .. }) => {
+            (
+                Capture::PrivateScalar {
+                    ty, at, store_back, ..
+                },
+                Slot::Scalar { ptr, assigned, .. },
+            ) => {
                 let mem = self.mem_type(ty, &g.f.name)?;
                 let v = self.builder.build_load(mem, ptr, "")?;
                 self.builder.build_store(self.env_slot(env, at)?, v)?;
@@ -382,27 +465,55 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     None => bool_t.const_all_ones(),
                 };
                 self.builder.build_store(self.env_slot(env, at + 1)?, flag)?;
-                self.builder.build_store(self.env_slot(env, at + 2)?, ptr)?;
-                if let Some(f) = assigned {
-                    self.builder.build_store(self.env_slot(env, at + 3)?, f)?;
+                // The addresses only where the last chunk stores the values back.
+                if store_back {
+                    self.builder.build_store(self.env_slot(env, at + 2)?, ptr)?;
+                    if let Some(f) = assigned {
+                        self.builder.build_store(self.env_slot(env, at + 3)?, f)?;
+                    }
                 }
             }
-            (Capture::SharedArrayVar { at, .. }, Slot::ArrayVar { ptr, assigned, .. }) => {
-                self.builder.build_store(self.env_slot(env, at)?, ptr)?;
-                self.builder.build_store(self.env_slot(env, at + 1)?, assigned)?;
+            (Capture::SharedArrayVar { ty, at }, Slot::ArrayVar { ptr, assigned, .. }) => {
+                // Copies of the descriptor and the flag (the body does not assign the
+                // variable): the variable's own do not escape.
+                let snap = self.desc_buffer(&g.alloca_builder, &self.builder, ty.ndims, name)?;
+                let view = self.load_desc(ptr, ty, name)?;
+                self.store_desc(snap, &view)?;
+                let flag = g
+                    .alloca_builder
+                    .build_alloca(bool_t, &format!("{name}.assigned.snap"))?;
+                let fv = self.builder.build_load(bool_t, assigned, "")?;
+                self.builder.build_store(flag, fv)?;
+                self.builder.build_store(self.env_slot(env, at)?, snap)?;
+                self.builder.build_store(self.env_slot(env, at + 1)?, flag)?;
             }
-            (Capture::PrivateArrayVar { ty, at }, Slot::ArrayVar { ptr, assigned, .. }) => {
+            (
+                Capture::PrivateArrayVar {
+                    ty, at, store_back, ..
+                },
+                Slot::ArrayVar { ptr, assigned, .. },
+            ) => {
                 let snap = self.desc_buffer(&g.alloca_builder, &self.builder, ty.ndims, name)?;
                 let view = self.load_desc(ptr, ty, name)?;
                 self.store_desc(snap, &view)?;
                 self.builder.build_store(self.env_slot(env, at)?, snap)?;
                 let flag = self.builder.build_load(bool_t, assigned, "")?;
                 self.builder.build_store(self.env_slot(env, at + 1)?, flag)?;
-                self.builder.build_store(self.env_slot(env, at + 2)?, ptr)?;
-                self.builder.build_store(self.env_slot(env, at + 3)?, assigned)?;
+                if store_back {
+                    self.builder.build_store(self.env_slot(env, at + 2)?, ptr)?;
+                    self.builder.build_store(self.env_slot(env, at + 3)?, assigned)?;
+                }
             }
             (Capture::Array { at, .. }, Slot::Array(view)) => {
                 self.builder.build_store(self.env_slot(env, at)?, view.desc)?;
+            }
+            (Capture::Array { ty, at }, Slot::ArrayVar { ptr, .. }) => {
+                // A copy of the descriptor (the body does not assign the variable): the
+                // variable's own does not escape.
+                let snap = self.desc_buffer(&g.alloca_builder, &self.builder, ty.ndims, name)?;
+                let view = self.load_desc(ptr, ty, name)?;
+                self.store_desc(snap, &view)?;
+                self.builder.build_store(self.env_slot(env, at)?, snap)?;
             }
             _ => unreachable!("the plan was made from these slots"),
         }
@@ -486,14 +597,22 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         body: &'m Block,
         plan: &[(String, Capture)],
         d: u32,
+        consts: &[(Option<i64>, Option<i64>)],
     ) -> Result<FunctionValue<'ctx>, (crate::runtime::error::VrError, Option<FunctionValue<'ctx>>)>
     {
         let llfn = self.declare_chunk_fn(g, "parfor");
-        self.outline_body(g, llfn, vars, body, plan, d)
-            .map_err(|e| (e, Some(llfn)))?;
+        let registered: BTreeSet<*const Expr> = self.chunk_sum_sites.keys().copied().collect();
+        let built = self.outline_body(g, llfn, vars, body, plan, d, consts);
+        if built.is_err() {
+            // Forget the sums' sites of this body: it is not built (it may run serially).
+            self.chunk_sum_sites.retain(|k, _| registered.contains(k));
+        }
+        built.map_err(|e| (e, Some(llfn)))?;
         Ok(llfn)
     }
 
+    // The loop's parts as `parfor` and `outline` hold them; a struct would only rename them.
+    #[allow(clippy::too_many_arguments)]
     fn outline_body(
         &mut self,
         g: &FnGen<'ctx, 'm>,
@@ -502,6 +621,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         body: &'m Block,
         plan: &[(String, Capture)],
         d: u32,
+        consts: &[(Option<i64>, Option<i64>)],
     ) -> VrResult<()> {
         let ptr = self.ptr_type();
         let i64t = self.cx.i64_type();
@@ -514,13 +634,21 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             last,
             alloca_builder,
         } = self.begin_chunk_fn(llfn)?;
+        let chunk_sums = self.begin_chunk_sums(g, &alloca_builder, body)?;
         let load_slot = |s: &Self, k: u32, ty: inkwell::types::BasicTypeEnum<'ctx>| s.env_load(env, k, ty);
         let mut starts = Vec::new();
         let mut steps = Vec::new();
         let mut counts = Vec::new();
         for k in 0..d {
-            starts.push(load_slot(self, k, i64t.into())?.into_int_value());
-            steps.push(load_slot(self, d + k, i64t.into())?.into_int_value());
+            let (start, step) = consts.get(k as usize).copied().unwrap_or((None, None));
+            starts.push(match start {
+                Some(c) => self.i64c(c),
+                None => load_slot(self, k, i64t.into())?.into_int_value(),
+            });
+            steps.push(match step {
+                Some(c) => self.i64c(c),
+                None => load_slot(self, d + k, i64t.into())?.into_int_value(),
+            });
             counts.push(load_slot(self, 2 * d + k, i64t.into())?.into_int_value());
         }
         // Variables as the body sees them.
@@ -538,15 +666,24 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     // Read-only in the body and written by nobody while the loop runs:
                     // a copy the optimizer keeps in a register (not a load per use).
                     let mem = self.mem_type(ty, &g.f.name)?;
-                    let home = load_slot(self, at, ptr.into())?.into_pointer_value();
                     let copy = alloca_builder.build_alloca(mem, name)?;
-                    let v = self.builder.build_load(mem, home, "")?;
+                    let v = if fits_slot(ty) {
+                        load_slot(self, at, mem)?
+                    } else {
+                        let home = load_slot(self, at, ptr.into())?.into_pointer_value();
+                        self.builder.build_load(mem, home, "")?
+                    };
                     self.builder.build_store(copy, v)?;
                     let assigned = if flagged {
-                        let home_flag = load_slot(self, at + 1, ptr.into())?.into_pointer_value();
+                        let f = if fits_slot(ty) {
+                            load_slot(self, at + 1, bool_t.into())?
+                        } else {
+                            let home_flag =
+                                load_slot(self, at + 1, ptr.into())?.into_pointer_value();
+                            self.builder.build_load(bool_t, home_flag, "")?
+                        };
                         let flag =
                             alloca_builder.build_alloca(bool_t, &format!("{name}.assigned"))?;
-                        let f = self.builder.build_load(bool_t, home_flag, "")?;
                         self.builder.build_store(flag, f)?;
                         Some(flag)
                     } else {
@@ -558,26 +695,38 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                         assigned,
                     }
                 }
-                Capture::PrivateScalar { ty, flagged, at } => {
+                Capture::PrivateScalar {
+                    ty,
+                    flagged,
+                    at,
+                    store_back,
+                    assigned_before,
+                } => {
                     let mem = self.mem_type(ty, &g.f.name)?;
                     let copy = alloca_builder.build_alloca(mem, name)?;
                     let flag = alloca_builder.build_alloca(bool_t, &format!("{name}.assigned"))?;
                     let v = load_slot(self, at, mem)?;
                     self.builder.build_store(copy, v)?;
-                    let f = load_slot(self, at + 1, bool_t.into())?;
-                    self.builder.build_store(flag, f)?;
-                    let home = load_slot(self, at + 2, ptr.into())?.into_pointer_value();
-                    let home_flag = if flagged {
-                        Some(load_slot(self, at + 3, ptr.into())?.into_pointer_value())
+                    let f = if assigned_before {
+                        bool_t.const_all_ones().into()
                     } else {
-                        None
+                        load_slot(self, at + 1, bool_t.into())?
                     };
+                    self.builder.build_store(flag, f)?;
                     let s = Slot::Scalar {
                         ty,
                         ptr: copy,
                         assigned: Some(flag),
                     };
-                    private.push((*cap, s.clone(), home, home_flag));
+                    if store_back {
+                        let home = load_slot(self, at + 2, ptr.into())?.into_pointer_value();
+                        let home_flag = if flagged {
+                            Some(load_slot(self, at + 3, ptr.into())?.into_pointer_value())
+                        } else {
+                            None
+                        };
+                        private.push((*cap, s.clone(), home, home_flag));
+                    }
                     s
                 }
                 Capture::SharedArrayVar { ty, at } => Slot::ArrayVar {
@@ -585,7 +734,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     ptr: load_slot(self, at, ptr.into())?.into_pointer_value(),
                     assigned: load_slot(self, at + 1, ptr.into())?.into_pointer_value(),
                 },
-                Capture::PrivateArrayVar { ty, at } => {
+                Capture::PrivateArrayVar { ty, at, store_back } => {
                     let copy = self.desc_buffer(&alloca_builder, &self.builder, ty.ndims, name)?;
                     let snap = load_slot(self, at, ptr.into())?.into_pointer_value();
                     let view = self.load_desc(snap, ty, name)?;
@@ -593,14 +742,16 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     let flag = alloca_builder.build_alloca(bool_t, &format!("{name}.assigned"))?;
                     let f = load_slot(self, at + 1, bool_t.into())?;
                     self.builder.build_store(flag, f)?;
-                    let home = load_slot(self, at + 2, ptr.into())?.into_pointer_value();
-                    let home_flag = load_slot(self, at + 3, ptr.into())?.into_pointer_value();
                     let s = Slot::ArrayVar {
                         ty,
                         ptr: copy,
                         assigned: flag,
                     };
-                    private.push((*cap, s.clone(), home, Some(home_flag)));
+                    if store_back {
+                        let home = load_slot(self, at + 2, ptr.into())?.into_pointer_value();
+                        let home_flag = load_slot(self, at + 3, ptr.into())?.into_pointer_value();
+                        private.push((*cap, s.clone(), home, Some(home_flag)));
+                    }
                     s
                 }
                 Capture::Array { ty, at } => {
@@ -629,6 +780,11 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let lin = g2.alloca_builder.build_alloca(i64t, "parfor.i")?;
         let mut rest = lo;
         for k in (0..d as usize).rev() {
+            if k == 0 {
+                // The outermost counter is what is left (lo < the product of the counts).
+                self.builder.build_store(counters[k], rest)?;
+                break;
+            }
             let kk = self.builder.build_int_unsigned_rem(rest, counts[k], "")?;
             rest = self.builder.build_int_unsigned_div(rest, counts[k], "")?;
             self.builder.build_store(counters[k], kk)?;
@@ -743,6 +899,25 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         self.builder.position_at_end(ret);
         self.builder
             .build_return(Some(&self.cx.i32_type().const_zero()))?;
+        self.finish_chunk_sums(llfn, chunk_sums)?;
         Ok(())
+    }
+}
+
+/// Whether a scalar of type `ty` travels in one environment slot (8 bytes) by value.
+fn fits_slot(ty: ScalarType) -> bool {
+    ty != ScalarType::C128
+}
+
+/// The value of an integer constant expression written as a literal.
+fn int_const(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Const {
+            value: Literal::I64(v),
+        } => Some(*v),
+        Expr::Const {
+            value: Literal::I32(v),
+        } => Some(*v as i64),
+        _ => None,
     }
 }

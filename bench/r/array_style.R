@@ -1,0 +1,149 @@
+# R's vector style against R's loop style (issue 18, part 2): each kernel of bench/r that
+# has an array-style version (`NAME_vec`, in the kernel's own file next to the loop
+# version) timed as R runs it (byte-compiled), compiled by vr_compile(), and next to the
+# compiled loop version and the C reference (bench/c through bench/r/c_refs.c, as
+# run.R builds it). Every result is checked against R's loop version before timing
+# (1e-12 relative: R's sum() adds in long double, the loops in double).
+#
+#   Rscript bench/r/array_style.R [--quick] [--kernel=NAME] [--reps=N]
+#
+# Targets (issue 18): compiled array style within 1.5x of compiled loop style and
+# within 2x of C. The velociraptor package is looked for in $VR_R_LIB, then the usual
+# libraries; without it the script stops.
+
+args <- commandArgs(trailingOnly = TRUE)
+quick <- "--quick" %in% args
+file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+here <- if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1]))) else "bench/r"
+reps_arg <- sub("^--reps=", "", grep("^--reps=", args, value = TRUE))
+reps <- if (length(reps_arg)) as.integer(reps_arg[1]) else if (quick) 2L else 7L
+r_reps <- if (quick) 1L else 3L
+
+lib <- Sys.getenv("VR_R_LIB", "/tmp/rbench-lib")
+if (!suppressWarnings(requireNamespace("velociraptor", lib.loc = c(lib, .libPaths()), quietly = TRUE)))
+  stop("the velociraptor package is not installed (R CMD INSTALL -l DIR r-package; VR_R_LIB=DIR)")
+vr_compile <- velociraptor::vr_compile
+prange <- velociraptor::prange
+# No on-disk cache: the first call column is a cold compile.
+velociraptor::vr_options(cache_dir = "")
+
+kernel_files <- c("arc_distance", "rosen_der", "black_scholes", "stencil5", "matmul_loops",
+  "nbody1d", "pi_sum")
+for (k in kernel_files) sys.source(file.path(here, paste0(k, ".R")), envir = globalenv())
+for (nm in ls(globalenv())) {
+  obj <- get(nm, envir = globalenv())
+  if (is.function(obj) && identical(environment(obj), globalenv()) && !(nm %in% c("prange")))
+    assign(nm, compiler::cmpfun(obj), envir = globalenv())
+}
+
+build_dir <- tempfile("rbench-c")
+dir.create(build_dir)
+so <- file.path(build_dir, paste0("c_refs", .Platform$dynlib.ext))
+gcc <- Sys.getenv("CC", "gcc")
+cmd <- sprintf("%s -O2 -march=native -ffp-contract=off -fpic -shared -I%s %s -o %s -lm",
+  gcc, shQuote(R.home("include")), shQuote(file.path(here, "c_refs.c")), shQuote(so))
+if (system(cmd) != 0) stop("building the C references failed: ", cmd)
+dyn.load(so)
+# Native symbols looked up once: a lookup per call would cost more than small kernels.
+c_symbols <- new.env()
+cfun <- function(name) {
+  if (is.null(c_symbols[[name]])) c_symbols[[name]] <- getNativeSymbolInfo(name, PACKAGE = "c_refs")$address
+  c_symbols[[name]]
+}
+
+set.seed(42)
+unif <- function(n, lo = 0, hi = 1) runif(n, lo, hi)
+
+# name, loop version, array-style version, size, quick size, inputs, C call.
+K <- function(name, loop, vec, size, quick_size, inputs, c_call) {
+  list(name = name, loop = loop, vec = vec, size = if (quick) quick_size else size,
+    inputs = inputs, c_call = c_call)
+}
+kernels <- list(
+  K("arc_distance", "arc_distance", "arc_distance_vec", 400000, 100,
+    function(n) list(unif(n, -1.5, 1.5), unif(n, -1.5, 1.5), unif(n, -1.5, 1.5), unif(n, -1.5, 1.5)),
+    function(a) .Call(cfun("c_arc_distance"), a[[1]], a[[2]], a[[3]], a[[4]])),
+  K("rosen_der", "rosen_der", "rosen_der_vec", 4000000, 100,
+    function(n) list(unif(n, 0, 2)),
+    function(a) .Call(cfun("c_rosen_der"), a[[1]])),
+  K("black_scholes", "black_scholes", "black_scholes_vec", 1000000, 100,
+    function(n) list(5 + unif(n) * 25, 1 + unif(n) * 99, 0.25 + unif(n) * 9.75, 0.02, 0.3),
+    function(a) .Call(cfun("c_black_scholes"), a[[1]], a[[2]], a[[3]], a[[4]], a[[5]])),
+  K("stencil5", "stencil5", "stencil5_vec", 2000, 10,
+    function(n) list(matrix(unif(n * n), n, n)),
+    function(a) .Call(cfun("c_stencil5"), a[[1]])),
+  K("matmul_loops", "matmul_loops", "matmul_vec", 300, 6,
+    function(n) list(matrix(unif(n * n) - 0.5, n, n), matrix(unif(n * n) - 0.5, n, n)),
+    function(a) .Call(cfun("c_matmul_loops"), a[[1]], a[[2]])),
+  K("nbody1d", "nbody1d", "nbody1d_vec", 3000, 8,
+    function(n) list(unif(n) * 100, unif(n) - 0.5, unif(n) + 0.5, 0.01, 1e-3),
+    function(a) .Call(cfun("c_nbody1d"), a[[1]], a[[2]], a[[3]], a[[4]], a[[5]])),
+  K("pi_sum", "pi_sum", "pi_sum_vec", 10000, 100,
+    function(n) list(500, n),
+    function(a) .Call(cfun("c_pi_sum"), a[[1]], a[[2]]))
+)
+only <- sub("^--kernel=", "", grep("^--kernel=", args, value = TRUE))
+if (length(only)) kernels <- Filter(function(k) k$name %in% only, kernels)
+
+now <- function() as.numeric(Sys.time())
+median_ms <- function(n, f) {
+  times <- numeric(n)
+  for (r in seq_len(n)) {
+    t0 <- now()
+    f()
+    times[r] <- now() - t0
+  }
+  1000 * median(times)
+}
+same <- function(a, b) {
+  isTRUE(all.equal(a, b, tolerance = 1e-12, check.attributes = TRUE)) &&
+    identical(typeof(a), typeof(b)) && identical(dim(a), dim(b))
+}
+compile_named <- function(name) eval(call("vr_compile", as.name(name), fallback = FALSE))
+fmt <- function(x, d = 2) if (is.na(x)) "-" else formatC(x, format = "f", digits = d)
+
+rows <- list()
+for (k in kernels) {
+  a <- k$inputs(k$size)
+  expected <- do.call(get(k$loop), a)
+  r_vec <- do.call(get(k$vec), a)
+  if (!same(r_vec, expected)) stop(k$name, ": the array-style R version differs from the loop version")
+  g_loop <- compile_named(k$loop)
+  g_vec <- compile_named(k$vec)
+  first <- now()
+  got <- do.call(g_vec, a)
+  first <- 1000 * (now() - first)
+  if (!same(got, r_vec)) stop(k$name, ": the compiled array-style result differs from R's")
+  if (!same(do.call(g_loop, a), expected)) stop(k$name, ": the compiled loop result differs from R's")
+  c_res <- k$c_call(a)
+  row <- list(kernel = k$name, size = k$size, first_ms = first)
+  row$r_vec <- median_ms(r_reps, function() do.call(get(k$vec), a))
+  # Interleaved, so that load from other processes hits each alike.
+  tv <- tl <- tc <- numeric(reps)
+  for (r in seq_len(reps)) {
+    tv[r] <- median_ms(1, function() do.call(g_vec, a))
+    tl[r] <- median_ms(1, function() do.call(g_loop, a))
+    tc[r] <- median_ms(1, function() k$c_call(a))
+  }
+  row$vr_vec <- median(tv)
+  row$vr_loop <- median(tl)
+  row$c <- median(tc)
+  rows[[length(rows) + 1]] <- row
+  cat(sprintf("%-14s done\n", k$name), file = stderr())
+}
+
+cat(sprintf("\nArray style vs loop style: %s, R %s, %s; medians of %d interleaved runs (R: %d)\n\n",
+  format(Sys.time(), "%Y-%m-%d %H:%M %Z", tz = "UTC"), getRversion(),
+  if (quick) "--quick (tiny sizes: the times mean nothing)" else "full sizes", reps, r_reps))
+cat("| kernel | size | R array style ms | compiled array style ms | compiled loops ms | C ms | array/loops | array/C | speedup over R (array style) | first call ms |\n")
+cat("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+for (row in rows) {
+  cat(sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", row$kernel,
+    format(row$size, scientific = FALSE), fmt(row$r_vec, 1), fmt(row$vr_vec, 3), fmt(row$vr_loop, 3),
+    fmt(row$c, 3), fmt(row$vr_vec / row$vr_loop), fmt(row$vr_vec / row$c),
+    fmt(row$r_vec / row$vr_vec, 1), fmt(row$first_ms, 1)))
+}
+vl <- vapply(rows, function(r) r$vr_vec / r$vr_loop, 0)
+vc <- vapply(rows, function(r) r$vr_vec / r$c, 0)
+cat(sprintf("\narray/loops: median %s, worst %s (target <= 1.5); array/C: median %s, worst %s (target <= 2)\n",
+  fmt(median(vl)), fmt(max(vl)), fmt(median(vc)), fmt(max(vc))))
