@@ -58,14 +58,19 @@ fmt <- function(x, d = 2) formatC(x, format = "f", digits = d)
 # for the kernels that the data of these runs flags (slow against C, poor scaling, GPU
 # kernel slower than cpu-par), so that a new run without the problem does not repeat it.
 known <- list(
+  r_speedup = c(
+    arc_distance = "(arc_distance's loop body is a few calls of sin, cos and atan2, which R evaluates in C as compiled code does.)",
+    rosen_der = "(rosen_der's body is one line of arithmetic per element, little for R to interpret.)"),
   vs_c = c(
     growcut = "growcut's serial build still does the parallel loop's atomic add per cell (a locked instruction per cell; the parallel build keeps one count per chunk instead), which C's plain counter does not pay.",
     matmul_loops = "matmul_loops' inner product is a loop-carried sum that neither side vectorizes; its ratio moves most between runs.",
     crni = "crni's loop reads u(i - 1) and u(i + 1) under if-guards, so bounds-check versioning keeps the checked copy."),
   scaling = c(
-    rosen_der = "rosen_der is memory-bound (a few flops per element streamed), so both it and OpenMP stop where the VM's share of memory bandwidth ends;",
-    stencil5 = "stencil5 likewise streams a 2000x2000 grid per call with five flops per point;",
-    black_scholes = "black_scholes' 16-thread cell moved most between runs on this shared VM (10.1x in the main table of the same run);"),
+    rosen_der = "rosen_der is memory-bound (a few flops per element streamed), so cpu-par and OpenMP alike stop where the machine's memory bandwidth ends.",
+    stencil5 = "stencil5 is memory-bound too (five flops per point of a 2000x2000 grid streamed per call).",
+    black_scholes = "black_scholes' 16-thread cell moves most between runs on the shared VM (10.1x in the main table of the same run)."),
+  scaling_ideal = c(
+    growcut = "growcut is at or above the ideal line because its serial build pays an atomic add per cell that the parallel build replaces by one count per chunk."),
   gpu = c(
     matmul_loops = "matmul_loops' generated GPU kernel is one work-item per output with a serial, untiled inner product reading b column-wise, so even its kernel alone is slower than 16 cores (the library's tiled matmul is what %*% gets; issue 19).",
     julia_set = "julia_set's kernel alone is about as fast as cpu-par: at 400x400 points there are too few work-items to fill the H100.",
@@ -80,37 +85,61 @@ notes <- list()
 # (a) Compiled R over R, per kernel (log scale): serial and parallel.
 if (!is.null(rb) && any(rb$config == "vr-checks-on")) {
   ks <- setdiff(unique(rb$kernel), "call_overhead")
+  cores <- sub(".*, ([0-9]+) cores$", "\\1", unique(rb$machine))
+  variants <- c("compiled, serial", sprintf("compiled, prange() on every core (%s)", paste(cores, collapse = ", ")))
   d <- do.call(rbind, lapply(ks, function(k) {
     r <- at(rb, k, "r")
-    data.frame(kernel = k, variant = c("compiled, serial", "compiled, prange() on all threads"),
-      speedup = r / c(at(rb, k, "vr-checks-on"), at(rb, k, "vr-par")))
+    data.frame(kernel = k, variant = variants, speedup = r / c(at(rb, k, "vr-checks-on"), at(rb, k, "vr-par")))
   }))
   d <- d[is.finite(d$speedup), ]
-  order <- d[d$variant == "compiled, serial", ]
+  order <- d[d$variant == variants[1], ]
   d$kernel <- factor(d$kernel, levels = order$kernel[order(order$speedup)])
+  d$variant <- factor(d$variant, levels = rev(variants))
+  d$label <- paste0(ifelse(d$speedup >= 100, fmt(d$speedup, 0), fmt(d$speedup, 1)), "x")
   p <- ggplot(d, aes(x = kernel, y = speedup, fill = variant)) +
     geom_col(position = position_dodge(width = 0.8), width = 0.75) +
+    geom_text(aes(label = label), position = position_dodge(width = 0.8), hjust = -0.15, size = 3, colour = "grey20") +
     geom_hline(yintercept = 1, colour = "grey30") +
-    scale_y_log10(breaks = c(1, 3, 10, 30, 100, 300, 1000, 3000), labels = function(x) paste0(x, "x")) +
-    scale_fill_manual(values = c("compiled, serial" = "#1b6ca8", "compiled, prange() on all threads" = "#f29e4c")) +
+    scale_y_log10(breaks = c(1, 3, 10, 30, 100, 300, 1000, 3000), labels = function(x) paste0(x, "x"),
+      expand = expansion(mult = c(0, 0.1))) +
+    scale_fill_manual(values = setNames(c("#1b6ca8", "#f29e4c"), variants), breaks = variants) +
     coord_flip() +
     labs(title = "vr_compile(): speedup over R, per kernel",
-      subtitle = "R time / compiled time (medians; R byte-compiled); log scale",
+      subtitle = "R time / compiled time (medians; R byte-compiled, as R runs a function by default); log scale",
       x = NULL, y = "speedup over R (log scale)", fill = NULL, caption = caption_of(rb)) +
     theme_report
   made$r_speedup <- save(p, "r-speedup.png")
-  s <- d$speedup[d$variant == "compiled, serial"]
-  notes$r_speedup <- sprintf("Serial compiled code is %sx to %sx faster than R (median %sx over %d kernels).",
-    fmt(min(s), 1), fmt(max(s), 0), fmt(median(s), 1), length(s))
+  s <- setNames(order$speedup, order$kernel)
+  s <- sort(s)
+  par <- d[d$variant == variants[2], ]
+  par_gain <- setNames(par$speedup / s[as.character(par$kernel)], as.character(par$kernel))
+  notes$r_speedup <- paste0(
+    sprintf("Serial compiled code is %sx to %sx faster than R (median %sx over %d kernels). ",
+      fmt(min(s), 1), fmt(max(s), 0), fmt(median(s), 1), length(s)),
+    sprintf("The gain is largest where R interprets every operation of a deep loop nest or call tree (%s) and smallest where R's own time is already in its vectorized C builtins (%s: %sx).",
+      paste(sprintf("%s %sx", rev(names(s))[1:2], fmt(rev(s)[1:2], 0)), collapse = ", "), names(s)[1], fmt(s[1], 1)),
+    why("r_speedup", names(s)[1]),
+    sprintf(" prange() makes compiled code %sx to %sx as fast as serial here (median %sx) on %s cores%s.",
+      fmt(min(par_gain)), fmt(max(par_gain)), fmt(median(par_gain)), paste(cores, collapse = ", "),
+      if (any(as.integer(cores) <= 2)) " that other work kept busy: the 16-core chart below shows what parallel loops give" else ""),
+    " Octave is not drawn: its benchmark (scripts/bench-octave.sh) prints a Markdown table and writes no CSV yet; that table (bench/RESULTS.md, Octave section) has compiled code at a median 2411x over Octave 7.3's interpreter on ten kernels.")
 }
 
-# (b) Compiled time / C time per kernel and configuration.
+# (b) Compiled time / C time per kernel and configuration, and cpu-par against C + OpenMP
+# on the same number of threads.
 if (!is.null(vr) && any(vr$config == "c")) {
   ks <- unique(vr$kernel[vr$config == "c"])
+  omp_threads <- unique(vr$threads[vr$config == "openmp"])
   configs <- c("cpu-checks-on" = "cpu, bounds checks as emitted", "cpu-optimized" = "cpu, optimizer",
     "cpu-checks-off" = "cpu, checks off")
   d <- do.call(rbind, lapply(ks, function(k) data.frame(kernel = k, variant = unname(configs),
     ratio = vapply(names(configs), function(cfg) at(vr, k, cfg) / at(vr, k, "c"), 0))))
+  par_label <- NULL
+  if (length(omp_threads) == 1 && any(vr$config == "cpu-par")) {
+    par_label <- sprintf("cpu-par / C + OpenMP, %d threads", omp_threads)
+    d <- rbind(d, do.call(rbind, lapply(ks, function(k)
+      data.frame(kernel = k, variant = par_label, ratio = at(vr, k, "cpu-par") / at(vr, k, "openmp")))))
+  }
   # R's bars are R's time against the same C on its own machine; say which when it differs.
   r_label <- "R's vr_compile(), checks on"
   if (!is.null(rb) && !identical(unique(rb$machine), unique(vr$machine))) {
@@ -121,20 +150,41 @@ if (!is.null(vr) && any(vr$config == "c")) {
       data.frame(kernel = k, variant = r_label, ratio = at(rb, k, "vr-checks-on") / at(rb, k, "c")))))
   }
   d <- d[is.finite(d$ratio), ]
-  d$variant <- factor(d$variant, levels = c(unname(configs), r_label))
+  levels <- c(unname(configs), par_label, r_label)
+  d$variant <- factor(d$variant, levels = levels)
+  colours <- setNames(c("#9ecae1", "#1b6ca8", "#08306b", "#8c6bb1", "#f29e4c")[c(1:3, if (!is.null(par_label)) 4, 5)], levels)
   p <- ggplot(d, aes(x = kernel, y = ratio, fill = variant)) +
     geom_col(position = position_dodge(width = 0.85), width = 0.8) +
     geom_hline(yintercept = 1, colour = "grey20", linetype = "dashed") +
-    scale_fill_manual(values = c("#9ecae1", "#1b6ca8", "#08306b", "#f29e4c"), drop = FALSE) +
-    labs(title = "Compiled code against C, per kernel", subtitle = "time / time of the C reference (gcc -O2 -march=native); 1 = C's speed, lower is faster",
+    scale_y_continuous(labels = function(x) paste0(x, "x"), expand = expansion(mult = c(0, 0.05))) +
+    scale_fill_manual(values = colours, drop = FALSE) +
+    labs(title = "Compiled code against C, per kernel",
+      subtitle = "time / time of the C reference (gcc -O2 -march=native, the same loops)\n1x = C's speed; lower is faster",
       x = NULL, y = "time / C time", fill = NULL, caption = caption_of(rbind(vr, if (!is.null(rb)) rb[rb$config == "vr-checks-on", ]))) +
     theme_report + theme(axis.text.x = element_text(angle = 30, hjust = 1)) +
-    guides(fill = guide_legend(nrow = 2))
-  made$vs_c <- save(p, "vs-c.png")
-  opt <- d$ratio[d$variant == "cpu, optimizer"]
-  worst <- d[d$variant == "cpu, optimizer", ][which.max(opt), ]
-  notes$vs_c <- sprintf("After the optimizer, serial compiled VRIR runs at a median %s of C's time (%s to %s; slowest: %s).",
-    fmt(median(opt)), fmt(min(opt)), fmt(max(opt)), worst$kernel)
+    guides(fill = guide_legend(ncol = 2))
+  made$vs_c <- save(p, "vs-c.png", height = 5.5)
+  opt <- setNames(d$ratio[d$variant == "cpu, optimizer"], d$kernel[d$variant == "cpu, optimizer"])
+  on <- setNames(d$ratio[d$variant == "cpu, bounds checks as emitted"], d$kernel[d$variant == "cpu, bounds checks as emitted"])
+  slow <- names(opt)[opt > 1.3]
+  notes$vs_c <- paste0(
+    sprintf("After the optimizer, serial compiled code runs at a median %sx of C's time (%sx to %sx); %d of %d kernels are within 1.1x of C or faster. ",
+      fmt(median(opt)), fmt(min(opt)), fmt(max(opt)), sum(opt <= 1.1), length(opt)),
+    sprintf("The optimizer matters most where the front end's bounds checks sit in the inner loop (%s: %s with checks as emitted). ",
+      paste(names(sort(on / opt, decreasing = TRUE))[1:2], collapse = ", "),
+      paste(sprintf("%sx", fmt(sort(on / opt, decreasing = TRUE)[1:2] * opt[names(sort(on / opt, decreasing = TRUE))[1:2]])), collapse = " and ")),
+    if (length(slow)) sprintf("Slower than 1.3x C: %s.", paste(sprintf("%s (%sx)", slow, fmt(opt[slow])), collapse = ", ")) else "",
+    why("vs_c", slow),
+    # A slow optimizer cell whose two neighbours (the same loop with checks, and without) are
+    # near C's speed is the machine's noise, not the code's.
+    paste(vapply(slow, function(k) {
+      off <- d$ratio[d$variant == "cpu, checks off" & d$kernel == k]
+      if (on[[k]] < 1.1 && length(off) && off < 1.1) sprintf(" %s's optimizer cell is out of line with the same loop checked (%sx) and unchecked (%sx): noise of the shared machine, not the code.", k, fmt(on[[k]]), fmt(off)) else ""
+    }, ""), collapse = ""),
+    if (!is.null(par_label)) {
+      pr <- d$ratio[d$variant == par_label]
+      sprintf(" In parallel, cpu-par takes %sx to %sx of OpenMP's time on the same loops (median %sx).", fmt(min(pr)), fmt(max(pr)), fmt(median(pr)))
+    } else "")
 }
 
 # (c) Parallel speedup against threads, with OpenMP's curve and the ideal line.
@@ -143,28 +193,38 @@ if (!is.null(vr) && any(vr$config == "cpu-par-sweep")) {
   sw$speedup <- mapply(function(k, cfg, t) {
     if (cfg == "cpu-par-sweep") at(vr, k, "cpu-optimized") / at(vr, k, cfg, t) else at(vr, k, "c") / at(vr, k, cfg, t)
   }, sw$kernel, sw$config, sw$threads)
-  sw$impl <- ifelse(sw$config == "cpu-par-sweep", "Velociraptor cpu-par (over serial cpu)", "C + OpenMP (over serial C)")
+  lines <- c("Velociraptor cpu-par (over serial cpu)", "C + OpenMP (over serial C)", "ideal (speedup = threads)")
+  sw$impl <- ifelse(sw$config == "cpu-par-sweep", lines[1], lines[2])
   threads <- sort(unique(sw$threads))
-  ideal <- data.frame(threads = threads, speedup = threads)
-  p <- ggplot(sw, aes(x = threads, y = speedup, colour = impl)) +
-    geom_line(data = ideal, aes(x = threads, y = speedup), inherit.aes = FALSE, colour = "grey60", linetype = "dotted") +
+  ideal <- do.call(rbind, lapply(unique(sw$kernel), function(k) data.frame(kernel = k, threads = threads, speedup = threads, impl = lines[3])))
+  p <- ggplot(sw, aes(x = threads, y = speedup, colour = impl, linetype = impl)) +
+    geom_line(data = ideal, linewidth = 0.6) +
     geom_line(linewidth = 0.9) + geom_point(size = 1.6) +
     facet_wrap(~kernel, ncol = 4) +
     scale_x_continuous(trans = "log2", breaks = threads) +
-    scale_y_continuous(trans = "log2", breaks = c(0.5, 1, 2, 4, 8, 16)) +
-    scale_colour_manual(values = c("Velociraptor cpu-par (over serial cpu)" = "#1b6ca8", "C + OpenMP (over serial C)" = "#d7301f")) +
-    labs(title = "Parallel speedup against threads", subtitle = "same parallel loop in both; dotted: ideal (speedup = threads); log-log",
-      x = "threads", y = "speedup", colour = NULL, caption = caption_of(sw)) +
-    theme_report
+    scale_y_continuous(trans = "log2", breaks = c(0.5, 1, 2, 4, 8, 16), labels = function(x) paste0(x, "x")) +
+    scale_colour_manual(values = setNames(c("#1b6ca8", "#d7301f", "grey55"), lines), breaks = lines) +
+    scale_linetype_manual(values = setNames(c("solid", "solid", "dashed"), lines), breaks = lines) +
+    labs(title = "Parallel speedup against threads", subtitle = "the same parallel loop in both, each over its own serial code; log-log",
+      x = "threads", y = "speedup over serial", colour = NULL, linetype = NULL, caption = caption_of(sw)) +
+    theme_report + theme(panel.spacing.x = unit(1, "lines"))
   made$scaling <- save(p, "scaling.png", width = 9, height = 5.5)
   top <- max(threads)
   s <- sw[sw$threads == top, ]
   vr_top <- s[s$config == "cpu-par-sweep", ]
   omp_top <- s[s$config == "openmp-sweep", ]
-  rel <- vr_top$speedup / omp_top$speedup[match(vr_top$kernel, omp_top$kernel)]
-  notes$scaling <- sprintf("At %d threads cpu-par reaches %sx to %sx over serial; relative to OpenMP's speedup on the same loop that is %s to %s (median %s). Below 0.9: %s.",
-    top, fmt(min(vr_top$speedup), 1), fmt(max(vr_top$speedup), 1), fmt(min(rel)), fmt(max(rel)), fmt(median(rel)),
-    if (any(rel < 0.9)) paste(vr_top$kernel[rel < 0.9], collapse = ", ") else "none")
+  rel <- setNames(vr_top$speedup / omp_top$speedup[match(vr_top$kernel, omp_top$kernel)], vr_top$kernel)
+  sp <- setNames(vr_top$speedup, vr_top$kernel)
+  flat <- names(sp)[sp < 4]
+  notes$scaling <- paste0(
+    sprintf("At %d threads cpu-par reaches %sx to %sx over serial (median %sx); relative to OpenMP's speedup on the same loop that is %s to %s (median %s)%s. ",
+      top, fmt(min(sp), 1), fmt(max(sp), 1), fmt(median(sp), 1), fmt(min(rel)), fmt(max(rel)), fmt(median(rel)),
+      if (any(rel < 0.9)) paste0("; below 0.9: ", paste(names(rel)[rel < 0.9], collapse = ", ")) else ", at least 0.9 for every kernel"),
+    if (length(flat)) sprintf("Both stay under 4x for %s.", paste(flat, collapse = " and ")) else "",
+    why("scaling", flat),
+    why("scaling_ideal", names(sp)[sp >= 0.95 * top]),
+    sprintf(" OpenMP's own median speedup at %d threads is %sx on this machine, so what is left below the ideal line is the machine's as much as the code's.",
+      top, fmt(median(omp_top$speedup), 1)))
 }
 
 # (d) GPU sections against cpu-par, with and without transfers (vr-bench --gpu writes
@@ -239,17 +299,22 @@ if (!is.null(lat)) {
   lat$mode <- factor(lat$mode, levels = unique(lat$mode))
   p <- ggplot(lat, aes(x = mode, y = seconds * 1e3)) +
     geom_boxplot(outlier.shape = NA, fill = "#deebf7", colour = "#1b6ca8") +
-    geom_jitter(aes(colour = machine), width = 0.15, height = 0, size = 1.4, alpha = 0.8) +
+    geom_point(aes(colour = machine), position = position_jitter(width = 0.15, height = 0, seed = 1), size = 1.4, alpha = 0.8) +
     scale_y_log10() +
     scale_colour_manual(values = c("#08306b", "#d7301f", "#31a354", "#756bb1")) +
     coord_flip() +
     labs(title = "Compile latency per kernel module", subtitle = "all functions of a kernel's module, VRIR in to callable out (ms, log scale)",
-      x = NULL, y = "ms (log scale)", colour = NULL, caption = caption_of(lat)) +
+      x = NULL, y = "ms per kernel module (log scale)", colour = NULL, caption = caption_of(lat)) +
     theme_report + guides(colour = guide_legend(ncol = 1))
   made$latency <- save(p, "compile-latency.png", height = 4)
   med <- tapply(lat$seconds, lat$mode, median) * 1e3
   where <- tapply(lat$machine, lat$mode, function(m) paste(unique(m), collapse = ", "))
-  notes$latency <- paste0(paste(sprintf("%s: median %s ms (%s)", names(med), fmt(med, 1), where[names(med)]), collapse = "; "), ".")
+  notes$latency <- paste0(paste(sprintf("%s: median %s ms (%s)", names(med), fmt(med, 1), where[names(med)]), collapse = "; "), ".",
+    if (all(c("first-process", "disk-hit") %in% cache$config)) {
+      hit <- med[[labels[["disk-hit"]]]]
+      sprintf(" A process that finds a kernel in the disk cache is ready %sx sooner than one that compiles it (medians, same machine): the machine code is loaded and linked, LLVM does not run. Compare figures only within one machine: where the modes ran on different machines (the legend), the cold figures differ by the machine and its load as much as by the mode.",
+        fmt(med[[labels[["first-process"]]]] / hit, 0))
+    } else "")
 }
 
 # The page.
@@ -273,7 +338,7 @@ page <- c(
   section("R code compiled with vr_compile()", "r_speedup",
     "Each kernel of bench/r is an R function with loops, timed in R (byte-compiled) and through `vr_compile()`; the parallel variant marks its outer loop with `prange()`."),
   section("Against C", "vs_c",
-    "The benchmark kernels in VRIR, compiled by the cpu backend, against their C references (bench/c): with bounds checks as the front end emits them, after the optimizer (which removes or versions them), and with checks off; the orange bars are the R versions through `vr_compile()` against the same C."),
+    "The benchmark kernels in VRIR, compiled by the cpu backend, against their C references (bench/c, the same loops): serially with bounds checks as the front end emits them, after the optimizer (which removes or versions them), and with checks off; the purple bars are cpu-par against C + OpenMP on every core, the orange ones the R versions through `vr_compile()` against the same C on the R benchmark's machine."),
   section("Scaling with threads", "scaling",
     "cpu-par runs each parfor on a rayon pool; the C references run the same loop under `#pragma omp parallel for` (gcc's libgomp, default schedule). What limits each kernel is discussed in bench/RESULTS.md."),
   section("GPU", "gpu", "GPU sections against cpu-par, kernel time and time with transfers."),
