@@ -48,8 +48,10 @@ at <- function(d, k, config, threads = NULL) {
 theme_report <- theme_minimal(base_size = 12) +
   theme(plot.caption = element_text(size = 8, colour = "grey35"), legend.position = "bottom",
     panel.grid.minor = element_blank(), plot.title.position = "plot", plot.caption.position = "plot")
+captions <- list()
 save <- function(plot, name, width = 8, height = 5) {
   path <- file.path(charts_dir, name)
+  captions[[name]] <<- gsub("\n", "; and ", plot$labels$caption)
   ggsave(path, plot, width = width, height = height, dpi = 110, bg = "white")
   path
 }
@@ -86,7 +88,7 @@ notes <- list()
 if (!is.null(rb) && any(rb$config == "vr-checks-on")) {
   ks <- setdiff(unique(rb$kernel), "call_overhead")
   cores <- sub(".*, ([0-9]+) cores$", "\\1", unique(rb$machine))
-  variants <- c("compiled, serial", sprintf("compiled, prange() on every core (%s)", paste(cores, collapse = ", ")))
+  variants <- c("compiled, serial", sprintf("compiled, prange() on all %s cores", paste(cores, collapse = " or ")))
   d <- do.call(rbind, lapply(ks, function(k) {
     r <- at(rb, k, "r")
     data.frame(kernel = k, variant = variants, speedup = r / c(at(rb, k, "vr-checks-on"), at(rb, k, "vr-par")))
@@ -321,7 +323,8 @@ if (!is.null(lat)) {
 rel <- function(path) file.path(sub("^bench/?", "", charts_dir), basename(path))
 section <- function(title, key, text) {
   if (is.null(made[[key]])) return(c(paste("##", title), "", if (!is.null(notes[[key]])) notes[[key]] else "No data in these runs.", ""))
-  c(paste("##", title), "", sprintf("![%s](%s)", title, rel(made[[key]])), "", text, if (!is.null(notes[[key]])) notes[[key]], "")
+  c(paste("##", title), "", sprintf("![%s](%s)", title, rel(made[[key]])), "", text, if (!is.null(notes[[key]])) notes[[key]], "",
+    sprintf("Measured on: %s.", captions[[basename(made[[key]])]]), "")
 }
 # What a run's folder says about itself (notes.md: how the machine was, what to discount).
 run_notes <- unlist(lapply(runs, function(r) {
@@ -341,7 +344,8 @@ page <- c(
     "The benchmark kernels in VRIR, compiled by the cpu backend, against their C references (bench/c, the same loops): serially with bounds checks as the front end emits them, after the optimizer (which removes or versions them), and with checks off; the purple bars are cpu-par against C + OpenMP on every core, the orange ones the R versions through `vr_compile()` against the same C on the R benchmark's machine."),
   section("Scaling with threads", "scaling",
     "cpu-par runs each parfor on a rayon pool; the C references run the same loop under `#pragma omp parallel for` (gcc's libgomp, default schedule). What limits each kernel is discussed in bench/RESULTS.md."),
-  section("GPU", "gpu", "GPU sections against cpu-par, kernel time and time with transfers."),
+  section("GPU", "gpu",
+    "`vr-bench --gpu` runs each bench kernel's parallel loop in one GPU section (OpenCL) and times the whole section (uploads, launch, kernel, downloads) and, from the device's own timings, its kernels and its transfers; cpu-par is the same kernel on every core of the host."),
   section("Compile latency", "latency",
     "What the first call costs: compiling a module in process, and through the C API with the on-disk machine-code cache cold and warm (a second process loads machine code instead of compiling)."),
   NULL)
