@@ -69,8 +69,7 @@ known <- list(
     crni = "crni's loop reads u(i - 1) and u(i + 1) under if-guards, so bounds-check versioning keeps the checked copy."),
   scaling = c(
     rosen_der = "rosen_der is memory-bound (a few flops per element streamed), so cpu-par and OpenMP alike stop where the machine's memory bandwidth ends.",
-    stencil5 = "stencil5 is memory-bound too (five flops per point of a 2000x2000 grid streamed per call).",
-    black_scholes = "black_scholes' 16-thread cell moves most between runs on the shared VM (10.1x in the main table of the same run)."),
+    stencil5 = "stencil5 is memory-bound too (five flops per point of a 2000x2000 grid streamed per call)."),
   scaling_ideal = c(
     growcut = "growcut is at or above the ideal line because its serial build pays an atomic add per cell that the parallel build replaces by one count per chunk."),
   gpu = c(
@@ -119,7 +118,7 @@ if (!is.null(rb) && any(rb$config == "vr-checks-on")) {
     sprintf("Serial compiled code is %sx to %sx faster than R (median %sx over %d kernels). ",
       fmt(min(s), 1), fmt(max(s), 0), fmt(median(s), 1), length(s)),
     sprintf("The gain is largest where R interprets every operation of a deep loop nest or call tree (%s) and smallest where R's own time is already in its vectorized C builtins (%s: %sx).",
-      paste(sprintf("%s %sx", rev(names(s))[1:2], fmt(rev(s)[1:2], 0)), collapse = ", "), names(s)[1], fmt(s[1], 1)),
+      paste(sprintf("%s %sx", head(rev(names(s)), 2), fmt(head(rev(s), 2), 0)), collapse = ", "), names(s)[1], fmt(s[1], 1)),
     why("r_speedup", names(s)[1]),
     sprintf(" prange() makes compiled code %sx to %sx as fast as serial here (median %sx) on %s cores%s.",
       fmt(min(par_gain)), fmt(max(par_gain)), fmt(median(par_gain)), paste(cores, collapse = ", "),
@@ -169,12 +168,12 @@ if (!is.null(vr) && any(vr$config == "c")) {
   opt <- setNames(d$ratio[d$variant == "cpu, optimizer"], d$kernel[d$variant == "cpu, optimizer"])
   on <- setNames(d$ratio[d$variant == "cpu, bounds checks as emitted"], d$kernel[d$variant == "cpu, bounds checks as emitted"])
   slow <- names(opt)[opt > 1.3]
+  gain <- head(sort(on / opt, decreasing = TRUE), 2)
   notes$vs_c <- paste0(
     sprintf("After the optimizer, serial compiled code runs at a median %sx of C's time (%sx to %sx); %d of %d kernels are within 1.1x of C or faster. ",
       fmt(median(opt)), fmt(min(opt)), fmt(max(opt)), sum(opt <= 1.1), length(opt)),
     sprintf("The optimizer matters most where the front end's bounds checks sit in the inner loop (%s: %s with checks as emitted). ",
-      paste(names(sort(on / opt, decreasing = TRUE))[1:2], collapse = ", "),
-      paste(sprintf("%sx", fmt(sort(on / opt, decreasing = TRUE)[1:2] * opt[names(sort(on / opt, decreasing = TRUE))[1:2]])), collapse = " and ")),
+      paste(names(gain), collapse = ", "), paste(sprintf("%sx", fmt(on[names(gain)])), collapse = " and ")),
     if (length(slow)) sprintf("Slower than 1.3x C: %s.", paste(sprintf("%s (%sx)", slow, fmt(opt[slow])), collapse = ", ")) else "",
     why("vs_c", slow),
     # A slow optimizer cell whose two neighbours (the same loop with checks, and without) are
@@ -217,12 +216,12 @@ if (!is.null(vr) && any(vr$config == "cpu-par-sweep")) {
   omp_top <- s[s$config == "openmp-sweep", ]
   rel <- setNames(vr_top$speedup / omp_top$speedup[match(vr_top$kernel, omp_top$kernel)], vr_top$kernel)
   sp <- setNames(vr_top$speedup, vr_top$kernel)
-  flat <- names(sp)[sp < 4]
+  flat <- names(sp)[sp < top / 4]
   notes$scaling <- paste0(
-    sprintf("At %d threads cpu-par reaches %sx to %sx over serial (median %sx); relative to OpenMP's speedup on the same loop that is %s to %s (median %s)%s. ",
+    sprintf("At %d threads cpu-par reaches %sx to %sx over serial (median %sx); relative to OpenMP's speedup on the same loop that is %s to %s (median %s)%s.",
       top, fmt(min(sp), 1), fmt(max(sp), 1), fmt(median(sp), 1), fmt(min(rel)), fmt(max(rel)), fmt(median(rel)),
       if (any(rel < 0.9)) paste0("; below 0.9: ", paste(names(rel)[rel < 0.9], collapse = ", ")) else ", at least 0.9 for every kernel"),
-    if (length(flat)) sprintf("Both stay under 4x for %s.", paste(flat, collapse = " and ")) else "",
+    if (length(flat)) sprintf(" cpu-par stays under %sx for %s.", fmt(top / 4, 0), paste(flat, collapse = ", ")) else "",
     why("scaling", flat),
     why("scaling_ideal", names(sp)[sp >= 0.95 * top]),
     sprintf(" OpenMP's own median speedup at %d threads is %sx on this machine, so what is left below the ideal line is the machine's as much as the code's.",
@@ -274,10 +273,10 @@ if (!is.null(gpu) && any(gpu$config == "gpu-total")) {
     sprintf("With transfers the GPU section is faster than %s-thread cpu-par for %s; ", paste(cpu_threads, collapse = ", "),
       if (length(wins)) paste(sprintf("%s (%sx)", wins, fmt(tot[wins])), collapse = ", ") else "no kernel"),
     sprintf("counting only its kernels it would be for %d of %d. ", sum(kern > 1), length(kern)),
-    sprintf("Transfers are %s%% to %s%% of the section's time where the kernel is element-wise (%s), the rest set-up, launch and waiting outside the device's own timings: such a kernel takes %s to %s microseconds at these sizes, but moving its arrays and starting it costs more than %s threads take to compute them.",
+    if (any(kern > 30)) sprintf("Transfers are %s%% to %s%% of the section's time where the kernel is element-wise (%s), the rest set-up, launch and waiting outside the device's own timings: such a kernel takes %s to %s microseconds at these sizes, but moving its arrays and starting it costs more than %s threads take to compute them.",
       fmt(100 * min(share[names(share) %in% names(kern)[kern > 30]]), 0), fmt(100 * max(share[names(share) %in% names(kern)[kern > 30]]), 0),
       paste(names(kern)[kern > 30], collapse = ", "),
-      fmt(1e6 * min(kt[names(kern)[kern > 30]]), 0), fmt(1e6 * max(kt[names(kern)[kern > 30]]), 0), paste(cpu_threads, collapse = ", ")),
+      fmt(1e6 * min(kt[names(kern)[kern > 30]]), 0), fmt(1e6 * max(kt[names(kern)[kern > 30]]), 0), paste(cpu_threads, collapse = ", ")) else "",
     why("gpu", names(kern)[kern < 1]))
 } else {
   notes$gpu <- "No vr-bench-gpu.csv in these runs (`vr-bench --gpu` needs an OpenCL GPU): chart (d) is not drawn."
