@@ -231,12 +231,15 @@ if (!is.null(vr) && any(vr$config == "cpu-par-sweep")) {
 # (d) GPU sections against cpu-par, with and without transfers (vr-bench --gpu writes
 # vr-bench-gpu.csv: cpu-par on every core, the whole GPU section, and the device's own
 # timings of its kernels and of its transfers).
-if (!is.null(gpu) && any(gpu$config == "gpu-total")) {
+# A run without an OpenCL device times its GPU sections on the CPU; vr-bench --gpu says so
+# above its table ("gpu: no OpenCL device ..."), and such rows are no GPU's.
+printed <- unlist(lapply(runs, function(r) unlist(lapply(list.files(r, "\\.(md|log|txt)$", full.names = TRUE), readLines))))
+no_device <- any(grepl("^gpu: no OpenCL device", printed))
+if (!is.null(gpu) && any(gpu$config == "gpu-total") && !no_device) {
   ks <- unique(gpu$kernel[gpu$config == "gpu-total"])
   cpu_threads <- unique(gpu$threads[gpu$config == "cpu-par"])
   # The device's name: vr-bench --gpu prints it ("gpu: NAME (vendor, ...)") above its table,
   # which the run keeps next to the CSV (vr-bench-gpu.md, or a log that holds it).
-  printed <- unlist(lapply(runs, function(r) unlist(lapply(list.files(r, "\\.(md|log|txt)$", full.names = TRUE), readLines))))
   gpu_name <- unique(sub(" \\(.*", "", sub("^gpu: ", "", grep("^gpu: ", printed, value = TRUE))))
   variants <- c("gpu-total" = "whole GPU section (transfers and launch included)",
     "gpu-kernels" = "GPU kernels only (no transfers)")
@@ -279,7 +282,8 @@ if (!is.null(gpu) && any(gpu$config == "gpu-total")) {
       fmt(1e6 * min(kt[names(kern)[kern > 30]]), 0), fmt(1e6 * max(kt[names(kern)[kern > 30]]), 0), paste(cpu_threads, collapse = ", ")) else "",
     why("gpu", names(kern)[kern < 1]))
 } else {
-  notes$gpu <- "No vr-bench-gpu.csv in these runs (`vr-bench --gpu` needs an OpenCL GPU): chart (d) is not drawn."
+  notes$gpu <- if (no_device) "The GPU rows of these runs ran on the CPU (no OpenCL device): chart (d) is not drawn." else
+    "No vr-bench-gpu.csv in these runs (`vr-bench --gpu` needs an OpenCL GPU): chart (d) is not drawn."
 }
 
 # (e) Compile latency: VRIR text to callable in process, and through the C API with and
