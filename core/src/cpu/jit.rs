@@ -218,11 +218,14 @@ pub fn compile(
     offload: Option<&crate::runtime::offload::OffloadPlan>,
 ) -> VrResult<JitModule> {
     let (parallel, opt_level) = (opts.parallel, opts.opt_level.min(3));
+    let t = std::time::Instant::now();
     let tm = host_machine()?;
     let context: &'static Context = Box::leak(Box::new(Context::create()));
     let context_ptr = context as *const Context as *mut Context;
     // From here on, any early return must free the context: wrap the rest.
+    crate::compile_phases::record("target-machine+context", t);
     let result = (|| -> VrResult<(ExecutionEngine<'static>, HashMap<String, EntryFn>)> {
+        let t = std::time::Instant::now();
         let module = CodeGen::new(context, vm)
             .with_parallel(parallel)
             .with_alias_versions(opts.alias_versions)
@@ -234,13 +237,18 @@ pub fn compile(
         add_host_attributes(&module, context);
         let dump = IrDump::new(vm, parallel);
         dump.write(&module, ".pre");
+        crate::compile_phases::record("codegen", t);
+        let t = std::time::Instant::now();
         module
             .run_passes(&format!("default<O{opt_level}>"), &tm, PassBuilderOptions::create())
             .map_err(internal)?;
+        crate::compile_phases::record("llvm-opt", t);
         dump.write(&module, "");
+        let t = std::time::Instant::now();
         let engine = module
             .create_jit_execution_engine(llvm_opt_level(opt_level))
             .map_err(internal)?;
+        crate::compile_phases::record("mcjit.create", t);
         for (name, addr) in runtime_symbols() {
             if let Some(f) = module.get_function(name) {
                 engine.add_global_mapping(&f, addr);
@@ -258,6 +266,7 @@ pub fn compile(
             let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };
             entries.insert(f.name.clone(), entry);
         }
+        crate::compile_phases::record("mcjit", t);
         Ok((engine, entries))
     })();
     match result {

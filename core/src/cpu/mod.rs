@@ -217,13 +217,18 @@ pub fn compile_offloaded(m: &Module, opts: CpuOptions, offload: Offload) -> VrRe
 }
 
 fn compile_inner(m: &Module, opts: CpuOptions, offload: Option<Offload>) -> VrResult<CompiledModule> {
+    let t = std::time::Instant::now();
     crate::vrir::verify::verify_module(m)?;
+    crate::compile_phases::record("verify", t);
     let plan = offload.as_ref().map(|o| o.plan.as_ref());
     let jit = jit::compile(m, opts, plan)?;
+    let t = std::time::Instant::now();
+    let (module, recursive) = (m.clone(), callgraph::is_recursive(m));
+    crate::compile_phases::record("clone+callgraph", t);
     Ok(CompiledModule {
-        module: m.clone(),
+        module,
         jit,
-        recursive: callgraph::is_recursive(m),
+        recursive,
         alloc_limit: abi::DEFAULT_ALLOC_LIMIT,
         threads: threads_for(&opts),
         noalias_calls: Default::default(),
