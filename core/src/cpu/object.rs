@@ -61,6 +61,7 @@ pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
     jit::add_host_attributes(&module, &cx);
+    jit::inline_into_entries(&module, &cx, vm);
     let dump = jit::IrDump::new(vm, opts.parallel);
     dump.write(&module, ".pre");
     crate::compile_phases::record("codegen", t);
