@@ -6,7 +6,9 @@
 //! - `codegen`: VRIR -> LLVM IR (`i32 f(ctx, outs..., params...)` per function, plus an
 //!   entry wrapper; arrays it creates come from the call's arena; errors are recorded in `ctx` and propagated as a status, never by
 //!   unwinding).
-//! - `jit`: host CPU attributes, the `default<O2>` pipeline, MCJIT.
+//! - `jit`: host CPU attributes, `alwaysinline` on functions only their entry calls (one
+//!   simplification of their body, not two: compile latency), the `default<O2>` pipeline,
+//!   MCJIT. Phase times go to [`crate::compile_phases`] (read by `vr-bench-compile`).
 //! - `marshal`: run-time values <-> entry-wrapper arguments and results.
 //! - `libm`, `callgraph`: math symbols mapped by address; recursion detection.
 //! - `complex_rt`: the complex transcendental functions and `pow` (num-complex itself)
