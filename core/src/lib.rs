@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod backend;
+pub mod compile_phases;
 pub mod conformance;
 pub mod cpu;
 pub mod driver;

@@ -1,6 +1,7 @@
 //! Does a module recurse? Recursive modules may nest calls up to the interpreter's
 //! limit, so the backend runs them on a thread with a large stack (like the interpreter);
-//! all other modules run on the caller's thread at no extra cost.
+//! all other modules run on the caller's thread at no extra cost. Also: which functions
+//! no other function calls (`jit::inline_into_entries`).
 
 use crate::vrir::ast::{AllocInit, Block, Expr, LValue, Module, Stmt, StmtKind};
 use std::collections::{HashMap, HashSet};
@@ -95,6 +96,16 @@ fn stmt_calls(s: &Stmt, out: &mut HashSet<String>) {
         | StmtKind::RefIncr { .. }
         | StmtKind::RefDecr { .. } => {}
     }
+}
+
+/// The functions some function of `m` calls (or maps): the others are reached only
+/// through their entry wrappers.
+pub fn called_functions(m: &Module) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for f in &m.functions {
+        f.body.iter().for_each(|s| stmt_calls(s, &mut out));
+    }
+    out
 }
 
 /// True when some function can reach itself through calls.

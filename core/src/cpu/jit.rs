@@ -120,6 +120,37 @@ pub(super) fn add_host_attributes(module: &Module, cx: &Context) {
     }
 }
 
+/// Mark `alwaysinline` the functions that only their entry wrapper calls: those no other
+/// VRIR function calls or maps, and every no-alias version (`codegen/entry_versions.rs`;
+/// only its entry calls it). Why: compile latency (issue 18). `default<O2>` inlines them
+/// into the entry anyway (one call site of an internal function), but its CGSCC order
+/// first runs the whole function-simplification pipeline on the function, then inlines
+/// it and runs it again on the entry that now holds the same body: twice the work on the
+/// largest function of the module. The always-inliner runs before that pipeline, so
+/// the body is simplified once, inside the entry, and the emptied function is deleted.
+/// The code that runs is the same body optimized in the same place (measured in
+/// bench/RESULTS.md "Compile latency": O2 time -25% on growcut, kernel times unchanged).
+/// Applied after generation (like the host attributes), so `emit_ir` stays as generated.
+pub(super) fn inline_into_entries(module: &Module, cx: &Context, vm: &VModule) {
+    let called = super::callgraph::called_functions(vm);
+    let always = cx.create_enum_attribute(
+        inkwell::attributes::Attribute::get_named_enum_kind_id("alwaysinline"),
+        0,
+    );
+    for f in &vm.functions {
+        let name = codegen::internal_name(&f.name);
+        let only_from_entry = [
+            (!called.contains(&f.name)).then(|| name.clone()),
+            Some(format!("{name}.noalias")),
+        ];
+        for n in only_from_entry.into_iter().flatten() {
+            if let Some(llfn) = module.get_function(&n) {
+                llfn.add_attribute(AttributeLoc::Function, always);
+            }
+        }
+    }
+}
+
 /// `VR_DUMP_LLVM=DIR`: write the LLVM IR of every module compiled in this process into
 /// the folder DIR, as generated (`MODULE.BACKEND.N.pre.ll`) and after the
 /// `default<O2>` pipeline (`MODULE.BACKEND.N.ll`), BACKEND `cpu` or `cpu-par` and N
@@ -218,11 +249,14 @@ pub fn compile(
     offload: Option<&crate::runtime::offload::OffloadPlan>,
 ) -> VrResult<JitModule> {
     let (parallel, opt_level) = (opts.parallel, opts.opt_level.min(3));
+    let t = std::time::Instant::now();
     let tm = host_machine()?;
     let context: &'static Context = Box::leak(Box::new(Context::create()));
     let context_ptr = context as *const Context as *mut Context;
     // From here on, any early return must free the context: wrap the rest.
+    crate::compile_phases::record("target-machine+context", t);
     let result = (|| -> VrResult<(ExecutionEngine<'static>, HashMap<String, EntryFn>)> {
+        let t = std::time::Instant::now();
         let module = CodeGen::new(context, vm)
             .with_parallel(parallel)
             .with_alias_versions(opts.alias_versions)
@@ -232,15 +266,21 @@ pub fn compile(
         module.set_triple(&tm.get_triple());
         module.set_data_layout(&tm.get_target_data().get_data_layout());
         add_host_attributes(&module, context);
+        inline_into_entries(&module, context, vm);
         let dump = IrDump::new(vm, parallel);
         dump.write(&module, ".pre");
+        crate::compile_phases::record("codegen", t);
+        let t = std::time::Instant::now();
         module
             .run_passes(&format!("default<O{opt_level}>"), &tm, PassBuilderOptions::create())
             .map_err(internal)?;
+        crate::compile_phases::record("llvm-opt", t);
         dump.write(&module, "");
+        let t = std::time::Instant::now();
         let engine = module
             .create_jit_execution_engine(llvm_opt_level(opt_level))
             .map_err(internal)?;
+        crate::compile_phases::record("mcjit.create", t);
         for (name, addr) in runtime_symbols() {
             if let Some(f) = module.get_function(name) {
                 engine.add_global_mapping(&f, addr);
@@ -258,6 +298,7 @@ pub fn compile(
             let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };
             entries.insert(f.name.clone(), entry);
         }
+        crate::compile_phases::record("mcjit", t);
         Ok((engine, entries))
     })();
     match result {

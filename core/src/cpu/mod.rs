@@ -6,7 +6,9 @@
 //! - `codegen`: VRIR -> LLVM IR (`i32 f(ctx, outs..., params...)` per function, plus an
 //!   entry wrapper; arrays it creates come from the call's arena; errors are recorded in `ctx` and propagated as a status, never by
 //!   unwinding).
-//! - `jit`: host CPU attributes, the `default<O2>` pipeline, MCJIT.
+//! - `jit`: host CPU attributes, `alwaysinline` on functions only their entry calls (one
+//!   simplification of their body, not two: compile latency), the `default<O2>` pipeline,
+//!   MCJIT. Phase times go to [`crate::compile_phases`] (read by `vr-bench-compile`).
 //! - `marshal`: run-time values <-> entry-wrapper arguments and results.
 //! - `libm`, `callgraph`: math symbols mapped by address; recursion detection.
 //! - `complex_rt`: the complex transcendental functions and `pow` (num-complex itself)
@@ -217,13 +219,18 @@ pub fn compile_offloaded(m: &Module, opts: CpuOptions, offload: Offload) -> VrRe
 }
 
 fn compile_inner(m: &Module, opts: CpuOptions, offload: Option<Offload>) -> VrResult<CompiledModule> {
+    let t = std::time::Instant::now();
     crate::vrir::verify::verify_module(m)?;
+    crate::compile_phases::record("verify", t);
     let plan = offload.as_ref().map(|o| o.plan.as_ref());
     let jit = jit::compile(m, opts, plan)?;
+    let t = std::time::Instant::now();
+    let (module, recursive) = (m.clone(), callgraph::is_recursive(m));
+    crate::compile_phases::record("clone+callgraph", t);
     Ok(CompiledModule {
-        module: m.clone(),
+        module,
         jit,
-        recursive: callgraph::is_recursive(m),
+        recursive,
         alloc_limit: abi::DEFAULT_ALLOC_LIMIT,
         threads: threads_for(&opts),
         noalias_calls: Default::default(),

@@ -48,8 +48,11 @@ pub fn target_id() -> String {
 /// when `opts.parallel`), as the bytes of a relocatable object file.
 pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
     let opt_level = opts.opt_level;
+    let t = std::time::Instant::now();
     let tm = jit::host_machine_with(RelocMode::PIC, CodeModel::Small)?;
     let cx = Context::create();
+    crate::compile_phases::record("target-machine+context", t);
+    let t = std::time::Instant::now();
     let module = CodeGen::new(&cx, vm)
         .with_parallel(opts.parallel)
         .with_alias_versions(opts.alias_versions)
@@ -58,15 +61,21 @@ pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
     jit::add_host_attributes(&module, &cx);
+    jit::inline_into_entries(&module, &cx, vm);
     let dump = jit::IrDump::new(vm, opts.parallel);
     dump.write(&module, ".pre");
+    crate::compile_phases::record("codegen", t);
+    let t = std::time::Instant::now();
     module
         .run_passes(&format!("default<O{}>", opt_level.min(3)), &tm, PassBuilderOptions::create())
         .map_err(internal)?;
+    crate::compile_phases::record("llvm-opt", t);
     dump.write(&module, "");
+    let t = std::time::Instant::now();
     let buf = tm
         .write_to_memory_buffer(&module, FileType::Object)
         .map_err(internal)?;
+    crate::compile_phases::record("object-emit", t);
     Ok(buf.as_slice().to_vec())
 }
 

@@ -274,6 +274,7 @@ pub fn optimize(m: &Module, options: &OptOptions) -> VrResult<(Module, OptStats)
     let mut out = m.clone();
     let mut stats = OptStats::default();
     for pass in PASSES.iter().filter(|p| options.is_enabled(p.name)) {
+        let t = std::time::Instant::now();
         for i in 0..out.functions.len() {
             let mut f = out.functions[i].clone();
             let mut counters = Counters::new();
@@ -301,6 +302,7 @@ pub fn optimize(m: &Module, options: &OptOptions) -> VrResult<(Module, OptStats)
                 ),
             )
         })?;
+        crate::compile_phases::record(pass.name, t);
     }
     Ok((out, stats))
 }

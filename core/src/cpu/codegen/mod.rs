@@ -255,11 +255,16 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         for f in &self.vm.functions {
             self.define_function(f, self.funcs[&f.name], false)?;
             if let Some((variant, _)) = self.noalias_variants.get(&f.name) {
+                let t = std::time::Instant::now();
                 self.define_function(f, *variant, true)?;
+                crate::compile_phases::record("codegen.noalias-copy", t);
             }
             self.define_entry(f)?;
         }
-        if let Err(e) = self.module.verify() {
+        let t = std::time::Instant::now();
+        let verified = self.module.verify();
+        crate::compile_phases::record("llvm-verify", t);
+        if let Err(e) = verified {
             return Err(VrError::new(
                 ErrorKind::Internal,
                 format!("cpu backend: invalid LLVM IR: {e}"),

@@ -1,0 +1,183 @@
+//! `vr-bench-compile`: where a cold compile's time goes (issue 18 part 3). For each bench
+//! kernel, in its VRIR form (bench/kernels) and its R form (bench/r), compiles REPS times
+//! in this process and prints the median wall time of each phase
+//! (`velociraptor::compile_phases`) and of the whole compile, text in -> callable
+//! out. Modes:
+//! - `vrir-cpu`: parse, verify, `cpu::compile` (vr-bench's compile column);
+//! - `vrir-par`: parse, verify, optimizer (all passes), `cpu-par` (as `backend::execute`
+//!   compiles);
+//! - `r-par`: R front end, optimizer (`VR_PASSES`), `cpu-par` with parameters that never
+//!   alias (as the R package compiles, like `vr-bench-rvec --as-r`).
+//!
+//! The first compile of the process also pays LLVM's one-time target initialisation: it
+//! is printed apart (`first ms`) and left out of the medians, which are what each later
+//! first call of a new function costs in an interactive session.
+//!
+//! Usage: vr-bench-compile [--reps R] [--kernel NAME] [--mode MODE]
+
+#[path = "../kernels.rs"]
+#[allow(dead_code)]
+mod kernels;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+use velociraptor::compile_phases;
+use velociraptor::cpu::{self, CpuOptions};
+use velociraptor::frontend::r;
+use velociraptor::frontend::types::Ty;
+use velociraptor::opt::{optimize, OptOptions};
+use velociraptor::vrir::text::parse_module;
+use velociraptor::vrir::types::ScalarType;
+use velociraptor::vrir::verify::verify_module;
+
+/// The R kernels and the argument types bench/r/run.R calls them with.
+fn r_kernels() -> Vec<(&'static str, Vec<Ty>)> {
+    let (f, i) = (ScalarType::F64, ScalarType::I32);
+    let (s, v, m) = (Ty::scalar(f), Ty::array(f, 1), Ty::array(f, 2));
+    vec![
+        ("arc_distance", vec![v; 4]),
+        ("julia_set", vec![s, s, s, s, Ty::scalar(i), s]),
+        (
+            "growcut",
+            vec![Ty::array(f, 3), Ty::array(f, 3), Ty::scalar(i)],
+        ),
+        ("rosen_der", vec![v]),
+        ("stencil5", vec![m]),
+        ("matmul_loops", vec![m, m]),
+        ("nbody1d", vec![v, v, v, s, s]),
+        ("black_scholes", vec![v, v, v, s, s]),
+    ]
+}
+
+type Phases = Vec<(&'static str, Duration)>;
+
+/// One compile in `mode` of kernel `name`: its phases, front end and optimizer included.
+fn compile_once(mode: &str, name: &str, vrir: &str, rsrc: &str, rargs: &[Ty]) -> Phases {
+    compile_phases::take();
+    let mut pre = Vec::new();
+    let t = Instant::now();
+    let module = if mode == "r-par" {
+        let m = r::compile(rsrc, name, rargs.to_vec()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        pre.push(("front end", t.elapsed()));
+        m
+    } else {
+        let m = parse_module(vrir).unwrap_or_else(|e| panic!("{name}: {e}"));
+        verify_module(&m).unwrap_or_else(|e| panic!("{name}: {e}"));
+        pre.push(("front end", t.elapsed()));
+        m
+    };
+    let compiled = match mode {
+        "vrir-cpu" => cpu::compile(&module),
+        _ => {
+            let mut passes = if mode == "r-par" {
+                OptOptions::current().expect("VR_PASSES")
+            } else {
+                OptOptions::all()
+            };
+            if mode == "r-par" {
+                passes.parallel_loops = true;
+                passes.params_never_alias = true;
+            }
+            let t = Instant::now();
+            let (optimized, _) = optimize(&module, &passes).expect("optimizes");
+            pre.push(("optimizer", t.elapsed()));
+            cpu::compile_with(&optimized, CpuOptions::parallel().following(&passes))
+        }
+    };
+    let total = t.elapsed();
+    compiled.unwrap_or_else(|e| panic!("{name}: {e}"));
+    pre.extend(compile_phases::take());
+    pre.push(("total", total));
+    pre
+}
+
+fn median(mut v: Vec<Duration>) -> f64 {
+    v.sort();
+    v[v.len() / 2].as_secs_f64() * 1e3
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        argv.iter()
+            .position(|a| a == name)
+            .and_then(|i| argv.get(i + 1))
+            .cloned()
+    };
+    let reps: usize = arg("--reps")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5)
+        .max(1);
+    let only = arg("--kernel");
+    let modes: Vec<String> = match arg("--mode") {
+        Some(m) => vec![m],
+        None => ["vrir-cpu", "vrir-par", "r-par"].map(String::from).to_vec(),
+    };
+    let rdir = concat!(env!("CARGO_MANIFEST_DIR"), "/r");
+    let vrir: BTreeMap<&str, &str> = kernels::all().iter().map(|k| (k.name, k.vrir)).collect();
+    let mut first = None;
+    let mut order: Vec<&'static str> = Vec::new();
+    let mut rows = Vec::new();
+    for mode in &modes {
+        for (name, rargs) in r_kernels() {
+            if only.as_deref().is_some_and(|n| n != name) {
+                continue;
+            }
+            let rsrc = std::fs::read_to_string(format!("{rdir}/{name}.R")).expect("R source");
+            let mut samples: BTreeMap<&'static str, Vec<Duration>> = BTreeMap::new();
+            for _ in 0..reps {
+                if first.is_none() {
+                    // The process's first compile initialises LLVM: measured apart.
+                    let phases = compile_once(mode, name, vrir[name], &rsrc, &rargs);
+                    first = Some(phases.last().expect("total").1);
+                }
+                let phases = compile_once(mode, name, vrir[name], &rsrc, &rargs);
+                let mut sums: BTreeMap<&'static str, Duration> = BTreeMap::new();
+                for (p, d) in phases {
+                    if !order.contains(&p) {
+                        order.push(p);
+                    }
+                    *sums.entry(p).or_default() += d;
+                }
+                for (p, d) in sums {
+                    samples.entry(p).or_default().push(d);
+                }
+            }
+            rows.push((mode.clone(), name, samples));
+        }
+    }
+    order.retain(|p| *p != "total");
+    order.push("total");
+    println!(
+        "process's first compile (LLVM initialisation included): {:.1} ms",
+        first.map_or(0.0, |d| d.as_secs_f64() * 1e3)
+    );
+    println!("medians of {reps} compiles, ms:");
+    println!("| mode | kernel | {} |", order.join(" | "));
+    println!("|---|---|{}", "---:|".repeat(order.len()));
+    let mut totals: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (mode, name, samples) in rows {
+        let cells: Vec<String> = order
+            .iter()
+            .map(|p| {
+                samples
+                    .get(p)
+                    .map_or("-".into(), |v| format!("{:.1}", median(v.clone())))
+            })
+            .collect();
+        totals
+            .entry(mode.clone())
+            .or_default()
+            .push(median(samples["total"].clone()));
+        println!("| {mode} | {name} | {} |", cells.join(" | "));
+    }
+    for (mode, mut t) in totals {
+        t.sort_by(f64::total_cmp);
+        println!(
+            "{mode}: median over kernels {:.1} ms (min {:.1}, max {:.1})",
+            t[t.len() / 2],
+            t[0],
+            t[t.len() - 1]
+        );
+    }
+}
