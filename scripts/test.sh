@@ -70,7 +70,7 @@ if echo 'int main(void){return 0;}' | gcc -fsanitize=address -x c - -o target/as
     --test interrupt --test random --test julia --test matlab
   echo "ok: C API tests clean under AddressSanitizer (preloaded)"
 else
-  echo "SKIPPED: C example under AddressSanitizer (gcc cannot link -fsanitize=address: libasan missing)"
+  echo "SKIPPED: C example and C API tests under AddressSanitizer (gcc cannot link -fsanitize=address: libasan missing)"
 fi
 PYTHON=/usr/bin/python3
 [ -x "$PYTHON" ] || PYTHON=python3
