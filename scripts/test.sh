@@ -67,7 +67,7 @@ if echo 'int main(void){return 0;}' | gcc -fsanitize=address -x c - -o target/as
   # freed blocks inflates by design).
   CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="env LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0:allocator_may_return_null=1" \
     cargo test --locked --quiet -p velociraptor-capi --test api --test cache_trust --test cache_faults \
-    --test interrupt --test random --test julia --test matlab
+    --test interrupt --test interrupt_parallel --test random --test julia --test matlab
   echo "ok: C API tests clean under AddressSanitizer (preloaded)"
 else
   echo "SKIPPED: C example and C API tests under AddressSanitizer (gcc cannot link -fsanitize=address: libasan missing)"
