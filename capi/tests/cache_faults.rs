@@ -381,6 +381,7 @@ fn a_read_only_cache_directory_compiles_writes_nothing_and_says_why() {
         "{line}"
     );
     assert!(names(&dir).is_empty(), "nothing written");
+    chmod(&dir, 0o700); // so that the scratch directory can be removed when not root
 }
 
 #[test]
@@ -426,6 +427,9 @@ fn a_read_only_cache_directory_still_loads_its_entries_and_survives_a_bad_one() 
         "{line}"
     );
     assert_eq!(names(&dir).len(), 1, "left as found");
+    for d in [ro.join("cache"), dir] {
+        chmod(&d, 0o700); // so that the scratch directory can be removed when not root
+    }
 }
 
 #[test]
