@@ -22,6 +22,8 @@ pub struct Unit {
     pub built: bool,
     /// The disk entry was refused because someone else could have written it.
     pub untrusted: Option<String>,
+    /// The entry could not be written (read-only directory, full disk): why.
+    pub not_written: Option<String>,
 }
 
 /// Compile `sub` (verified, optimized; `key`: the specialization cache's key) with `cpu`
@@ -41,6 +43,7 @@ pub fn compile_unit(
         disk,
         built,
         untrusted: None,
+        not_written: None,
     };
     if gpu && crate::gpu::section_count(sub) > 0 {
         // Offload actions hold the engine's plan: compiled in process only. (Without
@@ -74,13 +77,20 @@ pub fn compile_unit(
     }
     crate::vrir::verify::verify_module(sub)?;
     let object = crate::cpu::emit_object(sub, cpu)?;
+    let mut not_written = None;
     let what = if let Some(why) = &untrusted {
         format!("entry not loaded: {why}; compiled in memory, nothing written")
     } else {
         // A full disk or a read-only directory only costs the next process a compile.
         match disk.store(&disk_key, &object) {
             Ok(()) => format!("compiled; written to {}", disk.dir().display()),
-            Err(e) => format!("compiled; not written to {} ({e})", disk.dir().display()),
+            Err(e) => {
+                let what = format!("compiled; not written to {} ({e})", disk.dir().display());
+                not_written = Some(format!(
+                    "entry not written ({e}); the next process compiles again"
+                ));
+                what
+            }
         }
     };
     let c = crate::cpu::load_object(sub, &object, cpu)?;
@@ -89,5 +99,6 @@ pub fn compile_unit(
         disk: what,
         built: true,
         untrusted,
+        not_written,
     })
 }

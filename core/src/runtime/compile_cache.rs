@@ -293,7 +293,8 @@ impl CompileCache {
     }
 
     /// One line on the on-disk cache: `off`, `in use: DIR` (then `; entry not loaded:
-    /// REASON` for the first entry refused), or `not used: REASON`.
+    /// REASON` for the first entry refused, or `; entry not written (ERROR); ...` for the
+    /// first that could not be stored), or `not used: REASON`.
     pub fn disk_status(&self) -> String {
         match (self.disk.get(), self.disk_note()) {
             (Some(d), None) => format!("in use: {}", d.dir().display()),
@@ -316,6 +317,9 @@ impl CompileCache {
         if let Some(why) = &unit.untrusted {
             self.disk_untrusted.fetch_add(1, Ordering::Relaxed);
             self.note(format!("entry not loaded: {why}; that function compiles in memory"));
+        }
+        if let Some(why) = unit.not_written {
+            self.note(why);
         }
         Ok((unit.compiled, unit.disk))
     }

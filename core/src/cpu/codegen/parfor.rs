@@ -824,8 +824,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         if !self.terminated() {
             self.builder.build_unconditional_branch(latch)?;
         }
-        // Latch: next point of the chunk, or the end.
+        // Latch: next point of the chunk, or the end. A body holding a loop polls the
+        // interrupt here, as a serial `for` does at its back edge (interrupt.rs): without
+        // it a parallel loop over inner loops could not be stopped.
         self.builder.position_at_end(latch);
+        if super::interrupt::holds_loop(body) {
+            self.poll_interrupt(&mut g2)?;
+        }
         let i = self.builder.build_load(i64t, lin, "")?.into_int_value();
         let next = self.builder.build_int_add(i, self.i64c(1), "")?;
         self.builder.build_store(lin, next)?;
