@@ -5,11 +5,30 @@
 ## Octave's interpreter runs at a reduced size and its time is scaled by the work.
 ## Prints a Markdown table. scripts/bench-octave.sh builds and installs everything and
 ## runs it; run_bench(true) is a quick check with tiny sizes.
+##
+## run_bench(quick, out_dir) also writes every timed configuration as CSV into
+## out_dir/octave-bench.csv, in the columns of vr-bench.csv (bench/src/record.rs), so that
+## bench/report/report.R can chart it (issue 20): `octave` is the interpreter at its reduced
+## size (one run), `octave-scaled` that time scaled by the work to the full size (as
+## vr-bench's `interp-scaled`), `compiled` (`compiled-<backend>` for a backend other than
+## cpu) and `c` at full size, `first-call` the first call of the compiled function
+## (compile, plus one call at the interpreter's size). The commit comes from
+## $VR_BENCH_COMMIT, else git.
 
-function run_bench (quick)
+function run_bench (quick, out_dir)
   if (nargin < 1)
     quick = false;
   endif
+  if (nargin < 2)
+    out_dir = "";
+  endif
+  backend = getenv ("VR_OCTAVE_BACKEND");
+  if (isempty (backend) || strcmp (backend, "cpu"))
+    compiled_config = "compiled"; compiled_threads = 1;
+  else
+    compiled_config = ["compiled-" backend]; compiled_threads = nproc ();
+  endif
+  recs = {};
   reps = 5;
   if (quick)
     reps = 1;
@@ -49,22 +68,66 @@ function run_bench (quick)
     compile_ms = toc (t0) * 1e3;
     t0 = tic ();
     [want{:}] = feval (name, a_small{:});
-    octave_ms = toc (t0) * 1e3 * work (full) / work (small);
+    octave_small_ms = toc (t0) * 1e3;
+    octave_ms = octave_small_ms * work (full) / work (small);
     check (name, "Octave", want, got, tol);
     [big{:}] = f (a_full{:});
     [ref{:}] = crefs (name, a_full{:});
     check (name, "C", ref, big, max (tol, 1e-10));
-    tc = timeit (@() f (a_full{:}), reps, nout);
-    tr = timeit (@() crefs (name, a_full{:}), reps, nout);
+    [tc, tc_all] = timeit (@() f (a_full{:}), reps, nout);
+    [tr, tr_all] = timeit (@() crefs (name, a_full{:}), reps, nout);
+    recs(end+1, :) = {name, small, "octave", 1, octave_small_ms};
+    recs(end+1, :) = {name, full, "octave-scaled", 1, octave_ms};
+    recs(end+1, :) = {name, full, compiled_config, compiled_threads, tc_all};
+    recs(end+1, :) = {name, full, "c", 1, tr_all};
+    recs(end+1, :) = {name, small, "first-call", 1, compile_ms};
     ratios(end+1) = tc / tr;
     speedups(end+1) = octave_ms / tc;
     printf ("| %s | %d | %.1f (from %d) | %.3f | %.3f | %.2f | %.0f | %.1f |\n", name, full, octave_ms, small, tc, tr, tc / tr, octave_ms / tc, compile_ms);
     fflush (stdout);
   endfor
   printf ("\nmedian compiled/C: %.2f; median speedup over Octave's interpreter: %.0fx\n", median (ratios), median (speedups));
+  if (! isempty (out_dir))
+    write_csv (fullfile (out_dir, "octave-bench.csv"), recs);
+  endif
 endfunction
 
-function t = timeit (thunk, reps, nout)
+## recs: kernel, size, config, threads, times in ms (one per repetition).
+function write_csv (path, recs)
+  date = strftime ("%Y-%m-%dT%H:%M:%SZ", gmtime (time ()));
+  commit = getenv ("VR_BENCH_COMMIT");
+  if (isempty (commit))
+    [status, out] = system ("git rev-parse --short HEAD 2>/dev/null");
+    commit = strtrim (out);
+    if (status != 0 || isempty (commit))
+      commit = "unknown";
+    endif
+  endif
+  ## As vr-bench names it: the CPU model and the cores this process may use.
+  model = regexp (fileread ("/proc/cpuinfo"), 'model name\s*:\s*([^\n]*)', "tokens", "once");
+  if (isempty (model))
+    model = {computer()};
+  endif
+  machine = sprintf ("%s, %d cores", strtrim (model{1}), nproc ());
+  if (! exist (fileparts (path), "dir"))
+    mkdir (fileparts (path));
+  endif
+  fid = fopen (path, "w");
+  if (fid < 0)
+    error ("bench:csv", "cannot write %s", path);
+  endif
+  fprintf (fid, "kernel,size,config,threads,median_s,min_s,max_s,reps,machine,date,commit\n");
+  for i = 1:rows (recs)
+    [kernel, n, config, threads, ms] = deal (recs{i, :});
+    s = ms / 1e3;
+    fprintf (fid, "%s,%d,%s,%d,%.9f,%.9f,%.9f,%d,\"%s\",%s,%s\n", kernel, n, config, threads,
+             median (s), min (s), max (s), numel (s), machine, date, commit);
+  endfor
+  fclose (fid);
+  fprintf (stderr, "results in %s\n", path);
+endfunction
+
+function [t, ts] = timeit (thunk, reps, nout)
   ts = zeros (1, reps);
   out = cell (1, nout);
   for r = 1:reps
