@@ -1,6 +1,6 @@
 # The benchmark report: PNG charts (ggplot2) and bench/REPORT.md from the CSV files that
-# the benchmarks write into a run's folder (vr-bench.csv, r-bench.csv, cache.csv; see
-# bench/src/record.rs for the columns). Several folders may be given: a device-machine
+# the benchmarks write into a run's folder (vr-bench.csv, r-bench.csv, cache.csv,
+# octave-bench.csv; see bench/src/record.rs for the columns). Several folders may be given: a device-machine
 # run for 16-core or GPU numbers and a local run for R's, say; each chart's caption
 # names the machine, date and commit its rows come from.
 #
@@ -34,6 +34,7 @@ vr <- read_runs("vr-bench.csv")
 rb <- read_runs("r-bench.csv")
 cache <- read_runs("cache.csv")
 gpu <- read_runs("vr-bench-gpu.csv")
+oct <- read_runs("octave-bench.csv")
 
 caption_of <- function(d) {
   parts <- unique(sprintf("%s; %s; commit %s", d$machine, substr(d$date, 1, 10), d$commit))
@@ -83,47 +84,86 @@ why <- function(key, kernels) {
 made <- list()
 notes <- list()
 
-# (a) Compiled R over R, per kernel (log scale): serial and parallel.
-if (!is.null(rb) && any(rb$config == "vr-checks-on")) {
-  ks <- setdiff(unique(rb$kernel), "call_overhead")
-  cores <- sub(".*, ([0-9]+) cores$", "\\1", unique(rb$machine))
-  variants <- c("compiled, serial", sprintf("compiled, prange() on all %s cores", paste(cores, collapse = " or ")))
-  d <- do.call(rbind, lapply(ks, function(k) {
-    r <- at(rb, k, "r")
-    data.frame(kernel = k, variant = variants, speedup = r / c(at(rb, k, "vr-checks-on"), at(rb, k, "vr-par")))
-  }))
+# (a) Compiled code over the host's own interpreter, per kernel (log scale): R's kernels
+# serial and parallel; Octave's (octave-bench.csv, from scripts/bench-octave.sh --out RUN)
+# serial, against Octave's interpreter time scaled from its reduced size (octave-scaled),
+# in a panel of their own.
+have_r <- !is.null(rb) && any(rb$config == "vr-checks-on")
+have_oct <- !is.null(oct) && any(oct$config == "compiled")
+if (have_r || have_oct) {
+  cores <- if (have_r) sub(".*, ([0-9]+) cores$", "\\1", unique(rb$machine)) else character()
+  variants <- c("compiled, serial", if (have_r) sprintf("compiled, prange() on all %s cores", paste(cores, collapse = " or ")))
+  d <- NULL
+  if (have_r) {
+    ks <- setdiff(unique(rb$kernel), "call_overhead")
+    d <- do.call(rbind, lapply(ks, function(k) {
+      r <- at(rb, k, "r")
+      data.frame(host = "R", kernel = k, variant = variants, speedup = r / c(at(rb, k, "vr-checks-on"), at(rb, k, "vr-par")))
+    }))
+  }
+  if (have_oct) {
+    ko <- unique(oct$kernel[oct$config == "compiled"])
+    d <- rbind(d, data.frame(host = "Octave", kernel = ko, variant = variants[1],
+      speedup = vapply(ko, function(k) at(oct, k, "octave-scaled") / at(oct, k, "compiled"), 0)))
+  }
   d <- d[is.finite(d$speedup), ]
+  # Kernels sorted by serial speedup within each host's panel (the key keeps a name that
+  # both hosts use apart; the axis shows the kernel's name only).
+  d$key <- paste(d$host, d$kernel, sep = ":")
   order <- d[d$variant == variants[1], ]
-  d$kernel <- factor(d$kernel, levels = order$kernel[order(order$speedup)])
+  d$key <- factor(d$key, levels = order$key[order(order$speedup)])
+  d$host <- factor(d$host, levels = c("R", "Octave"))
   d$variant <- factor(d$variant, levels = rev(variants))
   d$label <- paste0(ifelse(d$speedup >= 100, fmt(d$speedup, 0), fmt(d$speedup, 1)), "x")
-  p <- ggplot(d, aes(x = kernel, y = speedup, fill = variant)) +
+  hosts <- c(if (have_r) "R: byte-compiled, as R runs a function by default",
+    if (have_oct) "Octave: its interpreter timed at a reduced size, scaled by the work to the compiled size")
+  p <- ggplot(d, aes(x = key, y = speedup, fill = variant)) +
     geom_col(position = position_dodge(width = 0.8), width = 0.75) +
     geom_text(aes(label = label), position = position_dodge(width = 0.8), hjust = -0.15, size = 3, colour = "grey20") +
     geom_hline(yintercept = 1, colour = "grey30") +
-    scale_y_log10(breaks = c(1, 3, 10, 30, 100, 300, 1000, 3000), labels = function(x) paste0(x, "x"),
+    scale_x_discrete(labels = function(x) sub("^[^:]*:", "", x)) +
+    scale_y_log10(breaks = c(1, 3, 10, 30, 100, 300, 1000, 3000, 10000), labels = function(x) paste0(x, "x"),
       expand = expansion(mult = c(0, 0.1))) +
-    scale_fill_manual(values = setNames(c("#1b6ca8", "#f29e4c"), variants), breaks = variants) +
+    scale_fill_manual(values = setNames(c("#1b6ca8", "#f29e4c")[seq_along(variants)], variants), breaks = variants) +
     coord_flip() +
-    labs(title = "vr_compile(): speedup over R, per kernel",
-      subtitle = "R time / compiled time (medians; R byte-compiled, as R runs a function by default); log scale",
-      x = NULL, y = "speedup over R (log scale)", fill = NULL, caption = caption_of(rb)) +
+    labs(title = if (have_oct && have_r) "vr_compile(): speedup over the host's interpreter, per kernel"
+        else if (have_r) "vr_compile(): speedup over R, per kernel" else "vr_compile(): speedup over Octave, per kernel",
+      subtitle = paste0("interpreter time / compiled time (medians); log scale\n", paste(hosts, collapse = "\n")),
+      x = NULL, y = "speedup over the host's interpreter (log scale)", fill = NULL,
+      caption = if (have_r && have_oct) paste0("R: ", caption_of(rb), "\nOctave: ", caption_of(oct)) else caption_of(if (have_r) rb else oct)) +
     theme_report
-  made$r_speedup <- save(p, "r-speedup.png")
-  s <- setNames(order$speedup, order$kernel)
-  s <- sort(s)
-  par <- d[d$variant == variants[2], ]
-  par_gain <- setNames(par$speedup / s[as.character(par$kernel)], as.character(par$kernel))
-  notes$r_speedup <- paste0(
-    sprintf("Serial compiled code is %sx to %sx faster than R (median %sx over %d kernels). ",
-      fmt(min(s), 1), fmt(max(s), 0), fmt(median(s), 1), length(s)),
-    sprintf("The gain is largest where R interprets every operation of a deep loop nest or call tree (%s) and smallest where R's own time is already in its vectorized C builtins (%s: %sx).",
-      paste(sprintf("%s %sx", head(rev(names(s)), 2), fmt(head(rev(s), 2), 0)), collapse = ", "), names(s)[1], fmt(s[1], 1)),
-    why("r_speedup", names(s)[1]),
-    sprintf(" prange() makes compiled code %sx to %sx as fast as serial here (median %sx) on %s cores%s.",
-      fmt(min(par_gain)), fmt(max(par_gain)), fmt(median(par_gain)), paste(cores, collapse = ", "),
-      if (any(as.integer(cores) <= 2)) " that other work kept busy: the 16-core chart below shows what parallel loops give" else ""),
-    " Octave is not drawn: its benchmark (scripts/bench-octave.sh) prints a Markdown table and writes no CSV yet; that table (bench/RESULTS.md, Octave section) has compiled code at a median 2411x over Octave 7.3's interpreter on ten kernels.")
+  if (have_r && have_oct) p <- p + facet_grid(host ~ ., scales = "free_y", space = "free_y") +
+    theme(strip.text.y = element_text(angle = 0, face = "bold"))
+  made$r_speedup <- save(p, "r-speedup.png", height = if (have_r && have_oct) 7.5 else 5)
+  text <- NULL
+  if (have_r) {
+    s <- sort(setNames(order$speedup[order$host == "R"], order$kernel[order$host == "R"]))
+    par <- d[d$variant == variants[2], ]
+    par_gain <- setNames(par$speedup / s[as.character(par$kernel)], as.character(par$kernel))
+    text <- paste0(
+      sprintf("Serial compiled code is %sx to %sx faster than R (median %sx over %d kernels). ",
+        fmt(min(s), 1), fmt(max(s), 0), fmt(median(s), 1), length(s)),
+      sprintf("The gain is largest where R interprets every operation of a deep loop nest or call tree (%s) and smallest where R's own time is already in its vectorized C builtins (%s: %sx).",
+        paste(sprintf("%s %sx", head(rev(names(s)), 2), fmt(head(rev(s), 2), 0)), collapse = ", "), names(s)[1], fmt(s[1], 1)),
+      why("r_speedup", names(s)[1]),
+      sprintf(" prange() makes compiled code %sx to %sx as fast as serial here (median %sx) on %s cores%s.",
+        fmt(min(par_gain)), fmt(max(par_gain)), fmt(median(par_gain)), paste(cores, collapse = ", "),
+        if (any(as.integer(cores) <= 2)) " that other work kept busy: the 16-core chart below shows what parallel loops give" else ""))
+  }
+  if (have_oct) {
+    so <- sort(setNames(order$speedup[order$host == "Octave"], order$kernel[order$host == "Octave"]))
+    # The Octave version: scripts/bench-octave.sh prints it above the table (octave-bench.md).
+    md <- Filter(file.exists, file.path(runs, "octave-bench.md"))
+    version <- unique(sub(";.*", "", sub(".*; Octave ", "", grep("; Octave ", unlist(lapply(md, readLines)), value = TRUE))))
+    text <- paste0(text, if (!is.null(text)) " ",
+      sprintf("The MATLAB kernels of bench/octave through Octave's vr_compile() run %sx to %sx faster than Octave%s's interpreter (median %sx over %d kernels; slowest gain: %s). ",
+        fmt(min(so), 0), fmt(max(so), 0), if (length(version)) paste0(" ", version[length(version)]) else "",
+        fmt(median(so), 0), length(so), names(so)[1]),
+      "Octave's interpreter is timed once at a reduced size (the CSV's `octave` rows) and its time scaled by each kernel's work to the compiled code's size (`octave-scaled`): an estimate that assumes the interpreter's time grows with the work.")
+  } else {
+    text <- paste0(text, " Octave is not drawn: no octave-bench.csv in these runs (`scripts/bench-octave.sh --out RUN_DIR` writes one); bench/RESULTS.md's Octave section has its last table.")
+  }
+  notes$r_speedup <- text
 }
 
 # (b) Compiled time / C time per kernel and configuration, and cpu-par against C + OpenMP
@@ -341,8 +381,9 @@ page <- c(
     paste(sprintf("`%s`", runs), collapse = ", ")),
   "",
   run_notes,
-  section("R code compiled with vr_compile()", "r_speedup",
-    "Each kernel of bench/r is an R function with loops, timed in R (byte-compiled) and through `vr_compile()`; the parallel variant marks its outer loop with `prange()`."),
+  section(sprintf("%s code compiled with vr_compile()", paste(c(if (is.null(oct) || !is.null(rb)) "R", if (!is.null(oct)) "Octave"), collapse = " and ")), "r_speedup",
+    paste(c(if (!is.null(rb)) "Each kernel of bench/r is an R function with loops, timed in R (byte-compiled) and through `vr_compile()`; the parallel variant marks its outer loop with `prange()`.",
+      if (!is.null(oct)) "Each kernel of bench/octave is a MATLAB function (McLab's benchmarks), timed in Octave's interpreter and through Octave's `vr_compile()`."), collapse = " ")),
   section("Against C", "vs_c",
     "The benchmark kernels in VRIR, compiled by the cpu backend, against their C references (bench/c, the same loops): serially with bounds checks as the front end emits them, after the optimizer (which removes or versions them), and with checks off; the purple bars are cpu-par against C + OpenMP on every core, the orange ones the R versions through `vr_compile()` against the same C on the R benchmark's machine."),
   section("Scaling with threads", "scaling",
