@@ -242,7 +242,12 @@ fn damaged_entries_are_rejected_rebuilt_and_never_loaded() {
 /// Run this binary's `child` test on scenario `what` with `dir`, through `setup`
 /// (applied before exec); its stdout.
 fn spawn_child(what: &str, dir: &Path, setup: impl FnOnce(&mut Command)) -> std::process::Child {
-    let mut c = Command::new(std::env::current_exe().unwrap());
+    spawn_child_of(&std::env::current_exe().unwrap(), what, dir, setup)
+}
+
+/// `spawn_child` running the test binary at `exe` (a copy another user can reach).
+fn spawn_child_of(exe: &Path, what: &str, dir: &Path, setup: impl FnOnce(&mut Command)) -> std::process::Child {
+    let mut c = Command::new(exe);
     c.args([
         "child",
         "--exact",
@@ -353,6 +358,36 @@ fn as_user(c: &mut Command, user: Option<(u32, u32)>) {
     }
 }
 
+/// The test binary a child runs: this one, or as root a copy of it in the scratch folder
+/// `t` (mode 0755, made once), since `nobody` may not be able to enter the checkout's own
+/// target folder (a clone under a 0700 temporary folder, as scripts/fresh-check.sh
+/// makes). The cache key names the compiler's file, so entries a test expects a child to
+/// load are made by the same binary (`warm_in_child`).
+fn child_exe(t: &Path) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    if euid() != 0 {
+        return exe;
+    }
+    let copy = t.join("child-test-binary");
+    if !copy.exists() {
+        std::fs::copy(&exe, &copy).unwrap();
+        chmod(&copy, 0o755);
+    }
+    copy
+}
+
+/// A child reading the read-only directory `dir` (in scratch folder `t`) as `user`.
+fn read_only_child(t: &Path, dir: &Path, user: Option<(u32, u32)>) -> std::process::Child {
+    spawn_child_of(&child_exe(t), "read-only", dir, |c| as_user(c, user))
+}
+
+/// `warm`, done by the binary the children run.
+fn warm_in_child(t: &Path, dir: &Path) {
+    let line = seen_line(spawn_child_of(&child_exe(t), "warm", dir, |_| {}));
+    assert_eq!(field(&line, "writes"), "1", "{line}");
+    assert_eq!(names(dir).len(), 1, "{:?}", names(dir));
+}
+
 fn field<'a>(line: &'a str, name: &str) -> &'a str {
     let start = line.find(&format!("{name}=")).unwrap() + name.len() + 1;
     line[start..].split(' ').next().unwrap()
@@ -365,7 +400,7 @@ fn a_read_only_cache_directory_compiles_writes_nothing_and_says_why() {
         .tempdir_in("/tmp")
         .unwrap();
     let (dir, user) = read_only_dir(t.path(), None);
-    let line = seen_line(spawn_child("read-only", &dir, |c| as_user(c, user)));
+    let line = seen_line(read_only_child(t.path(), &dir, user));
     assert_eq!(
         (field(&line, "writes"), field(&line, "compiles")),
         ("0", "1"),
@@ -392,11 +427,11 @@ fn a_read_only_cache_directory_still_loads_its_entries_and_survives_a_bad_one() 
         .unwrap();
     chmod(t.path(), 0o755);
     let warm_dir = t.path().join("warm");
-    warm(&warm_dir);
+    warm_in_child(t.path(), &warm_dir);
     let ro = t.path().join("ro");
     std::fs::create_dir(&ro).unwrap();
     let (dir, user) = read_only_dir(&ro, Some(&warm_dir));
-    let line = seen_line(spawn_child("read-only", &dir, |c| as_user(c, user)));
+    let line = seen_line(read_only_child(t.path(), &dir, user));
     assert_eq!(
         (field(&line, "hits"), field(&line, "compiles")),
         ("1", "0"),
@@ -415,7 +450,7 @@ fn a_read_only_cache_directory_still_loads_its_entries_and_survives_a_bad_one() 
     std::fs::create_dir(&ro2).unwrap();
     std::fs::write(&bad, &bytes).unwrap();
     let (dir, user) = read_only_dir(&ro2, Some(&warm_dir));
-    let line = seen_line(spawn_child("read-only", &dir, |c| as_user(c, user)));
+    let line = seen_line(read_only_child(t.path(), &dir, user));
     assert_eq!(
         (
             field(&line, "hits"),
