@@ -15,7 +15,6 @@ use std::collections::HashMap;
 use std::process::Command;
 use velociraptor::backend::{self, Backend};
 use velociraptor::frontend::r;
-use velociraptor::runtime::value::{Scalar, Value};
 use velociraptor::ErrorKind;
 
 const SOURCE: &str = include_str!("frontend_r/cases.R");
@@ -32,6 +31,10 @@ enum Expect {
     SameError,
 }
 use Expect::*;
+
+#[path = "common/rscript.rs"]
+mod rscript;
+use rscript::{agree, ours, r_literal, Outcome};
 
 struct Case {
     func: &'static str,
@@ -261,95 +264,6 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// An R expression for a JSON argument (arrays: column-major data with `dim`).
-fn r_literal(j: &Json) -> String {
-    fn num(v: &Json, dtype: &str) -> String {
-        match (v, dtype) {
-            (Json::Bool(b), _) => if *b { "TRUE" } else { "FALSE" }.into(),
-            (Json::String(s), _) => match s.as_str() {
-                "nan" => "NaN".into(),
-                "inf" => "Inf".into(),
-                _ => "-Inf".into(),
-            },
-            (Json::Object(o), _) => format!("complex(real = {}, imaginary = {})", num(&o["re"], "f64"), num(&o["im"], "f64")),
-            (Json::Number(n), "i32") => {
-                let v = n.as_i64().unwrap();
-                if v == i32::MIN as i64 {
-                    "NA_integer_".into()
-                } else {
-                    format!("{v}L")
-                }
-            }
-            (Json::Number(n), _) => format!("{:?}", n.as_f64().unwrap()),
-            other => panic!("no R literal for {other:?}"),
-        }
-    }
-    fn flatten(j: &Json, out: &mut Vec<Json>, dims: &mut Vec<usize>, depth: usize) {
-        match j {
-            Json::Array(items) => {
-                if dims.len() <= depth {
-                    dims.push(items.len());
-                }
-                for i in items {
-                    flatten(i, out, dims, depth + 1);
-                }
-            }
-            other => out.push(other.clone()),
-        }
-    }
-    let (data, dtype, shape) = match j {
-        Json::Object(o) if o.contains_key("data") => (&o["data"], o["dtype"].as_str().unwrap_or("f64"), o.get("shape")),
-        Json::Array(_) => (j, "f64", None),
-        other => return num(other, "f64"),
-    };
-    if !data.is_array() {
-        return num(data, dtype);
-    }
-    let mut flat = Vec::new();
-    let mut dims = Vec::new();
-    flatten(data, &mut flat, &mut dims, 0);
-    if let Some(Json::Array(s)) = shape {
-        dims = s.iter().map(|d| d.as_u64().unwrap() as usize).collect();
-    }
-    if flat.is_empty() {
-        return match dtype {
-            "i32" => "integer(0)".into(),
-            "bool" => "logical(0)".into(),
-            _ => "numeric(0)".into(),
-        };
-    }
-    // Row-major (first index outermost) to column-major.
-    let n = flat.len();
-    let mut col = Vec::with_capacity(n);
-    for k in 0..n {
-        let mut rem = k;
-        let mut idx = vec![0; dims.len()];
-        for (d, e) in dims.iter().enumerate() {
-            idx[d] = rem % e;
-            rem /= e;
-        }
-        let mut pos = 0;
-        for (d, e) in dims.iter().enumerate() {
-            pos = pos * e + idx[d];
-        }
-        col.push(num(&flat[pos], dtype));
-    }
-    let items = col.join(", ");
-    if dims.len() == 1 {
-        format!("c({items})")
-    } else {
-        format!("array(c({items}), dim = c({}))", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "))
-    }
-}
-
-/// A result as R's tests print it: type, dims, column-major values.
-#[derive(Debug, Clone, PartialEq)]
-enum Outcome {
-    Value { ty: String, dims: Vec<usize>, values: Vec<(f64, f64)> },
-    Null,
-    Error(String),
-}
-
 /// R's results for every case, and the source as R's `deparse()` prints it back.
 fn run_r(cases: &[Case]) -> (Vec<Outcome>, String) {
     let dep_path = std::env::temp_dir().join(format!("vr_frontend_r_{}_deparsed.R", std::process::id()));
@@ -433,70 +347,6 @@ run <- function(id, thunk) {
     let _ = std::fs::remove_file(&dep_path);
     let outcomes = (0..cases.len()).map(|i| results.remove(&i).unwrap_or_else(|| panic!("R printed no result for case {i}:\n{stdout}"))).collect();
     (outcomes, deparsed)
-}
-
-fn scalar_pair(s: &Scalar) -> (f64, f64) {
-    match s {
-        Scalar::C128(c) => (c.re, c.im),
-        Scalar::C64(c) => (c.re as f64, c.im as f64),
-        other => (other.as_f64().unwrap(), 0.0),
-    }
-}
-
-fn type_name(s: velociraptor::vrir::ScalarType) -> &'static str {
-    use velociraptor::vrir::ScalarType::*;
-    match s {
-        Bool => "logical",
-        I32 | I64 => "integer",
-        F32 | F64 => "double",
-        C64 | C128 => "complex",
-    }
-}
-
-fn ours(results: &[Value]) -> Outcome {
-    match results {
-        [] => Outcome::Null,
-        [Value::Scalar(s)] => Outcome::Value { ty: type_name(s.ty()).into(), dims: vec![1], values: vec![scalar_pair(s)] },
-        [Value::Array(a)] => {
-            let n = a.len();
-            let mut values = Vec::with_capacity(n);
-            for k in 0..n {
-                let mut rem = k;
-                let idx: Vec<usize> = a
-                    .dims
-                    .iter()
-                    .map(|e| {
-                        let i = rem % e;
-                        rem /= e;
-                        i
-                    })
-                    .collect();
-                values.push(scalar_pair(&a.get(&idx)));
-            }
-            Outcome::Value { ty: type_name(a.ty.elem).into(), dims: a.dims.clone(), values }
-        }
-        other => panic!("unexpected results {other:?}"),
-    }
-}
-
-fn same_float(a: f64, b: f64, tol: Option<f64>) -> bool {
-    if a.is_nan() || b.is_nan() {
-        return a.is_nan() && b.is_nan();
-    }
-    match tol {
-        None => a.to_bits() == b.to_bits() || (a == 0.0 && b == 0.0),
-        Some(t) => a == b || (a - b).abs() <= t * a.abs().max(b.abs()),
-    }
-}
-
-fn agree(r: &Outcome, us: &Outcome, tol: Option<f64>) -> bool {
-    match (r, us) {
-        (Outcome::Null, Outcome::Null) => true,
-        (Outcome::Value { ty: t1, dims: d1, values: v1 }, Outcome::Value { ty: t2, dims: d2, values: v2 }) => {
-            t1 == t2 && d1 == d2 && v1.iter().zip(v2).all(|(a, b)| same_float(a.0, b.0, tol) && same_float(a.1, b.1, tol))
-        }
-        _ => false,
-    }
 }
 
 #[test]
