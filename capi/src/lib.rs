@@ -454,50 +454,20 @@ fn frontend_to_vrir(language: &str, source: &str, name: &str, sig: &Signature) -
     match language {
         "r" => velociraptor::frontend::r::compile_entry(source, name, sig),
         "julia" => {
-            if let Some((global, _)) = sig.globals.first() {
-                return Err(invalid(format!(
-                    "`{name}` reads global `{global}`: the Julia front end takes every value as an argument"
-                )));
-            }
-            let tys = sig
-                .args
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    use velociraptor::frontend::julia::rules::{BOOL, COMPLEX, FLOAT, INT};
-                    match t {
-                        AnyTy::Value(ty) if [FLOAT, INT, BOOL, COMPLEX].contains(&ty.elem) => Ok(ty.clone()),
-                        _ => Err(invalid(format!(
-                            "argument {} of `{name}`: type {} has no compiled Julia counterpart (Float64, Int64, Bool, ComplexF64 and arrays of them)",
-                            i + 1,
-                            type_to_json(t)
-                        ))),
-                    }
-                })
-                .collect::<VrResult<Vec<Ty>>>()?;
+            use velociraptor::frontend::julia::rules::{BOOL, COMPLEX, FLOAT, INT};
+            let tys = value_args(sig, name, "Julia", |ty| [FLOAT, INT, BOOL, COMPLEX].contains(&ty.elem), "compiled Julia counterpart (Float64, Int64, Bool, ComplexF64 and arrays of them)")?;
             let module = velociraptor::frontend::julia::compile(source, name, tys)?;
             Ok(velociraptor::frontend::r::Compiled { module, result_list: None })
         }
         "matlab" => {
             use velociraptor::frontend::matlab::rules::{COMPLEX, DOUBLE, INT32, LOGICAL};
-            if let Some((global, _)) = sig.globals.first() {
-                return Err(invalid(format!(
-                    "`{name}` reads global `{global}`: the MATLAB front end takes every value as an argument"
-                )));
-            }
-            let tys = sig
-                .args
-                .iter()
-                .enumerate()
-                .map(|(i, t)| match t {
-                    AnyTy::Value(ty) if [DOUBLE, INT32, LOGICAL, COMPLEX].contains(&ty.elem) && ty.rank != 1 && ty.rank <= 3 => Ok(*ty),
-                    _ => Err(invalid(format!(
-                        "argument {} of `{name}`: type {} has no MATLAB counterpart (f64 double, i32 int32, bool logical, c128 complex; scalars and arrays of rank 2 or 3)",
-                        i + 1,
-                        type_to_json(t)
-                    ))),
-                })
-                .collect::<VrResult<Vec<Ty>>>()?;
+            let tys = value_args(
+                sig,
+                name,
+                "MATLAB",
+                |ty| [DOUBLE, INT32, LOGICAL, COMPLEX].contains(&ty.elem) && ty.rank != 1 && ty.rank <= 3,
+                "MATLAB counterpart (f64 double, i32 int32, bool logical, c128 complex; scalars and arrays of rank 2 or 3)",
+            )?;
             // `f` gives every output `f` declares; `f.nargoutN` its first N.
             let (base, nargout) = match name.rsplit_once(".nargout") {
                 Some((base, n)) => (base, Some(n.parse::<usize>().map_err(|_| invalid(format!("bad function name `{name}`")))?)),
@@ -506,14 +476,26 @@ fn frontend_to_vrir(language: &str, source: &str, name: &str, sig: &Signature) -
             let module = velociraptor::frontend::matlab::compile_outputs(source, base, tys, nargout)?;
             Ok(velociraptor::frontend::r::Compiled { module, result_list: None })
         }
-        _ => Err(VrError::new(
-            ErrorKind::Unsupported,
-            format!(
-                "compiling `{name}` from {language} source: the {language} front end does not \
-                 exist yet (load VRIR with vr_module_load instead)"
-            ),
-        )),
+        // `check_language` lets no other language through.
+        other => Err(invalid(format!("unknown language `{other}`"))),
     }
+}
+
+/// The argument types for a front end that takes scalars and arrays only (Julia, MATLAB:
+/// no lists, no globals): each must pass `fits`, else the error names what `host` has
+/// (`counterpart`).
+fn value_args(sig: &Signature, name: &str, host: &str, fits: impl Fn(&Ty) -> bool, counterpart: &str) -> VrResult<Vec<Ty>> {
+    if let Some((global, _)) = sig.globals.first() {
+        return Err(invalid(format!("`{name}` reads global `{global}`: the {host} front end takes every value as an argument")));
+    }
+    sig.args
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match t {
+            AnyTy::Value(ty) if fits(ty) => Ok(*ty),
+            _ => Err(invalid(format!("argument {} of `{name}`: type {} has no {counterpart}", i + 1, type_to_json(t)))),
+        })
+        .collect()
 }
 
 fn check_language(language: &str) -> VrResult<()> {
