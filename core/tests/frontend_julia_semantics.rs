@@ -166,6 +166,9 @@ fn cases() -> Vec<Case> {
         c("bool_sum", json!([[1.0, 2.0, 3.0]]), Hand(json!(2))),
         c("math1", json!([2.0]), R("list(sqrt(2), exp(2), log(2), sin(2), cos(2), atan(2), 2)", 1e-15)),
         c("two_arg", json!([3.0, 4.0]), R("list(atan2(3, 4), 5, 3, 4)", 1e-15)),
+        // max(-0.0, 0.0) === 0.0 and min(0.0, -0.0) === -0.0 in either order; clamp(-0.0, 0.0, 1.0) === -0.0.
+        c("zero_ties", json!([-0.0, 0.0]), Hand(json!(["inf", "-inf", "-inf"]))),
+        c("zero_ties", json!([0.0, -0.0]), Hand(json!(["inf", "-inf", "inf"]))),
         c("conversions", json!([2.5]), Hand(json!([2, 2.0, 2, 3, 2, 3.0]))),
         c("conversions", json!([-3.5]), Hand(json!([-4, -4.0, -4, -3, -3, 3.0]))),
         c("to_int", json!([3.0]), Hand(json!(3))),

@@ -151,9 +151,9 @@ fn integer_reductions_wrap_and_split_exactly() {
     assert_eq!(got[3], serde_json::json!(q));
 }
 
-/// Float amin/amax fold in storage order with the cpu backend's rule (`x < y ? x : y`,
-/// ties to the later element): a tree that combines only neighbours keeps that choice
-/// between 0.0 and -0.0; NaN propagates.
+/// Float amin/amax fold in storage order with the cpu backend's rule (`y < x ? y : x`,
+/// ties to the earlier element, R's `min(c(0, -0))` is 0): a tree that combines only
+/// neighbours keeps that choice between 0.0 and -0.0; NaN propagates.
 #[test]
 fn float_amin_amax_keep_the_serial_choice() {
     let _s = serial();
@@ -170,14 +170,14 @@ fn float_amin_amax_keep_the_serial_choice() {
     let got = run(src, "f", &serde_json::json!([xs]), Backend::Gpu).unwrap();
     assert_eq!(
         bits(&got[0]),
-        Some((-0.0f64).to_bits()),
-        "the later of two equal minima"
+        Some(0.0f64.to_bits()),
+        "the earlier of two equal minima"
     );
     xs[1234] = -0.0;
     xs[3000] = 0.0;
     xs[10] = 7.5;
     let got = run(src, "f", &serde_json::json!([xs]), Backend::Gpu).unwrap();
-    assert_eq!(bits(&got[0]), Some(0.0f64.to_bits()));
+    assert_eq!(bits(&got[0]), Some((-0.0f64).to_bits()));
     assert_eq!(got[1].as_f64(), Some(7.5));
     let cpu = run(src, "f", &serde_json::json!([xs]), Backend::Cpu).unwrap();
     assert_eq!(

@@ -85,6 +85,8 @@ end
         @test squares(4) == [1, 4, 9, 16]
         @test squares(4) isa Vector{Int}
         @test minmax2([3.0, -1.0, 7.0]) == (-1.0, 7.0)
+        @test minmax2([-0.0, 0.0]) === (-0.0, 0.0)
+        @test minmax2([0.0, -0.0]) === (-0.0, 0.0)
         @test spread([3.0, -1.0, 7.0]) == 8.0
     end
     @testset "errors name function, line, variable, index and bound" begin

@@ -1515,10 +1515,9 @@ impl<'m> Gen<'m> {
                 } else {
                     "((double)NAN)"
                 };
-                format!(
-                    "((isnan({a}) || isnan({b})) ? {nan} : {}({a}, {b}))",
-                    if f == LibFn::Min { "fmin" } else { "fmax" }
-                )
+                // Not fmin/fmax: OpenCL leaves the sign of a zero tie open; VRIR keeps the first.
+                let wins = if f == LibFn::Min { "<" } else { ">" };
+                format!("((isnan({a}) || isnan({b})) ? {nan} : (({b} {wins} {a}) ? {b} : {a}))")
             }
             LibFn::Min | LibFn::Max => {
                 let (a, b) = (self.temp(at, &x)?, self.temp(at, &vals[1])?);

@@ -451,13 +451,16 @@ pub(crate) fn lib2(f: LibFn, a: Scalar, b: Scalar) -> VrResult<Scalar> {
 }
 
 /// `min`/`max` of floats: NaN propagates.
+/// NaN propagates; on a tie the first operand is returned, so `max(0, -0)` is `0` and
+/// `max(-0, 0)` is `-0`, as in R (std's `f64::max` leaves the sign of a zero tie open).
 fn float_min_max(f: LibFn, x: f64, y: f64) -> f64 {
+    let y_wins = if f == LibFn::Min { y < x } else { y > x };
     if x.is_nan() || y.is_nan() {
         f64::NAN
-    } else if f == LibFn::Min {
-        x.min(y)
+    } else if y_wins {
+        y
     } else {
-        x.max(y)
+        x
     }
 }
 

@@ -421,3 +421,6 @@ end
 @time squares(3)
 println("loaded")
 x0 = rand(3)
+
+# Julia orders -0.0 below 0.0 in max and min; clamp returns x unless it lies outside.
+zero_ties(a, b) = (1 / max(a, b), 1 / min(a, b), 1 / clamp(a, b, 1.0))

@@ -634,6 +634,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             }
             Min | Max if t.is_float() => {
                 // NaN propagates: if either is NaN the result is NaN (x + y is then NaN).
+                // A tie keeps x, so the sign of a zero tie is the first operand's (R's rule).
                 let (x, y) = (a.float(), b.float());
                 let uno = self
                     .builder
@@ -644,8 +645,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 } else {
                     FloatPredicate::OGT
                 };
-                let pick_x = self.builder.build_float_compare(p, x, y, "")?;
-                let m = self.builder.build_select(pick_x, x, y, "")?;
+                let pick_y = self.builder.build_float_compare(p, y, x, "")?;
+                let m = self.builder.build_select(pick_y, y, x, "")?;
                 self.builder.build_select(uno, nan.into(), m, "")?
             }
             Min | Max if t.is_int() => {

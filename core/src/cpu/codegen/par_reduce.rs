@@ -12,7 +12,7 @@
 //! result with one atomic operation (`atomicrmw add/min/max`, a compare-exchange loop
 //! for the product). Float `sum`/`prod` stay serial by contract (a different grouping
 //! changes the rounding). Float `amin`/`amax` also stay serial: the fold is associative
-//! for ordinary values (including -0.0 against +0.0, where the later element wins either
+//! for ordinary values (including -0.0 against +0.0, where the earlier element wins either
 //! way), but when several NaNs with different payloads or signs meet, the NaN kept is
 //! the one `x + y` returns, and which operand that is depends on how the register
 //! allocator orders a commutative add; the serial result's NaN bits are therefore not

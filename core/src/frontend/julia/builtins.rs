@@ -697,16 +697,28 @@ fn math_n(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line, dotted: bool) 
             let elem = if elem == BOOL { BOOL } else { elem };
             let vals: Vec<Lowered> = vals.into_iter().map(|v| lw.cast(v, if elem == BOOL { INT } else { elem })).collect();
             let work = if elem == BOOL { INT } else { elem };
-            let fold = |f: LibFn, a: vrir::Expr, b: vrir::Expr| lib(f, vec![a, b]);
-            let e = if name == "clamp" {
-                fold(LibFn::Min, fold(LibFn::Max, vals[0].expr.clone(), vals[1].expr.clone()), vals[2].expr.clone())
+            let out = if work == FLOAT {
+                if name == "clamp" {
+                    ops::apply_helper(lw, "_jl_fclamp", vals, FLOAT)
+                } else {
+                    let mut fold = |f: &str, a: Lowered, b: Lowered| ops::apply_helper(lw, f, vec![a, b], FLOAT);
+                    let f = if name == "min" { "_jl_fmin" } else { "_jl_fmax" };
+                    let mut it = vals.into_iter();
+                    let first = it.next().expect("two at least");
+                    it.fold(first, |a, b| fold(f, a, b))
+                }
             } else {
-                let f = if name == "min" { LibFn::Min } else { LibFn::Max };
-                let mut it = vals.into_iter();
-                let first = it.next().expect("two at least").expr;
-                it.fold(first, |a, b| fold(f, a, b.expr))
+                let fold = |f: LibFn, a: vrir::Expr, b: vrir::Expr| lib(f, vec![a, b]);
+                let e = if name == "clamp" {
+                    fold(LibFn::Min, fold(LibFn::Max, vals[0].expr.clone(), vals[1].expr.clone()), vals[2].expr.clone())
+                } else {
+                    let f = if name == "min" { LibFn::Min } else { LibFn::Max };
+                    let mut it = vals.into_iter();
+                    let first = it.next().expect("two at least").expr;
+                    it.fold(first, |a, b| fold(f, a, b.expr))
+                };
+                Lowered::new(e, Ty { elem: work, rank })
             };
-            let out = Lowered::new(e, Ty { elem: work, rank });
             Ok(if elem == BOOL { lw.cast(out, BOOL) } else { out })
         }
         _ => {

@@ -218,7 +218,8 @@ pub fn apply_helper(lw: &mut Lowerer, name: &str, args: Vec<Lowered>, result: Sc
 }
 
 /// The VRIR text of the helpers (bit operations, Julia's float `mod`, `cld`, `sign`,
-/// `ifelse` per element type).
+/// float `max`/`min`/`clamp` (Julia orders -0.0 below 0.0, where VRIR keeps the first of a tie:
+/// the sum of two zeros is -0.0 only when both are), `ifelse` per element type).
 fn helpers_source() -> String {
     let bitop = |name: &str, test: &str| {
         format!(
@@ -269,6 +270,19 @@ fn helpers_source() -> String {
             (set d (/ a b))
             (if (and (== (> a 0) (> b 0)) (!= (* d b) a)) (block (return (+ d 1))))
             (return d))
+          (function _jl_fmax ((x f64) (y f64)) (f64)
+            (locals)
+            (if (and (== x 0.0) (== y 0.0)) (block (return (+ x y))))
+            (return (max x y)))
+          (function _jl_fmin ((x f64) (y f64)) (f64)
+            (locals)
+            (if (and (== x 0.0) (== y 0.0)) (block (return (neg (+ (neg x) (neg y))))))
+            (return (min x y)))
+          (function _jl_fclamp ((x f64) (lo f64) (hi f64)) (f64)
+            (locals)
+            (if (> x hi) (block (return hi)))
+            (if (< x lo) (block (return lo)))
+            (return x))
           (function _jl_sign ((x f64)) (f64)
             (locals)
             (if (> x 0.0) (block (return 1.0)))

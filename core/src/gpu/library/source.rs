@@ -9,7 +9,7 @@
 //!   work group folding into one partial result. *Ordered* stages give each work item a
 //!   contiguous run of positions in storage order and combine neighbours only, so the
 //!   result is the serial fold's even where the operation only looks associative (float
-//!   `amin`/`amax`, whose ties between `0.0` and `-0.0` go to the later element, as the
+//!   `amin`/`amax`, whose ties between `0.0` and `-0.0` keep the earlier element, as the
 //!   cpu backend's fold does); integer stages stride through the array (coalesced reads,
 //!   exact in any order since wrapping `+`/`*` and integer min/max are associative).
 //! - [`axis_reduce`]: one work item per output element, folding its lane from index 0
@@ -21,7 +21,7 @@
 //!
 //! Every kernel computes in the same scalar operations as the interpreter: integer
 //! `+`/`*` on unsigned types (two's complement wrapping), `min`/`max` as the cpu backend
-//! (`x < y ? x : y`, NaN through `x + y`), `FP_CONTRACT OFF`.
+//! (`y < x ? y : x`, a tie keeping the earlier `x`; NaN through `x + y`), `FP_CONTRACT OFF`.
 
 use super::super::kernel::{c_type, mem_type, unsigned_of, Reject};
 use crate::vrir::ast::ReduceOp;
@@ -98,9 +98,9 @@ fn combine(op: ReduceOp, elem: ScalarType) -> Result<String, Reject> {
         ReduceOp::Min | ReduceOp::Max => {
             let cmp = if op == ReduceOp::Min { "<" } else { ">" };
             if elem.is_float() {
-                format!("((isnan(a) || isnan(b)) ? (a) + (b) : ((a) {cmp} (b) ? (a) : (b)))")
+                format!("((isnan(a) || isnan(b)) ? (a) + (b) : ((b) {cmp} (a) ? (b) : (a)))")
             } else {
-                format!("((a) {cmp} (b) ? (a) : (b))")
+                format!("((b) {cmp} (a) ? (b) : (a))")
             }
         }
         ReduceOp::MeanRefined => return Err("mean-refined".into()),
