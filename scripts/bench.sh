@@ -9,7 +9,11 @@
 # --report: one new run of everything into target/bench-runs/<date>-<commit>/ (vr-bench
 # with a thread sweep over 1, 2, 4, ... up to this machine's cores, the R benchmarks, the
 # disk-cache benchmark), then the charts (bench/report/*.png) and bench/REPORT.md from it
-# (bench/report/report.R; needs R's ggplot2, installed by scripts/setup.sh).
+# (bench/report/report.R; needs R's ggplot2, installed by scripts/setup.sh). The Octave
+# benchmark (scripts/bench-octave.sh) joins the run where octave-cli and mkoctfile are
+# installed, and `vr-bench --gpu` where the OpenCL device is a GPU (`vr-bench
+# --gpu-present`; a CPU OpenCL such as PoCL says nothing about GPUs); each says so when
+# it is left out, and the report then says which charts are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -39,4 +43,15 @@ target/release/vr-bench "${pass[@]}" --threads "$sweep" --out "$run" | tee "$run
 Rscript bench/r/run.R $quick --out="$run" | tee "$run/r-bench.md"
 Rscript bench/r/random.R $quick | tee "$run/r-random.md"
 bash scripts/bench_cache.sh --out "$run" | tee "$run/cache.md"
+if command -v octave-cli >/dev/null && command -v mkoctfile >/dev/null; then
+  VR_BENCH_COMMIT=$commit bash scripts/bench-octave.sh $quick --out "$run"
+else
+  echo "bench: Octave benchmark left out (octave-cli or mkoctfile not installed)"
+fi
+if gpu=$(target/release/vr-bench --gpu-present); then
+  echo "bench: GPU benchmark on $gpu"
+  target/release/vr-bench --gpu $quick --out "$run" | tee "$run/vr-bench-gpu.md"
+else
+  echo "bench: GPU benchmark left out ($gpu)"
+fi
 Rscript bench/report/report.R "$run"

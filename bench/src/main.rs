@@ -78,10 +78,29 @@ impl Options {
 }
 
 fn main() -> ExitCode {
+    // `--gpu-present`: whether `--gpu` would measure a GPU (not a CPU OpenCL such as
+    // PoCL), so that scripts/bench.sh --report runs the GPU benchmark only where it means
+    // something.
+    if std::env::args().nth(1).as_deref() == Some("--gpu-present") {
+        return match velociraptor::gpu::device() {
+            Ok(d) if d.is_gpu => {
+                println!("{}", d.describe());
+                ExitCode::SUCCESS
+            }
+            Ok(d) => {
+                println!("not a GPU: {}", d.describe());
+                ExitCode::FAILURE
+            }
+            Err(why) => {
+                println!("no OpenCL device: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let opts = match parse_args(std::env::args().skip(1).collect()) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("{e}\nusage: vr-bench [--quick] [--kernel NAME] [--passes | --gpu] [--threads 1,2,4] [--out DIR]");
+            eprintln!("{e}\nusage: vr-bench [--quick] [--kernel NAME] [--passes | --gpu] [--threads 1,2,4] [--out DIR]\n       vr-bench --gpu-present   (exit 0 when the OpenCL device is a GPU)");
             return ExitCode::from(2);
         }
     };
