@@ -6,6 +6,8 @@
 //! Kernels with a parfor are also timed as their C reference built with OpenMP (the
 //! same loop under `#pragma omp parallel for`), at the same thread count as cpu-par.
 //! `--threads 1,2,4,8,16` adds a thread sweep of cpu-par and OpenMP for a scaling curve.
+//! STREAM's triad is measured at the same thread counts, and the memory-bound kernels'
+//! achieved bandwidth printed against it (see `stream`).
 //! Every timed configuration is also written as CSV (`vr-bench.csv`, see `record`) into
 //! the run's folder (`--out DIR`).
 //!
@@ -19,6 +21,7 @@ mod kernels;
 mod nocheck;
 mod passes;
 mod record;
+mod stream;
 mod table;
 mod timing;
 
@@ -187,6 +190,27 @@ fn run(opts: &Options) -> Result<(), String> {
         "cpu-par: {} threads (VR_THREADS, else every core); cpu/cpu-par is its speedup over cpu (optimized; both after the optimizer).",
         cpu::parallel::default_threads()
     );
+    let memory_bound = selected.iter().any(|k| stream::kernel_bytes(k.name, 1).is_some());
+    if memory_bound {
+        let threads = cpu::parallel::default_threads();
+        let counts = if opts.sweep.is_empty() { vec![threads] } else { opts.sweep.clone() };
+        eprintln!("STREAM triad ...");
+        let triad = stream::triad(&dir, &counts, opts.quick, opts.reps(), &mut csv)?;
+        // The sweep's timings where there is one, else the table's at cpu-par's threads.
+        let size_of = |k: &str| rows.iter().find(|r| r.kernel == k).map_or(0, |r| r.size);
+        let timings: Vec<_> = if sweeps.is_empty() {
+            rows.iter()
+                .map(|r| (r.kernel.clone(), r.size, threads, r.cpu_par.as_secs_f64(), r.openmp.map(|o| o.as_secs_f64())))
+                .collect()
+        } else {
+            sweeps
+                .iter()
+                .map(|s| (s.kernel.clone(), size_of(&s.kernel), s.threads, s.cpu_par.as_secs_f64(), Some(s.openmp.as_secs_f64())))
+                .collect()
+        };
+        println!();
+        stream::print(&triad, &stream::rows(&timings, &triad));
+    }
     let path = csv.write(&run, "vr-bench.csv")?;
     eprintln!("vr-bench: results in {}", path.display());
     Ok(())
