@@ -152,7 +152,7 @@ pub struct Lowerer<'p> {
     /// `Some(None)`: scalars or arrays).
     pub(super) ret_list: Option<Option<ListTy>>,
     /// Statements that must run before the expression being lowered.
-    pre: Vec<Stmt>,
+    pub(super) pre: Vec<Stmt>,
     temps: Vec<Local>,
     counter: u32,
     /// Variables written through an index somewhere in the function (list elements as
@@ -622,7 +622,8 @@ impl<'p> Lowerer<'p> {
                 Ok(())
             }
             ExprKind::MultiAssign { targets, value } => {
-                self.multi_assign(targets, value, line, out)?;
+                let targets: Vec<Option<&Expr>> = targets.iter().map(Option::as_ref).collect();
+                self.assign_several(&targets, value, false, line, out)?;
                 self.void_tail(tail, line, out)
             }
             ExprKind::If { cond, then, els } => {
@@ -1022,40 +1023,6 @@ impl<'p> Lowerer<'p> {
             ExprKind::Unsupported(what) => Err(self.unsupported(what, line, "not compilable")),
             _ => Err(self.unsupported("assignment target", line, "only a variable or an index can be assigned")),
         }
-    }
-
-    /// `[a, b] = f(x)`: the call's results into temporaries, then each into its target
-    /// as an ordinary assignment (value semantics, widening and all).
-    fn multi_assign(&mut self, targets: &[Option<Expr>], value: &Expr, line: Line, out: &mut Vec<Stmt>) -> LResult<()> {
-        let ExprKind::Call { func, args } = &value.kind else {
-            return Err(self.unsupported("several assignment targets", line, "the value must be a call of a function with several results"));
-        };
-        let values = if self.is_user_function(func) {
-            let (call, rets) = self.user_call(func, args, line)?;
-            if rets.len() < targets.len() {
-                return Err(self.unsupported(&format!("call to `{func}`"), line, &format!("{} results requested, the function gives {}", targets.len(), rets.len())));
-            }
-            let temps: Vec<String> = rets.iter().map(|t| self.temp(&t.vrir(self.layout()))).collect();
-            let lvalues = temps.iter().map(|t| LValue::Var { name: t.clone() }).collect();
-            self.emit(StmtKind::Assign { targets: lvalues, value: call });
-            temps.into_iter().zip(rets).map(|(t, ty)| Lowered::new(vrir::Expr::var(t), ty)).collect::<Vec<_>>()
-        } else {
-            let lang = self.prog.lang;
-            match lang.builtin_multi(self, func, args, targets.len(), line) {
-                Some(vs) => vs?,
-                None => return Err(self.unsupported(&format!("call to `{func}` for several results"), line, "not a function of the source or a builtin with several results")),
-            }
-        };
-        out.append(&mut self.pre);
-        for (target, v) in targets.iter().zip(values) {
-            let Some(target) = target else { continue };
-            let name = self.bind_value(v);
-            let read = Expr::new(ExprKind::Var(name.clone()), line);
-            let r = self.assign(target, &read, line, out);
-            self.unbind(&name);
-            r?;
-        }
-        Ok(())
     }
 
     /// How many of its parameters the call being compiled passes (MATLAB's `nargin`).
