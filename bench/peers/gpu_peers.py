@@ -37,6 +37,12 @@ import numpy as np
 if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still names np.row_stack (gone in NumPy 2.5)
     np.row_stack = np.vstack
 
+try:
+    # numba-cuda's .pth file imports this at start-up to make `numba.cuda` mean numba_cuda;
+    # a folder on PYTHONPATH (the device's unpacked tarball) gets no .pth processing
+    import _numba_cuda_redirector  # noqa: F401,E402
+except ImportError:
+    pass
 from numba import cuda  # noqa: E402
 
 try:
@@ -792,6 +798,24 @@ def sample(run, sync, reps):
     return [timed(run, sync)[0] for _ in range(reps)]
 
 
+def sample_events(run, new_event, elapsed_ms, reps):
+    """The device's own time of `run`'s launches, in seconds: events recorded on the default
+    stream before and after them (as vr-bench --gpu's gpu-kernels comes from OpenCL's
+    profiling stamps, so that neither includes the host's launch latency). Empty under the
+    simulator, whose events keep no time."""
+    if SIMULATOR:
+        return []
+    times = []
+    for _ in range(reps):
+        start, end = new_event(), new_event()
+        start.record()
+        run()
+        end.record()
+        end.synchronize()
+        times.append(elapsed_ms(start, end) / 1e3)
+    return times
+
+
 def median(xs):
     return sorted(xs)[len(xs) // 2]  # as bench/src/timing.rs: the upper median of an even count
 
@@ -841,7 +865,7 @@ def device_name():
 
 def versions():
     import numba
-    parts = [f"numba {numba.__version__}"]
+    parts = [f"numba {numba.__version__}" + ("" if "numba_cuda" in cuda.__file__ else f" (numba.cuda from {os.path.dirname(cuda.__file__)}, not numba-cuda)")]
     try:
         from importlib.metadata import version
         parts.append(f"numba-cuda {version('numba-cuda')}")
@@ -865,6 +889,7 @@ def measure_numba(peer, kernels, p, reps):
     first_got = peer.to_host(dev)
     dev2 = peer.to_device(p)
     kern = sample(lambda: peer.launch(kernels, dev2, p), sync, reps)
+    devt = sample_events(lambda: peer.launch(kernels, dev2, p), cuda.event, lambda a, b: a.elapsed_time(b), reps)
     last = {}
 
     def total():
@@ -875,7 +900,7 @@ def measure_numba(peer, kernels, p, reps):
     for got in (first_got, last["got"]):
         if "changes" in got:
             got["changes"] = int(got["changes"][0])
-    return first_got, last["got"], first, kern, tot
+    return first_got, last["got"], first, kern, devt, tot
 
 
 def measure_cupy(spec, p, reps):
@@ -893,18 +918,19 @@ def measure_cupy(spec, p, reps):
     first_got = {k: cp.asnumpy(v) for k, v in res.items()}
     dev2 = upload()
     kern = sample(lambda: fn(cp, dev2), sync, reps)
+    devt = sample_events(lambda: fn(cp, dev2), cp.cuda.Event, cp.cuda.get_elapsed_time, reps)
     last = {}
 
     def total():
         last["got"] = {k: cp.asnumpy(v) for k, v in fn(cp, upload()).items()}
     tot = sample(total, sync, reps)
-    return first_got, last["got"], first, kern, tot
+    return first_got, last["got"], first, kern, devt, tot
 
 
 def verify_and_record(name, n, prefix, measured, want, scale, fma, record):
     """Both the first call's and the last total run's results checked; the times recorded only
     when both agree. (first, kernel median, total median, worst difference) or (None, why)."""
-    first_got, total_got, first, kern, tot = measured
+    first_got, total_got, first, kern, devt, tot = measured
     worst = 0.0
     for got in (first_got, total_got):
         why, w = check(name, got, want, scale, fma)
@@ -913,8 +939,10 @@ def verify_and_record(name, n, prefix, measured, want, scale, fma, record):
             return (None, why)
     record(name, n, f"{prefix}-first-call", [first])
     record(name, n, f"{prefix}-kernel", kern)
+    if devt:
+        record(name, n, f"{prefix}-device", devt)
     record(name, n, f"{prefix}-total", tot)
-    return (first, median(kern), median(tot), worst)
+    return (first, median(kern), median(tot), worst, median(devt) if devt else None)
 
 
 def note_outcome(line, prefix, outcome, name, failures):
@@ -1025,15 +1053,19 @@ def main():
         print("(--quick: tiny sizes; the times mean nothing)")
     print(f"peers-gpu: {mach} ({date}, {com})")
     print(f"gpu: {device_name()}; {versions()}")
-    print("| kernel | size | config | kernel s (median) | total s (median) | first call s | max rel diff (julia: share of points differing) | fma.rn.f64 in PTX | C reference |")
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    print("| kernel | size | config | kernel s (wall, median) | device s (events, median) | total s (median) | first call s | max rel diff (julia: share of points differing) | fma.rn.f64 in PTX | C reference |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for line in table:
         for c in [prefix for prefix, _, _, _ in variants] + ["cupy"]:
             v = line.get(c)
             if v is None:
                 continue
             cells = [line["kernel"], str(line["size"]), c]
-            cells += ["FAILED"] * 5 if v == "FAILED" else [f"{v[1]:.6f}", f"{v[2]:.6f}", f"{v[0]:.4f}", f"{v[3]:.1e}", v[4]]
+            if v == "FAILED":
+                cells += ["FAILED"] * 6
+            else:
+                first, kern, tot, worst, devt, fmas = v
+                cells += [f"{kern:.6f}", "n/a" if devt is None else f"{devt:.6f}", f"{tot:.6f}", f"{first:.4f}", f"{worst:.1e}", fmas]
             print("| " + " | ".join(cells + [line.get("C", "not run")]) + " |")
     if cp is None:
         print(f"cupy: skipped, not importable ({CUPY_MISSING})")
