@@ -1053,7 +1053,7 @@ def main():
         print("(--quick: tiny sizes; the times mean nothing)")
     print(f"peers-gpu: {mach} ({date}, {com})")
     print(f"gpu: {device_name()}; {versions()}")
-    print("| kernel | size | config | kernel s (wall, median) | device s (events, median) | total s (median) | first call s | max rel diff (julia: share of points differing) | fma.rn.f64 in PTX | C reference |")
+    print("| kernel | size | config | kernel s (wall, median) | device s (events, median) | total s (median) | first call s | max diff / term magnitude (julia: share of points differing) | fma.rn.f64 in PTX | C reference |")
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for line in table:
         for c in [prefix for prefix, _, _, _ in variants] + ["cupy"]:
