@@ -342,6 +342,7 @@ if (!is.null(gpu) && any(gpu$config == "gpu-total") && !no_device) {
   tot <- order$speedup
   names(tot) <- order$kernel
   kern <- setNames(d$speedup[d$variant == variants[["gpu-kernels"]]], as.character(d$kernel[d$variant == variants[["gpu-kernels"]]]))
+  kern <- kern[is.finite(kern)]  # (the empty slots added for the peers' bars are NA)
   kt <- vapply(ks, function(k) at(gpu, k, "gpu-kernels"), 0)
   share <- vapply(ks, function(k) at(gpu, k, "gpu-transfers") / at(gpu, k, "gpu-total"), 0)
   wins <- names(tot)[tot > 1]
