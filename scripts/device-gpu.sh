@@ -9,8 +9,11 @@
 #      printed for them here, against R's own results (R is not on the device);
 #   3. the same suite with VR_OPENCL_DEVICE=off (the CPU path);
 #   4. `vr-bench --gpu`: each bench kernel in a GPU section next to cpu-par (wall time
-#      with transfers, the device's time in kernels and in transfers), and the peers'
-#      GPU anchors (shared/anchors/gpu_seeds.py) when the checkout carries them.
+#      with transfers, the device's time in kernels and in transfers); the bench kernels'
+#      GPU peers (bench/peers/gpu_peers.py: numba-cuda and CuPy, the same inputs and sizes,
+#      into the same folder as peers-gpu.csv) where python3 has numba-cuda (the image's,
+#      or a site-packages tarball carried as .devpy/*.tar.xz, unpacked onto PYTHONPATH);
+#      and the seeds' GPU anchors (shared/anchors/gpu_seeds.py) when the checkout carries them.
 #
 # Prepare here (the device machine has no Rust toolchain, no R and no network):
 #   scripts/device-bundle.sh .device/bundle.tar.xz     # release vr + vr-bench + their libraries
@@ -103,9 +106,21 @@ else
 fi
 echo "== the same suite with VR_OPENCL_DEVICE=off (the CPU path)"
 VR_OPENCL_DEVICE=off "$VR" test tests/vrir --backend gpu --wrap-gpu || status=1
+bench_out=${OUT:-$(mktemp -d)}
 if [ -x "$BENCH" ]; then
     echo "== vr-bench --gpu (each kernel in a GPU section, next to cpu-par)"
-    "$BENCH" --gpu --out "${OUT:-$(mktemp -d)}" || status=1
+    "$BENCH" --gpu --out "$bench_out" || status=1
+fi
+if command -v python3 >/dev/null; then
+    for t in "$here"/.devpy/*.tar.xz; do
+        [ -f "$t" ] || continue
+        py=$(mktemp -d)
+        tar -C "$py" -xJf "$t" && export PYTHONPATH="$py${PYTHONPATH:+:$PYTHONPATH}"
+    done
+    echo "== the bench kernels' GPU peers (bench/peers/gpu_peers.py: numba-cuda, CuPy)"
+    # A peer that fails its check is left out of peers-gpu.csv and named; our status is ours.
+    (set -o pipefail; python3 bench/peers/gpu_peers.py --no-fma --out "$bench_out" | tee "$bench_out/peers-gpu.md") ||
+        echo "(the peers did not all run or verify: see above)"
 fi
 if [ -f shared/anchors/gpu_seeds.py ] && command -v python3 >/dev/null; then
     echo "== peers on the GPU (shared/anchors/gpu_seeds.py: numba-cuda, CuPy)"

@@ -34,6 +34,7 @@ vr <- read_runs("vr-bench.csv")
 rb <- read_runs("r-bench.csv")
 cache <- read_runs("cache.csv")
 gpu <- read_runs("vr-bench-gpu.csv")
+peers <- read_runs("peers-gpu.csv")
 oct <- read_runs("octave-bench.csv")
 
 caption_of <- function(d) {
@@ -270,7 +271,10 @@ if (!is.null(vr) && any(vr$config == "cpu-par-sweep")) {
 
 # (d) GPU sections against cpu-par, with and without transfers (vr-bench --gpu writes
 # vr-bench-gpu.csv: cpu-par on every core, the whole GPU section, and the device's own
-# timings of its kernels and of its transfers).
+# timings of its kernels and of its transfers), and, where the run has peers-gpu.csv
+# (bench/peers/gpu_peers.py), the peers' kernel times on the same device: numba-cuda's
+# kernel written as the VRIR's loops, and CuPy's array expressions. Only peer rows of the
+# bench's size for that kernel are drawn, and none from numba's CUDA simulator.
 # A run without an OpenCL device times its GPU sections on the CPU; vr-bench --gpu says so
 # above its table ("gpu: no OpenCL device ..."), and such rows are no GPU's.
 printed <- unlist(lapply(runs, function(r) unlist(lapply(list.files(r, "\\.(md|log|txt)$", full.names = TRUE), readLines))))
@@ -285,30 +289,60 @@ if (!is.null(gpu) && any(gpu$config == "gpu-total") && !no_device) {
     "gpu-kernels" = "GPU kernels only (no transfers)")
   d <- do.call(rbind, lapply(ks, function(k) data.frame(kernel = k, variant = unname(variants),
     speedup = vapply(names(variants), function(cfg) at(gpu, k, "cpu-par") / at(gpu, k, cfg), 0))))
+  # The peers' kernel times, where measured at the size vr-bench --gpu used: the device's
+  # own time between CUDA events (-device), like gpu-kernels' OpenCL profiling stamps,
+  # where the run has it, else the host's wall time of launch and synchronize (-kernel).
+  gpu_size <- function(k) gpu$size[gpu$kernel == k & gpu$config == "gpu-total"][1]
+  pe <- NULL
+  if (!is.null(peers)) {
+    pe <- peers[!grepl("simulator", peers$machine), ]
+    pe <- pe[pe$kernel %in% ks & pe$size == vapply(pe$kernel, gpu_size, ""), ]
+    timing <- if (any(pe$config %in% c("numba-cuda-device", "cupy-device"))) "device" else "kernel"
+    peer_variants <- setNames(c(sprintf("peer: numba-cuda kernel, the same loops (%s)",
+        if (timing == "device") "device time" else "launch + synchronize, host-timed"),
+      sprintf("peer: CuPy array expressions (%s)", if (timing == "device") "device time" else "host-timed")),
+      paste0(c("numba-cuda-", "cupy-"), timing))
+    pe <- pe[pe$config %in% names(peer_variants), ]
+    if (!nrow(pe)) pe <- NULL
+  }
+  if (!is.null(pe)) {
+    d <- rbind(d, do.call(rbind, lapply(seq_len(nrow(pe)), function(r) data.frame(kernel = pe$kernel[r],
+      variant = peer_variants[[pe$config[r]]], speedup = at(gpu, pe$kernel[r], "cpu-par") / pe$median_s[r]))))
+    variants <- c(variants, peer_variants[names(peer_variants) %in% pe$config])
+  }
   d <- d[is.finite(d$speedup), ]
   order <- d[d$variant == variants[["gpu-total"]], ]
+  bars <- length(variants)
+  if (bars > 2) {
+    # every kernel gets a slot for every variant (NA where a peer has none: CuPy's julia_set
+    # and growcut), so that each bar keeps its place in the group and its label stays on it
+    d <- merge(expand.grid(kernel = unique(d$kernel), variant = unname(variants), stringsAsFactors = FALSE), d, all.x = TRUE)
+  }
   d$kernel <- factor(d$kernel, levels = order$kernel[order(order$speedup)])
   d$variant <- factor(d$variant, levels = rev(unname(variants)))
   d$label <- ifelse(d$speedup >= 10, paste0(fmt(d$speedup, 0), "x"), paste0(fmt(d$speedup, 2), "x"))
   p <- ggplot(d, aes(x = kernel, y = speedup, fill = variant)) +
-    geom_col(position = position_dodge(width = 0.8), width = 0.75) +
+    geom_col(position = position_dodge(width = 0.8), width = 0.75, na.rm = TRUE) +
     geom_text(aes(label = label, hjust = ifelse(speedup >= 1, -0.15, 1.15)), position = position_dodge(width = 0.8),
-      size = 3.1, colour = "grey20") +
+      size = if (bars > 2) 2.6 else 3.1, colour = "grey20", na.rm = TRUE) +
     geom_hline(yintercept = 1, colour = "grey20", linetype = "dashed") +
     scale_y_log10(breaks = c(0.03, 0.1, 0.3, 1, 3, 10, 30, 100, 300), labels = function(x) paste0(x, "x"),
       expand = expansion(mult = c(0.1, 0.12))) +
-    scale_fill_manual(values = setNames(c("#d7301f", "#fdae6b"), unname(variants)), breaks = unname(variants)) +
+    scale_fill_manual(values = setNames(c("#d7301f", "#fdae6b", "#1b6ca8", "#9ecae1")[seq_along(variants)], unname(variants)),
+      breaks = unname(variants)) +
     coord_flip() +
-    labs(title = "When the GPU pays: GPU sections against cpu-par",
+    labs(title = if (is.null(pe)) "When the GPU pays: GPU sections against cpu-par" else "When the GPU pays: GPU sections against cpu-par, and the peers' kernels",
       subtitle = sprintf("cpu-par time (%s threads) / GPU time, each bench kernel at the bench's size\nright of the dashed line the GPU is faster; log scale",
         paste(cpu_threads, collapse = ", ")),
       x = NULL, y = "speedup over cpu-par (log scale)", fill = NULL,
-      caption = paste0(if (length(gpu_name)) paste0("GPU: ", gpu_name, "; CPU: "), caption_of(gpu))) +
-    theme_report + guides(fill = guide_legend(nrow = 2))
-  made$gpu <- save(p, "gpu.png", height = 5.2)
+      caption = paste0(if (length(gpu_name)) paste0("GPU: ", gpu_name, "; CPU: "), caption_of(gpu),
+        if (!is.null(pe)) paste0("\npeers (bench/peers/gpu_peers.py): ", caption_of(pe)))) +
+    theme_report + guides(fill = guide_legend(nrow = bars, byrow = TRUE))
+  made$gpu <- save(p, "gpu.png", height = if (bars > 2) 7.5 else 5.2)
   tot <- order$speedup
   names(tot) <- order$kernel
   kern <- setNames(d$speedup[d$variant == variants[["gpu-kernels"]]], as.character(d$kernel[d$variant == variants[["gpu-kernels"]]]))
+  kern <- kern[is.finite(kern)]  # (the empty slots added for the peers' bars are NA)
   kt <- vapply(ks, function(k) at(gpu, k, "gpu-kernels"), 0)
   share <- vapply(ks, function(k) at(gpu, k, "gpu-transfers") / at(gpu, k, "gpu-total"), 0)
   wins <- names(tot)[tot > 1]
@@ -320,7 +354,23 @@ if (!is.null(gpu) && any(gpu$config == "gpu-total") && !no_device) {
       fmt(100 * min(share[names(share) %in% names(kern)[kern > 30]]), 0), fmt(100 * max(share[names(share) %in% names(kern)[kern > 30]]), 0),
       paste(names(kern)[kern > 30], collapse = ", "),
       fmt(1e6 * min(kt[names(kern)[kern > 30]]), 0), fmt(1e6 * max(kt[names(kern)[kern > 30]]), 0), paste(cpu_threads, collapse = ", ")) else "",
-    why("gpu", names(kern)[kern < 1]))
+    why("gpu", names(kern)[kern < 1]),
+    if (!is.null(pe) && any(grepl("^numba-cuda-", pe$config))) {
+      nb <- pe[grepl("^numba-cuda-", pe$config), ]
+      ratio <- setNames(vapply(nb$kernel, function(k) at(gpu, k, "gpu-kernels"), 0) / nb$median_s, nb$kernel)
+      ratio <- sort(ratio[is.finite(ratio)])
+      cu <- pe[grepl("^cupy-", pe$config), ]
+      cratio <- setNames(vapply(cu$kernel, function(k) at(gpu, k, "gpu-kernels"), 0) / cu$median_s, cu$kernel)
+      cratio <- sort(cratio[is.finite(cratio)])
+      paste0(
+        sprintf(" Against the peers on the same GPU (the same inputs and sizes, each checked against a NumPy reference): our kernels take %s of numba-cuda's kernel time for the same loops (%s)",
+          if (length(ratio) > 1) sprintf("%sx to %sx", fmt(min(ratio)), fmt(max(ratio))) else sprintf("%sx", fmt(ratio)),
+          paste(sprintf("%s %sx", names(ratio), fmt(ratio)), collapse = ", ")),
+        if (length(cratio)) sprintf(" and %s of CuPy's (%s)", if (length(cratio) > 1) sprintf("%sx to %sx", fmt(min(cratio)), fmt(max(cratio))) else sprintf("%sx", fmt(cratio)),
+          paste(sprintf("%s %sx", names(cratio), fmt(cratio)), collapse = ", ")) else "",
+        sprintf("; above 1x ours is slower. The peers' times exclude transfers, like the light orange bars, and are %s; peers-gpu.csv has their times with transfers too.",
+          if (timing == "device") "the device's time between CUDA events around the launches, as ours are OpenCL's profiling stamps" else "host-timed launches and synchronize, which include launch latency that ours (OpenCL's profiling stamps) do not"))
+    } else "")
 } else {
   notes$gpu <- if (no_device) "The GPU rows of these runs ran on the CPU (no OpenCL device): chart (d) is not drawn." else
     "No vr-bench-gpu.csv in these runs (`vr-bench --gpu` needs an OpenCL GPU): chart (d) is not drawn."
