@@ -440,6 +440,57 @@ impl CallCtx {
     }
 }
 
+/// The constant part of a check site's error, one record per distinct site in the
+/// compiled module (`codegen::CodeGen::error_site`): what [`vr_cpu_record_error`] takes
+/// apart from the context and the values known only at run time.
+#[repr(C)]
+#[derive(Debug)]
+pub struct ErrorSite {
+    pub code: i32,
+    pub function: *const u8,
+    pub function_len: i64,
+    pub line: i64,
+    pub variable: *const u8,
+    pub variable_len: i64,
+    pub note: *const u8,
+    pub note_len: i64,
+}
+
+/// Called by generated code when a run-time check fails: [`vr_cpu_record_error`] with the
+/// constant fields read from the site's record. Why a record: compile latency (issue 18).
+/// A call of 13 arguments per check site (R growcut has 258 before optimization) was a
+/// large part of the code LLVM's passes, instruction selection and register allocation
+/// visit; this call has 6, the constants behind one pointer.
+///
+/// # Safety
+/// `ctx` as for [`vr_cpu_record_error`]; `site` is null or a record of the compiled
+/// module (its strings constants of that module).
+pub unsafe extern "C" fn vr_cpu_record_error_at(
+    ctx: *mut CallCtx,
+    site: *const ErrorSite,
+    index: i64,
+    bound: i64,
+    dim: i64,
+    note_values: *const i64,
+) {
+    let Some(s) = site.as_ref() else { return };
+    vr_cpu_record_error(
+        ctx,
+        s.code,
+        s.function,
+        s.function_len,
+        s.line,
+        s.variable,
+        s.variable_len,
+        index,
+        bound,
+        dim,
+        s.note,
+        s.note_len,
+        note_values,
+    );
+}
+
 /// Called by generated code when a run-time check fails. Keeps the first error only (a
 /// caller that propagates a failed status never records a second one, but be safe).
 ///

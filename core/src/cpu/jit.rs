@@ -197,6 +197,10 @@ pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
             abi::vr_cpu_record_error as *const () as usize,
         ),
         (
+            codegen::RECORD_ERROR_AT,
+            abi::vr_cpu_record_error_at as *const () as usize,
+        ),
+        (
             codegen::ALLOC_ARRAY,
             abi::vr_cpu_alloc_array as *const () as usize,
         ),

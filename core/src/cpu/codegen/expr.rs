@@ -161,7 +161,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     fn load_var(&mut self, g: &mut FnGen<'ctx, 'm>, name: &str) -> VrResult<Val<'ctx>> {
         match g.vars.get(name).cloned() {
             Some(Slot::Scalar { ty, ptr, assigned }) => {
-                if let Some(flag) = assigned {
+                if let Some(flag) = assigned.filter(|_| self.read_needs_check(g.f, name)) {
                     let ok = self
                         .builder
                         .build_load(self.cx.bool_type(), flag, "")?

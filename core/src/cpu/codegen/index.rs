@@ -157,11 +157,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         match g.vars.get(name).cloned() {
             Some(Slot::Array(view)) => Ok(view),
             Some(Slot::ArrayVar { ty, ptr, assigned }) => {
-                let ok = self
-                    .builder
-                    .build_load(self.cx.bool_type(), assigned, "")?
-                    .into_int_value();
-                self.check(g, ok, ErrorCode::Unassigned, Some(name), None)?;
+                if self.read_needs_check(g.f, name) {
+                    let ok = self
+                        .builder
+                        .build_load(self.cx.bool_type(), assigned, "")?
+                        .into_int_value();
+                    self.check(g, ok, ErrorCode::Unassigned, Some(name), None)?;
+                }
                 self.load_desc(ptr, ty, name)
             }
             Some(Slot::Scalar { .. } | Slot::Value { .. }) => {

@@ -9,6 +9,7 @@
 
 mod accumulate;
 mod alloc;
+mod assigned;
 mod atomics;
 mod complex;
 mod elementwise;
@@ -48,6 +49,9 @@ use std::collections::HashMap;
 
 /// Name of the Rust function that records a run-time error (see `abi`).
 pub const RECORD_ERROR: &str = "vr_cpu_record_error";
+/// Name of the Rust function that records a run-time error from a site record (see
+/// `abi::vr_cpu_record_error_at`): what check sites call.
+pub const RECORD_ERROR_AT: &str = "vr_cpu_record_error_at";
 /// Name of the Rust function that creates an array in the call's arena (see `abi`).
 pub const ALLOC_ARRAY: &str = "vr_cpu_alloc_array";
 pub use offload::OFFLOAD;
@@ -173,7 +177,14 @@ pub struct CodeGen<'ctx, 'm> {
     pub(crate) stmt_ids: HashMap<*const crate::vrir::ast::Stmt, usize>,
     /// A `while` statement's condition action, taken by the loop being compiled.
     pub(crate) pending_cond: Option<&'m crate::runtime::offload::Action>,
+    /// Constant error-site records by content (`error_site`).
+    error_sites: HashMap<ErrorSiteKey, PointerValue<'ctx>>,
+    /// Per VRIR function, the locals read without an "assigned" check (`assigned.rs`).
+    unchecked_reads: HashMap<String, std::collections::BTreeSet<String>>,
 }
+
+/// What an error-site record holds: code, function, line, variable, note text.
+type ErrorSiteKey = (i32, String, i64, Option<String>, Option<String>);
 
 /// Per-function state.
 pub(crate) struct FnGen<'ctx, 'm> {
@@ -213,6 +224,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             offload: None,
             stmt_ids: HashMap::new(),
             pending_cond: None,
+            error_sites: HashMap::new(),
+            unchecked_reads: HashMap::new(),
         }
     }
 
@@ -298,6 +311,24 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             .module
             .add_function(RECORD_ERROR, rec, Some(Linkage::External));
         // Error paths are rare: keep them out of the hot code.
+        f.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("cold"),
+        );
+        let rec_at = self.cx.void_type().fn_type(
+            &[
+                ptr.into(),
+                ptr.into(),
+                i64t.into(),
+                i64t.into(),
+                i64t.into(),
+                ptr.into(),
+            ],
+            false,
+        );
+        let f = self
+            .module
+            .add_function(RECORD_ERROR_AT, rec_at, Some(Linkage::External));
         f.add_attribute(
             inkwell::attributes::AttributeLoc::Function,
             self.enum_attr("cold"),
@@ -923,6 +954,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     /// `fail` with a note: a constant text (`abi::CallCtx::note`) and values stored in
     /// the frame only on this error path (the indices of an access, as written).
+    ///
+    /// The site's constant fields (code, function, line, variable, note text) are one
+    /// constant record (`error_site`, `abi::ErrorSite`) passed by address: compile
+    /// latency, see `abi::vr_cpu_record_error_at`.
     pub(crate) fn fail_noted(
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
@@ -932,9 +967,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         note: Option<(&str, &[IntValue<'ctx>])>,
     ) -> VrResult<()> {
         let null_p = self.ptr_type().const_null();
-        let (note_text, note_len, note_vals) = match note {
-            Some((text, vals)) => {
-                let t = self.string(text);
+        let note_vals = match note {
+            Some((_, vals)) => {
                 let i64t = self.cx.i64_type();
                 let arr = g
                     .alloca_builder
@@ -950,37 +984,88 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     };
                     self.builder.build_store(p, *v)?;
                 }
-                (t, self.i64c(text.len() as i64), arr)
+                arr
             }
-            None => (null_p, self.i64c(0), null_p),
+            None => null_p,
         };
-        let fname = self.string(&g.f.name);
-        let vname = var.map(|v| self.string(v));
-        let null = self.ptr_type().const_null();
         let (index, bound, dim) = match extra {
             Some(x) => x,
             None => (self.i64c(0), self.i64c(0), self.i64c(-1)),
         };
-        let rec = self.module.get_function(RECORD_ERROR).expect("declared");
+        let line = g.line.map_or(-1, |l| l as i64);
+        let site = self.error_site(code, &g.f.name, line, var, note.map(|n| n.0));
+        let rec = self.module.get_function(RECORD_ERROR_AT).expect("declared");
         let args = [
             g.ctx_ptr.into(),
-            self.cx.i32_type().const_int(code as u64, false).into(),
-            fname.into(),
-            self.i64c(g.f.name.len() as i64).into(),
-            self.i64c(g.line.map_or(-1, |l| l as i64)).into(),
-            vname.unwrap_or(null).into(),
-            self.i64c(var.map_or(0, |v| v.len() as i64)).into(),
+            site.into(),
             index.into(),
             bound.into(),
             dim.into(),
-            note_text.into(),
-            note_len.into(),
             note_vals.into(),
         ];
         self.builder.build_call(rec, &args, "")?;
         self.builder
             .build_return(Some(&self.cx.i32_type().const_int(1, false)))?;
         Ok(())
+    }
+
+    /// The constant record of an error site: `{i32 code, ptr function, i64 length,
+    /// i64 line, ptr variable, i64 length, ptr note, i64 length}`, one per distinct
+    /// content in the module.
+    fn error_site(
+        &mut self,
+        code: ErrorCode,
+        func: &str,
+        line: i64,
+        var: Option<&str>,
+        note: Option<&str>,
+    ) -> PointerValue<'ctx> {
+        let key = (
+            code as i32,
+            func.to_string(),
+            line,
+            var.map(str::to_string),
+            note.map(str::to_string),
+        );
+        if let Some(p) = self.error_sites.get(&key) {
+            return *p;
+        }
+        let null = self.ptr_type().const_null();
+        let fname = self.string(func);
+        let vname = var.map_or(null, |v| self.string(v));
+        let ntext = note.map_or(null, |n| self.string(n));
+        let len = |s: Option<&str>| self.i64c(s.map_or(0, |s| s.len() as i64));
+        let init = self.cx.const_struct(
+            &[
+                self.cx.i32_type().const_int(code as u64, false).into(),
+                fname.into(),
+                len(Some(func)).into(),
+                self.i64c(line).into(),
+                vname.into(),
+                len(var).into(),
+                ntext.into(),
+                len(note).into(),
+            ],
+            false,
+        );
+        let gl = self.module.add_global(init.get_type(), None, "vr.err.site");
+        gl.set_initializer(&init);
+        gl.set_constant(true);
+        gl.set_linkage(Linkage::Private);
+        gl.set_unnamed_addr(true);
+        let p = gl.as_pointer_value();
+        self.error_sites.insert(key, p);
+        p
+    }
+
+    /// Whether a read of variable `var` of `f` must test its "assigned" flag: false for
+    /// a local proved assigned at every read (`assigned.rs`).
+    pub(crate) fn read_needs_check(&mut self, f: &Function, var: &str) -> bool {
+        !self
+            .unchecked_reads
+            .entry(f.name.clone())
+            .or_insert_with(|| assigned::assigned_at_every_read(f))
+            .contains(var)
     }
 
     /// `check` with a note (see `fail_noted`).
@@ -993,6 +1078,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         extra: Option<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)>,
         note: Option<(&str, &[IntValue<'ctx>])>,
     ) -> VrResult<()> {
+        // A test that holds at compile time needs no failure path.
+        if ok.get_zero_extended_constant() == Some(1) {
+            return Ok(());
+        }
         let fail_bb = self.cx.append_basic_block(g.llfn, "fail");
         let ok_bb = self.cx.append_basic_block(g.llfn, "ok");
         self.builder.build_conditional_branch(ok, ok_bb, fail_bb)?;

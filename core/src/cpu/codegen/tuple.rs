@@ -330,7 +330,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         match e {
             Expr::Var { name } => match g.vars.get(name).cloned() {
                 Some(Slot::Value { ty, ptr, assigned }) => {
-                    if let Some(flag) = assigned {
+                    if let Some(flag) = assigned.filter(|_| self.read_needs_check(g.f, name)) {
                         let ok = self
                             .builder
                             .build_load(self.cx.bool_type(), flag, "")?
