@@ -382,6 +382,14 @@ fn gpu_notes() {
         get(&c.download_bytes),
         get(&c.device_copies)
     );
+    let fired: Vec<String> = velociraptor::gpu::kernel::passes::fired_in_process()
+        .into_iter()
+        .map(|(p, n)| format!("{p} {n}"))
+        .collect();
+    eprintln!(
+        "note: gpu: kernels the code generator's passes fired on (VR_GPU_PASSES): {}",
+        fired.join(", ")
+    );
     if let Ok(gpu) = velociraptor::gpu::opencl::gpu() {
         let k = gpu.programs.stats();
         eprintln!(
@@ -406,6 +414,9 @@ fn explain(args: &[String]) -> Result<ExitCode, Failure> {
     opts.params_never_alias = o.has("--params-never-alias");
     let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
     print!("{}", velociraptor::opt::explain::explain(&m, func, &opts)?);
+    // GPU sections: what the kernel generator's passes did (docs/gpu.md).
+    let (optimized, _) = velociraptor::opt::optimize(&m, &opts)?;
+    print!("{}", velociraptor::gpu::plan(&optimized).explain(func));
     // Where a C-API host with the default configuration would keep machine code, and
     // whether it would trust it (docs/c-api.md, "What the on-disk cache trusts").
     println!(
