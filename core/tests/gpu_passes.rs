@@ -357,3 +357,42 @@ fn an_unknown_pass_name_is_an_error_naming_the_passes() {
         .unwrap()
         .is_enabled(passes::COALESCE));
 }
+
+/// R's form of the loop nest: column-major arrays, index base 1, `j` outermost in the
+/// parfor and `i` the serial loop (so `i`, which indexes the fastest storage position,
+/// goes on work-item dimension 0 after promotion).
+const MATMUL_R: &str = r#"
+(module mmr :index-base 1
+  (function mm ((a f64[2,col]) (b f64[2,col]) (c f64[2,col])) (f64[2,col])
+    (locals (i i64) (j i64) (k i64) (s f64))
+    (gpu
+      (parfor (j) (range 1 (dim c 1))
+        (block
+          (for (i) (range 1 (dim c 0))
+            (block
+              (set s 0.0)
+              (for (k) (range 1 (dim a 1))
+                (block (set s (+ s (* (index a i k) (index b k j))))))
+              (set (index c i j) s))))))
+    (return c)))
+"#;
+
+#[test]
+fn column_major_base_1_loop_nests_are_tiled_too() {
+    let on = fired(MATMUL_R, GpuPasses::all());
+    assert_eq!(
+        on,
+        vec![
+            (passes::COALESCE, 1),
+            (passes::NDRANGE_LOOPS, 1),
+            (passes::TILE_LOCAL, 1)
+        ]
+    );
+    let (a, b) = (matrix(18, 33, 0.19), matrix(33, 17, 0.29));
+    let want = json(&product(&a, &b));
+    let args = serde_json::json!([a, b, vec![vec![0.0; 17]; 18]]);
+    for spec in ["all", "none"] {
+        let got = run(MATMUL_R, "mm", &args, Backend::Gpu, GpuPasses::parse(spec).unwrap());
+        assert_eq!(plain(got.unwrap()), want, "VR_GPU_PASSES={spec}");
+    }
+}

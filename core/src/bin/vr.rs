@@ -41,12 +41,14 @@ commands:
                                       the same for a Julia function (a script file:
                                       its other top-level code is stepped over);
                                       2 is an Int64, 2.0 a Float64
-  vr explain FILE FUNCTION [--passes SPEC] [--params-never-alias]
+  vr explain FILE FUNCTION [--passes SPEC] [--params-never-alias] [--wrap-gpu]
                                       print FUNCTION after the optimizer, with what
                                       each pass did (SPEC as VR_PASSES: -bce-version,
                                       none,+bce-redundant; default VR_PASSES or all)
                                       and whether the default on-disk cache
-                                      (VR_CACHE_DIR, ...) would be trusted
+                                      (VR_CACHE_DIR, ...) would be trusted; then the
+                                      GPU sections' kernels and the passes that fired
+                                      (VR_GPU_PASSES; --wrap-gpu: the body in a section)
   vr test [PATH...] [--backend B] [--verbose] [--wrap-gpu]
                                       run conformance files (default tests/vrir);
                                       --verbose lists skipped cases; --wrap-gpu wraps
@@ -403,7 +405,7 @@ fn gpu_notes() {
 }
 
 fn explain(args: &[String]) -> Result<ExitCode, Failure> {
-    let o = Options::parse(args, &["--passes"], &["--params-never-alias"])?;
+    let o = Options::parse(args, &["--passes"], &["--params-never-alias", "--wrap-gpu"])?;
     let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
         unreachable!()
     };
@@ -412,7 +414,10 @@ fn explain(args: &[String]) -> Result<ExitCode, Failure> {
         None => OptOptions::from_env()?,
     };
     opts.params_never_alias = o.has("--params-never-alias");
-    let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
+    let mut m = backend::load(&read_source(file)?).map_err(in_file(file))?;
+    if o.has("--wrap-gpu") {
+        m = velociraptor::gpu::wrap_in_sections(&m);
+    }
     print!("{}", velociraptor::opt::explain::explain(&m, func, &opts)?);
     // GPU sections: what the kernel generator's passes did (docs/gpu.md).
     let (optimized, _) = velociraptor::opt::optimize(&m, &opts)?;
