@@ -7,7 +7,7 @@
 //! operations, no fused multiply-add), not taken from our own backends; the interpreter
 //! is compared only for errors' fields.
 
-#![allow(clippy::result_large_err)]
+#![allow(clippy::result_large_err, clippy::needless_range_loop)]
 
 use velociraptor::backend::{self, Backend};
 use velociraptor::gpu::kernel::passes::{self, GpuPasses};
@@ -392,7 +392,138 @@ fn column_major_base_1_loop_nests_are_tiled_too() {
     let want = json(&product(&a, &b));
     let args = serde_json::json!([a, b, vec![vec![0.0; 17]; 18]]);
     for spec in ["all", "none"] {
-        let got = run(MATMUL_R, "mm", &args, Backend::Gpu, GpuPasses::parse(spec).unwrap());
+        let got = run(
+            MATMUL_R,
+            "mm",
+            &args,
+            Backend::Gpu,
+            GpuPasses::parse(spec).unwrap(),
+        );
         assert_eq!(plain(got.unwrap()), want, "VR_GPU_PASSES={spec}");
+    }
+}
+
+/// A promoted loop running downwards in steps of 2, with `continue`, over integers; its
+/// bound `n` unassigned when `flag` is false (the engine declines: the CPU's error).
+const DOWNWARDS: &str = r#"
+(module down :index-base 0
+  (function f ((a i64[2,row]) (b i64[2,row]) (flag bool)) (i64[2,row])
+    (locals (i i64) (j i64) (n i64) (t i64))
+    (if flag (block (set n (dim a 1))))
+    (gpu
+      (parfor (i) (range 0 (- (dim a 0) 1))
+        (block
+          (for (j) (range (- n 1) 0 -2)
+            (block
+              (set t (* (index a i j) 3))
+              (if (< t 0) (block (continue)))
+              (set (index b i j) (+ t j)))))))
+    (return b))
+  (function g ((a i64[2,row]) (b i64[2,row]) (c i64[2,row])) (i64[2,row])
+    (locals (i i64) (j i64) (k i64) (s i64))
+    (gpu
+      (parfor (i) (range 0 (- (dim c 0) 1))
+        (block
+          (for (j) (range 0 (- (dim c 1) 1))
+            (block
+              (set s 7)
+              (for (k) (range 1 (- (dim b 0) 1))
+                (block (set s (- s (* (index a i k) (index b k j))))))
+              (set (index c i j) s))))))
+    (return c)))
+"#;
+
+fn int_matrix(rows: usize, cols: usize, seed: i64) -> Vec<Vec<i64>> {
+    (0..rows)
+        .map(|i| {
+            (0..cols)
+                .map(|j| ((i as i64 * 7919 + j as i64 * 104729) * seed) % 2001 - 1000)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn promoted_loops_with_steps_continue_and_integers() {
+    let on = fired(DOWNWARDS, GpuPasses::all());
+    assert_eq!(
+        on,
+        vec![
+            (passes::COALESCE, 2),
+            (passes::NDRANGE_LOOPS, 2),
+            (passes::TILE_LOCAL, 1)
+        ]
+    );
+    let (m, n) = (5, 21);
+    let a = int_matrix(m, n, 3);
+    let mut want = vec![vec![-9i64; n]; m];
+    for i in 0..m {
+        for j in (0..n).rev().step_by(2) {
+            let t = a[i][j] * 3;
+            if t >= 0 {
+                want[i][j] = t + j as i64;
+            }
+        }
+    }
+    let args = serde_json::json!([a, vec![vec![-9i64; n]; m], true]);
+    for spec in ["all", "none"] {
+        let got = run(
+            DOWNWARDS,
+            "f",
+            &args,
+            Backend::Gpu,
+            GpuPasses::parse(spec).unwrap(),
+        );
+        assert_eq!(
+            plain(got.unwrap()),
+            serde_json::to_value(&want).unwrap(),
+            "{spec}"
+        );
+    }
+    // n unassigned: the interpreter's error, from the CPU code.
+    let args = serde_json::json!([a, vec![vec![-9i64; n]; m], false]);
+    let want_err = run(DOWNWARDS, "f", &args, Backend::Interp, GpuPasses::all()).unwrap_err();
+    assert!(
+        want_err.message.contains("unassigned"),
+        "{}",
+        want_err.message
+    );
+    for spec in ["all", "none"] {
+        let got = run(
+            DOWNWARDS,
+            "f",
+            &args,
+            Backend::Gpu,
+            GpuPasses::parse(spec).unwrap(),
+        )
+        .unwrap_err();
+        same_error(&got, &want_err);
+    }
+    // Tiled integer product from k = 1, wrapping: s = 7 - sum a[i,k] * b[k,j].
+    let (a, b) = (int_matrix(19, 35, 1_000_003), int_matrix(35, 17, 999_983));
+    let mut want = vec![vec![0i64; 17]; 19];
+    for i in 0..19 {
+        for j in 0..17 {
+            let mut s = 7i64;
+            for k in 1..35 {
+                s = s.wrapping_sub(a[i][k].wrapping_mul(b[k][j]));
+            }
+            want[i][j] = s;
+        }
+    }
+    let args = serde_json::json!([a, b, vec![vec![0i64; 17]; 19]]);
+    for spec in ["all", "none"] {
+        let got = run(
+            DOWNWARDS,
+            "g",
+            &args,
+            Backend::Gpu,
+            GpuPasses::parse(spec).unwrap(),
+        );
+        assert_eq!(
+            plain(got.unwrap()),
+            serde_json::to_value(&want).unwrap(),
+            "{spec}"
+        );
     }
 }

@@ -239,13 +239,34 @@ fn is_julia_source(path: &str) -> bool {
 
 /// Compile a function of a host-language file (R, Julia or MATLAB, by the extension)
 /// for the JSON arguments.
-fn compile_host(o: &Options, file: &str, func: &str) -> Result<(velociraptor::frontend::r::Compiled, Vec<velociraptor::runtime::value::Value>), Failure> {
+fn compile_host(
+    o: &Options,
+    file: &str,
+    func: &str,
+) -> Result<
+    (
+        velociraptor::frontend::r::Compiled,
+        Vec<velociraptor::runtime::value::Value>,
+    ),
+    Failure,
+> {
     if is_matlab_source(file) {
         let args_text = args_text(o)?;
-        let args_json: serde_json::Value = serde_json::from_str(&args_text).map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
-        let items = args_json.as_array().ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
+        let args_json: serde_json::Value = serde_json::from_str(&args_text)
+            .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
+        let items = args_json.as_array().ok_or_else(|| {
+            Failure::Error("arguments must be a JSON array (one item per parameter)".into())
+        })?;
         return velociraptor::frontend::matlab::compile_for_json(&read_source(file)?, func, items)
-            .map(|(module, values)| (velociraptor::frontend::r::Compiled { module, result_list: None }, values))
+            .map(|(module, values)| {
+                (
+                    velociraptor::frontend::r::Compiled {
+                        module,
+                        result_list: None,
+                    },
+                    values,
+                )
+            })
             .map_err(in_file(file));
     }
     compile_r(o, file, func)
@@ -253,19 +274,38 @@ fn compile_host(o: &Options, file: &str, func: &str) -> Result<(velociraptor::fr
 
 /// Compile an R or Julia function (by the file's extension) for the JSON arguments
 /// given with `--args`/`--args-file`.
-fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::frontend::r::Compiled, Vec<velociraptor::runtime::value::Value>), Failure> {
+fn compile_r(
+    o: &Options,
+    file: &str,
+    func: &str,
+) -> Result<
+    (
+        velociraptor::frontend::r::Compiled,
+        Vec<velociraptor::runtime::value::Value>,
+    ),
+    Failure,
+> {
     let args_text = args_text(o)?;
     let args_json: serde_json::Value = serde_json::from_str(&args_text)
         .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
-    let items = args_json
-        .as_array()
-        .ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
+    let items = args_json.as_array().ok_or_else(|| {
+        Failure::Error("arguments must be a JSON array (one item per parameter)".into())
+    })?;
     if is_julia_source(file) {
         return velociraptor::frontend::julia::compile_for_json(&read_source(file)?, func, items)
-            .map(|(module, values)| (velociraptor::frontend::r::Compiled { module, result_list: None }, values))
+            .map(|(module, values)| {
+                (
+                    velociraptor::frontend::r::Compiled {
+                        module,
+                        result_list: None,
+                    },
+                    values,
+                )
+            })
             .map_err(in_file(file));
     }
-    velociraptor::frontend::r::compile_entry_for_json(&read_source(file)?, func, items).map_err(in_file(file))
+    velociraptor::frontend::r::compile_entry_for_json(&read_source(file)?, func, items)
+        .map_err(in_file(file))
 }
 
 fn args_text(o: &Options) -> Result<String, Failure> {
@@ -283,7 +323,10 @@ fn args_text(o: &Options) -> Result<String, Failure> {
 
 fn dump(args: &[String]) -> Result<ExitCode, Failure> {
     let o = Options::parse(args, &["--args", "--args-file"], &["--json", "--text"])?;
-    if o.positional.first().is_some_and(|f| is_r_source(f) || is_julia_source(f) || is_matlab_source(f)) {
+    if o.positional
+        .first()
+        .is_some_and(|f| is_r_source(f) || is_julia_source(f) || is_matlab_source(f))
+    {
         let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
             unreachable!()
         };
@@ -319,9 +362,11 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
     };
     let backend = o.backend()?;
     if let Some(seed) = o.value("--seed")? {
-        let n = seed
-            .parse::<i32>()
-            .map_err(|_| Failure::Usage(format!("--seed {seed}: expected an integer (R's set.seed takes 32-bit integers)")))?;
+        let n = seed.parse::<i32>().map_err(|_| {
+            Failure::Usage(format!(
+                "--seed {seed}: expected an integer (R's set.seed takes 32-bit integers)"
+            ))
+        })?;
         velociraptor::runtime::rng::set_seed(n);
     }
     if is_julia_source(file) {
@@ -343,7 +388,10 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
         })?;
         match &c.result_list {
             // A list result prints as the list: {"list": [["name", value], ...]}.
-            Some(l) => println!("{}", velociraptor::frontend::r::results_to_json(&results, Some(l))),
+            Some(l) => println!(
+                "{}",
+                velociraptor::frontend::r::results_to_json(&results, Some(l))
+            ),
             None => println!("{}", backend::results_to_json(&results)),
         }
         return Ok(ExitCode::SUCCESS);
