@@ -527,3 +527,54 @@ fn promoted_loops_with_steps_continue_and_integers() {
         );
     }
 }
+
+/// The loop nest as R's front end writes it (`for (i in prange(n)) for (j in 1:m)`):
+/// copies of the loop variables in i32, the bound in a scalar assigned before the loop,
+/// R's direction step, and after the optimizer, the loop versioned by `bce-version`.
+const R_NEST: &str = r#"
+(module rnest :index-base 1
+  (function f ((a f64[2,col]) (b f64[2,col])) (f64[2,col])
+    (locals (i i32) (j i32) (m i32) (n i32) (out f64[2,col]) (_i3 i64) (_i4 i64) (_t5 i64))
+    (set n (cast i32 (dim a 0)))
+    (set m (cast i32 (dim b 0)))
+    (set out (fill f64[2,col] -1.0 (cast i64 n) (cast i64 m)))
+    (gpu
+      (parfor (_i3) (range 1 n)
+        (block
+          (set i (cast i32 _i3))
+          (set _t5 (cast i64 m))
+          (for (_i4) (range 1 _t5 (- (* 2 (cast i64 (<= 1 _t5))) 1))
+            (block
+              (set j (cast i32 _i4))
+              (set (index out i j) (- (* (index a i 1) (index b j 1)) (index b j 2))))))))
+    (return out)))
+"#;
+
+#[test]
+fn r_loop_nests_are_promoted_before_and_after_the_optimizer() {
+    let on = fired(R_NEST, GpuPasses::all());
+    assert!(on.contains(&(passes::NDRANGE_LOOPS, 1)), "{on:?}");
+    // After the optimizer (bce-version puts the loop in an `if` with an unchecked copy).
+    let m = backend::load(R_NEST).unwrap();
+    let (optimized, _) =
+        velociraptor::opt::optimize(&m, &velociraptor::opt::OptOptions::all()).unwrap();
+    let counts = passes::with_passes(GpuPasses::all(), || {
+        velociraptor::gpu::plan(&optimized).pass_counts()
+    });
+    assert_eq!(counts[passes::NDRANGE_LOOPS], 1, "{counts:?}");
+    let (a, b) = (matrix(23, 2, 0.3), matrix(37, 2, 0.7));
+    let want: Vec<Vec<f64>> = (0..23)
+        .map(|i| (0..37).map(|j| a[i][0] * b[j][0] - b[j][1]).collect())
+        .collect();
+    let args = serde_json::json!([a, b]);
+    for spec in ["all", "none"] {
+        let got = run(
+            R_NEST,
+            "f",
+            &args,
+            Backend::Gpu,
+            GpuPasses::parse(spec).unwrap(),
+        );
+        assert_eq!(plain(got.unwrap()), json(&want), "{spec}");
+    }
+}

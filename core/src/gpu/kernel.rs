@@ -243,8 +243,26 @@ pub(super) struct Gen<'m> {
     tiles: Vec<(String, Vec<Expr>, String)>,
 }
 
-/// Compile `parfor` statement `s` of `f` (which must be a parfor) into kernel `name`.
+/// Compile `parfor` statement `s` of `f` (which must be a parfor) into kernel `name`,
+/// with the passes in force ([`passes::GpuPasses::current`]); where the optimised kernel
+/// cannot be made, the plain one (a pass never keeps a parfor off the device).
 pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<Kernel, Reject> {
+    let passes = passes::GpuPasses::current();
+    match compile_parfor_with(m, f, s, name, &passes) {
+        Err(_) if passes != passes::GpuPasses::none() => {
+            compile_parfor_with(m, f, s, name, &passes::GpuPasses::none())
+        }
+        other => other,
+    }
+}
+
+fn compile_parfor_with(
+    m: &Module,
+    f: &Function,
+    s: &Stmt,
+    name: &str,
+    passes: &passes::GpuPasses,
+) -> Result<Kernel, Reject> {
     let StmtKind::Parfor { vars, domain, body } = &s.kind else {
         return Err("not a parfor".into());
     };
@@ -286,29 +304,30 @@ pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<
             loop_vars.len()
         ));
     }
-    let passes = passes::GpuPasses::current();
     let mut fired: passes::Fired = Vec::new();
     // The parfor's own dimensions: the engine sets their variables to the last point.
     let parfor_dims = loop_vars.len();
-    let mut promoted = None;
-    if passes.is_enabled(passes::NDRANGE_LOOPS) {
-        if let Ok(p) = ndrange::promote(f, &loop_vars, body) {
-            fired.push((
-                passes::NDRANGE_LOOPS,
-                format!(
-                    "loop over `{}` made NDRange dimension {}",
-                    p.var,
-                    loop_vars.len()
-                ),
-            ));
-            loop_vars.push(p.var.clone());
-            ranges.push(p.range);
-            body = p.body;
-            promoted = Some(p);
-        }
+    let promoted = if passes.is_enabled(passes::NDRANGE_LOOPS) {
+        ndrange::promote(m, f, &loop_vars, body).ok()
+    } else {
+        None
+    };
+    if let Some(p) = &promoted {
+        fired.push((
+            passes::NDRANGE_LOOPS,
+            format!(
+                "loop over `{}` made NDRange dimension {}",
+                p.var,
+                loop_vars.len()
+            ),
+        ));
+        loop_vars.push(p.var.clone());
+        ranges.push(&p.range);
+        body = &p.body;
     }
+    let copies = promoted.as_ref().map_or(&[][..], |p| &p.copies[..]);
     let work_dims = if passes.is_enabled(passes::COALESCE) {
-        let order = ndrange::coalesced_order(f, &loop_vars, &body.stmts);
+        let order = ndrange::coalesced_order(f, &loop_vars, &body.stmts, copies);
         if order[0] != 0 {
             fired.push((
                 passes::COALESCE,
@@ -501,7 +520,7 @@ pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<
                 g.line("if (vr_dead) return;");
             }
             g.line(&format!("if (vr_i{} != 0) return;", d - 1));
-            g.block(std::slice::from_ref(p.stmt))?;
+            g.block(p.original)?;
             g.line("return;");
             g.indent -= 1;
             g.line("}");
@@ -599,6 +618,11 @@ pub(super) fn check_domain_expr(e: &Expr) -> Result<(), Reject> {
             arg,
         } => match arg.as_ref() {
             Expr::Var { .. } | Expr::Const { .. } => Ok(()),
+            // R's `1:n` direction, `(cast i64 (<= 1 n))`: a comparison cannot fail.
+            Expr::Binary { op, lhs, rhs } if op.is_comparison() => {
+                check_domain_expr(lhs)?;
+                check_domain_expr(rhs)
+            }
             _ => Err("a loop bound with a cast of an expression".into()),
         },
         _ => Err("a loop bound that may fail (evaluated before the kernel)".into()),

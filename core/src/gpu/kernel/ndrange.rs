@@ -1,8 +1,10 @@
 //! NDRange mapping of a parfor kernel (issue 19 item 1, passes `ndrange-loops` and
 //! `coalesce`).
 //!
-//! **ndrange-loops**: a parfor whose whole body is one serial `for` loop (`parfor i (for
-//! j ...)`, the loop nest of `matmul_loops` and `stencil5`) gets one work item per
+//! **ndrange-loops**: a parfor whose body is one serial `for` loop (`parfor i (for
+//! j ...)`, the loop nest of `matmul_loops`, `stencil5`, `julia_set`, R's `for (i in
+//! prange(n)) for (j in 1:m)`), after scalar assignments that cannot fail (each work item
+//! makes them; the bounds see them substituted), gets one work item per
 //! iteration of the parfor only, each running the `for` serially: 300 work items for a
 //! 300 x 300 product, too few for a GPU, each walking a whole row. When the `for`
 //! loop's iterations are provably independent, it becomes one more NDRange dimension
@@ -11,7 +13,11 @@
 //!   rules of merged parfors: no call, nothing that can fail, not the outer loop
 //!   variables) and whose step is absent or a non-zero literal; the engine declines the
 //!   task when a variable the bounds read is unassigned, so the CPU raises that error;
-//! - every array element it writes has the loop variable `j` (or `j + c`) as one index
+//! - its step is absent, a non-zero literal or R's direction `2 * (a <= b) - 1`;
+//! - a loop `bce-version` split into `if (test) unchecked-copy else checked-copy` counts
+//!   when both copies qualify over the same domain (the test stays in every work item);
+//! - every array element it writes has the loop variable `j` (or `j + c`, or a copy
+//!   `(set jj (cast i32 j))` made once at the top of the body) as one index
 //!   (no `:neg`, no `:flat`), so distinct iterations write distinct elements; a written
 //!   array is read only at the very indices it is written at; no atomics, no `break`,
 //!   `j` never assigned;
@@ -35,17 +41,24 @@
 //! loop dimension put on work-item dimension 0.
 
 use super::{assigned_vars, check_domain_expr, names_in_expr, Reject};
-use crate::vrir::ast::{BinOp, Block, Expr, Function, LValue, Literal, Stmt, StmtKind};
+use crate::vrir::ast::{BinOp, Block, Expr, Function, LValue, Literal, Module, Stmt, StmtKind};
 use crate::vrir::types::{Layout, Type};
 use std::collections::BTreeSet;
 
 /// A serial `for` made an NDRange dimension.
 pub(super) struct Promotion<'a> {
-    /// The `for` statement (its serial code runs where arrays alias).
-    pub stmt: &'a Stmt,
+    /// The parfor body's statements: the scalar assignments before the loop, then the
+    /// `for` (their serial code runs where arrays alias).
+    pub original: &'a [Stmt],
     pub var: String,
-    pub range: &'a Expr,
-    pub body: &'a Block,
+    /// The loop's range with the assignments before it substituted (the CPU evaluates it).
+    pub range: Expr,
+    /// The kernel body: the assignments before the loop (each work item makes them), then
+    /// the loop's body.
+    pub body: Block,
+    /// Variables that hold the loop variables (`(set i (cast i32 _i3))`, as R's front
+    /// end writes), with the loop variable each copies.
+    pub copies: Vec<(String, String)>,
     /// (written array, another array of the body): the kernel checks they lie in
     /// different buffers.
     pub alias_pairs: Vec<(String, String)>,
@@ -56,13 +69,135 @@ pub(super) struct Promotion<'a> {
 /// `body` (a parfor's, after merging nested parfors with variables `outer`) as a
 /// promoted `for`, or why not.
 pub(super) fn promote<'a>(
+    m: &Module,
     f: &Function,
     outer: &[String],
     body: &'a Block,
 ) -> Result<Promotion<'a>, Reject> {
-    let [stmt] = body.stmts.as_slice() else {
-        return Err("the body is not one loop".into());
+    let Some((stmt, pre)) = body.stmts.split_last() else {
+        return Err("an empty body".into());
     };
+    // Scalar assignments before the loop (`x = f(i)`): every work item makes them; they
+    // cannot fail (so a loop of no iterations loses no error) and what they read must be
+    // assigned before the kernel (the engine checks).
+    let mut defs: Vec<(String, Expr)> = Vec::new();
+    let mut pre_reads = BTreeSet::new();
+    let mut copies = Vec::new();
+    for p in pre {
+        let StmtKind::Assign { targets, value } = &p.kind else {
+            return Err("statements before the loop other than assignments".into());
+        };
+        let [LValue::Var { name }] = targets.as_slice() else {
+            return Err("a store before the loop".into());
+        };
+        if outer.contains(name) || !matches!(f.var_type(name), Some(Type::Scalar { .. })) {
+            return Err(format!("an assignment to `{name}` before the loop"));
+        }
+        cannot_fail(m, f, value)?;
+        let mut names = BTreeSet::new();
+        names_in_expr(value, &mut names);
+        for n in names {
+            if !outer.contains(&n) && !defs.iter().any(|(d, _)| *d == n) {
+                pre_reads.insert(n);
+            }
+        }
+        if let Some(v) = copy_of(value) {
+            if outer.iter().any(|o| o == v) {
+                copies.push((name.clone(), v.to_string()));
+            }
+        }
+        let mut e = value.clone();
+        for (d, de) in defs.iter().rev() {
+            substitute(&mut e, d, de);
+        }
+        defs.retain(|(d, _)| d != name);
+        defs.push((name.clone(), e));
+    }
+    if outer.len() >= 3 {
+        return Err("three dimensions already".into());
+    }
+    let mut needs_set: BTreeSet<String> = pre_reads;
+    let mut stmts: Vec<Stmt> = pre.to_vec();
+    let info = match &stmt.kind {
+        StmtKind::For { .. } => {
+            let info = analyse_for(m, f, outer, &defs, stmt)?;
+            stmts.extend(info.body.stmts.iter().cloned());
+            info
+        }
+        // A loop the optimizer versioned (`bce-version`: an unchecked copy where a test
+        // before the loop shows every access in bounds): both copies are analysed, the
+        // test (the same in every work item of a row) stays in the kernel.
+        StmtKind::If {
+            cond,
+            then,
+            els: Some(els),
+        } => {
+            let ([a], [b]) = (then.stmts.as_slice(), els.stmts.as_slice()) else {
+                return Err("the body does not end in a loop".into());
+            };
+            cannot_fail(m, f, cond)?;
+            let mut names = BTreeSet::new();
+            names_in_expr(cond, &mut names);
+            needs_set.extend(
+                names
+                    .into_iter()
+                    .filter(|n| !outer.contains(n) && !defs.iter().any(|(d, _)| d == n)),
+            );
+            let ia = analyse_for(m, f, outer, &defs, a)?;
+            let ib = analyse_for(m, f, outer, &defs, b)?;
+            if ia.var != ib.var || ia.range != ib.range {
+                return Err("two versions of the loop over different domains".into());
+            }
+            stmts.push(Stmt {
+                kind: StmtKind::If {
+                    cond: cond.clone(),
+                    then: ia.body.clone(),
+                    els: Some(ib.body.clone()),
+                },
+                ..stmt.clone()
+            });
+            let mut info = ia;
+            info.alias_pairs.extend(ib.alias_pairs);
+            info.copies.retain(|c| ib.copies.contains(c));
+            info
+        }
+        _ => return Err("the body does not end in a `for` loop".into()),
+    };
+    needs_set.extend(info.bound_names);
+    copies.extend(info.copies);
+    Ok(Promotion {
+        original: &body.stmts,
+        var: info.var,
+        range: info.range,
+        body: Block {
+            on_gpu: body.on_gpu,
+            stmts,
+        },
+        copies,
+        alias_pairs: info.alias_pairs,
+        needs_set: needs_set.into_iter().collect(),
+    })
+}
+
+/// What makes one `for` loop's iterations independent (see the module's doc).
+struct ForInfo<'a> {
+    var: String,
+    range: Expr,
+    body: &'a Block,
+    copies: Vec<(String, String)>,
+    alias_pairs: Vec<(String, String)>,
+    bound_names: BTreeSet<String>,
+}
+
+fn analyse_for<'a>(
+    m: &Module,
+    f: &Function,
+    outer: &[String],
+    defs: &[(String, Expr)],
+    stmt: &'a Stmt,
+) -> Result<ForInfo<'a>, Reject> {
+    let _ = m;
+    let mut copies = Vec::new();
     let StmtKind::For {
         vars,
         domain,
@@ -77,24 +212,27 @@ pub(super) fn promote<'a>(
     let [var] = vars.as_slice() else {
         return Err("a loop over a domain of several ranges".into());
     };
+    let mut range = domain.clone();
+    for (d, de) in defs.iter().rev() {
+        substitute(&mut range, d, de);
+    }
     let Expr::Range {
         start: Some(a),
         stop: Some(b),
         step,
-    } = domain
+    } = &range
     else {
         return Err("a loop domain that is not a range with both ends".into());
     };
     check_domain_expr(a)?;
     check_domain_expr(b)?;
     if let Some(st) = step {
-        match st.as_ref() {
-            Expr::Const { value } if matches!(int_literal(value), Some(s) if s != 0) => {}
-            _ => return Err("a step that is not a non-zero literal".into()),
+        if !nonzero_step(st) {
+            return Err("a step that may be zero".into());
         }
     }
     let mut bound_names = BTreeSet::new();
-    names_in_expr(domain, &mut bound_names);
+    names_in_expr(&range, &mut bound_names);
     if bound_names.contains(var) || outer.iter().any(|v| bound_names.contains(v)) {
         return Err("bounds that depend on the outer loop variables".into());
     }
@@ -104,6 +242,27 @@ pub(super) fn promote<'a>(
     }
     if top_level_break(&fb.stmts) {
         return Err("a break".into());
+    }
+    // Copies of the loop variable made at the top of the body and never assigned again
+    // (`(set j (cast i32 _i4))`): distinct iterations give them distinct values (fewer
+    // than 2^31 iterations, so even a cast to i32 keeps them apart).
+    let mut loopish = vec![var.clone()];
+    for s in &fb.stmts {
+        if let StmtKind::Assign { targets, value } = &s.kind {
+            if let ([LValue::Var { name }], Some(v)) = (targets.as_slice(), copy_of(value)) {
+                let assignments = crate::analysis::preorder(&fb.stmts)
+                    .iter()
+                    .filter(|s| {
+                        matches!(&s.kind, StmtKind::Assign { targets, .. }
+                            if targets.iter().any(|t| matches!(t, LValue::Var { name: n } if n == name)))
+                    })
+                    .count();
+                if v == var && assignments == 1 && int_var(f, name) {
+                    loopish.push(name.clone());
+                    copies.push((name.clone(), var.clone()));
+                }
+            }
+        }
     }
     // Writes and reads of arrays.
     let mut writes: Vec<(&String, &Vec<Expr>)> = Vec::new();
@@ -121,7 +280,10 @@ pub(super) fn promote<'a>(
                     if flags.negative || flags.flatten {
                         return Err(format!("a store into `{array}` with :neg or :flat"));
                     }
-                    if !indices.iter().any(|e| is_var_plus_const(e, var)) {
+                    if !indices
+                        .iter()
+                        .any(|e| loopish.iter().any(|v| is_var_plus_const(e, v)))
+                    {
                         return Err(format!(
                             "a store into `{array}` whose indices do not separate the iterations"
                         ));
@@ -186,14 +348,133 @@ pub(super) fn promote<'a>(
             }
         }
     }
-    Ok(Promotion {
-        stmt,
+    Ok(ForInfo {
         var: var.clone(),
-        range: domain,
+        range,
         body: fb,
+        copies,
         alias_pairs,
-        needs_set: bound_names.into_iter().collect(),
+        bound_names,
     })
+}
+
+fn int_var(f: &Function, n: &str) -> bool {
+    matches!(
+        f.var_type(n),
+        Some(Type::Scalar {
+            elem: crate::vrir::types::ScalarType::I32 | crate::vrir::types::ScalarType::I64
+        })
+    )
+}
+
+/// `v` or `(cast T v)` of a variable `v`: the variable.
+fn copy_of(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Var { name } => Some(name),
+        Expr::Cast {
+            to:
+                Type::Scalar {
+                    elem: crate::vrir::types::ScalarType::I32 | crate::vrir::types::ScalarType::I64,
+                },
+            arg,
+        } => match arg.as_ref() {
+            Expr::Var { name } => Some(name),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn substitute(e: &mut Expr, name: &str, value: &Expr) {
+    if matches!(e, Expr::Var { name: n } if n == name) {
+        *e = value.clone();
+        return;
+    }
+    for c in crate::opt::sub_exprs_mut(e) {
+        substitute(c, name, value);
+    }
+}
+
+/// A step that cannot be zero: a non-zero literal, or R's `1:n` direction
+/// `2 * (cast (<= a b)) - 1` (1 or -1) of bounds the CPU may evaluate.
+fn nonzero_step(e: &Expr) -> bool {
+    match e {
+        Expr::Const { value } => matches!(int_literal(value), Some(s) if s != 0),
+        Expr::Binary {
+            op: BinOp::Sub,
+            lhs,
+            rhs,
+        } => {
+            let one =
+                matches!(rhs.as_ref(), Expr::Const { value } if int_literal(value) == Some(1));
+            let twice_bool = match lhs.as_ref() {
+                Expr::Binary {
+                    op: BinOp::Mul,
+                    lhs: two,
+                    rhs: c,
+                } => {
+                    matches!(two.as_ref(), Expr::Const { value } if int_literal(value) == Some(2))
+                        && match c.as_ref() {
+                            Expr::Cast { arg, .. } => match arg.as_ref() {
+                                Expr::Binary { op, lhs, rhs } if op.is_comparison() => {
+                                    check_domain_expr(lhs).is_ok() && check_domain_expr(rhs).is_ok()
+                                }
+                                _ => false,
+                            },
+                            _ => false,
+                        }
+                }
+                _ => false,
+            };
+            one && twice_bool
+        }
+        _ => false,
+    }
+}
+
+/// Scalar code that cannot fail once the variables it reads are assigned: constants,
+/// variables, `+ - *`, float `/`, comparisons, negation, `not`, and casts that cannot
+/// fail (to floats or bool, between integers, from bool).
+fn cannot_fail(m: &Module, f: &Function, e: &Expr) -> Result<(), Reject> {
+    use crate::vrir::types::ScalarType;
+    let float = |x: &Expr| {
+        crate::vrir::verify::expr_type(m, f, x)
+            .ok()
+            .is_some_and(|t| matches!(t, Type::Scalar { elem } if elem.is_float()))
+    };
+    match e {
+        Expr::Const { .. } => Ok(()),
+        Expr::Var { name } => match f.var_type(name) {
+            Some(Type::Scalar { .. }) => Ok(()),
+            _ => Err(format!("`{name}` is not a scalar")),
+        },
+        Expr::Unary { arg, .. } => cannot_fail(m, f, arg),
+        Expr::Binary { op, lhs, rhs } => {
+            let ok = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul)
+                || op.is_comparison()
+                || op.is_logical()
+                || (*op == BinOp::Div && float(lhs));
+            if !ok {
+                return Err(format!("operator {} before the loop", op.symbol()));
+            }
+            cannot_fail(m, f, lhs)?;
+            cannot_fail(m, f, rhs)
+        }
+        Expr::Cast {
+            to: Type::Scalar { elem: to },
+            arg,
+        } => {
+            let from_float = float(arg);
+            if to.is_int() && from_float {
+                return Err("a cast from float to integer before the loop".into());
+            }
+            if matches!(to, ScalarType::C64 | ScalarType::C128) {
+                return Err("complex numbers".into());
+            }
+            cannot_fail(m, f, arg)
+        }
+        _ => Err("an expression before the loop that may fail".into()),
+    }
 }
 
 fn int_literal(l: &Literal) -> Option<i64> {
@@ -308,8 +589,20 @@ fn defined_before_use(
 /// The work-item order: entry `w` is the loop dimension on work-item dimension `w`. The
 /// loop dimension whose variable most often indexes an array's fastest-varying storage
 /// position goes first (when it beats loop dimension 0), the others follow in loop order.
-pub(super) fn coalesced_order(f: &Function, loop_vars: &[String], stmts: &[Stmt]) -> Vec<usize> {
+pub(super) fn coalesced_order(
+    f: &Function,
+    loop_vars: &[String],
+    stmts: &[Stmt],
+    copies: &[(String, String)],
+) -> Vec<usize> {
     let mut score = vec![0usize; loop_vars.len()];
+    let dim_of = |n: &str| {
+        let n = copies
+            .iter()
+            .find(|(c, _)| c == n)
+            .map_or(n, |(_, v)| v.as_str());
+        loop_vars.iter().position(|v| v == n)
+    };
     let mut count = |array: &str, indices: &[Expr], flatten: bool| {
         let Some(Type::Array(at)) = f.var_type(array) else {
             return;
@@ -324,9 +617,8 @@ pub(super) fn coalesced_order(f: &Function, loop_vars: &[String], stmts: &[Stmt]
         };
         let mut names = BTreeSet::new();
         names_in_expr(&indices[pos], &mut names);
-        let dims: Vec<usize> = (0..loop_vars.len())
-            .filter(|d| names.contains(&loop_vars[*d]))
-            .collect();
+        let dims: BTreeSet<usize> = names.iter().filter_map(|n| dim_of(n)).collect();
+        let dims: Vec<usize> = dims.into_iter().collect();
         if let [d] = dims.as_slice() {
             score[*d] += 1;
         }
