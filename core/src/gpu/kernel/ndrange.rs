@@ -163,6 +163,14 @@ pub(super) fn promote<'a>(
         }
         _ => return Err("the body does not end in a `for` loop".into()),
     };
+    // The kernel sets the loop variable before the statements before the loop run: they
+    // (and a version test) must neither read nor assign it.
+    if needs_set.contains(&info.var) || defs.iter().any(|(d, _)| *d == info.var) {
+        return Err(format!(
+            "`{}` is read or assigned before the loop",
+            info.var
+        ));
+    }
     needs_set.extend(info.bound_names);
     copies.extend(info.copies);
     Ok(Promotion {
