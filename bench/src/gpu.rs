@@ -135,8 +135,8 @@ pub fn run(
             let p = velociraptor::gpu::kernel::passes::GpuPasses::parse(&spec)?;
             let variant = velociraptor::gpu::kernel::passes::with_passes(p, || {
                 velociraptor::driver::compile_gpu(&wrapped, CpuOptions::parallel())
-            })
-            .map_err(|e| format!("{} ({spec}): {e}", k.name))?;
+                    .map_err(|e| format!("{} ({spec}): {e}", k.name))
+            })?;
             let args = fresh_copy(&inputs);
             let results = variant
                 .call(k.name, args.clone())
