@@ -4,7 +4,9 @@
 //! goes up and the results come back in each call: sections do not keep buffers across
 //! calls), and the device's own time in kernels and in transfers (OpenCL profiling
 //! stamps, summed over the call). The first call (program builds or loads from the
-//! kernel cache) is not timed.
+//! kernel cache) is not timed. A second table gives the kernel time with each of the
+//! code generator's passes switched off (`VR_GPU_PASSES=-NAME`, then `none`; each
+//! variant's results checked against C too), as a ratio to the time with all on.
 
 use crate::kernels::{fresh_copy, observed, Kernel};
 use crate::record::{Recorder, RunInfo, Sample};
@@ -24,6 +26,20 @@ struct Row {
     transfers: f64,
     launches: f64,
     declined: f64,
+    /// Kernel seconds (median) with each code-generator pass switched off in turn
+    /// (`VR_GPU_PASSES=-NAME`), then all of them (`none`).
+    passes_off: Vec<f64>,
+    /// The passes that fired on the kernels of this function.
+    fired: String,
+}
+
+/// The variants of the passes-off columns: `-NAME` per pass, then `none`.
+fn pass_variants() -> Vec<String> {
+    velociraptor::gpu::kernel::passes::ALL
+        .iter()
+        .map(|p| format!("-{p}"))
+        .chain(std::iter::once("none".to_string()))
+        .collect()
 }
 
 fn device_ns() -> (u64, u64, u64, u64) {
@@ -65,6 +81,17 @@ pub fn run(
         let (wrapped, _) = optimize(&wrapped, &par_opts).map_err(|e| e.to_string())?;
         let gpu = velociraptor::driver::compile_gpu(&wrapped, CpuOptions::parallel())
             .map_err(|e| format!("{}: {e}", k.name))?;
+        let fired: Vec<String> = velociraptor::gpu::plan(&wrapped)
+            .pass_counts()
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(p, _)| p.to_string())
+            .collect();
+        let fired = if fired.is_empty() {
+            "-".to_string()
+        } else {
+            fired.join(" ")
+        };
         let lib = crate::c_ref::build_and_load(dir, k.name, k.c_source, false)?;
         let inputs = (k.inputs)(size);
         let c_args = fresh_copy(&inputs);
@@ -102,6 +129,31 @@ pub fn run(
             launches += after.2 - before.2;
             declined += after.3 - before.3;
         }
+        // The same section with passes switched off: results checked, kernels timed.
+        let mut passes_off = Vec::new();
+        for spec in pass_variants() {
+            let p = velociraptor::gpu::kernel::passes::GpuPasses::parse(&spec)?;
+            let variant = velociraptor::gpu::kernel::passes::with_passes(p, || {
+                velociraptor::driver::compile_gpu(&wrapped, CpuOptions::parallel())
+                    .map_err(|e| format!("{} ({spec}): {e}", k.name))
+            })?;
+            let args = fresh_copy(&inputs);
+            let results = variant
+                .call(k.name, args.clone())
+                .map_err(|e| format!("{} ({spec}): gpu: {e}", k.name))?;
+            crate::compare(&observed(&args, &results), &expected)
+                .map_err(|e| format!("{} ({spec}): gpu differs from C: {e}", k.name))?;
+            let mut times = Vec::new();
+            for _ in 0..reps.max(1) {
+                let a = fresh_copy(&inputs);
+                let before = device_ns();
+                variant.call(k.name, a).map_err(|e| e.to_string())?;
+                times.push(Duration::from_nanos(device_ns().0 - before.0));
+            }
+            let sample = Sample { times };
+            csv.push(k.name, size, &format!("gpu-kernels{spec}"), 1, &sample);
+            passes_off.push(sample.median().as_secs_f64());
+        }
         let (total, kern, xfer) = (
             Sample { times: totals },
             Sample { times: kern },
@@ -122,6 +174,8 @@ pub fn run(
             transfers: xfer.median().as_secs_f64(),
             launches: launches as f64 / n,
             declined: declined as f64 / n,
+            passes_off,
+            fired,
         });
     }
     if quick {
@@ -146,6 +200,32 @@ pub fn run(
             r.cpu_par / r.total.max(1e-12),
             r.launches,
             r.declined
+        );
+    }
+    // The code generator's passes (VR_GPU_PASSES): kernel time with each switched off.
+    println!();
+    let variants = pass_variants();
+    println!(
+        "| kernel | passes fired | gpu kernels s | {} |",
+        variants
+            .iter()
+            .map(|v| format!("kernels s, VR_GPU_PASSES={v}"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    println!("| --- | --- | ---:{} |", " | ---:".repeat(variants.len()));
+    for r in &rows {
+        let off: Vec<String> = r
+            .passes_off
+            .iter()
+            .map(|t| format!("{t:.5} ({:.2}x)", t / r.kernels.max(1e-12)))
+            .collect();
+        println!(
+            "| {} | {} | {:.5} | {} |",
+            r.kernel,
+            r.fired,
+            r.kernels,
+            off.join(" | ")
         );
     }
     let path = csv.write(&info, "vr-bench-gpu.csv")?;

@@ -41,12 +41,14 @@ commands:
                                       the same for a Julia function (a script file:
                                       its other top-level code is stepped over);
                                       2 is an Int64, 2.0 a Float64
-  vr explain FILE FUNCTION [--passes SPEC] [--params-never-alias]
+  vr explain FILE FUNCTION [--passes SPEC] [--params-never-alias] [--wrap-gpu]
                                       print FUNCTION after the optimizer, with what
                                       each pass did (SPEC as VR_PASSES: -bce-version,
                                       none,+bce-redundant; default VR_PASSES or all)
                                       and whether the default on-disk cache
-                                      (VR_CACHE_DIR, ...) would be trusted
+                                      (VR_CACHE_DIR, ...) would be trusted; then the
+                                      GPU sections' kernels and the passes that fired
+                                      (VR_GPU_PASSES; --wrap-gpu: the body in a section)
   vr test [PATH...] [--backend B] [--verbose] [--wrap-gpu]
                                       run conformance files (default tests/vrir);
                                       --verbose lists skipped cases; --wrap-gpu wraps
@@ -237,13 +239,34 @@ fn is_julia_source(path: &str) -> bool {
 
 /// Compile a function of a host-language file (R, Julia or MATLAB, by the extension)
 /// for the JSON arguments.
-fn compile_host(o: &Options, file: &str, func: &str) -> Result<(velociraptor::frontend::r::Compiled, Vec<velociraptor::runtime::value::Value>), Failure> {
+fn compile_host(
+    o: &Options,
+    file: &str,
+    func: &str,
+) -> Result<
+    (
+        velociraptor::frontend::r::Compiled,
+        Vec<velociraptor::runtime::value::Value>,
+    ),
+    Failure,
+> {
     if is_matlab_source(file) {
         let args_text = args_text(o)?;
-        let args_json: serde_json::Value = serde_json::from_str(&args_text).map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
-        let items = args_json.as_array().ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
+        let args_json: serde_json::Value = serde_json::from_str(&args_text)
+            .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
+        let items = args_json.as_array().ok_or_else(|| {
+            Failure::Error("arguments must be a JSON array (one item per parameter)".into())
+        })?;
         return velociraptor::frontend::matlab::compile_for_json(&read_source(file)?, func, items)
-            .map(|(module, values)| (velociraptor::frontend::r::Compiled { module, result_list: None }, values))
+            .map(|(module, values)| {
+                (
+                    velociraptor::frontend::r::Compiled {
+                        module,
+                        result_list: None,
+                    },
+                    values,
+                )
+            })
             .map_err(in_file(file));
     }
     compile_r(o, file, func)
@@ -251,19 +274,38 @@ fn compile_host(o: &Options, file: &str, func: &str) -> Result<(velociraptor::fr
 
 /// Compile an R or Julia function (by the file's extension) for the JSON arguments
 /// given with `--args`/`--args-file`.
-fn compile_r(o: &Options, file: &str, func: &str) -> Result<(velociraptor::frontend::r::Compiled, Vec<velociraptor::runtime::value::Value>), Failure> {
+fn compile_r(
+    o: &Options,
+    file: &str,
+    func: &str,
+) -> Result<
+    (
+        velociraptor::frontend::r::Compiled,
+        Vec<velociraptor::runtime::value::Value>,
+    ),
+    Failure,
+> {
     let args_text = args_text(o)?;
     let args_json: serde_json::Value = serde_json::from_str(&args_text)
         .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
-    let items = args_json
-        .as_array()
-        .ok_or_else(|| Failure::Error("arguments must be a JSON array (one item per parameter)".into()))?;
+    let items = args_json.as_array().ok_or_else(|| {
+        Failure::Error("arguments must be a JSON array (one item per parameter)".into())
+    })?;
     if is_julia_source(file) {
         return velociraptor::frontend::julia::compile_for_json(&read_source(file)?, func, items)
-            .map(|(module, values)| (velociraptor::frontend::r::Compiled { module, result_list: None }, values))
+            .map(|(module, values)| {
+                (
+                    velociraptor::frontend::r::Compiled {
+                        module,
+                        result_list: None,
+                    },
+                    values,
+                )
+            })
             .map_err(in_file(file));
     }
-    velociraptor::frontend::r::compile_entry_for_json(&read_source(file)?, func, items).map_err(in_file(file))
+    velociraptor::frontend::r::compile_entry_for_json(&read_source(file)?, func, items)
+        .map_err(in_file(file))
 }
 
 fn args_text(o: &Options) -> Result<String, Failure> {
@@ -281,7 +323,10 @@ fn args_text(o: &Options) -> Result<String, Failure> {
 
 fn dump(args: &[String]) -> Result<ExitCode, Failure> {
     let o = Options::parse(args, &["--args", "--args-file"], &["--json", "--text"])?;
-    if o.positional.first().is_some_and(|f| is_r_source(f) || is_julia_source(f) || is_matlab_source(f)) {
+    if o.positional
+        .first()
+        .is_some_and(|f| is_r_source(f) || is_julia_source(f) || is_matlab_source(f))
+    {
         let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
             unreachable!()
         };
@@ -317,9 +362,11 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
     };
     let backend = o.backend()?;
     if let Some(seed) = o.value("--seed")? {
-        let n = seed
-            .parse::<i32>()
-            .map_err(|_| Failure::Usage(format!("--seed {seed}: expected an integer (R's set.seed takes 32-bit integers)")))?;
+        let n = seed.parse::<i32>().map_err(|_| {
+            Failure::Usage(format!(
+                "--seed {seed}: expected an integer (R's set.seed takes 32-bit integers)"
+            ))
+        })?;
         velociraptor::runtime::rng::set_seed(n);
     }
     if is_julia_source(file) {
@@ -341,7 +388,10 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
         })?;
         match &c.result_list {
             // A list result prints as the list: {"list": [["name", value], ...]}.
-            Some(l) => println!("{}", velociraptor::frontend::r::results_to_json(&results, Some(l))),
+            Some(l) => println!(
+                "{}",
+                velociraptor::frontend::r::results_to_json(&results, Some(l))
+            ),
             None => println!("{}", backend::results_to_json(&results)),
         }
         return Ok(ExitCode::SUCCESS);
@@ -382,6 +432,14 @@ fn gpu_notes() {
         get(&c.download_bytes),
         get(&c.device_copies)
     );
+    let fired: Vec<String> = velociraptor::gpu::kernel::passes::fired_in_process()
+        .into_iter()
+        .map(|(p, n)| format!("{p} {n}"))
+        .collect();
+    eprintln!(
+        "note: gpu: kernels the code generator's passes fired on (VR_GPU_PASSES): {}",
+        fired.join(", ")
+    );
     if let Ok(gpu) = velociraptor::gpu::opencl::gpu() {
         let k = gpu.programs.stats();
         eprintln!(
@@ -395,7 +453,7 @@ fn gpu_notes() {
 }
 
 fn explain(args: &[String]) -> Result<ExitCode, Failure> {
-    let o = Options::parse(args, &["--passes"], &["--params-never-alias"])?;
+    let o = Options::parse(args, &["--passes"], &["--params-never-alias", "--wrap-gpu"])?;
     let [file, func] = o.positional(&["FILE", "FUNCTION"])? else {
         unreachable!()
     };
@@ -404,8 +462,14 @@ fn explain(args: &[String]) -> Result<ExitCode, Failure> {
         None => OptOptions::from_env()?,
     };
     opts.params_never_alias = o.has("--params-never-alias");
-    let m = backend::load(&read_source(file)?).map_err(in_file(file))?;
+    let mut m = backend::load(&read_source(file)?).map_err(in_file(file))?;
+    if o.has("--wrap-gpu") {
+        m = velociraptor::gpu::wrap_in_sections(&m);
+    }
     print!("{}", velociraptor::opt::explain::explain(&m, func, &opts)?);
+    // GPU sections: what the kernel generator's passes did (docs/gpu.md).
+    let (optimized, _) = velociraptor::opt::optimize(&m, &opts)?;
+    print!("{}", velociraptor::gpu::plan(&optimized).explain(func));
     // Where a C-API host with the default configuration would keep machine code, and
     // whether it would trust it (docs/c-api.md, "What the on-disk cache trusts").
     println!(

@@ -173,6 +173,22 @@ impl OffloadEngine for GpuEngine {
                 s.kernel_ns as f64 / 1e6,
             ));
         }
+        if self.plan.kernels() > 0 {
+            let counts: Vec<String> = self
+                .plan
+                .pass_counts()
+                .into_iter()
+                .map(|(p, n)| format!("{p} {n}"))
+                .collect();
+            out.push_str(&format!(
+                "gpu passes ({} kernel(s); off with VR_GPU_PASSES=none): {}\n",
+                self.plan.kernels(),
+                counts.join(", ")
+            ));
+        }
+        for p in &self.plan.passes {
+            out.push_str(&format!("gpu pass: {p}\n"));
+        }
         for n in &self.plan.notes {
             out.push_str(&format!("gpu note: {n}\n"));
         }
@@ -501,6 +517,13 @@ impl Session {
             return Ok(Outcome::Declined);
         };
         let gpu = rt.device().gpu.clone();
+        // Bounds the CPU evaluated early read an unassigned variable: its code says so.
+        if k.needs_set.iter().any(|v| match k.vars[*v].1 {
+            Type::Array(_) => env.array(*v).is_none(),
+            _ => env.scalar(*v).is_none(),
+        }) {
+            return self.decline(env, &arrays, None);
+        }
         if k.fp64 && !gpu.info.fp64 {
             return self.decline(
                 env,
@@ -690,8 +713,8 @@ impl Session {
                 }
             }
         }
-        let global: Vec<usize> = counts.iter().map(|c| *c as usize).collect();
-        let launched = opencl::launch(&gpu, &program, &k.name, &args, &global, None);
+        let (global, local) = k.launch_shape(&counts);
+        let launched = opencl::launch(&gpu, &program, &k.name, &args, &global, local.as_deref());
         drop(args);
         let ev = match launched {
             Ok(ev) => ev,

@@ -24,6 +24,10 @@
 //! views, `map`, allocation, tuples, ranges as values, loops over non-literal domains,
 //! more than three merged dimensions.
 
+mod ndrange;
+pub mod passes;
+mod tile;
+
 use crate::runtime::offload::elem_size;
 use crate::vrir::ast::{
     BinOp, Expr, Function, IndexFlags, LValue, LibFn, Literal, Module, Stmt, StmtKind, UnOp,
@@ -107,6 +111,32 @@ pub struct Kernel {
     pub values: Vec<Expr>,
     /// The parfor statement's source line.
     pub line: Option<u32>,
+    /// Entry `w`: the loop dimension on work-item dimension `w` (`coalesce`).
+    pub work_dims: Vec<usize>,
+    /// Work-group extents per work-item dimension when the kernel needs them (`tile-local`:
+    /// the NDRange is then rounded up to whole groups and the extra work items only help
+    /// load tiles).
+    pub local: Option<Vec<usize>>,
+    /// Action variables that must be assigned before the launch (the bounds of a loop
+    /// made a dimension, which the CPU evaluates early): the engine declines otherwise,
+    /// so the CPU code raises the interpreter's error.
+    pub needs_set: Vec<usize>,
+    /// The optimisations that fired on this kernel (pass, what it did).
+    pub passes: passes::Fired,
+}
+
+impl Kernel {
+    /// Global and local sizes per work-item dimension for a domain of `counts` points per
+    /// loop dimension.
+    pub fn launch_shape(&self, counts: &[u128]) -> (Vec<usize>, Option<Vec<usize>>) {
+        let mut global: Vec<usize> = self.work_dims.iter().map(|d| counts[*d] as usize).collect();
+        if let Some(local) = &self.local {
+            for (g, l) in global.iter_mut().zip(local) {
+                *g = g.div_ceil(*l) * l;
+            }
+        }
+        (global, self.local.clone())
+    }
 }
 
 /// Shared helpers of every kernel program.
@@ -205,10 +235,34 @@ pub(super) struct Gen<'m> {
     /// every array is assigned (the engine declines otherwise), so neither is checked.
     /// Parfor bodies keep every check, `:nocheck` included (the interpreter's rule).
     trusted: bool,
+    /// Inside a tiled loop (`tile.rs`): a failing check records the error (the work
+    /// item's first) and sets `vr_dead` instead of returning, so every work item reaches
+    /// the work group's barriers.
+    dead_mode: bool,
+    /// Reads served from local-memory tiles: (array, indices, the C read).
+    tiles: Vec<(String, Vec<Expr>, String)>,
 }
 
-/// Compile `parfor` statement `s` of `f` (which must be a parfor) into kernel `name`.
+/// Compile `parfor` statement `s` of `f` (which must be a parfor) into kernel `name`,
+/// with the passes in force ([`passes::GpuPasses::current`]); where the optimised kernel
+/// cannot be made, the plain one (a pass never keeps a parfor off the device).
 pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<Kernel, Reject> {
+    let passes = passes::GpuPasses::current();
+    match compile_parfor_with(m, f, s, name, &passes) {
+        Err(_) if passes != passes::GpuPasses::none() => {
+            compile_parfor_with(m, f, s, name, &passes::GpuPasses::none())
+        }
+        other => other,
+    }
+}
+
+fn compile_parfor_with(
+    m: &Module,
+    f: &Function,
+    s: &Stmt,
+    name: &str,
+    passes: &passes::GpuPasses,
+) -> Result<Kernel, Reject> {
     let StmtKind::Parfor { vars, domain, body } = &s.kind else {
         return Err("not a parfor".into());
     };
@@ -250,6 +304,40 @@ pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<
             loop_vars.len()
         ));
     }
+    let mut fired: passes::Fired = Vec::new();
+    // The parfor's own dimensions: the engine sets their variables to the last point.
+    let parfor_dims = loop_vars.len();
+    let promoted = if passes.is_enabled(passes::NDRANGE_LOOPS) {
+        ndrange::promote(m, f, &loop_vars, body).ok()
+    } else {
+        None
+    };
+    if let Some(p) = &promoted {
+        fired.push((
+            passes::NDRANGE_LOOPS,
+            format!(
+                "loop over `{}` made NDRange dimension {}",
+                p.var,
+                loop_vars.len()
+            ),
+        ));
+        loop_vars.push(p.var.clone());
+        ranges.push(&p.range);
+        body = &p.body;
+    }
+    let copies = promoted.as_ref().map_or(&[][..], |p| &p.copies[..]);
+    let work_dims = if passes.is_enabled(passes::COALESCE) {
+        let order = ndrange::coalesced_order(f, &loop_vars, &body.stmts, copies);
+        if order[0] != 0 {
+            fired.push((
+                passes::COALESCE,
+                format!("`{}` on work-item dimension 0", loop_vars[order[0]]),
+            ));
+        }
+        order
+    } else {
+        (0..loop_vars.len()).collect()
+    };
     let mut values = Vec::new();
     for r in &ranges {
         let Expr::Range {
@@ -288,6 +376,8 @@ pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<
         functions: Vec::new(),
         stack: vec![f.name.clone()],
         trusted: false,
+        dead_mode: false,
+        tiles: Vec::new(),
     };
     // Every variable the domain or body mentions, in a fixed order.
     let mut names = BTreeSet::new();
@@ -378,7 +468,8 @@ pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<
     let d = ranges.len();
     let _ = writeln!(prologue, "    long vr_it = 0;");
     for k in 0..d {
-        let _ = writeln!(prologue, "    long vr_i{k} = (long)get_global_id({k});");
+        let w = work_dims.iter().position(|x| *x == k).unwrap_or(k);
+        let _ = writeln!(prologue, "    long vr_i{k} = (long)get_global_id({w});");
         let _ = writeln!(prologue, "    vr_it = vr_it * vr_n{k} + vr_i{k};");
     }
     for (k, v) in loop_vars.iter().enumerate() {
@@ -396,8 +487,59 @@ pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<
             t = c_type(elem)?
         );
     }
-    g.block(&body.stmts)?;
-    let loop_var_ids = loop_vars.iter().map(|v| g.vars[v].var).collect();
+    // Tiling needs whole work groups: the work items padding the NDRange are dead from
+    // the start (they only help load tiles).
+    let tiled = if passes.is_enabled(passes::TILE_LOCAL) {
+        tile::plan(m, f, &loop_vars, &body.stmts).ok()
+    } else {
+        None
+    };
+    if tiled.is_some() {
+        let live: Vec<String> = (0..d).map(|k| format!("vr_i{k} < vr_n{k}")).collect();
+        let _ = writeln!(prologue, "    int vr_dead = !({});", live.join(" && "));
+    }
+    let mut needs_set = Vec::new();
+    if let Some(p) = &promoted {
+        for n in &p.needs_set {
+            needs_set.push(g.var(n)?.var);
+        }
+        // Written arrays sharing a buffer with another array of the body: the work items
+        // of the promoted loop's first point run it serially (its CPU order), the
+        // others stop.
+        let mut alias = Vec::new();
+        for (w, x) in &p.alias_pairs {
+            let (w, x) = (g.var(w)?.c, g.var(x)?.c);
+            alias.push(format!(
+                "(__global const uchar*){w}_p == (__global const uchar*){x}_p"
+            ));
+        }
+        if !alias.is_empty() {
+            g.line(&format!("if ({}) {{", alias.join(" || ")));
+            g.indent += 1;
+            if tiled.is_some() {
+                g.line("if (vr_dead) return;");
+            }
+            g.line(&format!("if (vr_i{} != 0) return;", d - 1));
+            g.block(p.original)?;
+            g.line("return;");
+            g.indent -= 1;
+            g.line("}");
+        }
+    }
+    let mut local = None;
+    match &tiled {
+        Some(plan) => {
+            fired.push((passes::TILE_LOCAL, plan.describe()));
+            g.tiled(plan, &work_dims)?;
+            local = Some(vec![tile::TILE; d]);
+        }
+        None => g.block(&body.stmts)?,
+    }
+    passes::count(&fired);
+    let loop_var_ids = loop_vars[..parfor_dims]
+        .iter()
+        .map(|v| g.vars[v].var)
+        .collect();
     let mut src = String::new();
     if g.fp64 {
         src.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
@@ -433,6 +575,10 @@ pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<
         vars: g.order,
         values,
         line: s.line,
+        work_dims,
+        local,
+        needs_set,
+        passes: fired,
     })
 }
 
@@ -472,6 +618,11 @@ pub(super) fn check_domain_expr(e: &Expr) -> Result<(), Reject> {
             arg,
         } => match arg.as_ref() {
             Expr::Var { .. } | Expr::Const { .. } => Ok(()),
+            // R's `1:n` direction, `(cast i64 (<= 1 n))`: a comparison cannot fail.
+            Expr::Binary { op, lhs, rhs } if op.is_comparison() => {
+                check_domain_expr(lhs)?;
+                check_domain_expr(rhs)
+            }
             _ => Err("a loop bound with a cast of an expression".into()),
         },
         _ => Err("a loop bound that may fail (evaluated before the kernel)".into()),
@@ -609,6 +760,8 @@ impl<'m> Gen<'m> {
             functions: Vec::new(),
             stack: vec![f.name.clone()],
             trusted: true,
+            dead_mode: false,
+            tiles: Vec::new(),
         }
     }
 
@@ -686,11 +839,18 @@ impl<'m> Gen<'m> {
         while n.len() < NOTE_INDICES {
             n.push("0".into());
         }
-        let text = format!(
-            "if (!({ok})) {{ vr_fail(vr_err, vr_it, {site}, (long)({index}), (long)({bound}), (long)({dim}), {}); {} }}",
-            n.join(", "),
-            self.fail_exit
-        );
+        let text = if self.dead_mode {
+            format!(
+                "if (!({ok})) {{ if (!vr_dead) vr_fail(vr_err, vr_it, {site}, (long)({index}), (long)({bound}), (long)({dim}), {}); vr_dead = 1; }}",
+                n.join(", ")
+            )
+        } else {
+            format!(
+                "if (!({ok})) {{ vr_fail(vr_err, vr_it, {site}, (long)({index}), (long)({bound}), (long)({dim}), {}); {} }}",
+                n.join(", "),
+                self.fail_exit
+            )
+        };
         self.line(&text);
     }
 
@@ -1005,6 +1165,8 @@ impl<'m> Gen<'m> {
             functions: std::mem::take(&mut self.functions),
             stack: self.stack.clone(),
             trusted: false,
+            dead_mode: false,
+            tiles: Vec::new(),
         };
         g.stack.push(callee.name.clone());
         let r = (|| -> Result<(), Reject> {
@@ -1230,6 +1392,16 @@ impl<'m> Gen<'m> {
                     return Err("indexing an array expression".into());
                 };
                 let at = self.element(name, indices, *flags)?;
+                // A tiled read: the checks above are the original's, the value comes
+                // from local memory.
+                let at = match self
+                    .tiles
+                    .iter()
+                    .find(|(a, ix, _)| a == name && ix == indices)
+                {
+                    Some((_, _, tile)) => tile.clone(),
+                    None => at,
+                };
                 if t == ScalarType::Bool {
                     format!("({at} != 0)")
                 } else {

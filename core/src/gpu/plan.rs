@@ -65,6 +65,9 @@ pub struct GpuPlan {
     pub actions: HashMap<u32, GpuAction>,
     /// Per statement placed on the CPU inside a section, why (for `explain` and notes).
     pub notes: Vec<String>,
+    /// Per kernel, the code generator's optimisations that fired on it (`kernel/passes.rs`;
+    /// for `explain`): `f line 9: kernel vr_f_0: ndrange-loops: ...`.
+    pub passes: Vec<String>,
     /// Sections found.
     pub sections: usize,
     /// Per section (numbered from 0 in the order found): where it is.
@@ -99,6 +102,47 @@ impl GpuPlan {
             .values()
             .filter(|a| matches!(a, GpuAction::Parfor { .. }))
             .count()
+    }
+
+    /// How many kernels each code-generator optimisation fired on.
+    pub fn pass_counts(&self) -> std::collections::BTreeMap<&'static str, usize> {
+        let mut n: std::collections::BTreeMap<&'static str, usize> =
+            super::kernel::passes::ALL.iter().map(|p| (*p, 0)).collect();
+        for a in self.actions.values() {
+            if let GpuAction::Parfor { kernel, .. } = a {
+                for (p, _) in &kernel.passes {
+                    *n.entry(p).or_default() += 1;
+                }
+            }
+        }
+        n
+    }
+
+    /// `; gpu ...` lines for `vr explain`: kernels, the code generator's passes that
+    /// fired (per kernel of `function`) and why statements of `function` stay on the CPU.
+    pub fn explain(&self, function: &str) -> String {
+        if self.sections == 0 {
+            return String::new();
+        }
+        let counts: Vec<String> = self
+            .pass_counts()
+            .into_iter()
+            .map(|(p, n)| format!("{p} {n}"))
+            .collect();
+        let mut out = format!(
+            "; gpu: {} section(s), {} kernel(s); passes fired (VR_GPU_PASSES): {}\n",
+            self.sections,
+            self.kernels(),
+            counts.join(", ")
+        );
+        let prefix = format!("{function} line");
+        for p in self.passes.iter().filter(|p| p.starts_with(&prefix)) {
+            out.push_str(&format!("; gpu pass: {p}\n"));
+        }
+        for n in self.notes.iter().filter(|n| n.starts_with(&prefix)) {
+            out.push_str(&format!("; gpu note: {n}\n"));
+        }
+        out
     }
 
     /// Library operations placed on the device.
@@ -246,6 +290,14 @@ impl<'m> Planner<'m> {
                                 (e.clone(), t)
                             })
                             .collect();
+                        for (p, what) in &k.passes {
+                            self.out.passes.push(format!(
+                                "{} line {}: kernel {}: {p}: {what}",
+                                self.f.name,
+                                s.line.map_or("?".to_string(), |l| l.to_string()),
+                                k.name
+                            ));
+                        }
                         let vars = k.vars.clone();
                         let mut a = self.action(
                             vars,
