@@ -79,8 +79,11 @@ impl GpuPasses {
         Ok(p)
     }
 
-    /// `VR_GPU_PASSES` (every pass on when unset; an unknown name switches every pass
-    /// off and is reported once on stderr, since a kernel is never wrong without them).
+    /// `VR_GPU_PASSES` (an unknown name switches every pass off and is reported once on
+    /// stderr, since a kernel is never wrong without them). Unset: every pass on, except
+    /// on an OpenCL device that is a CPU (PoCL), where they cost time (a work group runs
+    /// as loops split at each barrier, and one work item per row vectorises best:
+    /// docs/gpu.md), so none.
     pub fn from_env() -> GpuPasses {
         match std::env::var(GPU_PASSES_ENV) {
             Ok(spec) => GpuPasses::parse(&spec).unwrap_or_else(|why| {
@@ -88,7 +91,10 @@ impl GpuPasses {
                 SAID.call_once(|| eprintln!("warning: {why}: every gpu pass is off"));
                 GpuPasses::none()
             }),
-            Err(_) => GpuPasses::all(),
+            Err(_) => match crate::gpu::device() {
+                Ok(d) if !d.is_gpu => GpuPasses::none(),
+                _ => GpuPasses::all(),
+            },
         }
     }
 
