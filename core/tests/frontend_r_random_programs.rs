@@ -22,10 +22,13 @@
 //!
 //! `VR_R_PROGRAMS=N` sets the count (default 300, 10,000 with `VR_LONG_TESTS=1`),
 //! `VR_R_SEED=S` the first seed (programs are seeds S, S+1, ...), `VR_R_BACKENDS=interp,cpu`
-//! the backends. By default every program runs on interp and cpu, and every eighth
-//! (seeds divisible by 8) also on cpu-par and gpu: their compiles cost about twice the
-//! cpu's each, and what they add over cpu (parallel loops, GPU sections) the generator
-//! does not write (`prange`, `gpu()`), so there they run the same host code.
+//! the backends. By default every program runs on interp (the front end's semantics,
+//! what R is compared with, are in the VRIR it makes), every fourth (seeds divisible by
+//! 4) also on cpu, every sixteenth on cpu-par and gpu too: a cpu run costs an LLVM
+//! compile (about 0.14 s of CPU in this debug build, cpu-par and gpu about 0.2 s), an
+//! interp run a millisecond, and that the backends agree on VRIR is what
+//! generated_programs.rs tests at volume; what cpu-par and gpu add over cpu (parallel
+//! loops, GPU sections) the generator does not write (`prange`, `gpu()`).
 
 #![allow(clippy::result_large_err)] // VrError is 128 bytes by design
 
@@ -64,11 +67,12 @@ fn backends(seed: u64) -> Vec<Backend> {
             .into_iter()
             .filter(|b| list.split(',').any(|n| n.trim() == b.name()))
             .collect(),
-        Err(_) if seed % 8 == 0 => Backend::available(),
-        Err(_) => Backend::available()
+        Err(_) if seed % 16 == 0 => Backend::available(),
+        Err(_) if seed % 4 == 0 => Backend::available()
             .into_iter()
             .filter(|b| matches!(b, Backend::Interp | Backend::Cpu))
             .collect(),
+        Err(_) => vec![Backend::Interp],
     }
 }
 
@@ -97,9 +101,15 @@ run <- function(id, thunk) {
             args.join(", ")
         ));
     }
+    // R runs without its byte compiler (`R_ENABLE_JIT=0`): a compiled closure's constant
+    // pool merges 0.0 and -0.0 (they are `identical`), so in a function holding both
+    // `(3 - x) / (-0.0)` divides by +0 and gives +Inf where R's own evaluator, and IEEE,
+    // give -Inf (found by these programs, seed 3557). Compiled code follows the
+    // evaluator; the sign of zero is then compared exactly.
     let path = std::env::temp_dir().join(format!("vr_random_programs_{}.R", std::process::id()));
     std::fs::write(&path, &script).unwrap();
     let out = Command::new("Rscript")
+        .env("R_ENABLE_JIT", "0")
         .arg("--vanilla")
         .arg(&path)
         .output()
@@ -480,22 +490,29 @@ fn regressions_found_by_random_programs() {
     }
 }
 
-/// Open bug (docs/testing.md): R's double `%%` and `%/%` finish in long double
-/// (arithmetic.c, `myfmod`, `myfloor`), compiled code computes `x - floor(x/y)*y` and
-/// `floor(x/y)` in double. Found by the random programs (seed 144 of the first run),
-/// shrunk to these; the generator keeps divisors whole until it is fixed.
+/// Open bugs (docs/testing.md), found by the random programs and shrunk to these:
+/// R's double `%%` and `%/%` (arithmetic.c, `myfmod`, `myfloor`) finish in long double
+/// and treat infinite divisors and zero quotients their own way, compiled code computes
+/// `x - floor(x/y)*y` and `floor(x/y)` in double; R's `^` (R_pow) is NaN for a negative
+/// base with an infinite exponent, or -Inf with a fractional one, where C's `pow` is not.
+/// The generator leaves these out until they are fixed (`VR_R_OPEN_BUGS=1` writes them).
 #[test]
-#[ignore = "open bug: R's double %% and %/% use long double; compiled code gives 0 and 10"]
-fn double_modulo_as_r() {
-    for (function, args) in [
+#[ignore = "open bugs: R's double %% and %/% (long double, infinite divisors, zero signs) and R_pow's NaNs"]
+fn open_bugs_as_r() {
+    let cases = [
         ("function(x, y) x %% y", serde_json::json!([8.0, 0.001])),
         ("function(x, y) x %/% y", serde_json::json!([1.0, 0.1])),
-    ] {
+        ("function(x, y) x %% y", serde_json::json!([1.0, "-inf"])),
+        ("function(x, y) x %/% y", serde_json::json!([0.0, -1.0])),
+        ("function(x, y) x ^ y", serde_json::json!(["-inf", 0.5])),
+        ("function(x, y) x ^ y", serde_json::json!([-0.5, "inf"])),
+    ];
+    let mut failures = Vec::new();
+    for (function, args) in cases {
         let t = check_one(function, args);
-        assert!(
-            t.mismatches.is_empty() && t.agreed_values == t.runs,
-            "{function}: {}",
-            t.mismatches.join("\n")
-        );
+        if !(t.mismatches.is_empty() && t.agreed_values == t.runs) {
+            failures.push(t.mismatches.join("\n"));
+        }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
