@@ -67,8 +67,8 @@ fn backends(seed: u64) -> Vec<Backend> {
             .into_iter()
             .filter(|b| list.split(',').any(|n| n.trim() == b.name()))
             .collect(),
-        Err(_) if seed % 16 == 0 => Backend::available(),
-        Err(_) if seed % 4 == 0 => Backend::available()
+        Err(_) if seed.is_multiple_of(16) => Backend::available(),
+        Err(_) if seed.is_multiple_of(4) => Backend::available()
             .into_iter()
             .filter(|b| matches!(b, Backend::Interp | Backend::Cpu))
             .collect(),
