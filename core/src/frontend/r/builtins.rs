@@ -994,7 +994,13 @@ fn convert(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
             if v.ty.elem == COMPLEX {
                 return Err(lw.unsupported("`as.integer` of a complex number", line, "use Re()"));
             }
-            // A NaN or out-of-range double is an `invalid cast` error (R: NA).
+            let v = if v.ty.elem == DOUBLE {
+                let v = lw.hoist(v);
+                raise_if_not_integer(lw, &v)?;
+                v
+            } else {
+                v
+            };
             Ok(lw.cast(v, INTEGER))
         }
         "as.complex" => Ok(lw.cast(v, COMPLEX)),
@@ -1005,6 +1011,33 @@ fn convert(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult<Lo
             Ok(lw.cast(v, DOUBLE))
         }
     }
+}
+
+/// Reason of `as.integer` of a double that is NA in R (NaN, NA, or outside R's
+/// integers: from 2^31 up, or -2^31 and below, -2^31 being R's NA itself).
+pub const AS_INTEGER_NA: &str = "as_integer_na";
+
+/// Before `as.integer(x)` of doubles (`v`, hoisted): raise `AS_INTEGER_NA` (kind
+/// `unsupported`, so the call runs in R and gives its NA) where an element would be NA
+/// in R. Without it the cast failed as `invalid cast` (a plain run-time error where R
+/// answers), and -2^31 itself, a valid i32, came out as an integer where R has NA
+/// (random R programs, issue 21).
+fn raise_if_not_integer(lw: &mut Lowerer, v: &Lowered) -> LResult<()> {
+    let inside = |x: vrir::Expr| {
+        bin(
+            vrir::BinOp::And,
+            bin(vrir::BinOp::Gt, x.clone(), vrir::Expr::f64(-2_147_483_648.0)),
+            bin(vrir::BinOp::Lt, x, vrir::Expr::f64(2_147_483_648.0)),
+        )
+    };
+    let cond = if v.ty.rank == 0 {
+        vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(inside(v.expr.clone())) }
+    } else {
+        let good = lw.cast(Lowered::new(inside(v.expr.clone()), v.ty.with_elem(LOGICAL)), ScalarType::I64);
+        bin(vrir::BinOp::Ne, vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(good.expr), axis: None, acc: None }, lib(LibFn::Len, vec![v.expr.clone()]))
+    };
+    lw.raise_if(cond, AS_INTEGER_NA);
+    Ok(())
 }
 
 fn complex_ctor(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {

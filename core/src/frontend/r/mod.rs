@@ -321,5 +321,17 @@ pub fn json_values(j: &Json, t: &AnyTy, out: &mut Vec<Value>) -> VrResult<()> {
 /// Turn a run-time error raised by an R check into R's message, naming the R function
 /// and line; other errors pass through.
 pub fn explain_error(e: VrError) -> VrError {
-    bounds::explain(super::lower::explain_error(&rules::RULES, e))
+    empty_extreme(bounds::explain(super::lower::explain_error(&rules::RULES, e)))
+}
+
+/// `max`, `min` or `range` of an empty vector: R answers (-Inf, Inf, with a warning),
+/// so VRIR's `empty reduction` error becomes kind `unsupported` and the call runs in R.
+/// It was a plain run-time error, an error where R has a value (random R programs,
+/// issue 21).
+fn empty_extreme(mut e: VrError) -> VrError {
+    if e.kind == ErrorKind::Runtime && (e.message.starts_with("empty reduction: amax") || e.message.starts_with("empty reduction: amin")) {
+        e.kind = ErrorKind::Unsupported;
+        e.message = "max or min of an empty vector: R's result is -Inf or Inf (with a warning), which compiled code leaves to R".into();
+    }
+    e
 }

@@ -451,6 +451,7 @@ impl Language for R {
         }
         match reason {
             "integer_overflow" => "integer overflow: R's result is NA (with a warning); compiled code raises this error instead".into(),
+            super::builtins::AS_INTEGER_NA => "as.integer of NaN, NA or a double outside R's integers: R's result is NA (with a warning), which compiled integers do not hold".into(),
             "integer_na_argument" => "an integer argument holds NA, which compiled code does not handle (run the function in R)".into(),
             "na_comparison" => "comparison with NA or NaN: R's result is a logical NA, which compiled code does not hold".into(),
             "na_logical" => "NA or NaN used as a logical value (R: missing value where TRUE/FALSE needed, or a logical NA)".into(),
