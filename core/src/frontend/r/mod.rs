@@ -3,6 +3,7 @@
 //! shared engine and `builtins` maps R's library onto VRIR (`random`: R's random number
 //! functions, drawing from R's own stream). See docs/frontend-r.md.
 
+pub mod arith;
 pub mod bounds;
 pub mod builtins;
 pub mod formals;

@@ -248,7 +248,7 @@ impl Language for R {
                     return complex_pow(lw, a, b, rank, line);
                 }
                 let (a, b) = (lw.cast(a, e), lw.cast(b, e));
-                Ok(Lowered::new(lib(LibFn::Pow, vec![a.expr, b.expr]), ty(e)))
+                Ok(super::arith::pow(lw, a, b, rank))
             }
             BinOp::Mod | BinOp::IDiv => {
                 let e = wider(INTEGER, both);
@@ -256,9 +256,12 @@ impl Language for R {
                     return Err(lw.unsupported(&what, line, "R does not define it for complex numbers"));
                 }
                 let (a, b) = (lw.cast(a, e), lw.cast(b, e));
-                let (a, b) = if e == INTEGER { integer_divisor(lw, a, b) } else { (a, b) };
+                let (a, b) = if e == INTEGER { integer_divisor(lw, a, b) } else { super::arith::exact_operands(lw, a, b) };
                 let vop = if op == BinOp::Mod { vrir::BinOp::Mod } else { vrir::BinOp::IDiv };
-                Ok(Lowered::new(bin(vop, a.expr, b.expr), ty(e)))
+                let r = bin(vop, a.expr, b.expr);
+                // R's double `%/%` never gives -0 (its quotients below 1 are 0 or -1).
+                let r = if e == DOUBLE && op == BinOp::IDiv { bin(vrir::BinOp::Add, r, vrir::Expr::f64(0.0)) } else { r };
+                Ok(Lowered::new(r, ty(e)))
             }
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
                 let ordered = !matches!(op, BinOp::Eq | BinOp::Ne);
@@ -451,6 +454,7 @@ impl Language for R {
         }
         match reason {
             "integer_overflow" => "integer overflow: R's result is NA (with a warning); compiled code raises this error instead".into(),
+            super::arith::INEXACT_MODULUS => "`%%` or `%/%` of a double that is not a whole number below 2^31: R finishes them in long double, which compiled code reproduces only for those".into(),
             super::builtins::AS_INTEGER_NA => "as.integer of NaN, NA or a double outside R's integers: R's result is NA (with a warning), which compiled integers do not hold".into(),
             "integer_na_argument" => "an integer argument holds NA, which compiled code does not handle (run the function in R)".into(),
             "na_comparison" => "comparison with NA or NaN: R's result is a logical NA, which compiled code does not hold".into(),
