@@ -52,8 +52,7 @@ use crate::analysis::reaching::ReachingDefs;
 use crate::analysis::stmt_count;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{
-    Accum, AllocInit, BinOp, Block, Expr, Function, LValue, LibFn, Module, ReduceOp, Stmt,
-    StmtKind,
+    Accum, AllocInit, BinOp, Block, Expr, Function, LValue, LibFn, Module, ReduceOp, Stmt, StmtKind,
 };
 use crate::vrir::types::{ScalarType, Type};
 
@@ -202,10 +201,16 @@ impl Fuser<'_> {
         emitted: &[usize],
     ) -> Option<(usize, Vec<Stmt>, [u64; 3])> {
         let s = &written[j];
-        // Where the result goes: a variable, or `return` (None).
+        // Where the result goes: a variable, `return` (None), or a store into a selection
+        // of an array (`store`: the statement, whose value the fused result replaces).
+        let mut store: Option<&Stmt> = None;
         let (target, value): (Option<&str>, &Expr) = match &s.kind {
             StmtKind::Assign { targets, value } => match targets.as_slice() {
                 [LValue::Var { name }] => (Some(name.as_str()), value),
+                [LValue::Index { .. }] if !self.in_gpu => {
+                    store = Some(s);
+                    (None, value)
+                }
                 _ => return None,
             },
             StmtKind::Return { values } => match values.as_slice() {
@@ -240,10 +245,18 @@ impl Fuser<'_> {
         // Absorb the temporaries assigned just before, nearest first, down to `floor`.
         let written_tree = tree;
         let mut floor = 0;
-        let (tree, start) = loop {
+        let (tree, start, stepped) = loop {
             let mut tree = written_tree.clone();
             let mut start = j;
+            // Scalar statements of the row stepped over (see `steppable`), nearest first.
+            let mut stepped: Vec<Stmt> = Vec::new();
             while start > floor {
+                if !self.in_gpu && self.steppable(&written[start - 1], &written[start..=j], target)
+                {
+                    stepped.push(written[start - 1].clone());
+                    start -= 1;
+                    continue;
+                }
                 let StmtKind::Assign { targets, value } = &written[start - 1].kind else {
                     break;
                 };
@@ -256,8 +269,12 @@ impl Fuser<'_> {
                 let group = &written[start..=j];
                 match (recognise(self.m, &self.orig, value), value) {
                     (Some(def), _)
-                        if self.absorbable(t, &tree, group, def.fallible == 0 && cheap_to_repeat(value))
-                            && (same_line || def.fallible == 0) => {}
+                        if self.absorbable(
+                            t,
+                            &tree,
+                            group,
+                            def.fallible == 0 && cheap_to_repeat(value),
+                        ) && (same_line || def.fallible == 0) => {}
                     // A copy of an array variable (R's recycling copies `_t4 = d`): its
                     // reads read the variable, which nothing in the row assigns (the row
                     // assigns absorbed temporaries only).
@@ -268,6 +285,14 @@ impl Fuser<'_> {
                                 .iter()
                                 .all(|g| !crate::analysis::stmt_defs(g).contains(src)) => {}
                     _ => break,
+                }
+                // A stepped-over statement runs after the fused loop: it may not read
+                // what the loop no longer computes.
+                if stepped
+                    .iter()
+                    .any(|x| mentions(std::slice::from_ref(x), t) > 0)
+                {
+                    break;
                 }
                 let mut next = tree.clone();
                 substitute(&mut next, t, value);
@@ -287,10 +312,18 @@ impl Fuser<'_> {
                 floor = (start..j).find(|r| emitted[*r] > 0).map_or(j, |r| r + 1);
                 continue;
             }
-            break (tree, start);
+            // Scalar statements just before the first absorbed temporary stay where
+            // they are.
+            while start < j && stepped.last().is_some_and(|x| *x == written[start]) {
+                stepped.pop();
+                start += 1;
+            }
+            stepped.reverse();
+            break (tree, start, stepped);
         };
         let info = recognise(self.m, &self.orig, &tree)?;
-        let absorbed = j - start;
+        let replaced = j - start;
+        let absorbed = replaced - stepped.len();
         let worth = match root {
             Root::Map | Root::Accumulated { .. } => info.ops >= 2,
             Root::Reduce(_) => info.ops >= 1,
@@ -316,7 +349,37 @@ impl Fuser<'_> {
             let counts = [info.ops as u64, absorbed as u64, 0];
             return Some((absorbed, vec![assign(target, tree, line)], counts));
         }
-        let fused = match root {
+        // A store's value goes into a fresh local first (an array, or the scalar of a
+        // reduction); the store then runs as written with that local as its value.
+        let stored = store.map(|_| {
+            let ty = match root {
+                Root::Reduce(_) => Type::scalar(info.ty.elem),
+                _ => Type::Array(info.ty),
+            };
+            fresh_local(&mut self.table, "_v", ty)
+        });
+        let target = stored.as_deref().or(target);
+        let root = match (root, &stored) {
+            // `(set (index ...) (sum tree :acc T))`: the reduction stays in the store.
+            (Root::Accumulated { .. }, Some(_)) => Root::Map,
+            (r, _) => r,
+        };
+        let store_value = |v: &str| -> Expr {
+            match value {
+                Expr::Reduce { op, axis, acc, .. }
+                    if stored.is_some() && (acc.is_some() || op.is_mean()) =>
+                {
+                    Expr::Reduce {
+                        op: *op,
+                        arg: Box::new(Expr::var(v)),
+                        axis: *axis,
+                        acc: *acc,
+                    }
+                }
+                _ => Expr::var(v),
+            }
+        };
+        let mut fused = match root {
             Root::Map => self.map_loop(target, &tree, &info, line)?,
             Root::Reduce(op) => self.reduce_loop(target, op, &tree, &info, line)?,
             Root::Accumulated { op, axis, acc } => {
@@ -335,6 +398,25 @@ impl Fuser<'_> {
                 out
             }
         };
+        // The stepped-over scalar statements run after the fused computation and before
+        // the result is assigned, stored or returned: their order as written.
+        let at = fused
+            .iter()
+            .rposition(|x| {
+                matches!(
+                    x.kind,
+                    StmtKind::For { .. } | StmtKind::Parfor { .. } | StmtKind::If { .. }
+                )
+            })
+            .map_or(fused.len(), |k| k + 1);
+        fused.splice(at..at, stepped);
+        if let (Some(st), Some(v)) = (store, &stored) {
+            let mut st = st.clone();
+            if let StmtKind::Assign { value: sv, .. } = &mut st.kind {
+                *sv = store_value(v);
+            }
+            fused.push(st);
+        }
         let counts = [
             info.ops as u64,
             absorbed as u64,
@@ -357,7 +439,62 @@ impl Fuser<'_> {
                 line,
             }],
         };
-        Some((absorbed, replacement, counts))
+        Some((replaced, replacement, counts))
+    }
+
+    /// Whether `s`, a statement of the row before the user `group`'s last statement,
+    /// may be stepped over: `(set v E)` with v a scalar and E without calls, maps,
+    /// reductions or allocations (nothing an earlier fusion could have rewritten),
+    /// mentioning no array temporary of the row, nor the user's target; v read by no
+    /// value of the row (only, say, by the indices of the user's store). It then runs
+    /// after the fused loop, which computes what the row computed before it, and before
+    /// the result is assigned: the order as written. (R's index temporaries between a
+    /// chain and its store: `(set _t14 ...) (set (index der (range 2 _t14 ...)) ...)`.)
+    fn steppable(&self, s: &Stmt, group: &[Stmt], target: Option<&str>) -> bool {
+        let StmtKind::Assign { targets, value } = &s.kind else {
+            return false;
+        };
+        let [LValue::Var { name: v }] = targets.as_slice() else {
+            return false;
+        };
+        if !matches!(self.orig.var_type(v), Some(Type::Scalar { .. })) {
+            return false;
+        }
+        let mut ok = true;
+        crate::analysis::walk_expr(value, &mut |e| match e {
+            Expr::Call { .. }
+            | Expr::Map { .. }
+            | Expr::Reduce { .. }
+            | Expr::Scan { .. }
+            | Expr::Alloc { .. } => ok = false,
+            Expr::Lib { func, .. } if func.random_draw().is_some() => ok = false,
+            Expr::Var { name } => {
+                if Some(name.as_str()) == target
+                    || matches!(self.orig.var_type(name), Some(Type::Array(_)))
+                        && group
+                            .iter()
+                            .any(|g| crate::analysis::stmt_defs(g).contains(name))
+                {
+                    ok = false
+                }
+            }
+            _ => {}
+        });
+        let read_by_values = group.iter().any(|g| {
+            let vals: Vec<&Expr> = match &g.kind {
+                StmtKind::Assign { value, .. } => vec![value],
+                StmtKind::Return { values } => values.iter().collect(),
+                _ => return true,
+            };
+            vals.iter().any(|e| {
+                let mut hit = false;
+                crate::analysis::walk_expr(e, &mut |x| {
+                    hit |= matches!(x, Expr::Var { name } if name == v);
+                });
+                hit
+            })
+        });
+        ok && !read_by_values
     }
 
     fn index_vars(&mut self, n: u32) -> Vec<String> {
@@ -430,7 +567,7 @@ impl Fuser<'_> {
         line: Option<u32>,
     ) -> Option<Vec<Stmt>> {
         let elem = info.ty.elem;
-        let target_ok = target.is_none_or(|t| self.orig.var_type(t) == Some(&Type::scalar(elem)));
+        let target_ok = target.is_none_or(|t| self.table.var_type(t) == Some(&Type::scalar(elem)));
         if elem == ScalarType::Bool || !target_ok {
             return None;
         }
