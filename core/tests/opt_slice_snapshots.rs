@@ -94,3 +94,36 @@ fn a_row_times_a_column_summed_into_an_element() {
             (return c)))"
     ));
 }
+
+#[test]
+fn scalar_statements_a_chain_reads_run_before_its_loop() {
+    // R's `cnd` in vector style after hoist-scalars: `_s1`, `_s2` sit between the
+    // temporaries; they cannot fail, so they run first and the chain is one loop.
+    insta::assert_snapshot!(with(
+        "+fusion",
+        "(module m :index-base 1
+          (function f ((d f64[1,col])) (f64[1,col])
+            (locals (k f64[1,col]) (_s1 f64) (_t1 f64[1,col]) (_s2 f64) (_t2 f64[1,col])
+                    (r f64[1,col]))
+            (set k (/ 1.0 (+ 1.0 (* 0.25 (abs d)))) :line 2)
+            (set _s1 (neg 0.5) :line 3)
+            (set _t1 (* _s1 d) :line 3)
+            (set _s2 (neg 1.5) :line 3)
+            (set _t2 (+ _s2 (* k 1.25)) :line 3)
+            (set r (* (exp (* _t1 d)) (* k _t2)) :line 3)
+            (return r)))"
+    ));
+}
+
+#[test]
+fn a_store_into_an_array_the_chain_may_share_goes_through_a_fresh_array() {
+    // x and y are parameters that may share storage (no host promise): the chain into
+    // x's selection is computed into a fresh array first, then stored as written.
+    insta::assert_snapshot!(with(
+        "+fusion",
+        "(module m :index-base 1
+          (function f ((x f64[1,col]) (y f64[1,col]) (n i64)) ()
+            (set (index x (range 2 n)) (+ (* y 2.0) 1.0))
+            (return)))"
+    ));
+}
