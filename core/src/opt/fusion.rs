@@ -625,15 +625,14 @@ impl Fuser<'_> {
             | Expr::Scan { .. }
             | Expr::Alloc { .. } => ok = false,
             Expr::Lib { func, .. } if func.random_draw().is_some() => ok = false,
-            Expr::Var { name } => {
+            Expr::Var { name }
                 if Some(name.as_str()) == target
                     || matches!(self.orig.var_type(name), Some(Type::Array(_)))
                         && group
                             .iter()
-                            .any(|g| crate::analysis::stmt_defs(g).contains(name))
-                {
-                    ok = false
-                }
+                            .any(|g| crate::analysis::stmt_defs(g).contains(name)) =>
+            {
+                ok = false
             }
             _ => {}
         });

@@ -120,16 +120,28 @@ fn written_vars(m: &Module, f: &Function) -> BTreeSet<String> {
     out
 }
 
-/// Variables used as the array of a non-element index (a slice or gather of them), or
-/// assigned by a statement of several targets: such a V stays as written.
+/// Variables used as the array of a non-element index (a slice or gather of them, or
+/// fewer scalar indices than dimensions), or assigned by a statement of several
+/// targets: such a V stays as written.
 fn sliced_or_multi(m: &Module, f: &Function, out: &mut BTreeSet<String>) {
     let body = &f.body;
     crate::analysis::walk_body_exprs(body, &mut |e| {
-        if let Expr::Index { array, indices, .. } = e {
+        if let Expr::Index {
+            array,
+            indices,
+            flags,
+        } = e
+        {
             if let Expr::Var { name } = &**array {
-                let element = indices
-                    .iter()
-                    .all(|i| matches!(expr_type(m, f, i), Ok(Type::Scalar { .. })));
+                // One scalar index per dimension (or `:flat`): an element.
+                let rank = match f.var_type(name) {
+                    Some(Type::Array(t)) => t.ndims as usize,
+                    _ => 0,
+                };
+                let element = (indices.len() == rank || flags.flatten)
+                    && indices
+                        .iter()
+                        .all(|i| matches!(expr_type(m, f, i), Ok(Type::Scalar { .. })));
                 if !element {
                     out.insert(name.clone());
                 }
