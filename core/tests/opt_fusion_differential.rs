@@ -1,6 +1,8 @@
-//! Differential test of `fusion` and `reuse`: random array-style functions (chains of
-//! element-wise operators over a few arrays, reassignments of one local, sums and
-//! products of chains) give the same results and fail with the same error, field for
+//! Differential test of `fusion`, `reuse` and `slice-views`: random array-style
+//! functions (chains of element-wise operators over a few arrays and shifted slices of
+//! one more, reassignments of one local, stores of chains into selections with a scalar
+//! statement between chain and store, sums stored into an element, sums and products
+//! of chains) give the same results and fail with the same error, field for
 //! field, whether they run as written on the interpreter (the oracle), optimized on the
 //! interpreter, or optimized on the cpu backend. Operand extents sometimes differ
 //! (shape errors), integer divisors are sometimes zero and float-to-integer casts
@@ -45,10 +47,12 @@ struct Case {
 /// and constants, with whether it is an array.
 fn tree(r: &mut Rng, int: bool, arrays: &[String], depth: u32) -> (String, bool) {
     if depth == 0 || r.below(4) == 0 {
-        return match r.below(6) {
+        return match r.below(7) {
             0 => ("s".to_string(), false),
             1 if int => (format!("{}", r.below(5) as i64 - 2), false),
             1 => (format!("{}.5", r.below(5) as i64 - 2), false),
+            // A shifted slice of w (the `@k` placeholder becomes its range).
+            2 => (format!("@{}", shift(r)), true),
             _ => (r.pick(arrays).clone(), true),
         };
     }
@@ -75,6 +79,42 @@ fn tree(r: &mut Rng, int: bool, arrays: &[String], depth: u32) -> (String, bool)
         _ => format!("({op} {a} {b})"),
     };
     (e, true)
+}
+
+/// The shift of a slice of w: mostly 0 or 1 (in bounds: w is one longer than the
+/// other arrays in its first dimension), sometimes 2 (past the end: an index error).
+fn shift(r: &mut Rng) -> u64 {
+    if r.below(12) == 0 {
+        2
+    } else {
+        r.below(2)
+    }
+}
+
+/// `(index ARRAY (range LO HI) :...)`: `len` elements of the first dimension from
+/// position `from` (0-based), the other dimensions whole.
+fn slice(array: &str, base: u8, from: u64, len: usize, ndims: usize) -> String {
+    let lo = base as u64 + from;
+    let hi = lo as i64 + len as i64 - 1;
+    format!(
+        "(index {array} (range {lo} {hi}){})",
+        " :".repeat(ndims - 1)
+    )
+}
+
+/// Replace every `@k` placeholder of `e` by the slice of w shifted by k.
+fn slices(e: &str, base: u8, len: usize, ndims: usize) -> String {
+    let mut out = String::new();
+    let mut chars = e.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '@' {
+            let k = chars.next().and_then(|d| d.to_digit(10)).unwrap_or(0) as u64;
+            out.push_str(&slice("w", base, k, len, ndims));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn case(seed: u64) -> Case {
@@ -126,8 +166,27 @@ fn case(seed: u64) -> Case {
         .unwrap(),
     );
 
+    // w: one longer in the first dimension, read through shifted slices.
+    {
+        let mut d = dims.clone();
+        d[0] += 1;
+        let n: usize = d.iter().product();
+        let vals: Vec<String> = (0..n)
+            .map(|_| {
+                if int {
+                    format!("{}", r.below(7) as i64 - 3)
+                } else {
+                    format!("{}.75", r.below(9) as i64 - 4)
+                }
+            })
+            .collect();
+        let ty = parse_type(&aty).unwrap();
+        args.push(Value::from_json(&serde_json::from_str(&nest(&vals, &d)).unwrap(), &ty).unwrap());
+    }
+
     let mut arrays: Vec<String> = names.iter().map(|s| s.to_string()).collect();
     let mut body = String::new();
+    let mut temps: Vec<String> = Vec::new();
     let stmts = 1 + r.below(4);
     for _ in 0..stmts {
         let target = if r.below(2) == 0 { "x" } else { "y" };
@@ -139,10 +198,37 @@ fn case(seed: u64) -> Case {
         } else {
             format!("(+ {e} a)")
         };
-        body.push_str(&format!(
-            "    (set {target} {e} :line {})\n",
-            3 + body.lines().count()
-        ));
+        let e = slices(&e, base, dims[0], ndims);
+        let line = 3 + body.lines().count();
+        match r.below(6) {
+            // A store into a selection of x (x as long as a; from position 1 it runs
+            // past x's end when the value is as long as a: an index or shape error).
+            0 if arrays.iter().any(|v| v == "x") => {
+                // The chain into a temporary read once, a scalar statement, the store
+                // (what fusion steps over: R's index temporaries).
+                let t = format!("t{}", temps.len() + 1);
+                temps.push(t.clone());
+                let from = r.below(4) / 3;
+                let lo = base as u64 + from;
+                let off = lo as i64 - 1;
+                let whole = " :".repeat(ndims - 1);
+                body.push_str(&format!(
+                    "    (set {t} {e} :line {line})\n    (set k {} :line {line})\n    (set (index x (range {lo} (+ k {off})){whole}) (* {t} 2{}) :line {line})\n",
+                    dims[0],
+                    if int { "" } else { ".0" }
+                ));
+                continue;
+            }
+            // A sum stored into one element of x.
+            1 if arrays.iter().any(|v| v == "x") && ndims == 1 => {
+                body.push_str(&format!(
+                    "    (set (index x {base}) (sum {e}) :line {line})\n"
+                ));
+                continue;
+            }
+            _ => {}
+        }
+        body.push_str(&format!("    (set {target} {e} :line {line})\n"));
         if !arrays.iter().any(|x| x == target) {
             arrays.push(target.to_string());
         }
@@ -156,10 +242,11 @@ fn case(seed: u64) -> Case {
             format!("(+ {last} (* a 2{}))", if int { "" } else { ".0" }),
         ),
     };
+    let temp_locals: String = temps.iter().map(|t| format!(" ({t} {aty})")).collect();
     let src = format!(
         "(module m :index-base {base}
-  (function f ((a {aty}) (b {aty}) (c {aty}) (s {elem})) ({result})
-    (locals (x {aty}) (y {aty}))
+  (function f ((a {aty}) (b {aty}) (c {aty}) (s {elem}) (w {aty})) ({result})
+    (locals (x {aty}) (y {aty}) (k i64){temp_locals})
     (set x (* a s))
     (set y (- b s))
 {body}    (return {ret})))"
@@ -231,18 +318,20 @@ proptest! {
 #[test]
 fn the_generated_programs_are_fused_reused_and_sometimes_fail() {
     let (mut fused, mut reduced, mut reused, mut failed) = (0, 0, 0, 0);
+    let mut viewed = 0;
     for seed in 0..64u64 {
         let c = case(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let (_, stats) = optimize(&load(&c.src).unwrap(), &OptOptions::all()).unwrap();
         fused += stats.total("fusion", "ops_fused");
         reduced += stats.total("fusion", "reductions_fused");
         reused += stats.total("reuse", "buffers_reused");
+        viewed += stats.total("slice-views", "slices_viewed");
         failed += run(Backend::Interp, &c.src, &c.args, None).0.is_err() as u32;
     }
-    eprintln!("64 programs: {fused} operations fused, {reduced} reductions fused, {reused} buffers reused, {failed} calls failed");
+    eprintln!("64 programs: {fused} operations fused, {reduced} reductions fused, {reused} buffers reused, {viewed} slices viewed, {failed} calls failed");
     assert!(
-        fused > 0 && reduced > 0 && reused > 0,
-        "fused {fused}, reductions {reduced}, reused {reused}"
+        fused > 0 && reduced > 0 && reused > 0 && viewed > 0,
+        "fused {fused}, reductions {reduced}, reused {reused}, viewed {viewed}"
     );
     assert!(failed > 0 && failed < 64, "{failed} of 64 calls failed");
 }

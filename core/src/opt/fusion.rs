@@ -40,6 +40,16 @@
 //!   chain fuses into one loop writing one array, and the reduction folds that array
 //!   in its own accumulator (VRIR has no `f80` scalar for an accumulation loop).
 //!
+//! - The user may be a store into a selection (`(set (index D ...) tree)`): the tree
+//!   fuses into a fresh local and the store runs as written with it; when nothing in
+//!   the tree can fail and no array of the tree may share D's storage, the loop writes
+//!   through a view of the selection (created where the store would check its indices,
+//!   after nothing that can fail), with the store as written where extents differ.
+//! - Scalar statements inside the row: one the later values do not read is stepped
+//!   over and runs after the fused loop (its order as written); one the tree reads whose
+//!   value cannot fail runs before the loop when no earlier statement of the row reads
+//!   what it assigns or assigns what it reads.
+//!
 //! Counters: `ops_fused` (element-wise operations now computed inside a fused loop),
 //! `temporaries_removed` (temporaries substituted into their user), `reductions_fused`.
 
@@ -52,8 +62,7 @@ use crate::analysis::reaching::ReachingDefs;
 use crate::analysis::stmt_count;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{
-    Accum, AllocInit, BinOp, Block, Expr, Function, LValue, LibFn, Module, ReduceOp, Stmt,
-    StmtKind,
+    Accum, AllocInit, BinOp, Block, Expr, Function, LValue, LibFn, Module, ReduceOp, Stmt, StmtKind,
 };
 use crate::vrir::types::{ScalarType, Type};
 
@@ -77,6 +86,9 @@ struct Fuser<'a> {
     /// The function's symbol table, where fresh locals are added.
     table: Function,
     reach: ReachingDefs,
+    /// Alias classes of the function as written (a store is written in place only
+    /// into an array no array of its tree may share storage with).
+    alias: crate::analysis::alias::AliasSets,
     counters: &'a mut Counters,
 }
 
@@ -202,10 +214,16 @@ impl Fuser<'_> {
         emitted: &[usize],
     ) -> Option<(usize, Vec<Stmt>, [u64; 3])> {
         let s = &written[j];
-        // Where the result goes: a variable, or `return` (None).
+        // Where the result goes: a variable, `return` (None), or a store into a selection
+        // of an array (`store`: the statement, whose value the fused result replaces).
+        let mut store: Option<&Stmt> = None;
         let (target, value): (Option<&str>, &Expr) = match &s.kind {
             StmtKind::Assign { targets, value } => match targets.as_slice() {
                 [LValue::Var { name }] => (Some(name.as_str()), value),
+                [LValue::Index { .. }] if !self.in_gpu => {
+                    store = Some(s);
+                    (None, value)
+                }
                 _ => return None,
             },
             StmtKind::Return { values } => match values.as_slice() {
@@ -240,10 +258,26 @@ impl Fuser<'_> {
         // Absorb the temporaries assigned just before, nearest first, down to `floor`.
         let written_tree = tree;
         let mut floor = 0;
-        let (tree, start) = loop {
+        let (tree, start, stepped, hoisted) = loop {
             let mut tree = written_tree.clone();
             let mut start = j;
+            // Scalar statements of the row stepped over (see `steppable`), nearest first.
+            let mut stepped: Vec<Stmt> = Vec::new();
+            // Scalar statements the tree reads, computed before the fused loop (see
+            // `hoistable`), with their positions, nearest first.
+            let mut hoisted: Vec<(usize, Stmt)> = Vec::new();
             while start > floor {
+                if !self.in_gpu && self.steppable(&written[start - 1], &written[start..=j], target)
+                {
+                    stepped.push(written[start - 1].clone());
+                    start -= 1;
+                    continue;
+                }
+                if !self.in_gpu && self.hoistable(&written[start - 1]) {
+                    hoisted.push((start - 1, written[start - 1].clone()));
+                    start -= 1;
+                    continue;
+                }
                 let StmtKind::Assign { targets, value } = &written[start - 1].kind else {
                     break;
                 };
@@ -256,8 +290,12 @@ impl Fuser<'_> {
                 let group = &written[start..=j];
                 match (recognise(self.m, &self.orig, value), value) {
                     (Some(def), _)
-                        if self.absorbable(t, &tree, group, def.fallible == 0 && cheap_to_repeat(value))
-                            && (same_line || def.fallible == 0) => {}
+                        if self.absorbable(
+                            t,
+                            &tree,
+                            group,
+                            def.fallible == 0 && cheap_to_repeat(value),
+                        ) && (same_line || def.fallible == 0) => {}
                     // A copy of an array variable (R's recycling copies `_t4 = d`): its
                     // reads read the variable, which nothing in the row assigns (the row
                     // assigns absorbed temporaries only).
@@ -268,6 +306,14 @@ impl Fuser<'_> {
                                 .iter()
                                 .all(|g| !crate::analysis::stmt_defs(g).contains(src)) => {}
                     _ => break,
+                }
+                // A stepped-over statement runs after the fused loop: it may not read
+                // what the loop no longer computes.
+                if stepped
+                    .iter()
+                    .any(|x| mentions(std::slice::from_ref(x), t) > 0)
+                {
+                    break;
                 }
                 let mut next = tree.clone();
                 substitute(&mut next, t, value);
@@ -287,10 +333,61 @@ impl Fuser<'_> {
                 floor = (start..j).find(|r| emitted[*r] > 0).map_or(j, |r| r + 1);
                 continue;
             }
-            break (tree, start);
+            // Scalar statements just before the first absorbed temporary stay where
+            // they are.
+            loop {
+                if start < j && stepped.last().is_some_and(|x| *x == written[start]) {
+                    stepped.pop();
+                } else if start < j && hoisted.last().is_some_and(|(p, _)| *p == start) {
+                    hoisted.pop();
+                } else {
+                    break;
+                }
+                start += 1;
+            }
+            stepped.reverse();
+            hoisted.reverse();
+            break (tree, start, stepped, hoisted);
         };
+        // A hoisted statement runs before the row's earlier statements: none of them
+        // may read what it assigns or assign what it reads.
+        for (p, h) in &hoisted {
+            let StmtKind::Assign { targets, value } = &h.kind else {
+                return None;
+            };
+            let mut reads = std::collections::BTreeSet::new();
+            crate::analysis::expr_vars(value, &mut reads);
+            let v: Vec<String> = targets
+                .iter()
+                .filter_map(|t| match t {
+                    LValue::Var { name } => Some(name.clone()),
+                    _ => None,
+                })
+                .collect();
+            for q in &written[start..*p] {
+                if v.iter().any(|x| mentions(std::slice::from_ref(q), x) > 0)
+                    || crate::analysis::stmt_defs(q)
+                        .iter()
+                        .any(|d| reads.contains(d))
+                {
+                    return None;
+                }
+            }
+            if !reads
+                .iter()
+                .all(|r| self.reach.certainly_assigned(ids[start], r))
+            {
+                return None;
+            }
+        }
+        let hoisted: Vec<Stmt> = hoisted.into_iter().map(|(_, h)| h).collect();
+        let hoisted_vars: Vec<String> = hoisted
+            .iter()
+            .flat_map(crate::analysis::stmt_defs)
+            .collect();
         let info = recognise(self.m, &self.orig, &tree)?;
-        let absorbed = j - start;
+        let replaced = j - start;
+        let absorbed = replaced - stepped.len() - hoisted.len();
         let worth = match root {
             Root::Map | Root::Accumulated { .. } => info.ops >= 2,
             Root::Reduce(_) => info.ops >= 1,
@@ -303,7 +400,7 @@ impl Fuser<'_> {
             .arrays
             .iter()
             .chain(&info.scalars)
-            .all(|v| self.reach.certainly_assigned(ids[start], v));
+            .all(|v| hoisted_vars.contains(v) || self.reach.certainly_assigned(ids[start], v));
         if !worth || info.fallible > 1 || !order_ok || !assigned {
             return None;
         }
@@ -316,7 +413,37 @@ impl Fuser<'_> {
             let counts = [info.ops as u64, absorbed as u64, 0];
             return Some((absorbed, vec![assign(target, tree, line)], counts));
         }
-        let fused = match root {
+        // A store's value goes into a fresh local first (an array, or the scalar of a
+        // reduction); the store then runs as written with that local as its value.
+        let stored = store.map(|_| {
+            let ty = match root {
+                Root::Reduce(_) => Type::scalar(info.ty.elem),
+                _ => Type::Array(info.ty),
+            };
+            fresh_local(&mut self.table, "_v", ty)
+        });
+        let target = stored.as_deref().or(target);
+        let root = match (root, &stored) {
+            // `(set (index ...) (sum tree :acc T))`: the reduction stays in the store.
+            (Root::Accumulated { .. }, Some(_)) => Root::Map,
+            (r, _) => r,
+        };
+        let store_value = |v: &str| -> Expr {
+            match value {
+                Expr::Reduce { op, axis, acc, .. }
+                    if stored.is_some() && (acc.is_some() || op.is_mean()) =>
+                {
+                    Expr::Reduce {
+                        op: *op,
+                        arg: Box::new(Expr::var(v)),
+                        axis: *axis,
+                        acc: *acc,
+                    }
+                }
+                _ => Expr::var(v),
+            }
+        };
+        let mut fused = match root {
             Root::Map => self.map_loop(target, &tree, &info, line)?,
             Root::Reduce(op) => self.reduce_loop(target, op, &tree, &info, line)?,
             Root::Accumulated { op, axis, acc } => {
@@ -335,12 +462,80 @@ impl Fuser<'_> {
                 out
             }
         };
+        // The stepped-over scalar statements run after the fused computation and before
+        // the result is assigned, stored or returned: their order as written.
+        let at = fused
+            .iter()
+            .rposition(|x| {
+                matches!(
+                    x.kind,
+                    StmtKind::For { .. } | StmtKind::Parfor { .. } | StmtKind::If { .. }
+                )
+            })
+            .map_or(fused.len(), |k| k + 1);
+        let stepped_copy = stepped.clone();
+        fused.splice(at..at, stepped);
+        if let (Some(st), Some(v)) = (store, &stored) {
+            let mut st = st.clone();
+            if let StmtKind::Assign { value: sv, .. } = &mut st.kind {
+                *sv = store_value(v);
+            }
+            let direct = matches!(root, Root::Map) && info.fallible == 0;
+            match self.store_view(st.clone(), &info).filter(|_| direct) {
+                // In place: the stepped statements, the selection as a view (its index
+                // errors are the store's: nothing before it could fail), then, when its
+                // extents are the tree's, one loop writing through it; otherwise the
+                // value into a fresh array and the store, which raises its shape error.
+                Some((view_stmt, w, extents_match)) => {
+                    let mut plain: Vec<Stmt> = fused
+                        .drain(..)
+                        .filter(|x| !stepped_copy.contains(x))
+                        .collect();
+                    plain.push(st);
+                    let idx = self.index_vars(info.ty.ndims);
+                    let extents: Vec<Expr> = (0..info.ty.ndims)
+                        .map(|k| super::elementwise::dim(&info.arrays[0], k))
+                        .collect();
+                    let col = !storage_is_logical(&info.ty);
+                    let body = vec![super::elementwise::store(
+                        &w,
+                        &idx,
+                        element(&tree, &idx, &info.arrays),
+                        line,
+                    )];
+                    let nest = loop_nest(self.m.index_base, &idx, extents.clone(), col, body, line);
+                    let nest = if self.parallel {
+                        parallel_when_large(nest, &extents)
+                    } else {
+                        nest
+                    };
+                    fused = stepped_copy.clone();
+                    fused.push(view_stmt);
+                    fused.push(Stmt {
+                        kind: StmtKind::If {
+                            cond: extents_match,
+                            then: Block {
+                                on_gpu: false,
+                                stmts: vec![nest],
+                            },
+                            els: Some(Block {
+                                on_gpu: false,
+                                stmts: plain,
+                            }),
+                        },
+                        line,
+                    });
+                }
+                None => fused.push(st),
+            }
+        }
         let counts = [
             info.ops as u64,
             absorbed as u64,
             matches!(root, Root::Reduce(_)) as u64,
         ];
-        let replacement = match same_shape_test(&info.arrays, info.ty.ndims) {
+        let mut replacement = hoisted;
+        replacement.extend(match same_shape_test(&info.arrays, info.ty.ndims) {
             None => fused,
             Some(test) => vec![Stmt {
                 kind: StmtKind::If {
@@ -356,8 +551,176 @@ impl Fuser<'_> {
                 },
                 line,
             }],
+        });
+        Some((replaced, replacement, counts))
+    }
+
+    /// Whether `s`, a statement of the row, may run before the fused loop (whose tree
+    /// reads what it assigns: `hoist-scalars`' `(set _s3 (neg 0.356563782))` between
+    /// the temporaries of R's `cnd`): `(set v E)` with v a scalar and E unable to fail
+    /// or have effects (constants, scalar variables, `neg`/`not`, arithmetic and
+    /// comparisons but no division, casts from integers or bool to a real type).
+    /// `fuse` then checks that the row's earlier statements neither read v nor assign
+    /// what E reads, and that E's variables are certainly assigned where the row starts.
+    fn hoistable(&self, s: &Stmt) -> bool {
+        let StmtKind::Assign { targets, value } = &s.kind else {
+            return false;
         };
-        Some((absorbed, replacement, counts))
+        let [LValue::Var { name: v }] = targets.as_slice() else {
+            return false;
+        };
+        matches!(self.orig.var_type(v), Some(Type::Scalar { .. })) && self.cannot_fail(value)
+    }
+
+    fn cannot_fail(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Const { .. } => true,
+            Expr::Var { name } => matches!(self.orig.var_type(name), Some(Type::Scalar { .. })),
+            Expr::Unary { arg, .. } => self.cannot_fail(arg),
+            Expr::Binary { op, lhs, rhs } => {
+                !matches!(op, BinOp::Div | BinOp::IDiv | BinOp::Mod)
+                    && self.cannot_fail(lhs)
+                    && self.cannot_fail(rhs)
+            }
+            Expr::Cast {
+                to: Type::Scalar { elem },
+                arg,
+            } => {
+                let from = crate::vrir::verify::expr_type(self.m, &self.orig, arg);
+                matches!(
+                    from,
+                    Ok(Type::Scalar {
+                        elem: ScalarType::Bool | ScalarType::I32 | ScalarType::I64
+                    })
+                ) && !matches!(elem, ScalarType::C64 | ScalarType::C128)
+                    && self.cannot_fail(arg)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `s`, a statement of the row before the user `group`'s last statement,
+    /// may be stepped over: `(set v E)` with v a scalar and E without calls, maps,
+    /// reductions or allocations (nothing an earlier fusion could have rewritten),
+    /// mentioning no array temporary of the row, nor the user's target; v read by no
+    /// value of the row (only, say, by the indices of the user's store). It then runs
+    /// after the fused loop, which computes what the row computed before it, and before
+    /// the result is assigned: the order as written. (R's index temporaries between a
+    /// chain and its store: `(set _t14 ...) (set (index der (range 2 _t14 ...)) ...)`.)
+    fn steppable(&self, s: &Stmt, group: &[Stmt], target: Option<&str>) -> bool {
+        let StmtKind::Assign { targets, value } = &s.kind else {
+            return false;
+        };
+        let [LValue::Var { name: v }] = targets.as_slice() else {
+            return false;
+        };
+        if !matches!(self.orig.var_type(v), Some(Type::Scalar { .. })) {
+            return false;
+        }
+        let mut ok = true;
+        crate::analysis::walk_expr(value, &mut |e| match e {
+            Expr::Call { .. }
+            | Expr::Map { .. }
+            | Expr::Reduce { .. }
+            | Expr::Scan { .. }
+            | Expr::Alloc { .. } => ok = false,
+            Expr::Lib { func, .. } if func.random_draw().is_some() => ok = false,
+            Expr::Var { name }
+                if Some(name.as_str()) == target
+                    || matches!(self.orig.var_type(name), Some(Type::Array(_)))
+                        && group
+                            .iter()
+                            .any(|g| crate::analysis::stmt_defs(g).contains(name)) =>
+            {
+                ok = false
+            }
+            _ => {}
+        });
+        let read_by_values = group.iter().any(|g| {
+            let vals: Vec<&Expr> = match &g.kind {
+                StmtKind::Assign { value, .. } => vec![value],
+                StmtKind::Return { values } => values.iter().collect(),
+                _ => return true,
+            };
+            vals.iter().any(|e| {
+                let mut hit = false;
+                crate::analysis::walk_expr(e, &mut |x| {
+                    hit |= matches!(x, Expr::Var { name } if name == v);
+                });
+                hit
+            })
+        });
+        ok && !read_by_values
+    }
+
+    /// For a store `(set (index D i...) V)` whose selection (scalar and range indices)
+    /// can be a view of D that no array of the tree may share storage with: the view's
+    /// assignment `(set _wN (index D i... :view))`, `_wN`, and the test that its extents
+    /// are the tree's (those of `info.arrays[0]`).
+    fn store_view(&mut self, st: Stmt, info: &Tree) -> Option<(Stmt, String, Expr)> {
+        let StmtKind::Assign { targets, .. } = &st.kind else {
+            return None;
+        };
+        let [LValue::Index {
+            array: d,
+            indices,
+            flags,
+        }] = targets.as_slice()
+        else {
+            return None;
+        };
+        let Some(Type::Array(dt)) = self.orig.var_type(d) else {
+            return None;
+        };
+        if flags.flatten || flags.negative || dt.elem != info.ty.elem {
+            return None;
+        }
+        let mut rank = dt.ndims.checked_sub(indices.len() as u32)?;
+        for i in indices {
+            match i {
+                Expr::Range { .. } => rank += 1,
+                _ => match crate::vrir::verify::expr_type(self.m, &self.orig, i) {
+                    Ok(Type::Scalar { elem }) if elem.is_int() => {}
+                    _ => return None,
+                },
+            }
+        }
+        let shared = info
+            .arrays
+            .iter()
+            .any(|a| a == d || self.alias.may_alias(a, d));
+        if rank != info.ty.ndims || shared {
+            return None;
+        }
+        let w = fresh_local(
+            &mut self.table,
+            "_w",
+            Type::Array(crate::vrir::types::ArrayType::new(
+                dt.elem,
+                rank,
+                crate::vrir::types::Layout::Strided,
+            )),
+        );
+        let view = Expr::Index {
+            array: Box::new(Expr::var(d)),
+            indices: indices.clone(),
+            flags: crate::vrir::ast::IndexFlags {
+                view: true,
+                ..*flags
+            },
+        };
+        let test = super::elementwise::all_of(
+            (0..rank)
+                .map(|k| {
+                    Expr::binary(
+                        BinOp::Eq,
+                        super::elementwise::dim(&w, k),
+                        super::elementwise::dim(&info.arrays[0], k),
+                    )
+                })
+                .collect(),
+        )?;
+        Some((assign(&w, view, st.line), w, test))
     }
 
     fn index_vars(&mut self, n: u32) -> Vec<String> {
@@ -430,7 +793,7 @@ impl Fuser<'_> {
         line: Option<u32>,
     ) -> Option<Vec<Stmt>> {
         let elem = info.ty.elem;
-        let target_ok = target.is_none_or(|t| self.orig.var_type(t) == Some(&Type::scalar(elem)));
+        let target_ok = target.is_none_or(|t| self.table.var_type(t) == Some(&Type::scalar(elem)));
         if elem == ScalarType::Bool || !target_ok {
             return None;
         }
@@ -532,6 +895,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
         orig: f.clone(),
         table,
         reach: ReachingDefs::compute(f),
+        alias: crate::analysis::alias::AliasSets::compute(f, cx.options.params_never_alias),
         counters,
     };
     let body = fuser.stmts(std::mem::take(&mut f.body), 0);

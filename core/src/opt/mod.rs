@@ -25,6 +25,7 @@ pub mod prealloc;
 pub mod recycle;
 pub mod reuse;
 pub mod simplify;
+pub mod views;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::vrir::ast::{Expr, Function, Module};
@@ -52,7 +53,8 @@ pub struct Pass {
 
 /// Every pass, in the order they run: simplification first (later passes see explicit
 /// allocations), then scalar operands of element-wise expressions computed first (so
-/// the expressions are trees of variables), then R's recycling guards removed or
+/// the expressions are trees of variables), then slices of arrays nothing writes read
+/// in place (so fusion's loops read the source, not a copy), then R's recycling guards removed or
 /// versioned (they split chains of vector operations into single statements), then
 /// fusion (which absorbs simplify's temporaries into one loop), then arrays that loops
 /// assign given a value before the loop (so reuse may write them in place), then
@@ -67,6 +69,7 @@ pub struct Pass {
 pub const PASSES: &[Pass] = &[
     simplify::SIMPLIFY,
     hoist_scalars::HOIST_SCALARS,
+    views::SLICE_VIEWS,
     recycle::RECYCLE_VERSION,
     fusion::FUSION,
     prealloc::PREALLOC,
