@@ -268,3 +268,40 @@ fn a_stable_argument_goes_up_once_over_many_calls_until_the_host_changes_it() {
     }
     velociraptor::gpu::resident::forget_all();
 }
+
+#[test]
+fn uploads_overlapping_kernels_give_the_same_results_and_counts_as_one_queue() {
+    let _s = serial();
+    let (c, e) = compile(TWO_SECTIONS);
+    let mut seen = Vec::new();
+    for overlap in [true, false] {
+        if overlap {
+            std::env::remove_var("VR_GPU_OVERLAP");
+        } else {
+            std::env::set_var("VR_GPU_OVERLAP", "off");
+        }
+        let mut got = Vec::new();
+        for w in 0..3 {
+            let mut a: Vec<f64> = (0..5000).map(|i| (i % 17) as f64).collect();
+            let before = stats(&e);
+            let r = call(
+                &c,
+                "f",
+                &[
+                    host(&mut a, false),
+                    HostArg::Scalar(Scalar::I64(5000)),
+                    HostArg::Scalar(Scalar::I64(w)),
+                ],
+            );
+            got.push((r, a, uploads(&e, &before)));
+        }
+        seen.push(got);
+    }
+    std::env::remove_var("VR_GPU_OVERLAP");
+    assert!(
+        seen[0] == seen[1],
+        "the transfer queue changed a result or a count"
+    );
+    // Spot check by hand: w = 2 makes b[1] = (1 + 1) * 10 and c[1] = 1 * 20.
+    assert_eq!(seen[0][2].0[1][1], 20.0);
+}

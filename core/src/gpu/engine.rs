@@ -726,7 +726,11 @@ impl Session {
             }
         }
         let global: Vec<usize> = counts.iter().map(|c| *c as usize).collect();
-        let launched = opencl::launch(&gpu, &program, &k.name, &args, &global, None);
+        // The kernel runs after the uploads it may read (on the transfer queue).
+        let launched = rt
+            .device_ref()
+            .join_transfers()
+            .and_then(|_| opencl::launch(&gpu, &program, &k.name, &args, &global, None));
         drop(args);
         let ev = match launched {
             Ok(ev) => ev,

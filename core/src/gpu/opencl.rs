@@ -52,7 +52,11 @@ pub struct Gpu {
     pub info: DeviceInfo,
     device: ClDevice,
     pub context: Context,
+    /// Kernels, device copies, downloads (in order).
     pub queue: CommandQueue,
+    /// Uploads, so that they overlap the kernels on `queue` (issue 15): None when the
+    /// device would not make a second queue. See [`OclDevice::join_transfers`].
+    pub transfer_queue: Option<CommandQueue>,
     /// The kernel cache (in the process and on disk).
     pub programs: super::program_cache::ProgramCache,
 }
@@ -180,11 +184,16 @@ fn open(choice: Option<&str>) -> Result<Gpu, String> {
     let queue =
         CommandQueue::create_default(&context, opencl3::command_queue::CL_QUEUE_PROFILING_ENABLE)
             .map_err(|e| cl_err("cannot create an OpenCL command queue", e))?;
+    #[allow(deprecated)]
+    let transfer_queue =
+        CommandQueue::create_default(&context, opencl3::command_queue::CL_QUEUE_PROFILING_ENABLE)
+            .ok();
     Ok(Gpu {
         info,
         device,
         context,
         queue,
+        transfer_queue,
         programs: Default::default(),
     })
 }
@@ -219,6 +228,19 @@ impl Gpu {
 pub struct OclDevice {
     pub gpu: Arc<Gpu>,
     events: Vec<(Timed, opencl3::event::Event)>,
+    /// Uploads enqueued on the transfer queue that the kernel queue is not yet ordered
+    /// after (their events, owned by `events`).
+    pending: std::cell::RefCell<Vec<cl_event>>,
+}
+
+/// Uploads go on their own queue, overlapping kernels (the default), or on the kernel
+/// queue in order (`VR_GPU_OVERLAP=off`, for measuring what the overlap gives); read at
+/// every upload.
+pub fn overlap_enabled() -> bool {
+    !matches!(
+        std::env::var("VR_GPU_OVERLAP").ok().as_deref(),
+        Some("off" | "0" | "no" | "false")
+    )
 }
 
 /// What an event timed.
@@ -245,6 +267,7 @@ impl OclDevice {
         OclDevice {
             gpu,
             events: Vec::new(),
+            pending: std::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -265,6 +288,8 @@ impl OclDevice {
     /// when the queue has finished (an in-order queue: after a wait or a blocking read);
     /// a command without stamps counts nothing.
     pub fn take_times(&mut self) -> Times {
+        // The queues have finished: no upload is pending any more.
+        self.pending.borrow_mut().clear();
         let mut t = Times::default();
         for (kind, ev) in self.events.drain(..) {
             let (Ok(a), Ok(b)) = (ev.profiling_command_start(), ev.profiling_command_end()) else {
@@ -282,6 +307,34 @@ impl OclDevice {
     /// Events waiting to be timed (many: the caller may finish the queue and take them).
     pub fn recorded(&self) -> usize {
         self.events.len()
+    }
+
+    /// Order everything enqueued on the kernel queue from now on after the uploads on the
+    /// transfer queue (one barrier with their events). Called before every command on
+    /// the kernel queue: kernel launches, device copies, downloads. An upload only
+    /// targets a buffer no command still queued uses (VRRuntime uploads only what the
+    /// host holds alone: a new row, or one the CPU wrote after waiting for the queue),
+    /// so running it beside earlier kernels is safe; later commands wait for it here.
+    pub fn join_transfers(&self) -> Result<(), String> {
+        let mut pending = self.pending.borrow_mut();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the events are live (owned by `events` until the queues finish).
+        let r = unsafe {
+            opencl3::command_queue::enqueue_barrier_with_wait_list(
+                self.gpu.queue.get(),
+                pending.len() as u32,
+                pending.as_ptr(),
+            )
+        };
+        let ev = enqueued("barrier after uploads", r)?;
+        if !ev.is_null() {
+            // Not timed: released now (the queue keeps what it needs).
+            drop(opencl3::event::Event::new(ev));
+        }
+        pending.clear();
+        Ok(())
     }
 }
 
@@ -311,11 +364,16 @@ impl Device for OclDevice {
         if bytes == 0 {
             return Ok(());
         }
-        // SAFETY: `host` holds `bytes` bytes that stay unchanged until the queue is
+        let queue = match &self.gpu.transfer_queue {
+            Some(t) if overlap_enabled() => t.get(),
+            _ => self.gpu.queue.get(),
+        };
+        let overlapped = queue != self.gpu.queue.get();
+        // SAFETY: `host` holds `bytes` bytes that stay unchanged until the queues are
         // finished (VRRuntime waits before the CPU writes them).
         let r = unsafe {
             opencl3::command_queue::enqueue_write_buffer(
-                self.gpu.queue.get(),
+                queue,
                 buf.get(),
                 CL_NON_BLOCKING,
                 offset,
@@ -325,7 +383,12 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        self.check("upload", r)
+        let ev = enqueued("upload", r)?;
+        self.record(Timed::Transfer, ev);
+        if overlapped && !ev.is_null() {
+            self.pending.borrow_mut().push(ev);
+        }
+        Ok(())
     }
 
     fn download(
@@ -338,6 +401,7 @@ impl Device for OclDevice {
         if bytes == 0 {
             return Ok(());
         }
+        self.join_transfers()?;
         // SAFETY: `host` holds `bytes` writable bytes; the read blocks until done.
         let r = unsafe {
             opencl3::command_queue::enqueue_read_buffer(
@@ -365,6 +429,7 @@ impl Device for OclDevice {
         if bytes == 0 {
             return Ok(());
         }
+        self.join_transfers()?;
         // SAFETY: both ranges lie inside their buffers (VRRuntime's rows).
         let r = unsafe {
             opencl3::command_queue::enqueue_copy_buffer(
@@ -382,8 +447,14 @@ impl Device for OclDevice {
     }
 
     fn finish(&mut self) -> Result<(), String> {
+        if let Some(t) = &self.gpu.transfer_queue {
+            opencl3::command_queue::finish(t.get())
+                .map_err(|c| format!("finish: {}", opencl3::error_codes::ClError(c)))?;
+        }
         opencl3::command_queue::finish(self.gpu.queue.get())
-            .map_err(|c| format!("finish: {}", opencl3::error_codes::ClError(c)))
+            .map_err(|c| format!("finish: {}", opencl3::error_codes::ClError(c)))?;
+        self.pending.borrow_mut().clear();
+        Ok(())
     }
 }
 

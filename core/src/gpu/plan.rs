@@ -339,13 +339,13 @@ impl<'m> Planner<'m> {
                         let may =
                             crate::analysis::param_writes::params_possibly_written(self.m, func);
                         for (k, a) in args.iter().enumerate() {
-                            if let Expr::Var { name } = a {
-                                if may
-                                    .as_ref()
-                                    .is_none_or(|w| w.get(k).copied().unwrap_or(true))
-                                {
-                                    written.insert(name.clone());
-                                }
+                            // An argument that is not a plain variable (a view, a
+                            // slice) may still share the storage of what it mentions.
+                            if may
+                                .as_ref()
+                                .is_none_or(|w| w.get(k).copied().unwrap_or(true))
+                            {
+                                crate::analysis::expr_vars(a, &mut written);
                             }
                         }
                     }
