@@ -305,3 +305,30 @@ fn uploads_overlapping_kernels_give_the_same_results_and_counts_as_one_queue() {
     // Spot check by hand: w = 2 makes b[1] = (1 + 1) * 10 and c[1] = 1 * 20.
     assert_eq!(seen[0][2].0[1][1], 20.0);
 }
+
+/// A function that writes its argument on the CPU before its section.
+const WRITES_FIRST: &str = r#"
+(module res2 :index-base 0
+  (function w ((a f64[1,row])) (f64[1,row])
+    (locals (b f64[1,row]))
+    (set (index a 0) (+ (index a 0) 1.0))
+    (gpu (set b (* a 2.0)))
+    (return b)))
+"#;
+
+#[test]
+fn a_stable_argument_the_call_itself_writes_is_never_read_stale() {
+    // The C API never marks a written parameter stable; a Rust caller of `call_host`
+    // might. The kept copy is adopted before the call's CPU code runs, so the write
+    // before the section makes it stale and the section reads the new value.
+    let _s = serial();
+    velociraptor::gpu::resident::forget_all();
+    let (c, _e) = compile(WRITES_FIRST);
+    let mut a = vec![1.0, 2.0];
+    let r = with_residency(true, || call(&c, "w", &[host(&mut a, true)]));
+    assert_eq!(r, vec![vec![4.0, 4.0]]);
+    let r = with_residency(true, || call(&c, "w", &[host(&mut a, true)]));
+    assert_eq!(r, vec![vec![6.0, 4.0]]);
+    assert_eq!(a, vec![3.0, 2.0]);
+    velociraptor::gpu::resident::forget_all();
+}

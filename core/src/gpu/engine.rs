@@ -215,6 +215,18 @@ static SLOT_INIT: [i32; 2] = [i32::MAX, 0];
 impl OffloadSession for Session {
     fn stable_arrays(&mut self, ranges: &[(usize, usize)]) {
         self.stable = ranges.iter().copied().filter(|(lo, hi)| lo < hi).collect();
+        // Adopt the kept copies before any CPU code of the call runs, so that a CPU
+        // write of such an argument (which a host should not make, but a caller of
+        // `call_host` might) is reported to the runtime like any other and makes the
+        // copy stale.
+        if super::resident::enabled()
+            && self
+                .stable
+                .iter()
+                .any(|(lo, hi)| super::resident::contains(*lo, *hi))
+        {
+            let _ = self.runtime();
+        }
     }
 
     fn finish(&mut self) -> Option<VrError> {

@@ -75,6 +75,11 @@ pub fn take(lo: usize, hi: usize) -> Option<Buffer<u8>> {
     Some(e.buf)
 }
 
+/// Whether the cache holds a copy of exactly `[lo, hi)`.
+pub fn contains(lo: usize, hi: usize) -> bool {
+    lock().entries.iter().any(|e| e.lo == lo && e.hi == hi)
+}
+
 /// Keep `buf`, a device copy of host bytes `[lo, hi)`, for later calls. Entries that
 /// overlap the range are dropped (they describe older contents of those bytes), then
 /// the oldest ones until the cache fits its limit.
