@@ -12,6 +12,8 @@
 //!
 //! The reduction's scalar is the only thing read back, so the difference is the upload.
 
+#![allow(clippy::result_large_err)]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use velociraptor::cpu::{compile_offloaded, CompiledModule, CpuOptions, RawResult};

@@ -401,6 +401,9 @@ enum VrStatus vr_gpu_device(int32_t *kind, char **description);
 // a `backend=gpu` context, else 0; `*n` gets the parameter count. A host that keeps
 // such arguments unchanged across calls (or reports changes with `vr_array_changed`)
 // lets the device keep them (docs/gpu.md, "Residency").
+//
+// # Safety
+// `out` is null or holds `max` writable bytes; `n` is null or writable.
 enum VrStatus vr_function_stable_params(const struct VrFunction *f,
                                         uint8_t *out,
                                         size_t max,

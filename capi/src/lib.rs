@@ -715,6 +715,9 @@ pub extern "C" fn vr_gpu_device(kind: *mut i32, description: *mut *mut c_char) -
 /// a `backend=gpu` context, else 0; `*n` gets the parameter count. A host that keeps
 /// such arguments unchanged across calls (or reports changes with `vr_array_changed`)
 /// lets the device keep them (docs/gpu.md, "Residency").
+///
+/// # Safety
+/// `out` is null or holds `max` writable bytes; `n` is null or writable.
 #[no_mangle]
 pub unsafe extern "C" fn vr_function_stable_params(
     f: *const VrFunction,
