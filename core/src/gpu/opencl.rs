@@ -228,9 +228,51 @@ impl Gpu {
 pub struct OclDevice {
     pub gpu: Arc<Gpu>,
     events: Vec<(Timed, opencl3::event::Event)>,
-    /// Uploads enqueued on the transfer queue that the kernel queue is not yet ordered
-    /// after (their events, owned by `events`).
-    pending: std::cell::RefCell<Vec<cl_event>>,
+}
+
+thread_local! {
+    /// Uploads this thread enqueued on the transfer queue that the kernel queue is not
+    /// yet ordered after (retained events, released when joined or finished). Per thread,
+    /// not per device value, so that [`launch`] joins them whoever calls it: a call runs
+    /// on one thread.
+    static PENDING: std::cell::RefCell<Vec<cl_event>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn release_pending(pending: &mut Vec<cl_event>) {
+    for ev in pending.drain(..) {
+        // SAFETY: retained when pushed; released once here.
+        let _ = unsafe { opencl3::event::release_event(ev) };
+    }
+}
+
+/// Order everything enqueued on the kernel queue from now on after this thread's
+/// uploads on the transfer queue (one barrier with their events). Called before every
+/// command on the kernel queue: kernel launches ([`launch`] itself), device copies,
+/// downloads. An upload only targets a buffer no queued command uses (VRRuntime uploads
+/// only what the host holds alone: a new row, or one the CPU wrote after waiting for the
+/// queues), so it may run beside earlier kernels; later commands wait for it here.
+pub fn join_transfers(gpu: &Gpu) -> Result<(), String> {
+    PENDING.with(|p| {
+        let mut pending = p.borrow_mut();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the events are retained (live) until released below.
+        let r = unsafe {
+            opencl3::command_queue::enqueue_barrier_with_wait_list(
+                gpu.queue.get(),
+                pending.len() as u32,
+                pending.as_ptr(),
+            )
+        };
+        let ev = enqueued("barrier after uploads", r)?;
+        if !ev.is_null() {
+            // Not timed: released now (the queue keeps what it needs).
+            drop(opencl3::event::Event::new(ev));
+        }
+        release_pending(&mut pending);
+        Ok(())
+    })
 }
 
 /// Uploads go on their own queue, overlapping kernels (the default), or on the kernel
@@ -267,7 +309,6 @@ impl OclDevice {
         OclDevice {
             gpu,
             events: Vec::new(),
-            pending: std::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -288,8 +329,6 @@ impl OclDevice {
     /// when the queue has finished (an in-order queue: after a wait or a blocking read);
     /// a command without stamps counts nothing.
     pub fn take_times(&mut self) -> Times {
-        // The queues have finished: no upload is pending any more.
-        self.pending.borrow_mut().clear();
         let mut t = Times::default();
         for (kind, ev) in self.events.drain(..) {
             let (Ok(a), Ok(b)) = (ev.profiling_command_start(), ev.profiling_command_end()) else {
@@ -309,32 +348,9 @@ impl OclDevice {
         self.events.len()
     }
 
-    /// Order everything enqueued on the kernel queue from now on after the uploads on the
-    /// transfer queue (one barrier with their events). Called before every command on
-    /// the kernel queue: kernel launches, device copies, downloads. An upload only
-    /// targets a buffer no command still queued uses (VRRuntime uploads only what the
-    /// host holds alone: a new row, or one the CPU wrote after waiting for the queue),
-    /// so running it beside earlier kernels is safe; later commands wait for it here.
+    /// [`join_transfers`] on this device's queues.
     pub fn join_transfers(&self) -> Result<(), String> {
-        let mut pending = self.pending.borrow_mut();
-        if pending.is_empty() {
-            return Ok(());
-        }
-        // SAFETY: the events are live (owned by `events` until the queues finish).
-        let r = unsafe {
-            opencl3::command_queue::enqueue_barrier_with_wait_list(
-                self.gpu.queue.get(),
-                pending.len() as u32,
-                pending.as_ptr(),
-            )
-        };
-        let ev = enqueued("barrier after uploads", r)?;
-        if !ev.is_null() {
-            // Not timed: released now (the queue keeps what it needs).
-            drop(opencl3::event::Event::new(ev));
-        }
-        pending.clear();
-        Ok(())
+        join_transfers(&self.gpu)
     }
 }
 
@@ -386,7 +402,13 @@ impl Device for OclDevice {
         let ev = enqueued("upload", r)?;
         self.record(Timed::Transfer, ev);
         if overlapped && !ev.is_null() {
-            self.pending.borrow_mut().push(ev);
+            // SAFETY: a live event; the pending list holds its own reference.
+            if unsafe { opencl3::event::retain_event(ev) }.is_ok() {
+                PENDING.with(|p| p.borrow_mut().push(ev));
+            } else {
+                // Cannot keep it: order the kernel queue after it now.
+                self.finish()?;
+            }
         }
         Ok(())
     }
@@ -453,7 +475,7 @@ impl Device for OclDevice {
         }
         opencl3::command_queue::finish(self.gpu.queue.get())
             .map_err(|c| format!("finish: {}", opencl3::error_codes::ClError(c)))?;
-        self.pending.borrow_mut().clear();
+        PENDING.with(|p| release_pending(&mut p.borrow_mut()));
         Ok(())
     }
 }
@@ -505,6 +527,8 @@ pub fn launch(
     global: &[usize],
     local: Option<&[usize]>,
 ) -> Result<cl_event, String> {
+    // The kernel runs after the uploads this thread enqueued (it may read them).
+    join_transfers(gpu)?;
     let kernel = Kernel::create(program, name).map_err(|e| cl_err(&format!("kernel {name}"), e))?;
     for (k, a) in args.iter().enumerate() {
         let k = k as u32;
