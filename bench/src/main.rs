@@ -13,10 +13,12 @@
 //!
 //! Usage: vr-bench [--quick] [--kernel NAME] [--passes | --gpu] [--threads LIST] [--out DIR]
 //! (`--passes`: each optimizer pass's worth instead, see `passes`; `--gpu`: the kernels
-//! in GPU sections on the OpenCL device next to cpu-par, see `gpu`).
+//! in GPU sections on the OpenCL device next to cpu-par, see `gpu`; `--gpu-resident`:
+//! calls with arrays kept on the device against residency off, see `resident`).
 
 mod c_ref;
 mod gpu;
+mod resident;
 mod kernels;
 mod nocheck;
 mod passes;
@@ -49,6 +51,8 @@ struct Options {
     passes: bool,
     /// The GPU table instead (`gpu.rs`).
     gpu: bool,
+    /// What GPU residency saves instead (`resident.rs`).
+    gpu_resident: bool,
     /// Thread counts of the scaling sweep (empty: none).
     sweep: Vec<usize>,
     /// The run's folder for the CSV (default: see `record::RunInfo`).
@@ -122,6 +126,7 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
         kernel: None,
         passes: false,
         gpu: false,
+        gpu_resident: false,
         sweep: Vec::new(),
         out: None,
     };
@@ -131,6 +136,7 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
             "--quick" => opts.quick = true,
             "--passes" => opts.passes = true,
             "--gpu" => opts.gpu = true,
+            "--gpu-resident" => opts.gpu_resident = true,
             "--kernel" => opts.kernel = Some(it.next().ok_or("--kernel needs a name")?),
             "--out" => opts.out = Some(PathBuf::from(it.next().ok_or("--out needs a folder")?)),
             "--threads" => {
@@ -156,6 +162,9 @@ fn run(opts: &Options) -> Result<(), String> {
             "no kernel named `{}`",
             opts.kernel.as_deref().unwrap_or("")
         ));
+    }
+    if opts.gpu_resident {
+        return resident::run(opts.quick, opts.reps());
     }
     let dir = c_ref::BuildDir::new()?;
     if opts.passes {

@@ -41,6 +41,13 @@
 // `VrArray::flags`: compiled code may write the elements.
 #define VR_ARRAY_WRITEABLE 1
 
+// `VrArray::flags`: the host vouches that the elements hold what they held when it last
+// passed this memory with this flag, unless it has called `vr_array_changed` on them
+// since (before writing or freeing them): a device copy an earlier `backend=gpu` call
+// left may be reused instead of uploading again. Ignored for arguments the function
+// may write, and for ones that overlap a writable argument.
+#define VR_ARRAY_STABLE 2
+
 // `VrValue::kind` and `VrType::kind`.
 #define VR_KIND_SCALAR 0
 
@@ -388,6 +395,25 @@ enum VrStatus vr_function_dump(const struct VrFunction *f, int32_t what, char **
 // says why there is none (no OpenCL library, no platform, `VR_OPENCL_DEVICE=off`, ...).
 // Hosts use it to decide whether `backend=gpu` pays (R's `vr_options(gpu = "auto")`).
 enum VrStatus vr_gpu_device(int32_t *kind, char **description);
+
+// Which parameters of `f` are worth passing with `VR_ARRAY_STABLE`: `out[i]` (for `i` <
+// `max`) is 1 for an array parameter that no call writes when `f` runs GPU sections on
+// a `backend=gpu` context, else 0; `*n` gets the parameter count. A host that keeps
+// such arguments unchanged across calls (or reports changes with `vr_array_changed`)
+// lets the device keep them (docs/gpu.md, "Residency").
+//
+// # Safety
+// `out` is null or holds `max` writable bytes; `n` is null or writable.
+enum VrStatus vr_function_stable_params(const struct VrFunction *f,
+                                        uint8_t *out,
+                                        size_t max,
+                                        size_t *n);
+
+// The host is about to change or free `bytes` bytes at `data`: device copies of them
+// kept for arrays passed with `VR_ARRAY_STABLE` are dropped, so no later call reads a
+// stale copy. Hosts that pass `VR_ARRAY_STABLE` must call it before every such write
+// or free; safe from any thread.
+void vr_array_changed(const void *data, size_t bytes);
 
 // Ask every compiled call running now to stop: each returns `VR_INTERRUPTED` at its
 // next poll (loops poll at their back edges; see docs/c-api.md). Safe to call from any

@@ -83,6 +83,7 @@ pub fn host_array(a: &VrArray) -> VrResult<HostArray> {
         dims: a.dims[..n].to_vec(),
         strides: a.strides[..n].to_vec(),
         writeable: a.flags & VR_ARRAY_WRITEABLE != 0,
+        stable: a.flags & VR_ARRAY_STABLE != 0,
     })
 }
 
@@ -154,6 +155,7 @@ fn private_copy(a: &HostArray) -> (HostArray, PrivateCopy) {
         dims: a.dims.clone(),
         strides,
         writeable: true,
+        stable: false,
     };
     (copy, PrivateCopy { _storage: storage })
 }
@@ -258,6 +260,23 @@ unsafe fn call_inner(
             }
         };
         host_args.push(arg);
+    }
+    // Stable only where nothing the call may write shares its bytes.
+    let written_spans: Vec<(usize, usize)> = in_place
+        .iter()
+        .filter(|(_, i)| spec.writes.get(*i).copied().unwrap_or(true))
+        .map(|(span, _)| *span)
+        .collect();
+    for (i, arg) in host_args.iter_mut().enumerate() {
+        if let HostArg::Array(a) = arg {
+            if a.stable {
+                let written = spec.writes.get(i).copied().unwrap_or(true);
+                let overlaps = a
+                    .byte_span()
+                    .is_some_and(|(lo, hi)| written_spans.iter().any(|(l, h)| *l < hi && lo < *h));
+                a.stable = !written && !overlaps;
+            }
+        }
     }
 
     let mut produced = Produced { hooks, arrays: Vec::new() };

@@ -710,6 +710,50 @@ pub extern "C" fn vr_gpu_device(kind: *mut i32, description: *mut *mut c_char) -
     })
 }
 
+/// Which parameters of `f` are worth passing with `VR_ARRAY_STABLE`: `out[i]` (for `i` <
+/// `max`) is 1 for an array parameter that no call writes when `f` runs GPU sections on
+/// a `backend=gpu` context, else 0; `*n` gets the parameter count. A host that keeps
+/// such arguments unchanged across calls (or reports changes with `vr_array_changed`)
+/// lets the device keep them (docs/gpu.md, "Residency").
+///
+/// # Safety
+/// `out` is null or holds `max` writable bytes; `n` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn vr_function_stable_params(
+    f: *const VrFunction,
+    out: *mut u8,
+    max: usize,
+    n: *mut usize,
+) -> VrStatus {
+    guard("vr_function_stable_params", || {
+        let f = non_null(f, "function")?;
+        let sig = f.spec.signature();
+        let gpu = !f.spec.compiled.offload_report().is_empty();
+        if !n.is_null() {
+            *n = sig.params.len();
+        }
+        if !out.is_null() {
+            for (i, p) in sig.params.iter().enumerate().take(max) {
+                let written = f.spec.writes.get(i).copied().unwrap_or(true);
+                *out.add(i) = (gpu && p.ty.as_array().is_some() && !written) as u8;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The host is about to change or free `bytes` bytes at `data`: device copies of them
+/// kept for arrays passed with `VR_ARRAY_STABLE` are dropped, so no later call reads a
+/// stale copy. Hosts that pass `VR_ARRAY_STABLE` must call it before every such write
+/// or free; safe from any thread.
+#[no_mangle]
+pub extern "C" fn vr_array_changed(data: *const std::ffi::c_void, bytes: usize) {
+    if !data.is_null() {
+        let lo = data as usize;
+        velociraptor::gpu::resident::forget(lo, lo.saturating_add(bytes));
+    }
+}
+
 /// Ask every compiled call running now to stop: each returns `VR_INTERRUPTED` at its
 /// next poll (loops poll at their back edges; see docs/c-api.md). Safe to call from any
 /// thread and from a signal handler (one atomic store). The request stays until

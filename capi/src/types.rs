@@ -51,6 +51,12 @@ pub const VR_LAYOUT_STRIDED: i32 = 2;
 
 /// `VrArray::flags`: compiled code may write the elements.
 pub const VR_ARRAY_WRITEABLE: u32 = 1;
+/// `VrArray::flags`: the host vouches that the elements hold what they held when it last
+/// passed this memory with this flag, unless it has called `vr_array_changed` on them
+/// since (before writing or freeing them): a device copy an earlier `backend=gpu` call
+/// left may be reused instead of uploading again. Ignored for arguments the function
+/// may write, and for ones that overlap a writable argument.
+pub const VR_ARRAY_STABLE: u32 = 2;
 
 /// `VrValue::kind` and `VrType::kind`.
 pub const VR_KIND_SCALAR: i32 = 0;

@@ -234,6 +234,9 @@ pub fn stats() -> Result<Robj, Failure> {
 struct Compiled {
     f: *mut VrFunction,
     n_results: usize,
+    /// Per C-API parameter: pass the argument with `VR_ARRAY_STABLE` (an array the
+    /// function reads in GPU sections and never writes; `resident.rs`).
+    stable: Vec<bool>,
     /// When the R function returns a list: its names and nesting (the results are its
     /// elements in order).
     result_list: Option<ListTy>,
@@ -349,7 +352,14 @@ fn finish(f: *mut VrFunction) -> Result<Compiled, Failure> {
             return Err(e);
         }
     };
-    Ok(Compiled { f, n_results: nr, result_list })
+    let mut stable = vec![0u8; np];
+    let mut n = 0usize;
+    // SAFETY: `stable` holds `np` bytes.
+    if unsafe { vr_function_stable_params(f, stable.as_mut_ptr(), np, &mut n) } != VrStatus::VR_OK {
+        stable.fill(0);
+    }
+    let stable = stable.into_iter().map(|b| b != 0).collect();
+    Ok(Compiled { f, n_results: nr, result_list, stable })
 }
 
 /// The list a compiled function returns, if it returns one (`vr_function_result_list`).
@@ -449,6 +459,28 @@ impl Entry {
             let mut objs = Vec::with_capacity(n);
             for (i, (x, s)) in xs.iter().zip(&sig).enumerate() {
                 push_values(*x, s, &|| what(&self.name, &self.globals, i, n), &mut scratch, &mut values, &mut objs)?;
+            }
+            // Vectors the function only reads in GPU sections may stay on the device
+            // across calls: kept alive and unchanged (resident.rs). Logical vectors
+            // cross as a byte copy, made anew at every call: never stable.
+            if crate::resident::enabled() {
+                for (k, v) in values.iter_mut().enumerate() {
+                    let a = &mut v.array;
+                    if v.kind != VR_KIND_ARRAY || v.elem == VR_BOOL || a.data.is_null() || !compiled.stable.get(k).copied().unwrap_or(false) {
+                        continue;
+                    }
+                    let n = a.ndims.clamp(0, VR_MAX_NDIMS as i32) as usize;
+                    let count: i64 = a.dims[..n].iter().map(|d| (*d).max(0)).product();
+                    let size = match v.elem {
+                        VR_C128 => 16,
+                        VR_I32 => 4,
+                        _ => 8,
+                    };
+                    if count > 0 {
+                        crate::resident::keep(objs[k], a.data, count as usize * size);
+                        a.flags |= VR_ARRAY_STABLE;
+                    }
+                }
             }
             let mut results: Vec<VrValue> = (0..compiled.n_results)
                 .map(|_| std::mem::zeroed::<VrValue>())

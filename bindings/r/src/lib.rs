@@ -21,6 +21,7 @@ mod failure;
 mod hooks;
 mod interrupt;
 mod random;
+mod resident;
 mod sections;
 
 use entry::Entry;

@@ -182,6 +182,20 @@ impl CompiledModule {
         let mut ctx = CallCtx::default();
         ctx.arena.limit = self.alloc_limit;
         ctx.offload = self.offload_call();
+        if let Some(o) = ctx.offload.as_mut() {
+            // Arguments the host vouches are unchanged since it last passed them: a
+            // device may still hold them (gpu::resident).
+            let stable: Vec<(usize, usize)> = args
+                .iter()
+                .filter_map(|a| match a {
+                    HostArg::Array(h) if h.stable => h.byte_span(),
+                    _ => None,
+                })
+                .collect();
+            if !stable.is_empty() {
+                o.session.stable_arrays(&stable);
+            }
+        }
         ctx.random = random;
         let (args_p, results_p) = (arg_ptrs.as_ptr(), result_ptrs.as_ptr());
         let ctx_p: *mut CallCtx = &mut ctx;

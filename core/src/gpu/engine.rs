@@ -133,6 +133,7 @@ impl OffloadEngine for GpuEngine {
             current: None,
             launched_in_run: false,
             depth: 0,
+            stable: Vec::new(),
         })
     }
 
@@ -219,19 +220,47 @@ struct Session {
     /// Sections begun and not ended (more than one: a call made inside a section runs
     /// a section of its own).
     depth: usize,
+    /// Host byte ranges of the call's arguments the host vouches are unchanged since
+    /// earlier calls (`gpu::resident`): their device copies are adopted, and kept after.
+    stable: Vec<(usize, usize)>,
 }
 
 /// Initial error slot header: no failed iteration (i32::MAX), no record.
 static SLOT_INIT: [i32; 2] = [i32::MAX, 0];
 
 impl OffloadSession for Session {
+    fn stable_arrays(&mut self, ranges: &[(usize, usize)]) {
+        self.stable = ranges.iter().copied().filter(|(lo, hi)| lo < hi).collect();
+        // Adopt the kept copies before any CPU code of the call runs, so that a CPU
+        // write of such an argument (which a host should not make, but a caller of
+        // `call_host` might) is reported to the runtime like any other and makes the
+        // copy stale.
+        if super::resident::enabled()
+            && self
+                .stable
+                .iter()
+                .any(|(lo, hi)| super::resident::contains(*lo, *hi))
+        {
+            let _ = self.runtime();
+        }
+    }
+
     fn finish(&mut self) -> Option<VrError> {
         let r = self.check_pending().err();
         let mut times = None;
         if let Some(rt) = self.rt.as_mut() {
             // Uploads may still read host memory that the call is about to free.
-            let _ = rt.device().finish_queue();
+            let finished = rt.device().finish_queue().is_ok();
             times = Some(rt.device().take_times());
+            // Device copies of stable arguments that both sides still agree on stay for
+            // the next call; everything else of the call is dropped with the runtime.
+            if finished && super::resident::enabled() {
+                for (lo, hi) in &self.stable {
+                    if let Some(buf) = rt.take_clean(*lo, *hi) {
+                        super::resident::put(*lo, *hi, buf);
+                    }
+                }
+            }
         }
         if let Some(t) = times {
             self.time(t);
@@ -261,6 +290,13 @@ impl OffloadSession for Session {
             GpuAction::Parfor { kernel, function } => self.parfor(&kernel, &function, env),
             GpuAction::Copy { layout, gather } => self.copy(env, layout, gather.as_ref()),
             GpuAction::Library { kernel, function } => self.library(&kernel, &function, env),
+            GpuAction::ForgetAll => match self.rt.as_mut() {
+                Some(rt) => rt
+                    .forget_all()
+                    .map(|_| Outcome::Done)
+                    .map_err(|e| device_error("bringing arrays home", e)),
+                None => Ok(Outcome::Done),
+            },
         };
         match r {
             Ok(o) => o,
@@ -407,7 +443,18 @@ impl Session {
     fn runtime(&mut self) -> Option<&mut Runtime<OclDevice>> {
         if self.rt.is_none() {
             match opencl::gpu() {
-                Ok(gpu) => self.rt = Some(Runtime::new(OclDevice::new(gpu))),
+                Ok(gpu) => {
+                    let mut rt = Runtime::new(OclDevice::new(gpu));
+                    if super::resident::enabled() {
+                        rt.set_resident(true);
+                        for (lo, hi) in &self.stable {
+                            if let Some(buf) = super::resident::take(*lo, *hi) {
+                                rt.adopt(*lo, *hi, buf);
+                            }
+                        }
+                    }
+                    self.rt = Some(rt);
+                }
                 Err(why) => {
                     note(format!(
                         "gpu: no OpenCL device ({why}); GPU sections run on the CPU"
@@ -714,7 +761,11 @@ impl Session {
             }
         }
         let (global, local) = k.launch_shape(&counts);
-        let launched = opencl::launch(&gpu, &program, &k.name, &args, &global, local.as_deref());
+        // The kernel runs after the uploads it may read (on the transfer queue).
+        let launched = rt
+            .device_ref()
+            .join_transfers()
+            .and_then(|_| opencl::launch(&gpu, &program, &k.name, &args, &global, local.as_deref()));
         drop(args);
         let ev = match launched {
             Ok(ev) => ev,

@@ -22,6 +22,7 @@ pub mod library;
 pub mod opencl;
 pub mod plan;
 pub mod program_cache;
+pub mod resident;
 pub mod runtime;
 
 pub use plan::{plan, section_count, wrap_in_sections, GpuAction, GpuPlan};

@@ -52,7 +52,11 @@ pub struct Gpu {
     pub info: DeviceInfo,
     device: ClDevice,
     pub context: Context,
+    /// Kernels, device copies, downloads (in order).
     pub queue: CommandQueue,
+    /// Uploads, so that they overlap the kernels on `queue` (issue 15): None when the
+    /// device would not make a second queue. See [`OclDevice::join_transfers`].
+    pub transfer_queue: Option<CommandQueue>,
     /// The kernel cache (in the process and on disk).
     pub programs: super::program_cache::ProgramCache,
 }
@@ -180,11 +184,16 @@ fn open(choice: Option<&str>) -> Result<Gpu, String> {
     let queue =
         CommandQueue::create_default(&context, opencl3::command_queue::CL_QUEUE_PROFILING_ENABLE)
             .map_err(|e| cl_err("cannot create an OpenCL command queue", e))?;
+    #[allow(deprecated)]
+    let transfer_queue =
+        CommandQueue::create_default(&context, opencl3::command_queue::CL_QUEUE_PROFILING_ENABLE)
+            .ok();
     Ok(Gpu {
         info,
         device,
         context,
         queue,
+        transfer_queue,
         programs: Default::default(),
     })
 }
@@ -219,6 +228,61 @@ impl Gpu {
 pub struct OclDevice {
     pub gpu: Arc<Gpu>,
     events: Vec<(Timed, opencl3::event::Event)>,
+}
+
+thread_local! {
+    /// Uploads this thread enqueued on the transfer queue that the kernel queue is not
+    /// yet ordered after (retained events, released when joined or finished). Per thread,
+    /// not per device value, so that [`launch`] joins them whoever calls it: a call runs
+    /// on one thread.
+    static PENDING: std::cell::RefCell<Vec<cl_event>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn release_pending(pending: &mut Vec<cl_event>) {
+    for ev in pending.drain(..) {
+        // SAFETY: retained when pushed; released once here.
+        let _ = unsafe { opencl3::event::release_event(ev) };
+    }
+}
+
+/// Order everything enqueued on the kernel queue from now on after this thread's
+/// uploads on the transfer queue (one barrier with their events). Called before every
+/// command on the kernel queue: kernel launches ([`launch`] itself), device copies,
+/// downloads. An upload only targets a buffer no queued command uses (VRRuntime uploads
+/// only what the host holds alone: a new row, or one the CPU wrote after waiting for the
+/// queues), so it may run beside earlier kernels; later commands wait for it here.
+pub fn join_transfers(gpu: &Gpu) -> Result<(), String> {
+    PENDING.with(|p| {
+        let mut pending = p.borrow_mut();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the events are retained (live) until released below.
+        let r = unsafe {
+            opencl3::command_queue::enqueue_barrier_with_wait_list(
+                gpu.queue.get(),
+                pending.len() as u32,
+                pending.as_ptr(),
+            )
+        };
+        let ev = enqueued("barrier after uploads", r)?;
+        if !ev.is_null() {
+            // Not timed: released now (the queue keeps what it needs).
+            drop(opencl3::event::Event::new(ev));
+        }
+        release_pending(&mut pending);
+        Ok(())
+    })
+}
+
+/// Uploads go on their own queue, overlapping kernels (the default), or on the kernel
+/// queue in order (`VR_GPU_OVERLAP=off`, for measuring what the overlap gives); read at
+/// every upload.
+pub fn overlap_enabled() -> bool {
+    !matches!(
+        std::env::var("VR_GPU_OVERLAP").ok().as_deref(),
+        Some("off" | "0" | "no" | "false")
+    )
 }
 
 /// What an event timed.
@@ -283,6 +347,11 @@ impl OclDevice {
     pub fn recorded(&self) -> usize {
         self.events.len()
     }
+
+    /// [`join_transfers`] on this device's queues.
+    pub fn join_transfers(&self) -> Result<(), String> {
+        join_transfers(&self.gpu)
+    }
 }
 
 impl Device for OclDevice {
@@ -311,11 +380,16 @@ impl Device for OclDevice {
         if bytes == 0 {
             return Ok(());
         }
-        // SAFETY: `host` holds `bytes` bytes that stay unchanged until the queue is
+        let queue = match &self.gpu.transfer_queue {
+            Some(t) if overlap_enabled() => t.get(),
+            _ => self.gpu.queue.get(),
+        };
+        let overlapped = queue != self.gpu.queue.get();
+        // SAFETY: `host` holds `bytes` bytes that stay unchanged until the queues are
         // finished (VRRuntime waits before the CPU writes them).
         let r = unsafe {
             opencl3::command_queue::enqueue_write_buffer(
-                self.gpu.queue.get(),
+                queue,
                 buf.get(),
                 CL_NON_BLOCKING,
                 offset,
@@ -325,7 +399,18 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        self.check("upload", r)
+        let ev = enqueued("upload", r)?;
+        self.record(Timed::Transfer, ev);
+        if overlapped && !ev.is_null() {
+            // SAFETY: a live event; the pending list holds its own reference.
+            if unsafe { opencl3::event::retain_event(ev) }.is_ok() {
+                PENDING.with(|p| p.borrow_mut().push(ev));
+            } else {
+                // Cannot keep it: order the kernel queue after it now.
+                self.finish()?;
+            }
+        }
+        Ok(())
     }
 
     fn download(
@@ -338,6 +423,7 @@ impl Device for OclDevice {
         if bytes == 0 {
             return Ok(());
         }
+        self.join_transfers()?;
         // SAFETY: `host` holds `bytes` writable bytes; the read blocks until done.
         let r = unsafe {
             opencl3::command_queue::enqueue_read_buffer(
@@ -365,6 +451,7 @@ impl Device for OclDevice {
         if bytes == 0 {
             return Ok(());
         }
+        self.join_transfers()?;
         // SAFETY: both ranges lie inside their buffers (VRRuntime's rows).
         let r = unsafe {
             opencl3::command_queue::enqueue_copy_buffer(
@@ -382,8 +469,14 @@ impl Device for OclDevice {
     }
 
     fn finish(&mut self) -> Result<(), String> {
+        if let Some(t) = &self.gpu.transfer_queue {
+            opencl3::command_queue::finish(t.get())
+                .map_err(|c| format!("finish: {}", opencl3::error_codes::ClError(c)))?;
+        }
         opencl3::command_queue::finish(self.gpu.queue.get())
-            .map_err(|c| format!("finish: {}", opencl3::error_codes::ClError(c)))
+            .map_err(|c| format!("finish: {}", opencl3::error_codes::ClError(c)))?;
+        PENDING.with(|p| release_pending(&mut p.borrow_mut()));
+        Ok(())
     }
 }
 
@@ -434,6 +527,8 @@ pub fn launch(
     global: &[usize],
     local: Option<&[usize]>,
 ) -> Result<cl_event, String> {
+    // The kernel runs after the uploads this thread enqueued (it may read them).
+    join_transfers(gpu)?;
     let kernel = Kernel::create(program, name).map_err(|e| cl_err(&format!("kernel {name}"), e))?;
     for (k, a) in args.iter().enumerate() {
         let k = k as u32;

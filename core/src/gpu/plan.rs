@@ -16,6 +16,15 @@
 //!
 //! Parfors outside sections are the CPU's (cpu-par). A section nested in a section is a
 //! plain block of the outer one.
+//!
+//! Outside sections, in every function that runs sections (itself or through calls):
+//! VRRuntime keeps device copies across sections (residency), so every CPU write between
+//! them is reported: a statement that reaches no section gets one `Sync` before it naming
+//! the arrays it may write (stores, atomics, arrays passed to functions that run no
+//! section and may write them), a statement holding arrays in a tuple a `ForgetAll`;
+//! statements that reach a section are entered (the loop around a section gets its
+//! body's syncs, run at every iteration), and a `parfor` that does also gets one sync
+//! for its whole body (its workers run without the session).
 
 use super::kernel::{compile_parfor, Kernel};
 use super::library::{compile_stmt, copy_kernel, LibKernel};
@@ -56,6 +65,9 @@ pub enum GpuAction {
         kernel: Arc<LibKernel>,
         function: String,
     },
+    /// CPU code outside sections may write arrays the plan cannot name (through a
+    /// tuple): every device copy is brought home and forgotten.
+    ForgetAll,
 }
 
 /// A module's plan for the GPU.
@@ -163,12 +175,49 @@ struct Planner<'m> {
     next_id: &'m mut u32,
     kernels: usize,
     live: crate::analysis::liveness::LiveVars,
+    /// Functions that run sections, themselves or through calls.
+    gpu_fns: &'m BTreeSet<String>,
+    /// Planning statements inside a section (actions belong to it).
+    in_section: bool,
+}
+
+/// Functions of `m` that run a section: those holding one, and those calling one that
+/// does (to a fixed point).
+fn functions_running_sections(m: &Module) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = m
+        .functions
+        .iter()
+        .filter(|f| {
+            crate::analysis::preorder(&f.body)
+                .iter()
+                .any(|s| matches!(&s.kind, StmtKind::Block(b) if b.on_gpu))
+        })
+        .map(|f| f.name.clone())
+        .collect();
+    loop {
+        let more: Vec<String> = m
+            .functions
+            .iter()
+            .filter(|f| !out.contains(&f.name))
+            .filter(|f| {
+                crate::analysis::calls::direct_callees(f)
+                    .iter()
+                    .any(|c| out.contains(*c))
+            })
+            .map(|f| f.name.clone())
+            .collect();
+        if more.is_empty() {
+            return out;
+        }
+        out.extend(more);
+    }
 }
 
 /// Plan every section of `m` (a verified module).
 pub fn plan(m: &Module) -> GpuPlan {
     let mut out = GpuPlan::default();
     let mut next_id = 0u32;
+    let gpu_fns = functions_running_sections(m);
     for f in &m.functions {
         let ids = crate::analysis::preorder(&f.body)
             .into_iter()
@@ -184,6 +233,8 @@ pub fn plan(m: &Module) -> GpuPlan {
             next_id: &mut next_id,
             kernels: 0,
             live: crate::analysis::liveness::LiveVars::compute(f),
+            gpu_fns: &gpu_fns,
+            in_section: false,
         };
         p.outside(&f.body);
         let fp = std::mem::take(&mut p.plan);
@@ -204,7 +255,7 @@ impl<'m> Planner<'m> {
         let id = *self.next_id;
         *self.next_id += 1;
         self.out.actions.insert(id, meaning);
-        if let Some(k) = self.out.sections.checked_sub(1) {
+        if let Some(k) = self.out.sections.checked_sub(1).filter(|_| self.in_section) {
             self.out.section_of.insert(id, k);
         }
         Action {
@@ -244,6 +295,7 @@ impl<'m> Planner<'m> {
                         first_line: lines.iter().min().copied(),
                         last_line: lines.iter().max().copied(),
                     });
+                    self.in_section = true;
                     let begin = self.action(Vec::new(), GpuAction::BeginSection);
                     self.at(s).before = Some(begin);
                     self.section(&b.stmts, 0);
@@ -251,13 +303,127 @@ impl<'m> Planner<'m> {
                     let live_after = self.live.live_out.get(id).cloned().unwrap_or_default();
                     let end = self.end_action(&live_after);
                     self.at(s).after = Some(end);
+                    self.in_section = false;
                 }
-                _ => {
+                _ if !self.gpu_fns.contains(&self.f.name) => {
+                    // Runs no section: nothing to report (its callers report the arrays
+                    // they pass it).
                     for b in crate::analysis::child_blocks(s) {
                         self.outside(&b.stmts);
                     }
                 }
+                _ if self.reaches_section(s)
+                    || matches!(s.kind, StmtKind::If { .. } | StmtKind::Block(_)) =>
+                {
+                    // Its own expressions (a domain, a condition, a call's arguments)
+                    // are reported once; the statements inside it each on their own (an
+                    // `if` too: the branch not taken then reports nothing). A loop that
+                    // reaches no section is reported whole, once, not at every
+                    // iteration.
+                    let whole = matches!(s.kind, StmtKind::Parfor { .. });
+                    self.host_writes(s, whole);
+                    for b in crate::analysis::child_blocks(s) {
+                        self.outside(&b.stmts);
+                    }
+                }
+                _ => self.host_writes(s, true),
             }
+        }
+    }
+
+    /// Whether running `s` may run a section: it holds one, or calls a function that
+    /// runs one.
+    fn reaches_section(&self, s: &Stmt) -> bool {
+        let stmts = std::slice::from_ref(s);
+        if crate::analysis::preorder(stmts)
+            .iter()
+            .any(|x| matches!(&x.kind, StmtKind::Block(b) if b.on_gpu))
+        {
+            return true;
+        }
+        let mut calls = false;
+        crate::analysis::walk_body_exprs(stmts, &mut |e| {
+            if let Expr::Call { func, .. } | Expr::Map { func, .. } = e {
+                calls |= self.gpu_fns.contains(func);
+            }
+        });
+        calls
+    }
+
+    /// Outside sections: a `Sync` before `s` naming every array it may write (all of
+    /// its statements when `whole`, else its own expressions only), so that VRRuntime
+    /// drops device copies the CPU makes stale; a `ForgetAll` where it mentions a tuple
+    /// holding arrays. Arrays passed to functions that run sections are not named: those
+    /// report their own writes.
+    fn host_writes(&mut self, s: &'m Stmt, whole: bool) {
+        let stmts: Vec<&Stmt> = if whole {
+            crate::analysis::preorder(std::slice::from_ref(s))
+        } else {
+            vec![s]
+        };
+        let mut written = BTreeSet::new();
+        let mut mentioned = BTreeSet::new();
+        for x in stmts {
+            if let StmtKind::Assign { targets, .. } = &x.kind {
+                for t in targets {
+                    if let LValue::Index { array, .. } = t {
+                        written.insert(array.clone());
+                    }
+                }
+            }
+            for e in crate::analysis::stmt_exprs(x) {
+                crate::analysis::walk_expr(e, &mut |y| match y {
+                    Expr::Var { name } => {
+                        mentioned.insert(name.clone());
+                    }
+                    Expr::AtomicAdd { array, .. } | Expr::AtomicCas { array, .. } => {
+                        written.insert(array.clone());
+                    }
+                    Expr::Call { func, args } if !self.gpu_fns.contains(func) => {
+                        let may =
+                            crate::analysis::param_writes::params_possibly_written(self.m, func);
+                        for (k, a) in args.iter().enumerate() {
+                            // An argument that is not a plain variable (a view, a
+                            // slice) may still share the storage of what it mentions.
+                            if may
+                                .as_ref()
+                                .is_none_or(|w| w.get(k).copied().unwrap_or(true))
+                            {
+                                crate::analysis::expr_vars(a, &mut written);
+                            }
+                        }
+                    }
+                    _ => {}
+                });
+            }
+        }
+        let compound = self.typed(mentioned.iter().chain(&written).cloned()).iter().any(
+            |(_, t)| matches!(t, Type::Tuple { items } if items.iter().any(|i| matches!(i, Type::Array(_)))),
+        );
+        let a = if compound {
+            self.action(Vec::new(), GpuAction::ForgetAll)
+        } else {
+            let vars: Vec<(String, Type)> = self
+                .typed(written)
+                .into_iter()
+                .filter(|(_, t)| matches!(t, Type::Array(_)))
+                .collect();
+            if vars.is_empty() {
+                return;
+            }
+            let n = vars.len();
+            self.action(
+                vars,
+                GpuAction::Sync {
+                    writes: vec![true; n],
+                },
+            )
+        };
+        if !whole && matches!(s.kind, StmtKind::While { .. }) {
+            // The condition's calls run at every test.
+            self.at(s).cond = Some(a);
+        } else {
+            self.at(s).before = Some(a);
         }
     }
 

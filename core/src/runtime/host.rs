@@ -17,6 +17,11 @@ pub struct HostArray {
     pub dims: Vec<i64>,
     pub strides: Vec<i64>,
     pub writeable: bool,
+    /// The host vouches that the elements are unchanged since it last passed this memory
+    /// as stable, unless it said otherwise (`gpu::resident::forget`): device copies left
+    /// by earlier calls may be reused. Only honoured for parameters the call does not
+    /// write.
+    pub stable: bool,
 }
 
 /// A call argument from a host.
@@ -248,6 +253,7 @@ mod tests {
             dims: dims.to_vec(),
             strides: strides.to_vec(),
             writeable: true,
+            stable: false,
         }
     }
 

@@ -181,6 +181,10 @@ pub trait OffloadEngine: Send + Sync {
 /// One call's engine state.
 pub trait OffloadSession {
     fn act(&mut self, action: u32, env: &mut dyn ActionEnv) -> Outcome;
+    /// Before the call runs: host byte ranges `[lo, hi)` of arguments whose contents the
+    /// host vouches are the same as when it last passed them (and that the call does not
+    /// write), so that copies an earlier call left on a device may be reused.
+    fn stable_arrays(&mut self, _ranges: &[(usize, usize)]) {}
     /// The call is over (returned or failed): wait for the device, and answer an error
     /// of work not checked yet, which the serial order met before any later one.
     fn finish(&mut self) -> Option<VrError> {

@@ -55,8 +55,10 @@ test_that("a gpu section gives R's results and vr_explain() reports it", {
   expect_length(line, 1L)
   if (on_device) {
     expect_match(line, "in 2 run\\(s\\); [0-9]+ kernel launch")
-    # Each run: the two inputs up, only w down (for sum(), which stays on the CPU).
-    expect_match(line, "to the device 4 transfer\\(s\\), 160.0 kB; to the host 2 transfer\\(s\\), 80.0 kB")
+    # The first run: the two inputs up; the second finds u0 still on the device
+    # (residency: the same vector, unchanged), so only v goes up. Each run brings only
+    # w down (for sum(), which stays on the CPU).
+    expect_match(line, "to the device 3 transfer\\(s\\), 120.0 kB; to the host 2 transfer\\(s\\), 80.0 kB")
     expect_match(line, "ms in transfers, [0-9.]+ ms in kernels")
     expect_match(report, "gpu note: smooth line [0-9]+: on the CPU: sum accumulated in f80")
   } else {

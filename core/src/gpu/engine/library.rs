@@ -265,7 +265,11 @@ impl Session {
                 Spec::Local(b) => Arg::Local(*b),
             })
             .collect();
-        let launched = opencl::launch(&gpu, program, entry, &args, global, local);
+        // The kernel runs after the uploads it may read (on the transfer queue).
+        let launched = rt
+            .device_ref()
+            .join_transfers()
+            .and_then(|_| opencl::launch(&gpu, program, entry, &args, global, local));
         drop(args);
         let ev = launched.map_err(|e| device_error(&format!("launching {}", k.what), e))?;
         let rt = self.rt.as_mut().expect("runtime");

@@ -24,8 +24,15 @@
 //! holds the only fresh copy; a buffer it writes becomes device-fresh when the task is
 //! enqueued (`launched`). `host_access` before CPU code: a buffer whose freshest copy is on
 //! the device is downloaded (once; then both sides are fresh); a CPU write makes the
-//! device copy stale. `end_section` downloads what only the device holds and forgets every
-//! buffer, because CPU code outside sections does not report its accesses.
+//! device copy stale. `end_section` downloads what only the device holds; with residency
+//! on ([`Runtime::set_resident`]) the rows stay, both sides fresh, for the next section of
+//! the call (the planner reports every CPU write outside sections too, as a `host_access`
+//! write or a [`Runtime::forget_all`]); with it off every row is forgotten.
+//!
+//! Across calls: [`Runtime::adopt`] enters a buffer kept from an earlier call for a host
+//! range the host vouches has not changed since (the engine's cross-call cache,
+//! `gpu::resident`), and [`Runtime::take_clean`] hands such a row back at the end of the
+//! call when the device never wrote it and both sides still agree.
 //!
 //! Copy-on-potential-write: `lazy_copy(dst, src)` records that `dst` must equal `src`
 //! without copying anything; tasks that only read `dst` read `src`'s buffer. The copy is
@@ -111,6 +118,9 @@ struct BufferEntry<B> {
     buf: B,
     fresh: Fresh,
     last_writer: Option<u64>,
+    /// A task or a device copy wrote it at some point (its bytes are then the call's,
+    /// never handed to the cross-call cache).
+    written_on_device: bool,
 }
 
 /// One row of the variable table.
@@ -176,6 +186,8 @@ pub struct Runtime<D: Device> {
     stats: Stats,
     /// A small buffer bound for arrays without elements (OpenCL has no empty buffers).
     empty: Option<usize>,
+    /// Rows outlive the end of a section (residency within a call).
+    resident: bool,
 }
 
 type Res<T> = Result<T, String>;
@@ -192,7 +204,77 @@ impl<D: Device> Runtime<D> {
             queued: false,
             stats: Stats::default(),
             empty: None,
+            resident: false,
         }
+    }
+
+    /// Keep rows across sections (both sides fresh after the end of a section). Only
+    /// sound when every CPU write between sections is reported (`host_access` with
+    /// `write`, or `forget_all`): the GPU planner does so in every function that runs
+    /// sections.
+    pub fn set_resident(&mut self, on: bool) {
+        self.resident = on;
+    }
+
+    /// Enter `buf`, a device copy of host bytes `[lo, hi)` that the caller vouches are
+    /// unchanged since it was made, as a row fresh on both sides. Refused (false, the
+    /// buffer dropped) when a row already overlaps the range.
+    pub fn adopt(&mut self, lo: usize, hi: usize, buf: D::Buffer) -> bool {
+        if lo >= hi || !self.overlapping(lo, hi).is_empty() {
+            return false;
+        }
+        let entry = BufferEntry {
+            lo,
+            hi,
+            buf,
+            fresh: Fresh::Both,
+            last_writer: None,
+            written_on_device: false,
+        };
+        match self.buffers.iter().position(|b| b.is_none()) {
+            Some(k) if Some(k) != self.empty => self.buffers[k] = Some(entry),
+            _ => self.buffers.push(Some(entry)),
+        }
+        true
+    }
+
+    /// The buffer of the row covering exactly `[lo, hi)`, taken out of the table, when
+    /// both sides hold the same bytes and no task or device copy ever wrote it (a copy
+    /// the next call may [`Runtime::adopt`]).
+    pub fn take_clean(&mut self, lo: usize, hi: usize) -> Option<D::Buffer> {
+        if !self.lazy_touching(lo, hi, true, true).is_empty() {
+            return None;
+        }
+        let k = self.buffers.iter().position(|b| {
+            b.as_ref().is_some_and(|e| {
+                e.lo == lo && e.hi == hi && e.fresh == Fresh::Both && !e.written_on_device
+            })
+        })?;
+        if Some(k) == self.empty {
+            return None;
+        }
+        self.buffers[k].take().map(|e| e.buf)
+    }
+
+    /// CPU code may write any array (it reaches arrays the planner cannot name, through
+    /// a tuple): every row comes home and is forgotten.
+    pub fn forget_all(&mut self) -> Res<()> {
+        while !self.lazy.is_empty() {
+            self.materialize(0)?;
+        }
+        for k in 0..self.buffers.len() {
+            if self.buffers[k].is_some() && Some(k) != self.empty {
+                self.bring_home(k)?;
+            }
+        }
+        self.wait_if_queued()?;
+        for (k, b) in self.buffers.iter_mut().enumerate() {
+            if Some(k) != self.empty {
+                *b = None;
+            }
+        }
+        self.vars.clear();
+        Ok(())
     }
 
     pub fn device(&mut self) -> &mut D {
@@ -297,13 +379,14 @@ impl<D: Device> Runtime<D> {
             buf,
             fresh: Fresh::Host,
             last_writer: None,
+            written_on_device: false,
         };
         match self.buffers.iter().position(|b| b.is_none()) {
-            Some(k) => {
+            Some(k) if Some(k) != self.empty => {
                 self.buffers[k] = Some(entry);
                 Ok(k)
             }
-            None => {
+            _ => {
                 self.buffers.push(Some(entry));
                 Ok(self.buffers.len() - 1)
             }
@@ -321,6 +404,7 @@ impl<D: Device> Runtime<D> {
             buf,
             fresh: Fresh::Both,
             last_writer: None,
+            written_on_device: false,
         }));
         let k = self.buffers.len() - 1;
         self.empty = Some(k);
@@ -380,7 +464,9 @@ impl<D: Device> Runtime<D> {
                 )?;
             }
             self.queued = true;
-            self.buffers[d].as_mut().expect("live").fresh = Fresh::Device;
+            let e = self.buffers[d].as_mut().expect("live");
+            e.fresh = Fresh::Device;
+            e.written_on_device = true;
             self.stats.device_copies += 1;
         } else {
             // Host memory holds the source: copy there, and the destination's device
@@ -507,6 +593,7 @@ impl<D: Device> Runtime<D> {
                 if Some(*k) != self.empty {
                     e.fresh = Fresh::Device;
                     e.last_writer = Some(id);
+                    e.written_on_device = true;
                 }
             }
         }
@@ -615,7 +702,8 @@ impl<D: Device> Runtime<D> {
     }
 
     /// The section ends: every byte only the device holds comes home, pending copies are
-    /// made, and the tables are cleared (CPU code after the section reports nothing).
+    /// made, and the variable and shape tables are cleared; the buffer table too unless
+    /// residency is on (then every row stays, fresh on both sides, for the next section).
     pub fn end_section(&mut self) -> Res<()> {
         while !self.lazy.is_empty() {
             self.materialize(0)?;
@@ -626,9 +714,11 @@ impl<D: Device> Runtime<D> {
             }
         }
         self.wait_if_queued()?;
-        for (k, b) in self.buffers.iter_mut().enumerate() {
-            if Some(k) != self.empty {
-                *b = None;
+        if !self.resident {
+            for (k, b) in self.buffers.iter_mut().enumerate() {
+                if Some(k) != self.empty {
+                    *b = None;
+                }
             }
         }
         self.vars.clear();

@@ -307,3 +307,112 @@ fn only_kept_arrays_come_home() {
     assert_eq!(dead_copy, vec![0.0; 4], "never made");
     assert_eq!(rt.buffer_count(), 0);
 }
+
+/// A fake kernel reading `src`'s element i and writing `f(x)` to `dst`'s element i.
+fn map(rt: &mut Runtime<Fake>, src: Bound, dst: Bound, len: usize, f: impl Fn(f64) -> f64) {
+    let from = rt.buffer(src.buffer).clone();
+    let xs: Vec<f64> = (0..len)
+        .map(|i| {
+            let at = (src.offset as usize + i) * 8;
+            f64::from_ne_bytes(from.borrow()[at..at + 8].try_into().unwrap())
+        })
+        .collect();
+    kernel(rt, dst, len, |i| f(xs[i]));
+}
+
+#[test]
+fn with_residency_a_second_section_reuses_device_copies_until_the_cpu_writes_them() {
+    let mut a: Vec<f64> = vec![1.0, 2.0, 3.0, 4.0];
+    let mut b: Vec<f64> = vec![0.0; 4];
+    let mut rt = Runtime::new(Fake::default());
+    rt.set_resident(true);
+    let (va, vb) = (view(&mut a, 0, 4), view(&mut b, 0, 4));
+    // Section 1: b = a + 1.
+    let ba = rt.bind("a", &va, Access::Read).unwrap();
+    let bb = rt.bind("b", &vb, Access::Overwrite).unwrap();
+    map(&mut rt, ba, bb, 4, |x| x + 1.0);
+    rt.launched("k1", &[bb.buffer]);
+    rt.end_section_keeping(Some(&[va.clone(), vb.clone()]))
+        .unwrap();
+    assert_eq!(b, vec![2.0, 3.0, 4.0, 5.0]);
+    assert_eq!((rt.stats().uploads, rt.stats().downloads), (1, 1));
+    assert_eq!(rt.buffer_count(), 2, "both rows stay, fresh on both sides");
+    // Section 2: b = b * a, reading both where they are: nothing goes up.
+    let ba = rt.bind("a", &va, Access::Read).unwrap();
+    let bb = rt.bind("b", &vb, Access::ReadWrite).unwrap();
+    let from = rt.buffer(ba.buffer).clone();
+    kernel(&mut rt, bb, 4, |i| {
+        let x = f64::from_ne_bytes(from.borrow()[i * 8..i * 8 + 8].try_into().unwrap());
+        x * (x + 1.0)
+    });
+    rt.launched("k2", &[bb.buffer]);
+    rt.end_section_keeping(Some(&[va.clone(), vb.clone()]))
+        .unwrap();
+    assert_eq!(rt.stats().uploads, 1, "a and b were resident");
+    assert_eq!(b, vec![2.0, 6.0, 12.0, 20.0]);
+    // The CPU writes a between sections (the planner reports it): the next section
+    // uploads a again and reads the new value, never the stale copy.
+    rt.host_access(&va, true).unwrap();
+    a[0] = 100.0;
+    let ba = rt.bind("a", &va, Access::Read).unwrap();
+    let bb = rt.bind("b", &vb, Access::Overwrite).unwrap();
+    map(&mut rt, ba, bb, 4, |x| -x);
+    rt.launched("k3", &[bb.buffer]);
+    rt.end_section_keeping(Some(&[va.clone(), vb.clone()]))
+        .unwrap();
+    assert_eq!(rt.stats().uploads, 2);
+    assert_eq!(b, vec![-100.0, -2.0, -3.0, -4.0]);
+    // CPU code that may write anything (through a tuple) drops every copy.
+    rt.forget_all().unwrap();
+    assert_eq!(rt.buffer_count(), 0);
+}
+
+#[test]
+fn without_residency_every_section_uploads_again() {
+    let mut a: Vec<f64> = vec![1.0; 4];
+    let mut b: Vec<f64> = vec![0.0; 4];
+    let mut rt = Runtime::new(Fake::default());
+    let (va, vb) = (view(&mut a, 0, 4), view(&mut b, 0, 4));
+    for _ in 0..2 {
+        let ba = rt.bind("a", &va, Access::Read).unwrap();
+        let bb = rt.bind("b", &vb, Access::Overwrite).unwrap();
+        map(&mut rt, ba, bb, 4, |x| x + 1.0);
+        rt.launched("k", &[bb.buffer]);
+        rt.end_section().unwrap();
+    }
+    assert_eq!(rt.stats().uploads, 2);
+    assert_eq!(rt.buffer_count(), 0);
+}
+
+#[test]
+fn a_clean_copy_passes_to_the_next_call_and_a_written_one_does_not() {
+    let mut a: Vec<f64> = vec![5.0; 4];
+    let mut b: Vec<f64> = vec![0.0; 4];
+    let (va, vb) = (view(&mut a, 0, 4), view(&mut b, 0, 4));
+    let (ra, rb) = (va.byte_range(), vb.byte_range());
+    // Call 1 uploads a, writes b.
+    let mut rt = Runtime::new(Fake::default());
+    rt.set_resident(true);
+    let ba = rt.bind("a", &va, Access::Read).unwrap();
+    let bb = rt.bind("b", &vb, Access::Overwrite).unwrap();
+    map(&mut rt, ba, bb, 4, |x| x * 3.0);
+    rt.launched("k", &[bb.buffer]);
+    rt.end_section().unwrap();
+    assert!(rt.take_clean(rb.0, rb.1).is_none(), "a kernel wrote b");
+    let kept = rt.take_clean(ra.0, ra.1).expect("a is clean");
+    assert_eq!(b, vec![15.0; 4]);
+    // Call 2 adopts a's copy: nothing goes up, and the kernel reads the kept bytes.
+    let mut rt = Runtime::new(Fake::default());
+    rt.set_resident(true);
+    assert!(rt.adopt(ra.0, ra.1, kept));
+    let ba = rt.bind("a", &va, Access::Read).unwrap();
+    let bb = rt.bind("b", &vb, Access::Overwrite).unwrap();
+    map(&mut rt, ba, bb, 4, |x| x + 1.0);
+    rt.launched("k", &[bb.buffer]);
+    rt.end_section().unwrap();
+    assert_eq!(rt.stats().uploads, 0);
+    assert_eq!(b, vec![6.0; 4]);
+    // A CPU write inside the call makes the copy stale: it is not handed on.
+    rt.host_access(&va, true).unwrap();
+    assert!(rt.take_clean(ra.0, ra.1).is_none());
+}
