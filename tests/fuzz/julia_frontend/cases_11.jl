@@ -1,0 +1,2 @@
+bool_arith(a, b) = a + b, a * 3, -a
+

@@ -1,0 +1,2 @@
+shifts(a, n) = (a << n, a >> n, a >>> n)
+

@@ -1,0 +1,4 @@
+function compare_all(a, b)
+    return (a < b, a <= b, a > b, a >= b, a == b, a != b)
+end
+

@@ -1,0 +1,3 @@
+chained(a, b, c) = a < b <= c
+
+# ---- control flow ----

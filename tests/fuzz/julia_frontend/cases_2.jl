@@ -1,0 +1,4 @@
+function arith(a, b)
+    return a + b, a - b, a * b, a / b
+end
+

@@ -1,0 +1,2 @@
+linear_index(A, k) = A[k]
+

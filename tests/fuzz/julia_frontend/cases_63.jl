@@ -1,0 +1,3 @@
+eq_arrays(x, y) = x == y
+
+# ---- comprehensions and generators ----

@@ -1,0 +1,2 @@
+uses_consts(x) = x * SCALE + LIMIT
+

@@ -1,0 +1,3 @@
+function h(x::T) where T <: Real
+    x[10]
+end

@@ -1,0 +1,2 @@
+scalar_sin(x) = sin(x)
+

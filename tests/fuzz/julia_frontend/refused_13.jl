@@ -1,0 +1,2 @@
+fields(z) = z.re
+

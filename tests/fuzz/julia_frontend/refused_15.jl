@@ -1,0 +1,2 @@
+reads_global(x) = x + counter
+

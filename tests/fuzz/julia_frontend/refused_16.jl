@@ -1,0 +1,4 @@
+function broken(x)
+    y = (x +
+end
+

@@ -1,0 +1,2 @@
+strings(x) = string(x)
+

@@ -1,0 +1,5 @@
+function prints(x)
+    println("x = ", x)
+    return x
+end
+

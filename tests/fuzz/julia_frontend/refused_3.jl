@@ -1,0 +1,5 @@
+function grows(x)
+    push!(x, 1.0)
+    return x
+end
+

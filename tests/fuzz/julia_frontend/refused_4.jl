@@ -1,0 +1,2 @@
+lambda(x) = map(v -> v^2, x)
+

@@ -1,0 +1,1 @@
+area(r::Float64) = pi * r^2

@@ -1,0 +1,2 @@
+area(s::Int) = s * s
+

@@ -1,0 +1,4 @@
+function B = transposes(A)
+  B = A' + A.';
+end
+

@@ -1,0 +1,4 @@
+function z = cplx(a, b)
+  z = (a + b*1i) * (a - 2i) + 3j;
+end
+

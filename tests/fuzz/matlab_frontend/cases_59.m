@@ -1,0 +1,6 @@
+function y = alias_copy(x)
+  z = x;
+  z(2) = -1;
+  y = [x; z];
+end
+

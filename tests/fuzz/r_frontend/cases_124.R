@@ -1,0 +1,2 @@
+nested_calls <- function(x) sumsq(x) + sumsq(2 * x)
+

@@ -1,0 +1,2 @@
+imods <- function(a, b) c(a %% b, a %/% b)
+

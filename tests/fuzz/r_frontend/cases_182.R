@@ -1,0 +1,1 @@
+recycle_cmp <- function(x, y) sum(x > y)

@@ -1,0 +1,1 @@
+matrix_byrow_default <- function(x) matrix(x, 2, byrow = FALSE)

@@ -1,0 +1,1 @@
+sap_top <- function(x) sapply(x, top_square)

@@ -1,0 +1,2 @@
+scale_by_k <- function(x) x * K
+

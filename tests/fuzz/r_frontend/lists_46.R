@@ -1,0 +1,2 @@
+unnamed <- function(x) list(x, x + 1)
+

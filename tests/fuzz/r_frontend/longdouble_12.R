@@ -1,0 +1,2 @@
+ld_cumprod <- function(x) cumprod(x)
+

@@ -1,0 +1,2 @@
+ld_colsums <- function(m) colSums(m)
+

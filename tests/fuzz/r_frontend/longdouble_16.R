@@ -1,0 +1,2 @@
+ld_rowsums <- function(m) rowSums(m)
+

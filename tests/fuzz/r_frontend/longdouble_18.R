@@ -1,0 +1,2 @@
+ld_colmeans <- function(m) colMeans(m)
+

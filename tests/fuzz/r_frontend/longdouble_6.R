@@ -1,0 +1,2 @@
+ld_prod <- function(x) prod(x)
+

@@ -1,0 +1,1 @@
+norm_n <- function(n) rnorm(n)

@@ -1,0 +1,1 @@
+norm_ms <- function(n, m, s) rnorm(n, m, s)

@@ -1,0 +1,1 @@
+exp_rate <- function(n, r) rexp(n, r)

@@ -1,0 +1,2 @@
+exp_one <- function(r) rexp(1, rate = r)
+

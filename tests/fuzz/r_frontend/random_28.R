@@ -1,0 +1,1 @@
+perm <- function(n) sample(n)

@@ -1,0 +1,1 @@
+perm_x <- function(x) sample(x)

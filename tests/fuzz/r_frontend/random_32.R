@@ -1,0 +1,1 @@
+pick <- function(x, k) sample(x, k)

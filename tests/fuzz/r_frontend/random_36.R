@@ -1,0 +1,1 @@
+pick_one <- function(x) sample(x, 1)

@@ -1,0 +1,1 @@
+sint_flag <- function(n, k, r) sample.int(n, size = k, replace = r)

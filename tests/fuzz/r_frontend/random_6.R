@@ -1,0 +1,1 @@
+unif_n <- function(n) runif(n)

@@ -1,0 +1,2 @@
+diff_twice <- function(x) diff(x, differences = 2)
+

@@ -1,0 +1,2 @@
+diff_bad <- function(x) diff(x, lag = 0)
+

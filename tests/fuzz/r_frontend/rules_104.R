@@ -1,0 +1,2 @@
+outer_mul <- function(x, y) outer(x, y)
+

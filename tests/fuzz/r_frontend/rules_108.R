@@ -1,0 +1,2 @@
+outer_pow <- function(x, y) outer(x, y, FUN = "^")
+

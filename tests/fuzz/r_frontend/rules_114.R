@@ -1,0 +1,2 @@
+tcp2 <- function(x, y) tcrossprod(x, y)
+

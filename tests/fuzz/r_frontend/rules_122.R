@@ -1,0 +1,5 @@
+check_vec <- function(x) {
+  stopifnot(x > 0)
+  sum(x)
+}
+

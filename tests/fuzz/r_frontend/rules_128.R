@@ -1,0 +1,2 @@
+check_only <- function(n) stopifnot(n > 0)
+

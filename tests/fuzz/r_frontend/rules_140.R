@@ -1,0 +1,2 @@
+bits_vec <- function(x) bitwAnd(x, 255L)
+

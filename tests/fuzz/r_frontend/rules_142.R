@@ -1,0 +1,2 @@
+bits_shift <- function(a, n) bitwShiftL(a, n)
+

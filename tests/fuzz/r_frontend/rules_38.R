@@ -1,0 +1,2 @@
+drop_row <- function(m) m[-1, ]
+

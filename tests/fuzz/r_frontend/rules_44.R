@@ -1,0 +1,5 @@
+zero_write <- function(x) {
+  x[0] <- 5
+  x
+}
+

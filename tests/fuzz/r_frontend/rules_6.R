@@ -1,0 +1,2 @@
+first_dbl <- function(x) x[[1]] + 1
+

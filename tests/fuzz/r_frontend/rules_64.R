@@ -1,0 +1,6 @@
+grow_gap_int <- function() {
+  x <- integer(0)
+  x[3] <- 1L
+  x
+}
+

@@ -1,0 +1,6 @@
+grow_preallocated <- function(n) {
+  x <- numeric(2)
+  x[n] <- 1
+  x
+}
+

@@ -1,0 +1,2 @@
+one_sizes <- function(x) c(length(x), sum(x), rev(x), prod(x))
+

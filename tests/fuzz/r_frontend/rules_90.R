@@ -1,0 +1,2 @@
+which_both <- function(x) c(which.max(x), which.min(x))
+

@@ -1,0 +1,2 @@
+range_of <- function(x) range(x)
+

@@ -1,0 +1,2 @@
+range_two <- function(x, y) range(x, y)
+

@@ -1,0 +1,2 @@
+diff_of <- function(x) diff(x)
+
