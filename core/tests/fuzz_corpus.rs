@@ -125,6 +125,29 @@ fn inputs_found_by_fuzzing_get_clear_answers() {
     )
     .unwrap();
     verify_module(&m).unwrap();
+    // MATLAB: `break` outside a loop and a repeated parameter are parse errors, as in Octave.
+    let e = matlab::compile(
+        "function y = f(x)\n  y = x;\n  break;\nend\n",
+        "f",
+        vec![scalar],
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains("`break` must appear within a loop"),
+        "{}",
+        e.message
+    );
+    let e = matlab::compile(
+        "function y = f(x, k, k)\n  y = k;\nend\n",
+        "f",
+        vec![scalar],
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains("parameter `k` appears twice"),
+        "{}",
+        e.message
+    );
     // Julia: a repeated parameter is refused as Julia refuses it; a constant defined
     // through itself is a global (its reader does not compile), no endless expansion.
     let e = julia::compile("t(y, y) = 0\n", "t", vec![scalar, scalar]).unwrap_err();
