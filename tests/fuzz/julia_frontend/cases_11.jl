@@ -1,2 +1,0 @@
-bool_arith(a, b) = a + b, a * 3, -a
-

@@ -1,2 +1,0 @@
-shifts(a, n) = (a << n, a >> n, a >>> n)
-

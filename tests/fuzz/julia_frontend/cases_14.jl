@@ -1,4 +1,0 @@
-function compare_all(a, b)
-    return (a < b, a <= b, a > b, a >= b, a == b, a != b)
-end
-

@@ -1,3 +1,0 @@
-chained(a, b, c) = a < b <= c
-
-# ---- control flow ----

@@ -1,4 +1,0 @@
-function arith(a, b)
-    return a + b, a - b, a * b, a / b
-end
-

@@ -1,2 +1,0 @@
-linear_index(A, k) = A[k]
-

@@ -1,5 +1,0 @@
-function use_minmax(x)
-    lo, hi = minmax2(x)
-    return hi - lo
-end
-

@@ -1,3 +1,0 @@
-eq_arrays(x, y) = x == y
-
-# ---- comprehensions and generators ----

@@ -1,2 +1,0 @@
-uses_consts(x) = x * SCALE + LIMIT
-

@@ -1,2 +1,0 @@
-reads_global(x) = x + counter
-

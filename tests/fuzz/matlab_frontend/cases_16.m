@@ -1,4 +1,0 @@
-function y = ends(x)
-  y = x(end) + x(end - 1) * 10;
-end
-

@@ -1,4 +1,0 @@
-function B = transposes(A)
-  B = A' + A.';
-end
-

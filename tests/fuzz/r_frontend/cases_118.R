@@ -1,2 +1,0 @@
-ivec_sum <- function(x) sum(x)
-

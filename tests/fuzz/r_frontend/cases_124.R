@@ -1,2 +1,0 @@
-nested_calls <- function(x) sumsq(x) + sumsq(2 * x)
-

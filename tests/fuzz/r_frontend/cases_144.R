@@ -1,2 +1,0 @@
-int_matrix <- function(m) m * 2L + 1L
-

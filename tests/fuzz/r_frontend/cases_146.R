@@ -1,2 +1,0 @@
-plane <- function(a, k) a[, , k]
-

@@ -1,2 +1,0 @@
-imods <- function(a, b) c(a %% b, a %/% b)
-

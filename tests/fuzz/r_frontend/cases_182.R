@@ -1,1 +1,0 @@
-recycle_cmp <- function(x, y) sum(x > y)

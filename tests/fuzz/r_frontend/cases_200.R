@@ -1,3 +1,0 @@
-na_compare <- function(x) x > NA
-
-# seq() with length.out.

@@ -1,2 +1,0 @@
-with_default <- function(x, k = 2) x * k
-

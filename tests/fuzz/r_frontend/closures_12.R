@@ -1,9 +1,0 @@
-capture_copy <- function(x) {
-  bump <- function() {
-    x[1] <- 100
-    sum(x)
-  }
-  s <- bump()
-  c(s, x[1])
-}
-

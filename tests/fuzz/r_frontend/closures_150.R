@@ -1,1 +1,0 @@
-matrix_byrow_default <- function(x) matrix(x, 2, byrow = FALSE)

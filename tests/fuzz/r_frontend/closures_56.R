@@ -1,1 +1,0 @@
-sap_top <- function(x) sapply(x, top_square)

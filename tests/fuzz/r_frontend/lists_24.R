@@ -1,4 +1,0 @@
-nested <- function(cfg) {
-  inner_total(cfg$a) + inner_total(cfg$b)
-}
-

@@ -1,1 +1,0 @@
-unif_named <- function(n) runif(max = 3, n = n, min = -1)

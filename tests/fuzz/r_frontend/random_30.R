@@ -1,1 +1,0 @@
-perm_x <- function(x) sample(x)

@@ -1,2 +1,0 @@
-drop_row <- function(m) m[-1, ]
-

@@ -1,5 +1,0 @@
-grow_past <- function(x) {
-  x[length(x) + 1] <- 99
-  x
-}
-
