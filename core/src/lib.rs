@@ -8,6 +8,7 @@ pub mod conformance;
 pub mod cpu;
 pub mod driver;
 pub mod frontend;
+pub mod fuzz_targets;
 pub mod gpu;
 pub mod interp;
 pub mod opt;

@@ -56,6 +56,13 @@ pub fn program(src: &str) -> VrResult<JuliaProgram> {
     for g in &source.globals {
         p.constants.remove(g);
     }
+    // A constant defined through itself (`n = n + 1`, or `a = b` and `b = a`) is no
+    // constant: reading it expanded without end (a stack overflow, found by fuzzing).
+    // It is a global like any other name assigned a value that is not a constant.
+    let cyclic: Vec<String> = p.constants.keys().filter(|n| reaches(&p.constants, n, n, &mut HashSet::new())).cloned().collect();
+    for n in cyclic {
+        p.constants.remove(&n);
+    }
     let names: HashSet<String> = source.functions.iter().map(|f| f.name.clone()).collect();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for f in &source.functions {
@@ -80,6 +87,29 @@ pub fn program(src: &str) -> VrResult<JuliaProgram> {
         broken.insert(name, e);
     }
     Ok(JuliaProgram { program: p, broken })
+}
+
+/// Does constant `from`'s value read `target`, directly or through other constants?
+fn reaches(constants: &HashMap<String, Expr>, from: &str, target: &str, seen: &mut HashSet<String>) -> bool {
+    fn names(e: &Expr, out: &mut Vec<String>) {
+        match &e.kind {
+            ExprKind::Var(n) => out.push(n.clone()),
+            ExprKind::Unary(_, a) => names(a, out),
+            ExprKind::Binary(_, a, b) => {
+                names(a, out);
+                names(b, out);
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(|a| names(&a.value, out)),
+            _ => {}
+        }
+    }
+    if !seen.insert(from.to_string()) {
+        return false;
+    }
+    let Some(value) = constants.get(from) else { return false };
+    let mut read = Vec::new();
+    names(value, &mut read);
+    read.iter().any(|n| n == target || reaches(constants, n, target, seen))
 }
 
 /// Compile `entry` of Julia source for these argument types (one per leading

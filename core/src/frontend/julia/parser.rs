@@ -539,6 +539,11 @@ impl Parser {
                     }
                     other => return Err(p.error(&format!("expected a parameter name, found {}", describe(&other)))),
                 };
+                // Julia's own refusal; two variables of one name would reach the
+                // verifier otherwise (found by fuzzing, tests/fuzz/regressions).
+                if params.iter().any(|q: &Param| q.name == name) {
+                    return Err(p.error(&format!("function argument name not unique: \"{name}\"")));
+                }
                 if p.is_op("...") {
                     return Err(p.error(&format!("varargs parameter `{name}...` does not compile")));
                 }

@@ -372,10 +372,18 @@ fn reduce_all(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> LResult
                 _ => unreachable!(),
             };
         }
-        let v = reduce_all(lw, name, &args[..1], line)?;
+        // A scalar or a vector: the inner reduction of the value already lowered, then
+        // the outer one. (This called reduce_all on the same outer call again: endless
+        // recursion, a stack overflow for `sum(sum(x))` of a scalar; found by fuzzing.)
+        let v = reduce_value(lw, name, a, line)?;
         return whole(lw, name, v, line);
     }
     let v = lw.expr(&args[0].value)?;
+    reduce_value(lw, name, v, line)
+}
+
+/// `name` over a lowered scalar or vector argument.
+fn reduce_value(lw: &mut Lowerer, name: &str, v: Lowered, line: Line) -> LResult<Lowered> {
     if v.ty.rank == 0 {
         return whole(lw, name, v, line);
     }

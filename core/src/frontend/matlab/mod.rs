@@ -52,6 +52,14 @@ pub fn compile_outputs(src: &str, entry: &str, args: Vec<Ty>, nargout: Option<us
         names.sort();
         VrError::new(ErrorKind::InvalidArgument, format!("no function `{entry}` in the file (it defines: {})", names.join(", ")))
     })?;
+    // Every MATLAB array has at least two dimensions; the rules assume it (a 1-d array
+    // gave a module the verifier rejects: `size(x, 2)` of a vector).
+    if let Some((i, t)) = args.iter().enumerate().find(|(_, t)| t.rank == 1) {
+        return Err(VrError::new(
+            ErrorKind::InvalidArgument,
+            format!("argument {} of `{entry}` is a {t}: MATLAB arrays have at least two dimensions", i + 1),
+        ));
+    }
     let n = nargout.unwrap_or(k);
     if n > k {
         return Err(VrError::new(ErrorKind::InvalidArgument, format!("`{entry}` has {k} output(s), {n} requested")));

@@ -15,7 +15,7 @@ use crate::runtime::error::{VrError, VrResult};
 /// function).
 pub fn parse_file(src: &str) -> VrResult<Vec<MFunction>> {
     let toks = lex(src)?;
-    let mut p = Parser { toks, pos: 0, matrix: vec![false], index_depth: 0, depth: 0 };
+    let mut p = Parser { toks, pos: 0, matrix: vec![false], index_depth: 0, depth: 0, loops: 0 };
     let mut out = Vec::new();
     p.skip_separators();
     while p.peek() != &Tok::Eof {
@@ -45,6 +45,8 @@ struct Parser {
     index_depth: u32,
     /// Nesting depth, bounded so that no input exhausts the stack.
     depth: u32,
+    /// The loops around the statement being read: `break` and `continue` need one.
+    loops: u32,
 }
 
 const MAX_DEPTH: u32 = 200;
@@ -180,7 +182,13 @@ impl Parser {
                     unused += 1;
                     params.push(format!("__unused{unused}"));
                 } else {
-                    params.push(self.ident()?);
+                    let name = self.ident()?;
+                    // Octave refuses a repeated parameter too; it gave two variables of
+                    // one name (found by fuzzing).
+                    if params.contains(&name) {
+                        return Err(self.error(&format!("parameter `{name}` appears twice in the parameter list")));
+                    }
+                    params.push(name);
                 }
                 match self.peek() {
                     Tok::Comma => {
@@ -249,17 +257,28 @@ impl Parser {
         let kind = match self.peek().clone() {
             Tok::Ident(w) => match w.as_str() {
                 "if" => self.if_stmt()?,
-                "for" | "parfor" => self.for_stmt(w == "parfor")?,
+                "for" | "parfor" => {
+                    self.loops += 1;
+                    let s = self.for_stmt(w == "parfor");
+                    self.loops -= 1;
+                    s?
+                }
                 "while" => {
                     self.bump();
                     let cond = self.expr()?;
-                    let body = self.block()?;
+                    self.loops += 1;
+                    let body = self.block();
+                    self.loops -= 1;
+                    let body = body?;
                     self.end_block("endwhile")?;
                     StmtKind::While { cond, body }
                 }
                 "do" => {
                     self.bump();
-                    let body = self.block()?;
+                    self.loops += 1;
+                    let body = self.block();
+                    self.loops -= 1;
+                    let body = body?;
                     if !self.is_keyword("until") {
                         return Err(self.error("expected `until` after `do`"));
                     }
@@ -269,6 +288,11 @@ impl Parser {
                 }
                 "switch" => self.switch_stmt()?,
                 "break" | "continue" | "return" => {
+                    // Octave's parse error; the verifier rejected the module otherwise
+                    // (found by fuzzing).
+                    if w != "return" && self.loops == 0 {
+                        return Err(self.error(&format!("`{w}` must appear within a loop")));
+                    }
                     self.bump();
                     self.terminator()?;
                     match w.as_str() {

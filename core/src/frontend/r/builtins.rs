@@ -358,7 +358,11 @@ fn concat(lw: &mut Lowerer, args: &[Arg], line: Line) -> LResult<Lowered> {
         let (v, there) = match zero_droppable(lw, &a.value, line) {
             Some(r) => {
                 let (v, there) = r?;
-                (v, Some(there))
+                // A vector index read several elements (`y[n]`, `n` a vector): a part
+                // like any vector, not one element that may drop out (it was stored
+                // as one: a module the verifier rejected; found by fuzzing).
+                let one = v.ty.rank == 0;
+                (v, one.then_some(there))
             }
             None => (lw.expr(&a.value)?, None),
         };

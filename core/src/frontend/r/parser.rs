@@ -425,6 +425,11 @@ impl Parser {
                     Tok::Ident(n) => n,
                     other => return Err(self.error(&format!("expected a parameter name, found {}", describe(&other)))),
                 };
+                // R's own message for `function(a, a)`; two variables of one name would
+                // reach the verifier otherwise (found by fuzzing, tests/fuzz/regressions).
+                if params.iter().any(|p: &Param| p.name == name) {
+                    return Err(self.error(&format!("repeated formal argument '{name}'")));
+                }
                 let default = if self.is_op("=") {
                     self.next();
                     Some(self.expr(2)?)

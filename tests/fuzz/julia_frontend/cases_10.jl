@@ -1,0 +1,2 @@
+float_pow(x, y) = x^y
+

@@ -1,0 +1,2 @@
+bits(a, b) = (a & b, a | b, a ⊻ b, ~a)
+

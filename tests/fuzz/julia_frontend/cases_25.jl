@@ -1,0 +1,5 @@
+function asserted(x)
+    @assert x >= 0 "x is negative"
+    return x * 2
+end
+

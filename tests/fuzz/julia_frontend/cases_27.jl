@@ -1,0 +1,3 @@
+function even_odd(n)
+    return is_even(n)
+end

@@ -1,0 +1,1 @@
+is_even(n) = n == 0 ? true : is_odd(n - 1)

@@ -1,0 +1,2 @@
+float_mods(x, y) = (x % y, mod(x, y), rem(x, y))
+

@@ -1,0 +1,5 @@
+function view_sum(A, j)
+    v = @view A[:, j]
+    return sum(v)
+end
+

@@ -1,0 +1,5 @@
+function swap(a, b)
+    a, b = b, a
+    return a - b
+end
+

@@ -1,0 +1,2 @@
+vcat_vectors(x, y) = [x; y]
+

@@ -1,0 +1,2 @@
+typed_empty() = length(Float64[])
+

@@ -1,0 +1,4 @@
+function bounds(x, i)
+    return x[i]
+end
+

@@ -1,0 +1,2 @@
+dotted_fn(x) = sin.(x) .+ cos.(x)
+

@@ -1,0 +1,2 @@
+user_bcast(x) = sq.(x)
+

@@ -1,0 +1,2 @@
+squares(n) = [i^2 for i in 1:n]
+

@@ -1,0 +1,3 @@
+gen_count(x) = count(v < 0 for v in x)
+
+# ---- library ----

@@ -1,0 +1,2 @@
+col_sums(A) = sum(A; dims = 1)
+

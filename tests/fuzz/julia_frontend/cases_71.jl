@@ -1,0 +1,2 @@
+bool_sum(x) = sum(x .> 1.5)
+

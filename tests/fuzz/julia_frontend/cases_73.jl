@@ -1,0 +1,2 @@
+two_arg(y, x) = (atan(y, x), hypot(y, x), min(y, x), max(y, x))
+

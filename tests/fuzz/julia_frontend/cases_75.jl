@@ -1,0 +1,2 @@
+to_int(x) = Int(x)
+

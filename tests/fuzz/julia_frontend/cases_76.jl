@@ -1,0 +1,2 @@
+domain_sqrt(x) = sqrt(x)
+

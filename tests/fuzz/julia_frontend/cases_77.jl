@@ -1,0 +1,2 @@
+domain_log(x) = log(x)
+

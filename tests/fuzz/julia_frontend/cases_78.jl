@@ -1,0 +1,2 @@
+mat_mul(A, B) = A * B
+

@@ -1,0 +1,2 @@
+int_pow(x, n) = x^n
+

@@ -1,0 +1,2 @@
+vdot(x, y) = dot(x, y)
+

@@ -1,0 +1,2 @@
+transposed(A) = transpose(A)
+

@@ -1,0 +1,2 @@
+row_vector(x) = x'
+

@@ -1,0 +1,2 @@
+cumulative(x) = cumsum(x), cumprod(x)
+

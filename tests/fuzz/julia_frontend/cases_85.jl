@@ -1,0 +1,2 @@
+complex_build(re, im) = complex(re, im) * 2
+

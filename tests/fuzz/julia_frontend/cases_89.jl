@@ -1,0 +1,2 @@
+limits() = typemax(Int), typemin(Int)
+

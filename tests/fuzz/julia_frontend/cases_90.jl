@@ -1,0 +1,2 @@
+rev(x) = reverse(x)
+

@@ -1,0 +1,4 @@
+function r = row_of(A, i)
+  r = A(i, :);
+end
+

@@ -1,0 +1,4 @@
+function c = col_of(A, j)
+  c = A(:, j);
+end
+

@@ -1,0 +1,4 @@
+function v = flat_of(A)
+  v = A(:);
+end
+

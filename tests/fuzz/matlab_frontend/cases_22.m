@@ -1,0 +1,4 @@
+function y = gather(x, idx)
+  y = x(idx);
+end
+

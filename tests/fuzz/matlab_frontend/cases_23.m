@@ -1,0 +1,4 @@
+function y = masked(x)
+  y = x(x > 2);
+end
+

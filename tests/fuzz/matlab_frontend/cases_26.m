@@ -1,0 +1,4 @@
+function C = mm(A, B)
+  C = A * B;
+end
+

@@ -1,0 +1,4 @@
+function y = logic_ops(a, b)
+  y = (a & b) | ~a;
+end
+

@@ -1,0 +1,4 @@
+function y = cumulative(x)
+  y = cumsum(x);
+end
+

@@ -1,0 +1,4 @@
+function [m, k] = argmax(x)
+  [m, k] = max(x);
+end
+

@@ -1,0 +1,4 @@
+function y = rounding(x)
+  y = round(x);
+end
+

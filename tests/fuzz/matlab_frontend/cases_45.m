@@ -1,0 +1,4 @@
+function y = dotp(a, b)
+  y = dot(a, b);
+end
+

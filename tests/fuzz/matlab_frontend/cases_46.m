@@ -1,0 +1,4 @@
+function y = finds(x)
+  y = find(x > 1);
+end
+

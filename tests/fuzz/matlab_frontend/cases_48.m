@@ -1,0 +1,4 @@
+function y = reshaped(A)
+  y = reshape(A, 2, []);
+end
+

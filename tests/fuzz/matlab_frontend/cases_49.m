@@ -1,0 +1,4 @@
+function y = lin(a, b, n)
+  y = linspace(a, b, n);
+end
+

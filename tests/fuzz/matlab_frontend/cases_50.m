@@ -1,0 +1,4 @@
+function y = isat(a, b)
+  y = int32(a) * b;
+end
+

@@ -1,0 +1,4 @@
+function y = iconv(x)
+  y = int32(x);
+end
+

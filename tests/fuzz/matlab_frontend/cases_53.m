@@ -1,0 +1,4 @@
+function y = imix(a)
+  y = a + 0.5;
+end
+

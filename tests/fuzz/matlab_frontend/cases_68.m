@@ -1,0 +1,4 @@
+function r = helper_sq(v)
+  r = v .* v;
+end
+

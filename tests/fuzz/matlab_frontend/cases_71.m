@@ -1,0 +1,4 @@
+function y = sqrt_neg(x)
+  y = sqrt(x);
+end
+

@@ -1,0 +1,4 @@
+function y = bad_index(x, i)
+  y = x(i);
+end
+

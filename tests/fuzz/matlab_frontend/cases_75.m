@@ -1,0 +1,4 @@
+function y = mat_solve(A, b)
+  y = A \ b;
+end
+

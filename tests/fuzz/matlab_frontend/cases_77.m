@@ -1,0 +1,5 @@
+function y = bool_ops(x)
+  y = ~x;
+  y = y | x;
+end
+

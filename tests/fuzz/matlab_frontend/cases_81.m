@@ -1,0 +1,4 @@
+function y = mpow(x)
+  y = x ^ 2 + 2 ^ x;
+end
+

@@ -1,0 +1,2 @@
+iadd <- function(a, b) a + b
+

@@ -1,0 +1,2 @@
+to_int <- function(x) as.integer(x) + 1L
+

@@ -1,0 +1,2 @@
+count_true <- function(x) sum(x > 2)
+

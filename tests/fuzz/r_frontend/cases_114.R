@@ -1,0 +1,2 @@
+concat <- function(x, a) c(a, x, a * 2)
+

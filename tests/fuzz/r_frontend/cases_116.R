@@ -1,0 +1,2 @@
+imean <- function(x) mean(x)
+

@@ -1,0 +1,2 @@
+mat_sum <- function(a, b) a + b * 2
+

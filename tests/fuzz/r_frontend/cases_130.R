@@ -1,0 +1,2 @@
+lgl_arg <- function(b) if (b) 1L else 0L
+

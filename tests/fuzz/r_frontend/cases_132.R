@@ -1,0 +1,2 @@
+reverse <- function(x) x[length(x):1]
+

@@ -1,0 +1,2 @@
+dmods <- function(a, b) c(a %% b, a %/% b)
+

@@ -1,0 +1,1 @@
+twice <- function(v) v * 2L

@@ -1,0 +1,1 @@
+clip_low <- function(x, lo) ifelse(x < lo, lo, x)

@@ -1,0 +1,1 @@
+recycle_one <- function(x, y) x * y + y

@@ -1,0 +1,1 @@
+recycle_lgl <- function(x, y) x & !y

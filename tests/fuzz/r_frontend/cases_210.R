@@ -1,0 +1,1 @@
+seq_partial <- function(n) seq(0, 1, length = n)

@@ -1,0 +1,1 @@
+na_branch <- function(x) ifelse(x > 0, x, NA)

@@ -1,0 +1,2 @@
+row_of <- function(m, i) m[i, ]
+

@@ -1,0 +1,2 @@
+col_of <- function(m, j) m[, j]
+

@@ -1,0 +1,2 @@
+cmul <- function(z, w) z * w - Conj(z) / w
+

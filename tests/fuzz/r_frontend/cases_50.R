@@ -1,0 +1,2 @@
+mm <- function(a, b) a %*% b
+

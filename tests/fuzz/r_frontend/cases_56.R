@@ -1,0 +1,2 @@
+tr <- function(a) t(a)
+

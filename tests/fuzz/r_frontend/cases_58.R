@@ -1,0 +1,2 @@
+cp <- function(a) crossprod(a)
+

@@ -1,0 +1,2 @@
+cums <- function(x) cumsum(x)
+

@@ -1,0 +1,2 @@
+round_half <- function(x) round(x)
+

@@ -1,0 +1,1 @@
+red_max <- function(x) Reduce(max, x)

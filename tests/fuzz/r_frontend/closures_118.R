@@ -1,0 +1,4 @@
+fil_builtin <- function(x) Filter(is.finite, x)
+
+# ---- outer, apply ----
+

@@ -1,0 +1,1 @@
+app_rows <- function(m) apply(m, 1, sum)

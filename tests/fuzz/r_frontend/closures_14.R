@@ -1,0 +1,8 @@
+capture_rebind <- function(a) {
+  g <- function() {
+    a <- a + 1
+    a
+  }
+  c(g(), a)
+}
+

@@ -1,0 +1,1 @@
+arg_mixed <- function(x) weighted(weight = 2, x)

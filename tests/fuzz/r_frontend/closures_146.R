@@ -1,0 +1,1 @@
+cplx_partial <- function(r, i) complex(real = r, imag = i)

@@ -1,0 +1,1 @@
+matrix_partial <- function(x) matrix(x, nr = 2)

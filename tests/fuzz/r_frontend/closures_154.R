@@ -1,0 +1,1 @@
+rep_partial <- function(x) rep(x, t = 2)

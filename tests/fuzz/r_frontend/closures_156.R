@@ -1,0 +1,1 @@
+numeric_partial <- function(n) numeric(len = n)

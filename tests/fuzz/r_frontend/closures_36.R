@@ -1,0 +1,1 @@
+sap_builtin <- function(x) sapply(x, sqrt)

@@ -1,0 +1,1 @@
+sap_string <- function(x) sapply(x, "abs")

@@ -1,0 +1,1 @@
+sap_extra <- function(x, p) sapply(x, function(v, e) v^e, p)

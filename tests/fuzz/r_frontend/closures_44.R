@@ -1,0 +1,1 @@
+sap_first_named <- function(x) sapply(x, function(v, w) v - w, v = 10)

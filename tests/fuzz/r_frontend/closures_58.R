@@ -1,0 +1,1 @@
+top_square <- function(v) v * v

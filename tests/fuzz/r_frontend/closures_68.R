@@ -1,0 +1,1 @@
+vap_int <- function(x) vapply(x, function(v) v + 1L, integer(1))

@@ -1,0 +1,1 @@
+vap_bad_len <- function(x) vapply(x, function(v) c(v, v), numeric(1))

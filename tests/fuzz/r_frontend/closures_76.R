@@ -1,0 +1,1 @@
+vap_scalar_template <- function(x) vapply(x, function(v) v > 0, TRUE)

@@ -1,0 +1,1 @@
+map_builtin <- function(y, x) mapply(atan2, y, x)

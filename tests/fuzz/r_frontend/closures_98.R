@@ -1,0 +1,1 @@
+red_acc <- function(x) Reduce("+", x, accumulate = TRUE)

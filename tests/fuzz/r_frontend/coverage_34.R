@@ -1,0 +1,1 @@
+seq_one_arg <- function(n) seq(n)

@@ -1,0 +1,1 @@
+gamma_draws <- function(n, shape, rate) rgamma(n, shape, rate)

@@ -1,0 +1,1 @@
+gamma_scale <- function(n, shape, scale) rgamma(n, shape, scale = scale)

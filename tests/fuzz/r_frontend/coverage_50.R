@@ -1,0 +1,1 @@
+gamma_default <- function(n, shape) rgamma(n, shape)

@@ -1,0 +1,1 @@
+gamma_one <- function(shape) rgamma(1, shape, 2)

@@ -1,0 +1,1 @@
+exp_n <- function(n) rexp(n)

@@ -1,0 +1,2 @@
+mask <- function(x) sum(x[x > 0])
+

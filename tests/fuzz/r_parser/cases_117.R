@@ -1,0 +1,2 @@
+ivec_sum <- function(x) sum(x)
+

@@ -1,0 +1,2 @@
+isub_vec <- function(x, y) x - y
+

@@ -1,0 +1,4 @@
+free_const <- function(x) x * SCALE
+
+SCALE <- 3
+

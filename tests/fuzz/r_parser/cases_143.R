@@ -1,0 +1,2 @@
+int_matrix <- function(m) m * 2L + 1L
+

@@ -1,0 +1,2 @@
+plane <- function(a, k) a[, , k]
+

@@ -1,0 +1,2 @@
+idiv <- function(a, b) a / b
+

@@ -1,0 +1,4 @@
+na_store <- function(x) {
+  x[2] <- NA
+  x
+}

@@ -1,0 +1,1 @@
+na_plus <- function(x) x + NA

@@ -1,0 +1,3 @@
+na_compare <- function(x) x > NA
+
+# seq() with length.out.

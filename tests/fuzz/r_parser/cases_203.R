@@ -1,0 +1,1 @@
+seq_n <- function(n) seq(length.out = n)

@@ -1,0 +1,2 @@
+ipow <- function(a, b) a^b
+

@@ -1,0 +1,4 @@
+positive_first <- function(x) {
+  if (x[1] > 0) 1 else -1
+}
+

@@ -1,0 +1,2 @@
+slice <- function(x, a, b) x[a:b]
+

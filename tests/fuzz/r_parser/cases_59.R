@@ -1,0 +1,2 @@
+stats <- function(x) c(sum(x), prod(x), min(x), max(x), mean(x))
+

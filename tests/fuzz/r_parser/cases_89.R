@@ -1,0 +1,2 @@
+sizes <- function(m) c(length(m), nrow(m), ncol(m), dim(m))
+

@@ -1,0 +1,2 @@
+with_default <- function(x, k = 2) x * k
+

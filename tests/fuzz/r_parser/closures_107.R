@@ -1,0 +1,1 @@
+red_int <- function(n) Reduce(function(a, b) a + b, 1:n)

@@ -1,0 +1,1 @@
+fil <- function(x) Filter(function(v) v > 2, x)

@@ -1,0 +1,1 @@
+out_str <- function(x, y) outer(x, y, "-")

@@ -1,0 +1,5 @@
+recursive_capture <- function(n, step) {
+  down <- function(k) if (k <= 0) 0 else k + down(k - step)
+  down(n)
+}
+

@@ -1,0 +1,2 @@
+lambda_now <- function(x) (function(v) v * 2)(x)
+

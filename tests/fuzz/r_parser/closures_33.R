@@ -1,0 +1,1 @@
+sap_backslash <- function(x) sapply(x, \(v) v + 1)

@@ -1,0 +1,1 @@
+sap_ragged <- function(n) sapply(1:n, function(i) seq_len(i))

@@ -1,0 +1,1 @@
+map_recycle <- function(x) mapply(function(a, b) a + b, x, 10)

@@ -1,0 +1,1 @@
+red_sum <- function(x) Reduce(`+`, x)

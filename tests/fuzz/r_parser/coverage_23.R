@@ -1,0 +1,1 @@
+seq_by_value <- function(from, to, by) seq(from, to, by)

@@ -1,0 +1,2 @@
+callee_reads <- function() K * 2
+

@@ -1,0 +1,2 @@
+ld_sum <- function(x) sum(x)
+

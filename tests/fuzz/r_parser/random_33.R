@@ -1,0 +1,1 @@
+pick_r <- function(x, k) sample(x, k, replace = TRUE)

@@ -1,0 +1,1 @@
+sint <- function(n, k) sample.int(n, k)

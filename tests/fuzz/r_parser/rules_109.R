@@ -1,0 +1,2 @@
+outer_int <- function(n) outer(1:n, 1:n, "-")
+

@@ -1,0 +1,2 @@
+tcp <- function(x) tcrossprod(x)
+

@@ -1,0 +1,5 @@
+check_named <- function(n) {
+  stopifnot("n must be positive" = n > 0)
+  n
+}
+

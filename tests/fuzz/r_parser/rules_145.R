@@ -1,0 +1,2 @@
+par_mat <- function(m) pmax(m, 2L)
+

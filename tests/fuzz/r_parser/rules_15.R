@@ -1,0 +1,2 @@
+index2_at <- function(x, i) x[[i]]
+

@@ -1,0 +1,2 @@
+vec_oob <- function(x, i) x[i]
+

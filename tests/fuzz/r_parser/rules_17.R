@@ -1,0 +1,5 @@
+set_first <- function(x, v) {
+  x[1] <- v
+  x
+}
+

@@ -1,0 +1,2 @@
+drop_first <- function(x) x[-1]
+

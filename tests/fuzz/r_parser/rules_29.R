@@ -1,0 +1,2 @@
+drop_i <- function(x, i) x[-i]
+

@@ -1,0 +1,2 @@
+drop_two <- function(x) x[-(1:2)]
+

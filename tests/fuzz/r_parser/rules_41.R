@@ -1,0 +1,2 @@
+zero_index <- function(x) x[0]
+

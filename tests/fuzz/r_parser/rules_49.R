@@ -1,0 +1,2 @@
+runtime_negative <- function(x, i) x[i]
+

@@ -1,0 +1,2 @@
+int_div <- function(a, b) a %/% b
+

@@ -1,0 +1,2 @@
+int_mod <- function(a, b) a %% b
+

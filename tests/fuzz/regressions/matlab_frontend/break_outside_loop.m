@@ -1,0 +1,3 @@
+function x = f(x)
+  break;
+end

@@ -1,0 +1,3 @@
+function y = f(x)
+  y = 0; continue
+end

@@ -1,0 +1,3 @@
+function y = g(A)
+  y = sum(sum(A)) + max(max(A));
+end

@@ -1,0 +1,1 @@
+f <- function(n) { y <- c(); c(1, y[n]) }

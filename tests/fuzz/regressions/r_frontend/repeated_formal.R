@@ -1,0 +1,1 @@
+seq_from_n <- function(a, a, n) seq(a, length. = n)
