@@ -157,4 +157,12 @@ fn inputs_found_by_fuzzing_get_clear_answers() {
         e.message
     );
     assert!(julia::compile("w() = n ÷ 2\nn = n + 1\n", "w", vec![]).is_err());
+    // `continue`/`break` outside a loop gave a module the verifier rejects (Julia and R
+    // alike): now a clear error from the lowering, while loops keep theirs.
+    let e = julia::compile("function g(x)\n    continue\n    return x\nend\n", "g", vec![scalar]).unwrap_err();
+    assert!(e.message.contains("outside a loop"), "{}", e.message);
+    let e = r::compile("f <- function(x) { if (x > 0) break; x }", "f", vec![scalar]).unwrap_err();
+    assert!(e.message.contains("outside a loop"), "{}", e.message);
+    let m = julia::compile("function g(x)\n    s = 0.0\n    for i in 1:3\n        i == 2 && continue\n        s += x\n    end\n    return s\nend\n", "g", vec![scalar]).unwrap();
+    verify_module(&m).unwrap();
 }

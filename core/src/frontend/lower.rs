@@ -153,6 +153,8 @@ pub struct Lowerer<'p> {
     pub(super) ret_list: Option<Option<ListTy>>,
     /// Statements that must run before the expression being lowered.
     pub(super) pre: Vec<Stmt>,
+    /// The loops around the statement being lowered: `break` and `next` need one.
+    loop_depth: u32,
     temps: Vec<Local>,
     counter: u32,
     /// Variables written through an index somewhere in the function (list elements as
@@ -234,6 +236,7 @@ impl<'p> Lowerer<'p> {
             ret: None,
             ret_list: None,
             pre: Vec::new(),
+            loop_depth: 0,
             temps: Vec::new(),
             counter: 0,
             written,
@@ -663,7 +666,7 @@ impl<'p> Lowerer<'p> {
             ExprKind::While { cond, body } => {
                 let c = self.condition(cond)?;
                 let pre = std::mem::take(&mut self.pre);
-                let mut b = self.block(body, false)?;
+                let mut b = self.loop_body(body)?;
                 if pre.is_empty() {
                     self.push(out, StmtKind::While { cond: c, body: Block { on_gpu: false, stmts: b } }, line);
                 } else {
@@ -683,9 +686,14 @@ impl<'p> Lowerer<'p> {
                 self.void_tail(tail, line, out)
             }
             ExprKind::Repeat(body) => {
-                let b = self.block(body, false)?;
+                let b = self.loop_body(body)?;
                 self.push(out, StmtKind::While { cond: vrir::Expr::lit(Literal::Bool(true)), body: Block { on_gpu: false, stmts: b } }, line);
                 self.void_tail(tail, line, out)
+            }
+            ExprKind::Break | ExprKind::Next if self.loop_depth == 0 => {
+                // R: "no loop for break/next, jumping to top level"; Julia: "syntax: break
+                // or continue outside loop"; VRIR has no such statement (found by fuzzing).
+                Err(self.unsupported("`break` or `next` outside a loop", line, "the host raises an error there"))
             }
             ExprKind::Break => {
                 self.push(out, StmtKind::Break, line);
@@ -1025,6 +1033,14 @@ impl<'p> Lowerer<'p> {
         }
     }
 
+    /// A loop's body: `break` and `next` inside it leave this loop.
+    fn loop_body(&mut self, body: &Expr) -> LResult<Vec<Stmt>> {
+        self.loop_depth += 1;
+        let lowered = self.block(body, false);
+        self.loop_depth -= 1;
+        lowered
+    }
+
     /// How many of its parameters the call being compiled passes (MATLAB's `nargin`).
     pub fn given_arguments(&self) -> usize {
         self.prog.specs[self.spec].args.iter().filter(|a| a.is_some()).count()
@@ -1193,7 +1209,7 @@ impl<'p> Lowerer<'p> {
             line: Some(line),
         }];
         self.parallel_depth += u32::from(parallel);
-        let lowered = self.block(body, false);
+        let lowered = self.loop_body(body);
         self.parallel_depth -= u32::from(parallel);
         stmts.extend(lowered?);
         let body = Block { on_gpu: false, stmts };

@@ -1,0 +1,4 @@
+function g(x)
+    continue
+    return x
+end
