@@ -30,9 +30,11 @@ fn quick_run_prints_a_row_per_kernel() {
         "vr-bench failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The main table: up to the first blank line (the STREAM tables follow).
+    let table = stdout.split("\n\n").next().unwrap_or("");
     for k in KERNELS {
         assert_eq!(
-            stdout
+            table
                 .lines()
                 .filter(|l| l.starts_with(&format!("| {k} |")))
                 .count(),
@@ -88,8 +90,9 @@ fn one_kernel_can_be_selected() {
         .expect("vr-bench starts");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
+    let table = stdout.split("\n\n").next().unwrap_or("");
     assert_eq!(
-        stdout
+        table
             .lines()
             .filter(|l| l.starts_with("| ")
                 && !l.starts_with("| kernel")

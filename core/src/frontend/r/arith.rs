@@ -63,9 +63,9 @@ const POW_SOURCE: &str = "(module r_arith :index-base 1
 pub fn pow(lw: &mut Lowerer, a: Lowered, b: Lowered, rank: u32) -> Lowered {
     let ty = Ty::array(ScalarType::F64, rank);
     if matches!(b.expr, vrir::Expr::Const { value: Literal::F64(y) } if y == 2.0) {
-        // R_POW's square, and the commonest power: no call.
-        let a = lw.hoist(a);
-        return Lowered::new(vrir::Expr::binary(vrir::BinOp::Mul, a.expr.clone(), a.expr), ty);
+        // R_POW's square, and the commonest power: VRIR's `pow` by 2, which is `x * x`
+        // for every x (LLVM folds it to one multiplication), so no call.
+        return Lowered::new(vrir::Expr::Lib { func: LibFn::Pow, args: vec![a.expr, b.expr] }, ty);
     }
     lw.prog.helpers.entry(POW.to_string()).or_insert_with(|| {
         let m = vrir::text::parse_module(POW_SOURCE).expect("R's pow helper parses");
