@@ -261,15 +261,16 @@ impl Fuser<'_> {
         let (tree, start, stepped, hoisted) = loop {
             let mut tree = written_tree.clone();
             let mut start = j;
-            // Scalar statements of the row stepped over (see `steppable`), nearest first.
-            let mut stepped: Vec<Stmt> = Vec::new();
+            // Scalar statements of the row stepped over (see `steppable`), with their
+            // positions, nearest first.
+            let mut stepped: Vec<(usize, Stmt)> = Vec::new();
             // Scalar statements the tree reads, computed before the fused loop (see
             // `hoistable`), with their positions, nearest first.
             let mut hoisted: Vec<(usize, Stmt)> = Vec::new();
             while start > floor {
                 if !self.in_gpu && self.steppable(&written[start - 1], &written[start..=j], target)
                 {
-                    stepped.push(written[start - 1].clone());
+                    stepped.push((start - 1, written[start - 1].clone()));
                     start -= 1;
                     continue;
                 }
@@ -311,7 +312,7 @@ impl Fuser<'_> {
                 // what the loop no longer computes.
                 if stepped
                     .iter()
-                    .any(|x| mentions(std::slice::from_ref(x), t) > 0)
+                    .any(|(_, x)| mentions(std::slice::from_ref(x), t) > 0)
                 {
                     break;
                 }
@@ -336,7 +337,8 @@ impl Fuser<'_> {
             // Scalar statements just before the first absorbed temporary stay where
             // they are.
             loop {
-                if start < j && stepped.last().is_some_and(|x| *x == written[start]) {
+                // By position: a row may hold two equal statements.
+                if start < j && stepped.last().is_some_and(|(p, _)| *p == start) {
                     stepped.pop();
                 } else if start < j && hoisted.last().is_some_and(|(p, _)| *p == start) {
                     hoisted.pop();
@@ -347,6 +349,7 @@ impl Fuser<'_> {
             }
             stepped.reverse();
             hoisted.reverse();
+            let stepped: Vec<Stmt> = stepped.into_iter().map(|(_, x)| x).collect();
             break (tree, start, stepped, hoisted);
         };
         // A hoisted statement runs before the row's earlier statements: none of them
@@ -474,6 +477,7 @@ impl Fuser<'_> {
             })
             .map_or(fused.len(), |k| k + 1);
         let stepped_copy = stepped.clone();
+        let stepped_at = at..at + stepped.len();
         fused.splice(at..at, stepped);
         if let (Some(st), Some(v)) = (store, &stored) {
             let mut st = st.clone();
@@ -489,7 +493,9 @@ impl Fuser<'_> {
                 Some((view_stmt, w, extents_match)) => {
                     let mut plain: Vec<Stmt> = fused
                         .drain(..)
-                        .filter(|x| !stepped_copy.contains(x))
+                        .enumerate()
+                        .filter(|(k, _)| !stepped_at.contains(k))
+                        .map(|(_, x)| x)
                         .collect();
                     plain.push(st);
                     let idx = self.index_vars(info.ty.ndims);
