@@ -106,7 +106,7 @@ run <- function(id, thunk) {
     // `(3 - x) / (-0.0)` divides by +0 and gives +Inf where R's own evaluator, and IEEE,
     // give -Inf (found by these programs, seed 3557). Compiled code follows the
     // evaluator; the sign of zero is then compared exactly.
-    let path = std::env::temp_dir().join(format!("vr_random_programs_{}.R", std::process::id()));
+    let path = rscript::scratch_script("vr_random_programs");
     std::fs::write(&path, &script).unwrap();
     let out = Command::new("Rscript")
         .env("R_ENABLE_JIT", "0")
@@ -118,7 +118,7 @@ run <- function(id, thunk) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "Rscript failed: {}",
+        "Rscript failed: {}\n{stdout}",
         String::from_utf8_lossy(&out.stderr)
     );
     let mut results: HashMap<usize, Outcome> = HashMap::new();

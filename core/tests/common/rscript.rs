@@ -101,6 +101,15 @@ pub enum Outcome {
     Error(String),
 }
 
+/// A path for one R script that no other call in this process, on any test thread, is
+/// using: test functions of one binary run in parallel, and two of them writing (and
+/// deleting) one file made Rscript fail with an empty message.
+pub fn scratch_script(stem: &str) -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("{stem}_{}_{n}.R", std::process::id()))
+}
+
 /// R's results for every call `(function, arguments)` of `source` (R's functions, run by
 /// `Rscript --vanilla`): `before_each` runs before each call (`set.seed(1); `), `tag`
 /// names the temporary script.
@@ -128,7 +137,7 @@ run <- function(id, thunk) {
         let args: Vec<String> = args.as_array().unwrap().iter().map(r_literal).collect();
         script.push_str(&format!("{before_each}run({id}, function() {func}({}))\n", args.join(", ")));
     }
-    let path = std::env::temp_dir().join(format!("vr_frontend_r_{tag}_{}.R", std::process::id()));
+    let path = scratch_script(&format!("vr_frontend_r_{tag}"));
     std::fs::write(&path, &script).unwrap();
     let out = Command::new("Rscript").arg("--vanilla").arg(&path).output().expect("Rscript runs (R is part of the test setup)");
     let _ = std::fs::remove_file(&path);
