@@ -135,7 +135,15 @@ impl Fuser<'_> {
         if reads_in_tree == 1 && total == 2 {
             return true;
         }
-        shared && total == 1 + mentions(group, t)
+        // Reads only: a group storing into `t` (`t[...] = sqrt(t)`) still needs `t`'s
+        // storage, so its assignment must stay (found by opt_differential).
+        let mut reads_in_group = 0;
+        crate::analysis::walk_body_exprs(group, &mut |e| {
+            if matches!(e, Expr::Var { name } if name == t) {
+                reads_in_group += 1;
+            }
+        });
+        shared && total == 1 + reads_in_group
     }
 
     /// Statements `stmts` (as written), the first numbered `first` in preorder.
