@@ -265,9 +265,10 @@ fn measure(
     } else {
         None
     };
-    let call_c = |lib: &libloading::Library, args: Vec<Value>| (k.call_c)(lib, &args).map(|_| ());
+    // Each call hands its arguments and results back, to be freed after the clock stops.
+    let call_c = |lib: &libloading::Library, args: Vec<Value>| (k.call_c)(lib, &args).map(|results| (args, results));
     let call_cpu = |m: &CompiledModule, args: Vec<Value>| {
-        m.call(k.name, args).map(|_| ()).map_err(|e| e.to_string())
+        m.call(k.name, args.clone()).map(|results| (args, results)).map_err(|e| e.to_string())
     };
 
     // Results first: compiled code (and OpenMP) must agree with C before any time is printed.

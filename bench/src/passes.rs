@@ -55,7 +55,7 @@ pub fn run(kernels: &[Kernel], opts: &Options, dir: &c_ref::BuildDir) -> Result<
             compare(&observed(&args, &results), &expected)
                 .map_err(|e| format!("{}: {label} differs from C: {e}", k.name))?;
             let t = timing::median_time(opts.reps(), || fresh_copy(&inputs), |a| {
-                compiled.call(k.name, a).map(|_| ()).map_err(|e| e.to_string())
+                compiled.call(k.name, a.clone()).map(|results| (a, results)).map_err(|e| e.to_string())
             })?;
             times.push(t.as_secs_f64());
         }
