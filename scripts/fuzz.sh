@@ -4,6 +4,8 @@
 #
 #   scripts/fuzz.sh TARGET SECONDS   build, fuzz TARGET for SECONDS from tests/fuzz/TARGET,
 #                                    print executions, exec/s, crashes and hangs
+#                                    (VR_FUZZ_EXECS=N: stop after N executions instead,
+#                                    if that comes first)
 #   scripts/fuzz.sh seeds            rebuild every corpus from the test sources (minimised)
 #   scripts/fuzz.sh cmin TARGET      fold the last run's queue into tests/fuzz/TARGET
 #   scripts/fuzz.sh list             the targets
@@ -30,7 +32,7 @@ BIN=fuzz/target/release/vr-fuzz
 TIMEOUT_MS="${VR_FUZZ_TIMEOUT_MS:-2000}"
 
 usage() {
-  sed -n '5,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,12p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -177,8 +179,9 @@ case "${1:-}" in
     out="fuzz/out/$t"
     rm -rf "$out"
     mkdir -p "$out"
-    # -V: stop after SECONDS; -m none: the harness maps LLVM's shared library.
-    nice -n 19 cargo afl fuzz -V "$seconds" -t "$TIMEOUT_MS" -m none \
+    # -V: stop after SECONDS; -E: after VR_FUZZ_EXECS executions (a loaded machine's
+    # rate varies tenfold); -m none: the harness maps LLVM's shared library.
+    nice -n 19 cargo afl fuzz -V "$seconds" ${VR_FUZZ_EXECS:+-E "$VR_FUZZ_EXECS"} -t "$TIMEOUT_MS" -m none \
       -i "tests/fuzz/$t" -o "$out" -- "$ROOT/$BIN" "$t" >"$out/afl.log" 2>&1 ||
       { tail -40 "$out/afl.log" >&2; exit 1; }
     stats="$out/default/fuzzer_stats"

@@ -1,2 +1,0 @@
-bits(a, b) = (a & b, a | b, a ⊻ b, ~a)
-

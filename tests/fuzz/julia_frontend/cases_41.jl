@@ -1,5 +1,0 @@
-function view_sum(A, j)
-    v = @view A[:, j]
-    return sum(v)
-end
-

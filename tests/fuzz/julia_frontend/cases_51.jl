@@ -1,2 +1,0 @@
-vcat_vectors(x, y) = [x; y]
-

@@ -1,2 +1,0 @@
-isub_vec <- function(x, y) x - y
-

@@ -1,2 +1,0 @@
-stats <- function(x) c(sum(x), prod(x), min(x), max(x), mean(x))
-

@@ -1,1 +1,0 @@
-sap_named_extra <- function(x) sapply(x, function(v, lo, hi) min(max(v, lo), hi), hi = 2, lo = 0)

@@ -1,1 +1,0 @@
-vap_bad_len <- function(x) vapply(x, function(v) c(v, v), numeric(1))

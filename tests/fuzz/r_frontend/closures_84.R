@@ -1,1 +1,0 @@
-map_recycle <- function(x) mapply(function(a, b) a + b, x, 10)
