@@ -9,7 +9,8 @@
 #
 # Defaults: 100000 VRIR programs (half generated_programs, a quarter each optimizer
 # test) and 10000 R programs. Run it niced on a shared machine; docs/testing.md has the
-# last measured figures.
+# last measured figures. On many cores without Rust, scripts/differential-shards.sh
+# runs the VRIR part from prebuilt test binaries, sharded over processes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-1}"

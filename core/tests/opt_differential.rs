@@ -11,6 +11,10 @@
 //!
 //! `PROPTEST_CASES=N` sets the number of cases, `VR_LONG_TESTS=1` multiplies the
 //! default by ten.
+//! `PROPTEST_RNG_SEED=S` fixes the random stream (proptest reads it through
+//! `ProptestConfig::default()`; unset, each run draws a fresh seed): processes given
+//! different seeds run different programs, and a seed's run is repeatable, which is how
+//! scripts/differential-shards.sh spreads a long run over cores.
 
 mod common;
 

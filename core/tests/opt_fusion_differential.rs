@@ -9,6 +9,10 @@
 //! sometimes overflow (element errors), so both sides of every run-time test run.
 //!
 //! `PROPTEST_CASES=N` sets the number of cases.
+//! `PROPTEST_RNG_SEED=S` fixes the random stream (proptest reads it through
+//! `ProptestConfig::default()`; unset, each run draws a fresh seed): processes given
+//! different seeds run different programs, and a seed's run is repeatable, which is how
+//! scripts/differential-shards.sh spreads a long run over cores.
 
 mod common;
 
