@@ -11,10 +11,12 @@
 # generated_programs takes two shares, each optimizer test one. Each binary's share runs
 # as SHARDS processes, at most JOBS at a time (default: the cores, nproc). Shard k of
 # the run is one proptest run with PROPTEST_RNG_SEED=SEED+k (default SEED 1) and
-# PROPTEST_CASES its share, so shards draw disjoint random streams and a run is
+# PROPTEST_CASES its share, so shards draw different random streams and a run is
 # reproducible: the summary prints the command that reruns a failed shard. cpu-par
 # uses VR_THREADS threads per process (default 2 here, not every core: JOBS processes
-# run at once).
+# run at once). The compiled-code cache (VR_CACHE_DIR) and PoCL's kernel cache
+# (POCL_CACHE_DIR) go under LOG_DIR/cache unless set: 15 and 40 KB or so a program
+# (a few GB for 10^5), which would otherwise land in the user's ~/.cache.
 #
 # A shard that fails stops at its first mismatch, which proptest shrinks and prints
 # (the log names it); so mismatches counts failed shards, and a failed shard's programs
@@ -42,6 +44,9 @@ shift 2
 export VR_THREADS="${VR_THREADS:-2}"
 log_dir="${log_dir:-$(mktemp -d "${TMPDIR:-/tmp}/vr-shards.XXXXXX")}"
 mkdir -p "$log_dir"
+log_dir=$(cd "$log_dir" && pwd)
+export VR_CACHE_DIR="${VR_CACHE_DIR:-$log_dir/cache/velociraptor}"
+export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$log_dir/cache/pocl}"
 
 # The proptest test each binary runs (its other tests are not the random programs) and
 # its weight in the split.
