@@ -15,8 +15,8 @@
 # reproducible: the summary prints the command that reruns a failed shard. cpu-par
 # uses VR_THREADS threads per process (default 2 here, not every core: JOBS processes
 # run at once). The compiled-code cache (VR_CACHE_DIR) and PoCL's kernel cache
-# (POCL_CACHE_DIR) go under LOG_DIR/cache unless set: 15 and 40 KB or so a program
-# (a few GB for 10^5), which would otherwise land in the user's ~/.cache.
+# (POCL_CACHE_DIR) go under LOG_DIR/cache unless set: 41 MB for 2,000 programs (2 GB
+# or so for 10^5), which would otherwise land in the user's ~/.cache.
 #
 # A shard that fails stops at its first mismatch, which proptest shrinks and prints
 # (the log names it); so mismatches counts failed shards, and a failed shard's programs
