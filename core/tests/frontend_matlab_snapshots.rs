@@ -48,6 +48,8 @@ fn matlab_functions_lower_to_the_expected_vrir() {
         ("par_square", "par_square", 1, json!([row])),
         ("gpu_scale", "gpu_scale", 1, json!([row, 1.0])),
         ("loop_columns", "loop_columns", 1, json!([row])),
+        ("col_total", "col_total", 2, json!([mat])),
+        ("last_index", "last_index", 1, json!([3.0])),
         ("heat", "heat", 1, json!([mat, 1.0])),
         ("mandel", "mandel", 1, json!([2.0, 3.0])),
         ("user_error", "user_error", 1, json!([1.0])),

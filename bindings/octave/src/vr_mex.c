@@ -230,7 +230,8 @@ static void value_of(const mxArray *a, const VrType *t, VrValue *v) {
   for (int k = 0; k < t->ndims; k++) {
     arr->dims[k] = (int64_t)d[k];
     arr->strides[k] = stride;
-    stride *= (int64_t)d[k];
+    /* An extent of 0 counts as 1, as the C API's contiguous strides do (zeros(0, 3)). */
+    stride *= d[k] > 1 ? (int64_t)d[k] : 1;
   }
   arr->layout = VR_LAYOUT_COL;
   arr->flags = 0; /* read-only: the library copies what the function writes */

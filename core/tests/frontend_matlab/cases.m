@@ -341,6 +341,58 @@ function y = loop_columns(v)
   end
 end
 
+function [t, c] = col_total(M)
+  % One turn per column, c a column of M; after the loop c is the last column (M
+  % itself when M has no rows or no columns: the loop makes no turn).
+  t = zeros(size(M, 1), 1);
+  for c = M
+    t = t + 2 * c;
+  end
+end
+
+function s = col_norms(M)
+  s = zeros(1, 0);
+  for c = M
+    s(end + 1) = sqrt(sum(c .^ 2));
+  end
+end
+
+function y = col_snapshot(M)
+  % The loop takes the columns of M as M was before the loop.
+  y = zeros(size(M, 1), 1);
+  for c = M
+    M(:, end) = 100;
+    y = y * 10 + c;
+  end
+end
+
+function y = col_nested(A, B)
+  % Columns of a product, each against every column of B.
+  y = 0;
+  for a = A * 2
+    for b = B
+      y = y + dot(a, b);
+    end
+  end
+end
+
+function y = last_index(n)
+  % k is read after the loop: Octave makes it 1:0 (empty) when the loop makes no turn.
+  y = 0;
+  for k = 1:n
+    y = y + k;
+  end
+  y = y + k;
+end
+
+function y = last_elem(v)
+  y = 0;
+  for e = v
+    y = y * 10 + e;
+  end
+  y = y + e;
+end
+
 function y = do_until(n)
   y = 0;
   do

@@ -16,6 +16,7 @@ use super::ops::{self, dim, numel};
 use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INT32, LOGICAL};
 use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line};
 use crate::frontend::lower::{LErr, LResult, Lowered, Lowerer};
+use crate::frontend::rules::ArrayLoop;
 use crate::frontend::types::Ty;
 use crate::vrir::{self, AllocInit, ArrayType, Block, IndexFlags, LValue, LibFn, Literal, ReduceOp, ScalarType, ScanOp, Stmt, StmtKind};
 
@@ -31,8 +32,18 @@ pub const VECTOR_LENGTHS: &str = "vector_lengths";
 pub const REDUCE_MATRIX: &str = "reduce_matrix";
 /// `max`/`min`/`mean` of an empty array (MATLAB: an empty result).
 pub const EMPTY_REDUCTION: &str = "empty_reduction";
-/// `for v = M` over a matrix of several rows (MATLAB: column vectors).
+/// `for v = M` over a matrix of several rows (MATLAB: column vectors) where the loop
+/// variable is compiled as a scalar.
 pub const COLUMNS_LOOP: &str = "columns_loop";
+/// A `for` loop of no turn whose scalar variable is read outside the loop (Octave
+/// assigns it the empty sequence).
+pub const EMPTY_LOOP: &str = "empty_loop";
+/// `__vr_columns(M, read_outside)`: the sequence of a `for` loop over an array
+/// (`resolve`); `read_outside` says whether the loop variable is read outside the loop.
+pub const COLUMNS_SOURCE: &str = "__vr_columns";
+/// `__vr_nonempty_range(a:b)` before a loop over a range whose variable is read outside
+/// the loop: raises `EMPTY_LOOP` when the range is empty.
+pub const NONEMPTY_RANGE: &str = "__vr_nonempty_range";
 /// `&&`/`||` of an array.
 pub const CONDITION_ARRAY: &str = "condition_array";
 
@@ -1198,17 +1209,28 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
             let v = lw.expr(&args[0].value)?;
             Ok(one_by_one(lw, v))
         })(),
-        "__vr_columns" => (|| {
+        NONEMPTY_RANGE => (|| {
+            let seq = &args[0].value;
+            let empty = match builtin_call(lw, seq, "colon") {
+                Some(parts) if !super::rules::fractional_range(parts) => {
+                    let p = index::range_parts(lw, parts, index::RANGE_NOT_INTEGER, line)?;
+                    bin(vrir::BinOp::Eq, p.count, i64c(0))
+                }
+                _ => {
+                    let v = lw.expr(seq)?;
+                    bin(vrir::BinOp::Eq, numel(&v.expr), i64c(0))
+                }
+            };
+            lw.raise_if(empty, EMPTY_LOOP);
+            Ok(scalar(vrir::Expr::lit(Literal::Bool(true)), LOGICAL))
+        })(),
+        COLUMNS_SOURCE => (|| {
+            // The array itself: the engine evaluates it once and asks `columns_loop` for
+            // the turns (a scalar makes one turn, as in MATLAB).
             let v = lw.expr(&args[0].value)?;
-            if v.ty.rank == 0 {
-                return Ok(v);
-            }
-            let v = lw.hoist(v);
-            if v.ty.rank != 2 {
+            if v.ty.rank > 2 {
                 return Err(lw.unsupported("`for` over an array", line, "of more than two dimensions"));
             }
-            let ok = bin(vrir::BinOp::Or, bin(vrir::BinOp::Eq, dim(&v.expr, 0), i64c(1)), bin(vrir::BinOp::Eq, dim(&v.expr, 1), i64c(0)));
-            lw.raise_if(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(ok) }, COLUMNS_LOOP);
             Ok(v)
         })(),
         "__vr_count" => (|| {
@@ -1292,4 +1314,32 @@ pub fn multi(lw: &mut Lowerer, name: &str, args: &[Arg], nout: usize, line: Line
         _ => return None,
     };
     Some(r)
+}
+
+/// The turns of `for c = M` over `array` (M of rank 2, evaluated once before the loop,
+/// Octave's pt-eval.cc): with `over_columns`, one per column, `c = M(:, k)` (a
+/// column array; M with no rows or no columns makes no turn and `c` is M itself).
+/// Otherwise one per element with `c` a scalar, for a row only (a matrix of several
+/// rows raises `COLUMNS_LOOP`), and a loop of no turn raises `EMPTY_LOOP` when `c` is
+/// read outside the loop (Octave makes it the empty array, which a scalar cannot be).
+pub fn columns_loop(lw: &mut Lowerer, array: &Lowered, counter: &str, read_outside: bool, over_columns: bool, line: Line) -> ArrayLoop {
+    let _ = line;
+    let (rows, cols) = (dim(&array.expr, 0), dim(&array.expr, 1));
+    if over_columns {
+        // Columns times min(rows, 1): no turn when there are no rows.
+        let turns = bin(vrir::BinOp::Mul, cols, lib(LibFn::Min, vec![rows, i64c(1)]));
+        let k = vrir::Expr::var(counter);
+        let column = vrir::Expr::Range { start: Some(Box::new(k.clone())), stop: Some(Box::new(k)), step: None };
+        let all = vrir::Expr::Range { start: None, stop: None, step: None };
+        let value = vrir::Expr::Index { array: Box::new(array.expr.clone()), indices: vec![all, column], flags: vrir::IndexFlags::default() };
+        return ArrayLoop { turns, value, ty: array.ty, when_empty: Some(array.expr.clone()) };
+    }
+    let one_row = bin(vrir::BinOp::Or, bin(vrir::BinOp::Eq, rows, i64c(1)), bin(vrir::BinOp::Eq, cols, i64c(0)));
+    lw.raise_if(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(one_row) }, COLUMNS_LOOP);
+    let turns = ops::numel(&array.expr);
+    if read_outside {
+        lw.raise_if(bin(vrir::BinOp::Eq, turns.clone(), i64c(0)), EMPTY_LOOP);
+    }
+    let value = vrir::Expr::Index { array: Box::new(array.expr.clone()), indices: vec![vrir::Expr::var(counter)], flags: vrir::IndexFlags { flatten: true, ..vrir::IndexFlags::default() } };
+    ArrayLoop { turns, value, ty: Ty::scalar(array.ty.elem), when_empty: None }
 }

@@ -25,8 +25,12 @@ use serde_json::Value as Json;
 /// Every function of a MATLAB function file, one program function per number of
 /// outputs a call can ask for (`resolve`).
 pub fn program(src: &str) -> VrResult<Program> {
+    program_with(src, &rules::RULES)
+}
+
+fn program_with(src: &str, rules: &'static rules::Matlab) -> VrResult<Program> {
     let funcs = parser::parse_file(src)?;
-    let mut p = Program::new(&rules::RULES);
+    let mut p = Program::new(rules);
     p.defs = resolve::resolve(&funcs);
     Ok(p)
 }
@@ -65,7 +69,13 @@ pub fn compile_outputs(src: &str, entry: &str, args: Vec<Ty>, nargout: Option<us
         return Err(VrError::new(ErrorKind::InvalidArgument, format!("`{entry}` has {k} output(s), {n} requested")));
     }
     let name = resolve::variant(entry, n, k);
-    p.compile(&name, &name, args.into_iter().map(|t| Some(crate::frontend::types::AnyTy::Value(t))).collect())
+    let types: Vec<_> = args.into_iter().map(|t| Some(crate::frontend::types::AnyTy::Value(t))).collect();
+    match p.compile(&name, &name, types.clone()) {
+        // `for c = M` makes `c` a column; a function that uses it as a scalar compiles
+        // with loops over the elements of rows instead (`rules::ROW_LOOP_RULES`).
+        Err(_) if resolve::has_array_loops(&parser::parse_file(src)?) => program_with(src, &rules::ROW_LOOP_RULES)?.compile(&name, &name, types),
+        done => done,
+    }
 }
 
 /// The MATLAB type of a JSON argument (`vr run f.m F --args [...]`): a number is a

@@ -9,13 +9,22 @@
 use super::{builtins, index, ops};
 use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line, UnOp};
 use crate::frontend::lower::{decode_stop_message, LResult, Lowered, Lowerer, STOP_REASON};
-use crate::frontend::rules::{Language, Marker, SeqParts};
+use crate::frontend::rules::{ArrayLoop, Language, Marker, SeqParts};
 use crate::frontend::types::Ty;
 use crate::vrir::{self, Layout, LibFn, Literal, ReduceOp, ScalarType};
 
-pub struct Matlab;
+pub struct Matlab {
+    /// `for c = M` over an array: true: one turn per column with `c = M(:, k)` (every
+    /// shape of M, c an array); false: one turn per element with c a scalar, for M with
+    /// one row only (any other is `unsupported` at run time). `compile_outputs` tries
+    /// the first and, when the function does not compile so (the loop variable is used
+    /// as a scalar), the second.
+    pub loops_over_columns: bool,
+}
 
-pub static RULES: Matlab = Matlab;
+pub static RULES: Matlab = Matlab { loops_over_columns: true };
+/// The rules with `for` loops over the elements of row vectors (`Matlab::loops_over_columns`).
+pub static ROW_LOOP_RULES: Matlab = Matlab { loops_over_columns: false };
 
 pub const LOGICAL: ScalarType = ScalarType::Bool;
 pub const INT32: ScalarType = ScalarType::I32;
@@ -42,6 +51,19 @@ fn array_condition(lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Ex
     let zeros = lw.cast(Lowered::new(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(l.expr.clone()) }, l.ty), ScalarType::I64);
     let none_zero = bin(vrir::BinOp::Eq, vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(zeros.expr), axis: None, acc: None }, i64c(0));
     Ok(bin(vrir::BinOp::And, bin(vrir::BinOp::Gt, ops::numel(&l.expr), i64c(0)), none_zero))
+}
+
+/// Are the arguments of `colon` a range with a literal start or step that has a
+/// fraction? Such a range is doubles: a loop runs over its elements (the `colon`
+/// builtin), not over integers.
+pub fn fractional_range(args: &[Arg]) -> bool {
+    let fraction = |a: &Arg| matches!(a.value.kind, ExprKind::Double(v) if v.fract() != 0.0)
+        || matches!(&a.value.kind, ExprKind::Unary(UnOp::Neg, x) if matches!(x.kind, ExprKind::Double(v) if v.fract() != 0.0));
+    match args {
+        [a, _] => fraction(a),
+        [a, s, _] => fraction(a) || fraction(s),
+        _ => false,
+    }
 }
 
 impl Language for Matlab {
@@ -124,14 +146,8 @@ impl Language for Matlab {
 
     fn seq(&self, lw: &mut Lowerer, e: &Expr) -> Option<LResult<SeqParts>> {
         let args = index::builtin_call(lw, e, "colon")?;
-        // A literal start or step with a fraction makes a double range: the loop runs
-        // over its elements (the `colon` builtin), not over integers.
-        let fraction = |a: &Arg| matches!(a.value.kind, ExprKind::Double(v) if v.fract() != 0.0)
-            || matches!(&a.value.kind, ExprKind::Unary(UnOp::Neg, x) if matches!(x.kind, ExprKind::Double(v) if v.fract() != 0.0));
-        match args {
-            [a, _] if fraction(a) => return None,
-            [a, s, _] if fraction(a) || fraction(s) => return None,
-            _ => {}
+        if fractional_range(args) {
+            return None;
         }
         // The loop variable is an integer counter (`resolve` reads it back as a double).
         Some(index::range_parts(lw, args, index::RANGE_NOT_INTEGER, e.line).map(|p| {
@@ -225,10 +241,20 @@ impl Language for Matlab {
             builtins::VECTOR_LENGTHS => "the vectors' lengths do not agree".into(),
             builtins::REDUCE_MATRIX => "a reduction (sum, max, ...) of a matrix without a dimension: MATLAB's result is a row of column results, which compiled code types as a scalar; Octave runs the function".into(),
             builtins::EMPTY_REDUCTION => "a reduction of an empty array whose result is empty in MATLAB; Octave runs the function".into(),
-            builtins::COLUMNS_LOOP => "a `for` loop over a matrix with several rows (MATLAB iterates over columns); Octave runs the function".into(),
+            builtins::COLUMNS_LOOP => "a `for` loop over a matrix with several rows (MATLAB iterates over columns), whose variable the function uses as a scalar (compiled, it is a scalar when the loop runs over a row's elements); Octave runs the function".into(),
+            builtins::EMPTY_LOOP => "a `for` loop that makes no turn, whose variable the function reads outside the loop (Octave assigns it the empty value; compiled code keeps a scalar there); Octave runs the function".into(),
             builtins::CONDITION_ARRAY => "`&&` or `||` with an operand of several elements; Octave runs the function".into(),
             other => format!("run-time check `{other}` failed"),
         }
+    }
+
+    fn array_loop(&self, lw: &mut Lowerer, seq: &Expr, array: &Lowered, counter: &str, line: Line) -> Option<LResult<ArrayLoop>> {
+        let ExprKind::Call { func, args } = &seq.kind else { return None };
+        if func != builtins::COLUMNS_SOURCE {
+            return None;
+        }
+        let read_outside = matches!(args.get(1).map(|a| &a.value.kind), Some(ExprKind::Bool(true)));
+        Some(Ok(builtins::columns_loop(lw, array, counter, read_outside, self.loops_over_columns, line)))
     }
 
     fn index_read(&self, lw: &mut Lowerer, target: &Expr, indices: &[Option<Expr>], line: Line) -> Option<LResult<Lowered>> {
