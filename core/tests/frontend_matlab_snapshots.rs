@@ -50,6 +50,8 @@ fn matlab_functions_lower_to_the_expected_vrir() {
         ("loop_columns", "loop_columns", 1, json!([row])),
         ("col_total", "col_total", 2, json!([mat])),
         ("last_index", "last_index", 1, json!([3.0])),
+        ("i64mixed", "i64mixed", 1, json!([1.0, 2.0])),
+        ("i64arr", "i64arr", 1, json!([{"dtype": "i64", "data": [1, 2]}, 1.0])),
         ("heat", "heat", 1, json!([mat, 1.0])),
         ("mandel", "mandel", 1, json!([2.0, 3.0])),
         ("user_error", "user_error", 1, json!([1.0])),

@@ -821,6 +821,9 @@ impl<'p> Lowerer<'p> {
             Some(prev) if prev.len() == ts.len() => {
                 let mut joined = Vec::with_capacity(ts.len());
                 for (a, b) in prev.iter().zip(ts) {
+                    if !self.prog.lang.elements_meet(a.elem, b.elem) {
+                        return Err(self.diag(ErrorKind::Unsupported, "return value", line, &format!("the function returns {} values elsewhere and {} values here", a.elem, b.elem)));
+                    }
                     match join(*a, *b) {
                         Some(j) => joined.push(j),
                         None => return Err(self.diag(ErrorKind::Type, "return value", line, &format!("the function returns a {a} elsewhere and a {b} here; a compiled function has one result type"))),
@@ -892,6 +895,14 @@ impl<'p> Lowerer<'p> {
         let t = if growable { promote(t) } else { t };
         let j = match self.recorded.get(name).map(|p| if growable { promote(*p) } else { *p }) {
             None => t,
+            Some(prev) if !self.prog.lang.elements_meet(prev.elem, t.elem) => {
+                return Err(self.diag(
+                    ErrorKind::Unsupported,
+                    &format!("assignment to `{name}`"),
+                    line,
+                    &format!("`{name}` holds {} values elsewhere and {} values here; a compiled variable keeps one type, which one of them cannot hold exactly", prev.elem, t.elem),
+                ))
+            }
             Some(prev) => match join(prev, t) {
                 Some(j) => j,
                 None => {
@@ -1552,6 +1563,19 @@ impl<'p> Lowerer<'p> {
 
     pub fn unbind(&mut self, name: &str) {
         self.bound.remove(name);
+    }
+
+    /// The type `e` lowers to, keeping nothing its lowering emits or declares (a rule
+    /// table that looks at an argument's type before it lowers the call).
+    pub fn probe_type(&mut self, e: &Expr) -> LResult<Ty> {
+        let (counter, temps) = (self.counter, self.temps.len());
+        let helpers: Vec<String> = self.prog.helpers.keys().cloned().collect();
+        let (r, _) = self.in_block(|lw| lw.expr(e));
+        self.counter = counter;
+        self.temps.truncate(temps);
+        // The lowering that keeps its code adds the helpers it needs again.
+        self.prog.helpers.retain(|name, _| helpers.contains(name));
+        r.map(|l| l.ty)
     }
 
     /// Lower with `f` into a statement list of its own (a loop body being built): the

@@ -203,6 +203,11 @@ pub trait Language: Sync {
     fn array_loop(&self, _lw: &mut Lowerer, _seq: &Expr, _array: &Lowered, _counter: &str, _line: Line) -> Option<LResult<ArrayLoop>> {
         None
     }
+    /// May values of these element types share one variable (the wider type holding
+    /// both)? MATLAB: an int64 variable holds no double (a double holds no int64 exactly).
+    fn elements_meet(&self, _a: vrir::ScalarType, _b: vrir::ScalarType) -> bool {
+        true
+    }
     /// The type of a parallel loop's variable (`prange(n)`, `Threads.@threads for`):
     /// the language's integer (R: i32, Julia: i64).
     fn parallel_index_type(&self) -> vrir::ScalarType {

@@ -530,3 +530,60 @@ function y = loopvar_class(n)
   end
   y = y + i / 4;
 end
+
+function y = i64ops(a, b)
+  % int64 with int64: exact, saturated, quotients rounded half away from zero.
+  x = int64(a);
+  z = int64(b);
+  y = [x + z, x - z, x .* z, x ./ z, -x, abs(x)];
+end
+
+function y = i64mixed(a, b)
+  % int64 with a double (Octave's emulated rules: x + int64(b), ...).
+  x = int64(a);
+  y = [x + b, x - b, b - x, b ./ x, x + true];
+end
+
+function y = i64big(k)
+  % Values past 2^53, which a double does not hold exactly.
+  m = intmax('int64');
+  a = int64(9007199254740992) + int64(k);
+  y = [m + k, m - k, -m - k - 3, a * 3, a / 3, a + 0.5, a - 0.5, 2.5 + a, a .* 0.5, a / -2, intmin('int64') / -1, m * -2, a * a, -intmin('int64'), abs(intmin('int64')), a + 1e19, a - 1e19, 1e19 - m, a / 0.5];
+end
+
+function y = i64cmp(k)
+  % Octave compares an int64 with a double through the double first (emulate_mop).
+  m = intmax('int64');
+  a = int64(9007199254740992) + int64(k);
+  y = [a > 9007199254740992, a == 9007199254740992, a < 9007199254740994, m < 2^63, m == 2^63, m >= 2^63, intmin('int64') == -2^63, intmin('int64') < -2^63, a < NaN, a ~= NaN, 2^63 > m, a == a, int64(3) < int64(4), 3 <= int64(3)];
+end
+
+function y = i64mul(a, b)
+  y = int64(a) .* b;
+end
+
+function y = i64div(a, b)
+  y = int64(a) / b;
+end
+
+function y = i64rdiv(a, b)
+  y = a / int64(b);
+end
+
+function y = i64arr(v, s)
+  % int64 arrays: element-wise with a scalar, a store of a double (rounded), a gather.
+  y = v .* 2 + s;
+  y(1) = 2.5;
+  y = [y, v(end:-1:1)];
+end
+
+function s = i64loop(n)
+  s = int64(0);
+  for k = 1:n
+    s = s + k * 1000000007;
+    if s > 5e9
+      s = s / 3;
+    end
+  end
+end
+

@@ -13,7 +13,7 @@
 use super::helpers;
 use super::index::{self, builtin_call, one_by_one, reshape2};
 use super::ops::{self, dim, numel};
-use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INT32, LOGICAL};
+use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INT32, INT64, LOGICAL};
 use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line};
 use crate::frontend::lower::{LErr, LResult, Lowered, Lowerer};
 use crate::frontend::rules::ArrayLoop;
@@ -41,6 +41,13 @@ pub const EMPTY_LOOP: &str = "empty_loop";
 /// `__vr_columns(M, read_outside)`: the sequence of a `for` loop over an array
 /// (`resolve`); `read_outside` says whether the loop variable is read outside the loop.
 pub const COLUMNS_SOURCE: &str = "__vr_columns";
+/// The library calls written for int64 arguments (`rules::Matlab::int64_guard` refuses
+/// int64 arguments of every other).
+pub const TAKES_INT64: &[&str] = &[
+    "int64", "int32", "double", "logical", "intmax", "intmin", "abs", "floor", "ceil", "fix", "round", "real", "conj", "size", "numel", "length", "ndims", "isempty", "isscalar",
+    "isvector", "rows", "columns", "zeros", "ones", "times", "plus", "minus", "rdivide", "mtimes", "mrdivide", "mldivide", "ldivide", "ctranspose", "transpose", "horzcat", "vertcat",
+    "__vr_end", "__vr_integral", "__vr_loopvar", "__vr_as_count", "__vr_size_count", "__vr_matrix", "__vr_columns", "__vr_nonempty_range", "__vr_case", "__vr_grows",
+];
 /// `__vr_nonempty_range(a:b)` before a loop over a range whose variable is read outside
 /// the loop: raises `EMPTY_LOOP` when the range is empty.
 pub const NONEMPTY_RANGE: &str = "__vr_nonempty_range";
@@ -111,8 +118,9 @@ fn dims_and_class(lw: &mut Lowerer, name: &str, args: &[Arg], default: ScalarTyp
             elem = match class {
                 "double" => DOUBLE,
                 "int32" => INT32,
+                "int64" => INT64,
                 "logical" => LOGICAL,
-                other => return Err(lw.unsupported(&format!("`{name}(..., '{other}')`"), line, "only 'double', 'int32' and 'logical' arrays compile")),
+                other => return Err(lw.unsupported(&format!("`{name}(..., '{other}')`"), line, "only 'double', 'int32', 'int64' and 'logical' arrays compile")),
             };
             args = &args[..args.len() - 1];
         }
@@ -174,6 +182,7 @@ fn fill_value(elem: ScalarType, one: bool) -> vrir::Expr {
     vrir::Expr::lit(match elem {
         LOGICAL => Literal::Bool(one),
         INT32 => Literal::I32(v as i32),
+        INT64 => Literal::I64(v as i64),
         COMPLEX => Literal::C128([v, 0.0]),
         _ => Literal::F64(v),
     })
@@ -205,6 +214,13 @@ fn math1(lw: &mut Lowerer, name: &str, v: Lowered, line: Line) -> LResult<Lowere
     let what = format!("`{name}`");
     let elem = v.ty.elem;
     let rank = v.ty.rank;
+    if elem == INT64 {
+        return match name {
+            "floor" | "ceil" | "fix" | "round" | "real" | "conj" => Ok(v),
+            "abs" => Ok(Lowered::new(helpers::apply(lw, helpers::I64_ABS, vec![v.expr], rank > 0), v.ty)),
+            _ => Err(lw.unsupported(&what, line, "of an int64 value (not compiled for int64)")),
+        };
+    }
     if elem == INT32 {
         return match name {
             "floor" | "ceil" | "fix" | "round" | "real" | "conj" => Ok(v),
@@ -606,6 +622,8 @@ fn concat(lw: &mut Lowerer, args: &[Arg], vertical: bool, line: Line) -> LResult
     let mut elem = LOGICAL;
     for v in &vs {
         elem = match (elem, v.ty.elem) {
+            (INT64, INT64 | DOUBLE | LOGICAL) | (DOUBLE | LOGICAL, INT64) => INT64,
+            (INT64, other) | (other, INT64) => return Err(lw.unsupported(what, line, &format!("concatenating int64 with {} values", ops::class_name(other)))),
             (_, INT32) | (INT32, _) => INT32,
             (_, COMPLEX) | (COMPLEX, _) => COMPLEX,
             (_, DOUBLE) | (DOUBLE, _) => DOUBLE,
@@ -616,7 +634,7 @@ fn concat(lw: &mut Lowerer, args: &[Arg], vertical: bool, line: Line) -> LResult
             return Err(lw.unsupported(what, line, "concatenating arrays of more than two dimensions"));
         }
     }
-    let convert = |lw: &mut Lowerer, v: Lowered| if elem == INT32 && v.ty.elem != INT32 { ops::to_int32(lw, v) } else { lw.cast(v, elem) };
+    let convert = |lw: &mut Lowerer, v: Lowered| if matches!(elem, INT32 | INT64) { ops::to_int(lw, v, elem) } else { lw.cast(v, elem) };
     if vs.iter().all(|v| v.ty.rank == 0) {
         // All scalars: a row (column) of them.
         let n = vs.len() as i64;
@@ -1167,7 +1185,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
             arity(lw, name, args, &[1], line)?;
             find(lw, args, line)
         })(),
-        "double" | "int32" | "logical" => (|| {
+        "double" | "int32" | "int64" | "logical" => (|| {
             arity(lw, name, args, &[1], line)?;
             let v = lw.expr(&args[0].value)?;
             match name {
@@ -1176,14 +1194,29 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
                     if v.ty.elem == COMPLEX {
                         return Err(lw.unsupported("`int32`", line, "of a complex value"));
                     }
+                    if v.ty.elem == INT64 {
+                        // Saturated at the int32 range (exact in double: the int64 is
+                        // rounded, which cannot cross the int32 bounds).
+                        let d = lw.cast(v, DOUBLE);
+                        return Ok(ops::to_int32(lw, d));
+                    }
                     Ok(if v.ty.elem == INT32 { v } else { ops::to_int32(lw, v) })
+                }
+                "int64" => {
+                    if v.ty.elem == COMPLEX {
+                        return Err(lw.unsupported("`int64`", line, "of a complex value"));
+                    }
+                    Ok(ops::to_int64(lw, v))
                 }
                 _ => ops::to_logical(lw, v, line),
             }
         })(),
         "intmax" | "intmin" => (|| {
+            if args.len() == 1 && string_arg(&args[0]) == Some("int64") {
+                return Ok(scalar(vrir::Expr::lit(Literal::I64(if name == "intmax" { i64::MAX } else { i64::MIN })), INT64));
+            }
             if !(args.is_empty() || (args.len() == 1 && string_arg(&args[0]) == Some("int32"))) {
-                return Err(lw.unsupported(&format!("`{name}`"), line, "of a class other than int32"));
+                return Err(lw.unsupported(&format!("`{name}`"), line, "of a class other than int32 and int64"));
             }
             Ok(scalar(vrir::Expr::lit(Literal::I32(if name == "intmax" { i32::MAX } else { i32::MIN })), INT32))
         })(),

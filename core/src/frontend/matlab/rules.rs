@@ -20,14 +20,32 @@ pub struct Matlab {
     /// the first and, when the function does not compile so (the loop variable is used
     /// as a scalar), the second.
     pub loops_over_columns: bool,
+    /// int64 values may occur (an argument is one, or the source names `int64`): every
+    /// library call not written for them (`builtins::TAKES_INT64`) looks at its
+    /// arguments' types first and refuses int64 ones, so that no builtin computes an
+    /// int64 in double by accident.
+    pub int64_guard: bool,
 }
 
-pub static RULES: Matlab = Matlab { loops_over_columns: true };
+pub static RULES: Matlab = Matlab { loops_over_columns: true, int64_guard: false };
 /// The rules with `for` loops over the elements of row vectors (`Matlab::loops_over_columns`).
-pub static ROW_LOOP_RULES: Matlab = Matlab { loops_over_columns: false };
+pub static ROW_LOOP_RULES: Matlab = Matlab { loops_over_columns: false, int64_guard: false };
+pub static INT64_RULES: Matlab = Matlab { loops_over_columns: true, int64_guard: true };
+pub static INT64_ROW_LOOP_RULES: Matlab = Matlab { loops_over_columns: false, int64_guard: true };
+
+/// The rule table for these choices.
+pub fn rules_for(loops_over_columns: bool, int64_guard: bool) -> &'static Matlab {
+    match (loops_over_columns, int64_guard) {
+        (true, false) => &RULES,
+        (false, false) => &ROW_LOOP_RULES,
+        (true, true) => &INT64_RULES,
+        (false, true) => &INT64_ROW_LOOP_RULES,
+    }
+}
 
 pub const LOGICAL: ScalarType = ScalarType::Bool;
 pub const INT32: ScalarType = ScalarType::I32;
+pub const INT64: ScalarType = ScalarType::I64;
 pub const DOUBLE: ScalarType = ScalarType::F64;
 pub const COMPLEX: ScalarType = ScalarType::C128;
 
@@ -63,6 +81,27 @@ pub fn fractional_range(args: &[Arg]) -> bool {
         [a, _] => fraction(a),
         [a, s, _] => fraction(a) || fraction(s),
         _ => false,
+    }
+}
+
+impl Matlab {
+    /// With `int64_guard`: the refusal of library call `name` when it is not written for
+    /// int64 values and one of its arguments is one.
+    fn int64_refused(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<crate::frontend::lower::LErr> {
+        if !self.int64_guard || builtins::TAKES_INT64.contains(&name) {
+            return None;
+        }
+        for a in args {
+            if matches!(a.value.kind, ExprKind::Str(_)) {
+                continue;
+            }
+            match lw.probe_type(&a.value) {
+                Ok(t) if t.elem == INT64 => return Some(lw.unsupported(&format!("`{name}`"), line, "of an int64 value (not compiled for int64)")),
+                Err(crate::frontend::lower::LErr::NotYet) => return Some(crate::frontend::lower::LErr::NotYet),
+                _ => {}
+            }
+        }
+        None
     }
 }
 
@@ -141,6 +180,9 @@ impl Language for Matlab {
     }
 
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
+        if let Some(e) = self.int64_refused(lw, name, args, line) {
+            return Some(Err(e));
+        }
         builtins::call(lw, name, args, line)
     }
 
@@ -226,7 +268,7 @@ impl Language for Matlab {
             ops::NONCONFORMANT => "nonconformant arguments (the operands' sizes do not agree)".into(),
             ops::NAN_LOGICAL => "NaN cannot be converted to a logical value".into(),
             ops::COMPLEX_RESULT => "a real function whose result is complex here (a negative number's square root, logarithm or fractional power, ...): compiled code keeps the real type; Octave runs the function".into(),
-            ops::MATRIX_OP => "a matrix operation compiled code leaves to Octave (`\\`, `/` or `^` of matrices, an int32 matrix product)".into(),
+            ops::MATRIX_OP => "a matrix operation compiled code leaves to Octave (`\\`, `/` or `^` of matrices, an int32 or int64 matrix product)".into(),
             index::INDEX_NOT_INTEGER => "subscripts must be either integers 1 to (2^63)-1 or logicals".into(),
             index::SCALAR_INDEX => "index out of bound; value out of bound 1 (the indexed value has one element)".into(),
             index::MASK_LENGTH => "a logical index whose length differs from the extent it indexes (Octave runs the function)".into(),
@@ -246,6 +288,10 @@ impl Language for Matlab {
             builtins::CONDITION_ARRAY => "`&&` or `||` with an operand of several elements; Octave runs the function".into(),
             other => format!("run-time check `{other}` failed"),
         }
+    }
+
+    fn elements_meet(&self, a: ScalarType, b: ScalarType) -> bool {
+        a == b || !(a == INT64 || b == INT64) || matches!((a, b), (INT64, LOGICAL) | (LOGICAL, INT64))
     }
 
     fn array_loop(&self, lw: &mut Lowerer, seq: &Expr, array: &Lowered, counter: &str, line: Line) -> Option<LResult<ArrayLoop>> {
@@ -274,6 +320,11 @@ impl Language for Matlab {
     }
 
     fn builtin_multi(&self, lw: &mut Lowerer, name: &str, args: &[Arg], nout: usize, line: Line) -> Option<LResult<Vec<Lowered>>> {
+        if name != "size" {
+            if let Some(e) = self.int64_refused(lw, name, args, line) {
+                return Some(Err(e));
+            }
+        }
         builtins::multi(lw, name, args, nout, line)
     }
 
