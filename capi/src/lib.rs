@@ -460,13 +460,13 @@ fn frontend_to_vrir(language: &str, source: &str, name: &str, sig: &Signature) -
             Ok(velociraptor::frontend::r::Compiled { module, result_list: None })
         }
         "matlab" => {
-            use velociraptor::frontend::matlab::rules::{COMPLEX, DOUBLE, INT32, LOGICAL};
+            use velociraptor::frontend::matlab::rules::{COMPLEX, DOUBLE, INT32, INT64, LOGICAL};
             let tys = value_args(
                 sig,
                 name,
                 "MATLAB",
-                |ty| [DOUBLE, INT32, LOGICAL, COMPLEX].contains(&ty.elem) && ty.rank != 1 && ty.rank <= 3,
-                "MATLAB counterpart (f64 double, i32 int32, bool logical, c128 complex; scalars and arrays of rank 2 or 3)",
+                |ty| [DOUBLE, INT32, INT64, LOGICAL, COMPLEX].contains(&ty.elem) && ty.rank != 1 && ty.rank <= 3,
+                "MATLAB counterpart (f64 double, i32 int32, i64 int64, bool logical, c128 complex; scalars and arrays of rank 2 or 3)",
             )?;
             // `f` gives every output `f` declares; `f.nargoutN` its first N.
             let (base, nargout) = match name.rsplit_once(".nargout") {

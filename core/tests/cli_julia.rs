@@ -33,6 +33,62 @@ fn run_compiles_and_runs_a_julia_function_of_a_script() {
     assert_eq!(stdout.trim(), r#"{"data":[[11,21],[12,22]],"dtype":"i64","shape":[2,2]}"#);
 }
 
+/// A script as Julia users write them, with top-level code around the function.
+const SCRIPT: &str = r#"using LinearAlgebra
+using Test
+include("helpers.jl")
+
+const WEIGHT = 3
+
+"""
+    weighted_sum(x, n)
+
+WEIGHT times the sum of the first `n` elements of `x`.
+"""
+function weighted_sum(x::Vector{Float64}, n)
+    s = 0.0
+    for i in 1:n
+        s += WEIGHT * x[i]
+    end
+    return s
+end
+
+uses_helper(x) = helper(x) + 1
+
+@time weighted_sum([1.0, 2.0], 2)
+@test weighted_sum([1.0], 1) == 3.0
+println("loaded")
+"#;
+
+/// `include("helpers.jl")` is stepped over like the other top-level statements: the
+/// included file is not read, so its functions are not the script's (Julia would
+/// define them). `using`, `@time`, `@test` and `println` are stepped over; `const` is
+/// kept; the docstring is a string statement and stepped over too.
+#[test]
+fn run_steps_over_using_include_and_macro_calls_of_a_script() {
+    let dir = std::env::temp_dir().join(format!("vr_cli_julia_script_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("script.jl");
+    std::fs::write(&script, SCRIPT).unwrap();
+    std::fs::write(dir.join("helpers.jl"), "helper(x) = 2x\n").unwrap();
+    let script = script.to_str().unwrap();
+    let run = |func: &str, args: &str, backend: &str| out(&vr(&["run", script, func, "--args", args, "--backend", backend]));
+    for backend in ["interp", "cpu"] {
+        // WEIGHT * (1.0 + 2.0) = 9.0: the first n = 2 elements only.
+        let (code, stdout, stderr) = run("weighted_sum", "[[1.0, 2.0, 4.5], 2]", backend);
+        assert_eq!((code, stdout.trim()), (0, "9.0"), "{backend}: {stderr}");
+    }
+    // helpers.jl was not read: a call of its function is a named compile-time error,
+    // and its function cannot be run.
+    let (code, _, stderr) = run("uses_helper", "[1]", "interp");
+    assert_eq!(code, 1);
+    assert!(stderr.contains("in uses_helper (line 20)") && stderr.contains("call to `helper`"), "{stderr}");
+    let (code, _, stderr) = run("helper", "[1]", "interp");
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no function `helper`") && stderr.contains("it defines: uses_helper, weighted_sum"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn run_reports_julia_errors_with_function_and_line() {
     let (code, _, stderr) = out(&vr(&["run", CASES, "bounds", "--args", "[[1.0, 2.0], 5]"]));

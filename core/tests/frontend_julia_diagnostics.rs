@@ -33,6 +33,7 @@ fn refused_constructs_are_named_with_function_and_line() {
         ("reads_global", json!([1.0]), ErrorKind::Unsupported, 57, "variable `counter`"),
         ("strings", json!([1.0]), ErrorKind::Unsupported, 63, "strings and printing"),
         ("rank_change", json!([v]), ErrorKind::Unsupported, 65, "broadcast `.+` of a Vector{Float64} and a Matrix{Float64}"),
+        ("declared_local", json!([1]), ErrorKind::Unsupported, 68, "type declaration `z::ComplexF64` of a local variable"),
     ];
     let mut failures = Vec::new();
     for (func, args, kind, line, words) in &cases {

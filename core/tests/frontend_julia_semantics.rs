@@ -45,6 +45,12 @@ fn i64s(v: &[i64]) -> Json {
     json!({"dtype": "i64", "shape": [v.len()], "data": v})
 }
 
+/// A `Vector{ComplexF64}` of (re, im) pairs.
+fn c128s(v: &[(f64, f64)]) -> Json {
+    let data: Vec<Json> = v.iter().map(|&(re, im)| json!({"re": re, "im": im})).collect();
+    json!({"dtype": "c128", "shape": [v.len()], "data": data})
+}
+
 fn cases() -> Vec<Case> {
     let c = |func, args: Json, expect| Case { func, args, expect, after: None };
     let m = |func, args: Json, expect, arg: usize, value: Json| Case { func, args, expect, after: Some((arg, value)) };
@@ -209,6 +215,36 @@ fn cases() -> Vec<Case> {
         c("fast_norm2", json!([[3.0, 4.0]]), Hand(json!(5.0))),
         // Iterating an array reads it as it is at each turn.
         m("iter_sees_writes", json!([[1.0, 2.0, 3.0]]), Hand(json!(103.0)), 0, f64s(&[1.0, 2.0, 100.0])),
+        // ComplexF64 as a constructor: the real arguments converted to Float64.
+        c("to_complex", json!([2]), Hand(json!({"re": 2.0, "im": 0.0}))), // ComplexF64(2) == 2.0 + 0.0im
+        c("to_complex", json!([2.5]), Hand(json!({"re": 2.5, "im": 0.0}))),
+        c("to_complex", json!([true]), Hand(json!({"re": 1.0, "im": 0.0}))), // true converts to 1.0
+        c("to_complex", json!([{"re": 1.0, "im": -2.0}]), Hand(json!({"re": 1.0, "im": -2.0}))),
+        c("complex_pair", json!([1, 2]), Hand(json!({"re": 1.0, "im": 2.0}))), // ComplexF64(1, 2) == 1.0 + 2.0im
+        c("complex_pair", json!([1.5, -2]), Hand(json!({"re": 1.5, "im": -2.0}))),
+        // z = 3 + 4im: real 3, imag 4, abs sqrt(9 + 16) = 5, conj 3 - 4im.
+        c("complex_parts", json!([{"re": 3.0, "im": 4.0}]), Hand(json!([3.0, 4.0, 5.0, {"re": 3.0, "im": -4.0}]))),
+        c("complex_parts", json!([3.0]), Raises(ErrorKind::Type, "MethodError")), // a Float64 is not a ComplexF64
+        // |1 + 2im|^2 + |3 - 1im|^2 = (1 + 4) + (9 + 1) = 15.
+        c("complex_norm2", json!([c128s(&[(1.0, 2.0), (3.0, -1.0)])]), Hand(json!(15.0))),
+        c("complex_norm2", json!([[1.0, 2.0]]), Raises(ErrorKind::Type, "MethodError")), // Vector{Float64} is not a Vector{ComplexF64}
+        // zeros(ComplexF64, 3), z[k] = k - k*im, then z[1] = 2.5 stores 2.5 + 0.0im.
+        c("complex_ramp", json!([3]), Hand(c128s(&[(2.5, 0.0), (2.0, -2.0), (3.0, -3.0)]))),
+        c("complex_ramp", json!([0]), Raises(ErrorKind::OutOfBounds, "BoundsError")), // z[1] of an empty vector
+        c("complex_result", json!([3]), Hand(json!({"re": 6.0, "im": 0.0}))), // 2 * 3 = 6, converted by `::ComplexF64`
+        c("typed_complex", json!([]), Hand(c128s(&[(1.0, 0.0), (2.5, 0.0)]))),
+        // Rows [1+2im 3-1im; 0+1im 5+5im]: A[1, 2] + A[2, 1] = (3 - 1im) + (0 + 1im) = 3 + 0im.
+        c(
+            "complex_corner",
+            json!([{"dtype": "c128", "shape": [2, 2], "data": [[{"re": 1.0, "im": 2.0}, {"re": 3.0, "im": -1.0}], [{"re": 0.0, "im": 1.0}, {"re": 5.0, "im": 5.0}]]}]),
+            Hand(json!({"re": 3.0, "im": 0.0})),
+        ),
+        c("complex_corner", json!([[[1.0, 2.0], [3.0, 4.0]]]), Raises(ErrorKind::Type, "MethodError")),
+        // A store converts to the array's element type: 3 + 0im into a Vector{Float64} is 3.0,
+        // 1 + 2im an InexactError (the array unchanged); 2 into a Vector{ComplexF64} is 2.0 + 0.0im.
+        m("store_complex!", json!([[1.0, 2.0], {"re": 3.0, "im": 0.0}]), Hand(Json::Null), 0, f64s(&[3.0, 2.0])),
+        m("store_complex!", json!([[1.0, 2.0], {"re": 1.0, "im": 2.0}]), Raises(ErrorKind::Runtime, "InexactError"), 0, f64s(&[1.0, 2.0])),
+        m("store_complex!", json!([c128s(&[(0.0, 0.0), (0.0, 1.0)]), 2]), Hand(Json::Null), 0, c128s(&[(2.0, 0.0), (0.0, 1.0)])),
     ]
 }
 

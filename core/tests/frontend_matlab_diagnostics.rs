@@ -32,6 +32,11 @@ fn unsupported_constructs_are_named_with_their_line() {
         ("function y = f(x)\n  y = 0;\n  parfor i = 1:3\n    y = y + i;\n  end\nend\n", "parfor"),
         ("function y = f(x)\n  y = x;\n  gpu_begin();\n  y = 2 * y;\nend\n", "gpu_begin"),
         ("function y = f(x)\n  y = int8(x);\nend\n", "`int8`"),
+        ("function y = f(x)\n  y = uint16(x);\nend\n", "`uint16`"),
+        ("function y = f(x)\n  y = int64(x) + int32(x);\nend\n", "int64 operand"),
+        ("function y = f(x)\n  y = sum(int64(x));\nend\n", "`sum`"),
+        ("function y = f(x)\n  y = int64(x) .^ 2;\nend\n", "`.^`"),
+        ("function y = f(x)\n  y = 0;\n  y = int64(x);\nend\n", "assignment to `y`"),
         ("function y = f(x)\n  try\n    y = x;\n  catch\n    y = 0;\n  end\nend\n", "`try`"),
     ];
     for (src, construct) in cases {

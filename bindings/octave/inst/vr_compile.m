@@ -6,7 +6,7 @@
 ## subfunctions) with Velociraptor and return a function handle that calls the
 ## compiled code.
 ##
-## The first call with given argument classes and shapes (double, int32, logical or
+## The first call with given argument classes and shapes (double, int32, int64, logical or
 ## complex; a scalar, a matrix or a 3-d array) compiles the function for them; later
 ## calls with the same classes and shapes run the machine code directly. The caller's
 ## arrays never change (MATLAB's value semantics).

@@ -180,8 +180,10 @@ static int type_of(const mxArray *a, VrType *t, char *why, size_t n) {
     t->elem = VR_BOOL;
   } else if (mxIsInt32(a) && !mxIsComplex(a)) {
     t->elem = VR_I32;
+  } else if (mxIsInt64(a) && !mxIsComplex(a)) {
+    t->elem = VR_I64;
   } else {
-    snprintf(why, n, "an argument of class %s (double, logical and int32 compile)", mxGetClassName(a));
+    snprintf(why, n, "an argument of class %s (double, logical, int32 and int64 compile)", mxGetClassName(a));
     return 0;
   }
   mwSize nd = mxGetNumberOfDimensions(a);
@@ -203,6 +205,7 @@ static void *data_of(const mxArray *a, int32_t elem) {
   case VR_C128: return mxGetComplexDoubles(a);
   case VR_BOOL: return mxGetLogicals(a);
   case VR_I32: return mxGetInt32s(a);
+  case VR_I64: return mxGetInt64s(a);
   default: return mxGetDoubles(a);
   }
 }
@@ -217,6 +220,7 @@ static void value_of(const mxArray *a, const VrType *t, VrValue *v) {
     case VR_C128: memcpy(v->scalar.as_c128, p, 2 * sizeof(double)); break;
     case VR_BOOL: v->scalar.as_bool = *(mxLogical *)p ? 1 : 0; break;
     case VR_I32: v->scalar.as_i32 = *(int32_t *)p; break;
+    case VR_I64: v->scalar.as_i64 = *(int64_t *)p; break;
     default: v->scalar.as_f64 = *(double *)p; break;
     }
     return;
@@ -230,7 +234,8 @@ static void value_of(const mxArray *a, const VrType *t, VrValue *v) {
   for (int k = 0; k < t->ndims; k++) {
     arr->dims[k] = (int64_t)d[k];
     arr->strides[k] = stride;
-    stride *= (int64_t)d[k];
+    /* An extent of 0 counts as 1, as the C API's contiguous strides do (zeros(0, 3)). */
+    stride *= d[k] > 1 ? (int64_t)d[k] : 1;
   }
   arr->layout = VR_LAYOUT_COL;
   arr->flags = 0; /* read-only: the library copies what the function writes */
@@ -268,7 +273,11 @@ static mxArray *to_octave(VrValue *v) {
       c->imag = v->scalar.as_c128[1];
       return a;
     }
-    case VR_I64: return mxCreateDoubleScalar((double)v->scalar.as_i64);
+    case VR_I64: {
+      mxArray *a = mxCreateNumericMatrix(1, 1, mxINT64_CLASS, mxREAL);
+      *mxGetInt64s(a) = v->scalar.as_i64;
+      return a;
+    }
     default: return NULL;
     }
   }
@@ -299,6 +308,7 @@ static mxArray *to_octave(VrValue *v) {
   case VR_C128: a = mxCreateNumericArray(nd, dims, mxDOUBLE_CLASS, narrow ? mxREAL : mxCOMPLEX); break;
   case VR_BOOL: a = mxCreateLogicalArray(nd, dims); break;
   case VR_I32: a = mxCreateNumericArray(nd, dims, mxINT32_CLASS, mxREAL); break;
+  case VR_I64: a = mxCreateNumericArray(nd, dims, mxINT64_CLASS, mxREAL); break;
   default: return NULL;
   }
   size_t es = elem_size(elem);
@@ -502,7 +512,7 @@ static void append(char **buf, size_t *len, const char *text) {
 }
 
 static const char *type_text(const VrType *t, char *buf, size_t n) {
-  const char *cls = t->elem == VR_F64 ? "double" : t->elem == VR_C128 ? "complex double" : t->elem == VR_BOOL ? "logical" : t->elem == VR_I32 ? "int32" : "?";
+  const char *cls = t->elem == VR_F64 ? "double" : t->elem == VR_C128 ? "complex double" : t->elem == VR_BOOL ? "logical" : t->elem == VR_I32 ? "int32" : t->elem == VR_I64 ? "int64" : "?";
   if (t->kind == VR_KIND_SCALAR)
     snprintf(buf, n, "%s scalar", cls);
   else

@@ -30,6 +30,12 @@ function run_tests ()
     {"vt_index", {[1+2i, 3-4i], 2}, 1}
     {"vt_gpu", {[1 2 3], 0.5}, 1}
     {"vt_broadcast", {[1 2 3], 10}, 1}
+    {"vt_int64", {int64([1 -2 3]), 0.5}, 1}
+    {"vt_int64", {int64(2)^62 + int64(5), 3}, 1}
+    {"vt_int64", {int64([5; 7]), -2.5}, 1}
+    {"vt_cols", {A}, 2}
+    {"vt_cols", {[1 2 3]}, 2}
+    {"vt_cols", {zeros(0, 3)}, 2}
   };
   for k = 1:numel (calls)
     c = calls{k};

@@ -248,4 +248,32 @@ impl ActionEnv for Env<'_> {
         self.set_assigned(k);
         Ok(out)
     }
+
+    fn restore_array(&mut self, k: usize, prev: Option<&HostArray>) {
+        let Type::Array(t) = self.ty(k).clone() else {
+            return;
+        };
+        let target = self.slot(k, 0) as *mut ArrayDesc;
+        let flag = self.slot(k, 1);
+        if target.is_null() || flag.is_null() {
+            // Not a local that `new_array` can rebind: nothing was changed.
+            return;
+        }
+        match prev {
+            Some(a) if a.dims.len() == t.ndims as usize => {
+                let n = t.ndims as usize;
+                // SAFETY: `target` is the local's descriptor buffer with room for ndims
+                // dims and strides (as in `new_array`); `a` holds ndims of each.
+                unsafe {
+                    let dst = &mut *target;
+                    std::ptr::copy_nonoverlapping(a.dims.as_ptr(), dst.dims as *mut i64, n);
+                    std::ptr::copy_nonoverlapping(a.strides.as_ptr(), dst.strides as *mut i64, n);
+                    dst.data = a.data;
+                }
+                self.set_assigned(k);
+            }
+            // SAFETY: a flag slot points to the variable's `i1` flag (one byte).
+            _ => unsafe { *flag = 0 },
+        }
+    }
 }

@@ -821,6 +821,9 @@ impl<'p> Lowerer<'p> {
             Some(prev) if prev.len() == ts.len() => {
                 let mut joined = Vec::with_capacity(ts.len());
                 for (a, b) in prev.iter().zip(ts) {
+                    if !self.prog.lang.elements_meet(a.elem, b.elem) {
+                        return Err(self.diag(ErrorKind::Unsupported, "return value", line, &format!("the function returns {} values elsewhere and {} values here", a.elem, b.elem)));
+                    }
                     match join(*a, *b) {
                         Some(j) => joined.push(j),
                         None => return Err(self.diag(ErrorKind::Type, "return value", line, &format!("the function returns a {a} elsewhere and a {b} here; a compiled function has one result type"))),
@@ -892,6 +895,14 @@ impl<'p> Lowerer<'p> {
         let t = if growable { promote(t) } else { t };
         let j = match self.recorded.get(name).map(|p| if growable { promote(*p) } else { *p }) {
             None => t,
+            Some(prev) if !self.prog.lang.elements_meet(prev.elem, t.elem) => {
+                return Err(self.diag(
+                    ErrorKind::Unsupported,
+                    &format!("assignment to `{name}`"),
+                    line,
+                    &format!("`{name}` holds {} values elsewhere and {} values here; a compiled variable keeps one type, which one of them cannot hold exactly", prev.elem, t.elem),
+                ))
+            }
             Some(prev) => match join(prev, t) {
                 Some(j) => j,
                 None => {
@@ -1153,6 +1164,7 @@ impl<'p> Lowerer<'p> {
         self.counter += 1;
         let counter = format!("_i{}", self.counter);
         self.temps.push(Local { name: counter.clone(), ty: Type::I64 });
+        let mut empty_value: Option<Lowered> = None;
         let (domain, mut prologue_value, elem_ty) = if parallel {
             let n = self.expr(seq_expr)?;
             if n.ty.rank != 0 {
@@ -1179,27 +1191,46 @@ impl<'p> Lowerer<'p> {
                 let copy = matches!(v.expr, vrir::Expr::Var { .. }) && lang.arguments_by_value();
                 let value = if copy { vrir::Expr::Lib { func: vrir::LibFn::Copy, args: vec![v.expr] } } else { v.expr };
                 self.emit(StmtKind::Assign { targets: vec![LValue::Var { name: t.clone() }], value });
-                let d = vrir::Expr::Range {
-                    start: Some(Box::new(vrir::Expr::i64(1))),
-                    stop: Some(Box::new(vrir::Expr::Lib { func: vrir::LibFn::Len, args: vec![vrir::Expr::var(&t)] })),
-                    step: None,
-                };
-                let elem = vrir::Expr::Index {
-                    array: Box::new(vrir::Expr::var(&t)),
-                    indices: vec![vrir::Expr::var(&counter)],
-                    flags: IndexFlags { flatten: v.ty.rank > 1, ..IndexFlags::default() },
-                };
-                (d, elem, Ty::scalar(v.ty.elem))
+                let array = Lowered::new(vrir::Expr::var(&t), v.ty);
+                if let Some(own) = lang.array_loop(self, seq_expr, &array, &counter, line) {
+                    let own = own?;
+                    let d = vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(own.turns)), step: None };
+                    empty_value = own.when_empty.map(|e| Lowered::new(e, v.ty));
+                    (d, own.value, own.ty)
+                } else {
+                    let d = vrir::Expr::Range {
+                        start: Some(Box::new(vrir::Expr::i64(1))),
+                        stop: Some(Box::new(vrir::Expr::Lib { func: vrir::LibFn::Len, args: vec![vrir::Expr::var(&t)] })),
+                        step: None,
+                    };
+                    let elem = vrir::Expr::Index {
+                        array: Box::new(vrir::Expr::var(&t)),
+                        indices: vec![vrir::Expr::var(&counter)],
+                        flags: IndexFlags { flatten: v.ty.rank > 1, ..IndexFlags::default() },
+                    };
+                    (d, elem, Ty::scalar(v.ty.elem))
+                }
             }
         };
         self.record(var, elem_ty, line)?;
         let declared = self.var_type(var, line).unwrap_or(elem_ty);
+        if let Some(empty) = empty_value {
+            // No turn: the variable takes the value the language gives it.
+            self.record(var, empty.ty, line)?;
+            let value = self.cast(empty, declared.elem).expr;
+            let turns = match &domain {
+                vrir::Expr::Range { stop: Some(n), .. } => (**n).clone(),
+                _ => unreachable!("an array loop's domain is 1:turns"),
+            };
+            let assign = Stmt { kind: StmtKind::Assign { targets: vec![LValue::Var { name: lang.vrir_name(var) }], value }, line: Some(line) };
+            self.emit(StmtKind::If { cond: vrir::Expr::binary(vrir::BinOp::Eq, turns, vrir::Expr::i64(0)), then: Block { on_gpu: false, stmts: vec![assign] }, els: None });
+        }
         if matches!(prologue_value, vrir::Expr::Var { ref name } if *name == counter) {
             prologue_value = self.cast(Lowered::new(prologue_value, Ty::scalar(ScalarType::I64)), declared.elem).expr;
         } else {
             prologue_value = self.cast(Lowered::new(prologue_value, elem_ty), declared.elem).expr;
         }
-        if declared.rank > 0 {
+        if declared.rank > 0 && elem_ty.rank == 0 {
             // The loop variable is assigned vectors elsewhere: each element is a vector of one.
             prologue_value = super::growth::vector_of_one(Lowered::new(prologue_value, Ty::scalar(declared.elem)), self.layout()).expr;
         }
@@ -1532,6 +1563,19 @@ impl<'p> Lowerer<'p> {
 
     pub fn unbind(&mut self, name: &str) {
         self.bound.remove(name);
+    }
+
+    /// The type `e` lowers to, keeping nothing its lowering emits or declares (a rule
+    /// table that looks at an argument's type before it lowers the call).
+    pub fn probe_type(&mut self, e: &Expr) -> LResult<Ty> {
+        let (counter, temps) = (self.counter, self.temps.len());
+        let helpers: Vec<String> = self.prog.helpers.keys().cloned().collect();
+        let (r, _) = self.in_block(|lw| lw.expr(e));
+        self.counter = counter;
+        self.temps.truncate(temps);
+        // The lowering that keeps its code adds the helpers it needs again.
+        self.prog.helpers.retain(|name, _| helpers.contains(name));
+        r.map(|l| l.ty)
     }
 
     /// Lower with `f` into a statement list of its own (a loop body being built): the

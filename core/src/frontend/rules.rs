@@ -20,6 +20,20 @@ pub struct SeqParts {
     pub elem: vrir::ScalarType,
 }
 
+/// A `for` loop over the value of an array as the language defines it
+/// (`Language::array_loop`): how many turns it makes and what the loop variable is at
+/// each.
+pub struct ArrayLoop {
+    /// The number of turns, an i64 expression.
+    pub turns: vrir::Expr,
+    /// The loop variable's value at the turn whose 1-based number is the loop counter.
+    pub value: vrir::Expr,
+    pub ty: Ty,
+    /// What the loop variable is assigned when the loop makes no turn (MATLAB: the
+    /// empty array itself); None: it keeps its value.
+    pub when_empty: Option<vrir::Expr>,
+}
+
 /// Calls the engine itself handles, whatever the language spells them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Marker {
@@ -181,6 +195,18 @@ pub trait Language: Sync {
     /// do not meet.
     fn scalars_are_vectors(&self) -> bool {
         false
+    }
+    /// A `for` loop over `seq` (the source expression), an array whose value `array`
+    /// (rank 1 or more) the engine evaluated once into a temporary before the loop:
+    /// the language's own turns (MATLAB: one per column, the variable a column). None:
+    /// the engine's loop over the elements in storage order (R, Julia).
+    fn array_loop(&self, _lw: &mut Lowerer, _seq: &Expr, _array: &Lowered, _counter: &str, _line: Line) -> Option<LResult<ArrayLoop>> {
+        None
+    }
+    /// May values of these element types share one variable (the wider type holding
+    /// both)? MATLAB: an int64 variable holds no double (a double holds no int64 exactly).
+    fn elements_meet(&self, _a: vrir::ScalarType, _b: vrir::ScalarType) -> bool {
+        true
     }
     /// The type of a parallel loop's variable (`prange(n)`, `Threads.@threads for`):
     /// the language's integer (R: i32, Julia: i64).

@@ -2,12 +2,17 @@
 //! compiled code, with one VRRuntime per call on the process's OpenCL device.
 //!
 //! A task that cannot run on the device (no device, f64 without `cl_khr_fp64`, a program
-//! that does not build, a device error, more than 2^31 iterations) is declined: its arrays
-//! are brought home and the statement's compiled CPU code runs instead, with one note
-//! per reason in the process (see [`notes`]). Kernel launches are not waited for; their
-//! error slots are read at the next synchronisation point, at the end of the section, or
-//! when the call ends, and the first failed launch's error (the lowest iteration in it)
-//! is reported, as the serial order would meet it.
+//! that does not build, a launch the device refuses, more than 2^31 iterations) is
+//! declined: its arrays are brought home and the statement's compiled CPU code runs
+//! instead, with one note per reason in the process (see [`notes`]) and in the module's
+//! report. A device that runs out of memory or is lost (a *device fault*, classified by
+//! `opencl::is_device_fault`) is given up for the rest of the call: everything it holds
+//! comes home and the CPU carries on from there, or, where the only fresh copy of an
+//! array was on the device and cannot come home, the call stops with a device error
+//! (`Session::give_up`, docs/gpu.md "When the device fails"). Kernel launches are not
+//! waited for; their error slots are read at the next synchronisation point, at the end
+//! of the section, or when the call ends, and the first failed launch's error (the
+//! lowest iteration in it) is reported, as the serial order would meet it.
 
 mod library;
 
@@ -15,7 +20,7 @@ use super::errors;
 use super::kernel::{Kernel, Param, Site, ERR_SLOT_WORDS};
 use super::opencl::{self, Arg, OclDevice};
 use super::plan::{GpuAction, GpuPlan};
-use super::runtime::{Access, Runtime};
+use super::runtime::{Access, DeviceError, Runtime};
 use crate::runtime::error::{ErrorKind, VrError};
 use crate::runtime::offload::{ActionEnv, HostArray, OffloadEngine, OffloadSession, Outcome};
 use crate::runtime::value::Scalar;
@@ -93,6 +98,8 @@ pub struct GpuEngine {
     plan: Arc<GpuPlan>,
     index_base: u8,
     stats: Arc<Mutex<Vec<SectionStats>>>,
+    /// Why its tasks ran on the CPU at run time (each text once), for its report.
+    notes: Arc<Mutex<Vec<String>>>,
 }
 
 impl GpuEngine {
@@ -102,7 +109,13 @@ impl GpuEngine {
             plan,
             index_base,
             stats,
+            notes: Arc::new(Mutex::new(Vec::new())),
         }
+    }
+
+    /// The notes its calls made at run time (a failed build, a device given up, ...).
+    pub fn run_notes(&self) -> Vec<String> {
+        self.notes.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Per section: where it is and what it did so far.
@@ -130,10 +143,13 @@ impl OffloadEngine for GpuEngine {
             pending: Vec::new(),
             dummy: None,
             stats: self.stats.clone(),
+            notes: self.notes.clone(),
             current: None,
             launched_in_run: false,
             depth: 0,
             stable: Vec::new(),
+            given_up: false,
+            unchecked: false,
         })
     }
 
@@ -190,7 +206,7 @@ impl OffloadEngine for GpuEngine {
         for p in &self.plan.passes {
             out.push_str(&format!("gpu pass: {p}\n"));
         }
-        for n in &self.plan.notes {
+        for n in self.plan.notes.iter().chain(&self.run_notes()) {
             out.push_str(&format!("gpu note: {n}\n"));
         }
         out
@@ -214,6 +230,7 @@ struct Session {
     dummy: Option<Buffer<u8>>,
     /// The module's per-section counts, and the section of the action being run.
     stats: Arc<Mutex<Vec<SectionStats>>>,
+    notes: Arc<Mutex<Vec<String>>>,
     current: Option<usize>,
     /// A task of the current run of the section reached the device.
     launched_in_run: bool,
@@ -223,7 +240,32 @@ struct Session {
     /// Host byte ranges of the call's arguments the host vouches are unchanged since
     /// earlier calls (`gpu::resident`): their device copies are adopted, and kept after.
     stable: Vec<(usize, usize)>,
+    /// The device failed in this call and was given up: the rest runs on the CPU.
+    given_up: bool,
+    /// A kernel's error slot could not be read: what the kernels launched since the
+    /// last check wrote is not trusted.
+    unchecked: bool,
 }
+
+/// Why an action stopped short of its end.
+enum Stop {
+    /// The call stops with this error (a kernel's error, or a bug of ours).
+    Error(VrError),
+    /// The device ran out of memory or resources, or was lost, while doing `what`: it is
+    /// given up for the call (`Session::give_up`).
+    Fault { what: String, error: DeviceError },
+    /// The device refused to launch a library kernel (not a fault): that task runs on
+    /// the CPU, with this note.
+    Refused(String),
+}
+
+impl From<VrError> for Stop {
+    fn from(e: VrError) -> Stop {
+        Stop::Error(e)
+    }
+}
+
+type Step<T> = Result<T, Stop>;
 
 /// Initial error slot header: no failed iteration (i32::MAX), no record.
 static SLOT_INIT: [i32; 2] = [i32::MAX, 0];
@@ -246,7 +288,12 @@ impl OffloadSession for Session {
     }
 
     fn finish(&mut self) -> Option<VrError> {
-        let r = self.check_pending().err();
+        let r = match self.check_pending() {
+            Ok(()) => None,
+            Err(Stop::Error(e)) => Some(e),
+            Err(Stop::Fault { what, error }) => self.give_up(&what, &error).err(),
+            Err(Stop::Refused(_)) => None,
+        };
         let mut times = None;
         if let Some(rt) = self.rt.as_mut() {
             // Uploads may still read host memory that the call is about to free.
@@ -273,6 +320,10 @@ impl OffloadSession for Session {
             return Outcome::Declined;
         };
         self.current = self.plan.section_of.get(&action).copied();
+        let task = matches!(
+            meaning,
+            GpuAction::Parfor { .. } | GpuAction::Copy { .. } | GpuAction::Library { .. }
+        );
         let r = match meaning {
             GpuAction::Sync { writes } => self.sync(env, &writes).map(|_| Outcome::Done),
             GpuAction::BeginSection => {
@@ -300,19 +351,46 @@ impl OffloadSession for Session {
         };
         match r {
             Ok(o) => o,
-            Err(e) => Outcome::Failed(e),
+            Err(Stop::Error(e)) => Outcome::Failed(e),
+            Err(Stop::Fault { what, error }) => match self.give_up(&what, &error) {
+                // Everything is home: a task's CPU code runs, other CPU code goes on.
+                Ok(()) if task => {
+                    counters().declined.fetch_add(1, Ordering::Relaxed);
+                    self.bump(|s| s.declined += 1);
+                    Outcome::Declined
+                }
+                Ok(()) => Outcome::Done,
+                Err(e) => Outcome::Failed(e),
+            },
+            // Handled by the library task itself.
+            Err(Stop::Refused(why)) => Outcome::Failed(VrError::new(
+                ErrorKind::Internal,
+                format!("gpu: a refused launch reached the engine's top: {why}"),
+            )),
         }
     }
 }
 
-fn device_error(what: &str, e: String) -> VrError {
-    VrError::new(ErrorKind::Internal, format!("gpu: {what}: {e}"))
+/// A failed device operation while doing `what`: a device fault gives the device up
+/// (the CPU carries on); anything else is a bug of ours.
+fn device_error(what: &str, e: DeviceError) -> Stop {
+    if e.fault {
+        Stop::Fault {
+            what: what.to_string(),
+            error: e,
+        }
+    } else {
+        Stop::Error(VrError::new(
+            ErrorKind::Internal,
+            format!("gpu: {what}: {e}"),
+        ))
+    }
 }
 
 impl Session {
     /// Read every pending error slot, in launch order; the first error found is the one
     /// the serial order meets first.
-    fn check_pending(&mut self) -> Result<(), VrError> {
+    fn check_pending(&mut self) -> Step<()> {
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -322,23 +400,37 @@ impl Session {
         };
         for p in pending {
             let mut words = vec![0i64; ERR_SLOT_WORDS];
-            rt.device()
+            let read = rt
+                .device()
                 .download_words(&p.slot, &mut words[..1])
-                .map_err(|e| device_error("reading a kernel's error slot", e))?;
-            if (words[0] as u64 & 0xffff_ffff) as u32 as i32 == i32::MAX {
+                .and_then(|_| {
+                    if (words[0] as u64 & 0xffff_ffff) as u32 as i32 == i32::MAX {
+                        Ok(false)
+                    } else {
+                        rt.device()
+                            .download_words(&p.slot, &mut words)
+                            .map(|_| true)
+                    }
+                });
+            let failed = match read {
+                Ok(failed) => failed,
+                Err(e) => {
+                    // This kernel and those after it may have failed unseen.
+                    self.unchecked = true;
+                    return Err(device_error("reading a kernel's error slot", e));
+                }
+            };
+            if !failed {
                 continue;
             }
-            rt.device()
-                .download_words(&p.slot, &mut words)
-                .map_err(|e| device_error("reading a kernel's error slot", e))?;
             if let Some(e) = errors::decode(&words, &p.sites, &p.function, self.index_base) {
-                return Err(e);
+                return Err(Stop::Error(e));
             }
         }
         Ok(())
     }
 
-    fn sync(&mut self, env: &mut dyn ActionEnv, writes: &[bool]) -> Result<(), VrError> {
+    fn sync(&mut self, env: &mut dyn ActionEnv, writes: &[bool]) -> Step<()> {
         self.check_pending()?;
         let Some(rt) = self.rt.as_mut() else {
             return Ok(());
@@ -357,7 +449,18 @@ impl Session {
 
     /// `keep`: how many of the action's arrays code after the section may read (None:
     /// anything may be read).
-    fn end_section(&mut self, env: &mut dyn ActionEnv, keep: Option<usize>) -> Result<(), VrError> {
+    fn end_section(&mut self, env: &mut dyn ActionEnv, keep: Option<usize>) -> Step<()> {
+        let r = self.end_section_transfers(env, keep);
+        // The run counts whatever happened to its transfers.
+        let on_device = std::mem::take(&mut self.launched_in_run);
+        self.bump(|s| {
+            s.runs += 1;
+            s.runs_on_cpu += (!on_device) as u64;
+        });
+        r
+    }
+
+    fn end_section_transfers(&mut self, env: &mut dyn ActionEnv, keep: Option<usize>) -> Step<()> {
         self.check_pending()?;
         if let Some(rt) = self.rt.as_mut() {
             let before = rt.stats();
@@ -373,12 +476,109 @@ impl Session {
             self.account(before, now);
             self.time(times);
         }
-        let on_device = std::mem::take(&mut self.launched_in_run);
-        self.bump(|s| {
-            s.runs += 1;
-            s.runs_on_cpu += (!on_device) as u64;
-        });
         Ok(())
+    }
+
+    /// The device failed while doing `what` (a device fault, `e`): give it up for the
+    /// rest of the call. Kernels launched before came first in the serial order, so their
+    /// error slots are read first where the device still answers (a kernel's error is
+    /// the call's error). Then every byte only the device holds comes home and every
+    /// table is emptied (`Runtime::abandon`): the CPU code after this point, and every
+    /// later task (declined from now on), sees what a run on the CPU from the section's
+    /// start would see, since each task before ran to its end on the device and the one
+    /// that failed had not been enqueued or is re-run on the CPU from unchanged inputs.
+    ///
+    /// Not recoverable: when the failure came from waiting for enqueued commands (a
+    /// download, a finish), or a kernel's error slot could not be read, nothing the device
+    /// alone holds is trusted; when such bytes exist (written by a task that is past), or
+    /// kernels were left unchecked, the call stops with a device error that names them.
+    /// A wrong number is never returned.
+    fn give_up(&mut self, what: &str, e: &DeviceError) -> Result<(), VrError> {
+        if !e.waited && !self.unchecked {
+            match self.check_pending() {
+                Ok(()) => {}
+                Err(Stop::Error(err)) => return Err(err),
+                Err(_) => {}
+            }
+        }
+        let unchecked = self.unchecked || !self.pending.is_empty();
+        self.pending.clear();
+        self.dummy = None;
+        self.given_up = true;
+        let function = self
+            .current
+            .and_then(|k| self.plan.section_info.get(k))
+            .map(|i| i.function.clone());
+        let Some(mut rt) = self.rt.take() else {
+            return Ok(());
+        };
+        let device = rt.device().gpu.info.describe();
+        let before = rt.stats();
+        let lost = rt.abandon(!e.waited && !unchecked);
+        let now = rt.stats();
+        let times = rt.device().take_times();
+        drop(rt);
+        self.account(before, now);
+        self.time(times);
+        let stop = |message: String| {
+            let err = VrError::new(ErrorKind::Device, message);
+            match &function {
+                Some(f) => err.with_function(f),
+                None => err,
+            }
+        };
+        if unchecked {
+            return Err(stop(format!(
+                "gpu: {device} failed ({what}: {e}) before the kernels already launched could be checked: what they computed cannot be trusted or recomputed on the CPU, so the call stops"
+            )));
+        }
+        if !lost.is_empty() {
+            let mut names: Vec<String> = Vec::new();
+            let mut writers: Vec<String> = Vec::new();
+            for l in &lost {
+                if l.vars.is_empty() {
+                    names.push(format!("an array of {} bytes", l.hi - l.lo));
+                }
+                for v in &l.vars {
+                    if !names.contains(&format!("`{v}`")) {
+                        names.push(format!("`{v}`"));
+                    }
+                }
+                if let Some(w) = &l.writer {
+                    if !writers.contains(w) {
+                        writers.push(w.clone());
+                    }
+                }
+            }
+            let written = if writers.is_empty() {
+                String::new()
+            } else {
+                format!(" (written by {})", writers.join(", "))
+            };
+            return Err(stop(format!(
+                "gpu: {device} failed ({what}: {e}) while the only fresh copy of {}{written} was on it: it cannot be brought home or recomputed on the CPU, so the call stops",
+                names.join(", ")
+            )));
+        }
+        let section = self
+            .current
+            .and_then(|k| self.plan.section_info.get(k))
+            .map_or(String::new(), |i| {
+                format!(" from section `{}`", i.describe())
+            });
+        self.note(format!(
+            "gpu: {device} failed ({what}: {e}): given up for the rest of the call; what it had computed came home and the CPU runs the rest{section}"
+        ));
+        Ok(())
+    }
+
+    /// A note for `vr` (the process's list) and for this module's report.
+    fn note(&self, text: String) {
+        note(text.clone());
+        let mut n = self.notes.lock().unwrap_or_else(|p| p.into_inner());
+        if !n.contains(&text) {
+            n.push(text);
+        }
     }
 
     /// Count into the current section's stats.
@@ -441,6 +641,9 @@ impl Session {
 
     /// The call's runtime on the process's device, or None when there is no device.
     fn runtime(&mut self) -> Option<&mut Runtime<OclDevice>> {
+        if self.given_up {
+            return None;
+        }
         if self.rt.is_none() {
             match opencl::gpu() {
                 Ok(gpu) => {
@@ -456,7 +659,7 @@ impl Session {
                     self.rt = Some(rt);
                 }
                 Err(why) => {
-                    note(format!(
+                    self.note(format!(
                         "gpu: no OpenCL device ({why}); GPU sections run on the CPU"
                     ));
                     return None;
@@ -472,11 +675,11 @@ impl Session {
         env: &mut dyn ActionEnv,
         arrays: &[usize],
         why: Option<String>,
-    ) -> Result<Outcome, VrError> {
+    ) -> Step<Outcome> {
         counters().declined.fetch_add(1, Ordering::Relaxed);
         self.bump(|s| s.declined += 1);
         if let Some(w) = why {
-            note(w);
+            self.note(w);
         }
         self.check_pending()?;
         if let Some(rt) = self.rt.as_mut() {
@@ -498,7 +701,23 @@ impl Session {
         env: &mut dyn ActionEnv,
         layout: Layout,
         gather: Option<&Arc<super::library::LibKernel>>,
-    ) -> Result<Outcome, VrError> {
+    ) -> Step<Outcome> {
+        // The target gets its new array first; a device fault after that gives it back
+        // its old one, since the statement's CPU code runs instead (`a = copy(a)`).
+        let target = env.array(0);
+        let r = self.copy_task(env, layout, gather);
+        if matches!(r, Err(Stop::Fault { .. })) {
+            env.restore_array(0, target.as_ref());
+        }
+        r
+    }
+
+    fn copy_task(
+        &mut self,
+        env: &mut dyn ActionEnv,
+        layout: Layout,
+        gather: Option<&Arc<super::library::LibKernel>>,
+    ) -> Step<Outcome> {
         if self.runtime().is_none() {
             return Ok(Outcome::Declined);
         }
@@ -551,7 +770,7 @@ impl Session {
         k: &Arc<Kernel>,
         function: &str,
         env: &mut dyn ActionEnv,
-    ) -> Result<Outcome, VrError> {
+    ) -> Step<Outcome> {
         let arrays: Vec<usize> = k
             .params
             .iter()
@@ -612,9 +831,11 @@ impl Session {
             let v = |j: usize| env.value(3 * d + j).as_i64().unwrap_or(0);
             let (a, b, s) = (v(0), v(1), v(2));
             if s == 0 {
-                return Err(VrError::runtime("zero step in a range")
-                    .with_function(function)
-                    .with_line(k.line));
+                return Err(Stop::Error(
+                    VrError::runtime("zero step in a range")
+                        .with_function(function)
+                        .with_line(k.line),
+                ));
             }
             let nonempty = if s > 0 { b >= a } else { a >= b };
             let count = if nonempty {
@@ -762,14 +983,19 @@ impl Session {
         }
         let (global, local) = k.launch_shape(&counts);
         // The kernel runs after the uploads it may read (on the transfer queue).
-        let launched = rt
-            .device_ref()
-            .join_transfers()
-            .and_then(|_| opencl::launch(&gpu, &program, &k.name, &args, &global, local.as_deref()));
+        let launched = rt.device_ref().join_transfers().and_then(|_| {
+            opencl::launch(&gpu, &program, &k.name, &args, &global, local.as_deref())
+        });
         drop(args);
         let ev = match launched {
             Ok(ev) => ev,
-            // Nothing ran: the CPU runs the parfor instead.
+            Err(e) if e.fault => {
+                return Err(Stop::Fault {
+                    what: format!("launching kernel {} of `{function}`", k.name),
+                    error: e,
+                })
+            }
+            // Refused (nothing ran): the CPU runs the parfor instead.
             Err(e) => return self.decline(
                 env,
                 &arrays,

@@ -17,6 +17,7 @@
 
 pub mod engine;
 pub mod errors;
+pub mod faults;
 pub mod kernel;
 pub mod library;
 pub mod opencl;

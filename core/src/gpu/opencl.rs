@@ -8,7 +8,8 @@
 //! first device. When there is no OpenCL library, no platform, no device or the chosen
 //! one cannot be opened, [`gpu`] answers why, and sections run on the CPU.
 
-use super::runtime::Device;
+use super::faults::{self, Op};
+use super::runtime::{Device, DeviceError};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_GPU};
@@ -202,6 +203,9 @@ impl Gpu {
     /// The program built from `src`, from the kernel cache (in the process, then on
     /// disk) or built now (a failed build is cached in the process, with its log).
     pub fn program(&self, src: &str) -> Result<Arc<Program>, String> {
+        if faults::check(Op::Build).is_some() {
+            return Err("the program did not build (injected by VR_GPU_FAULT)".into());
+        }
         let dev = super::program_cache::DeviceKey {
             platform: self.info.platform.clone(),
             name: self.info.name.clone(),
@@ -251,7 +255,7 @@ fn release_pending(pending: &mut Vec<cl_event>) {
 /// downloads. An upload only targets a buffer no queued command uses (VRRuntime uploads
 /// only what the host holds alone: a new row, or one the CPU wrote after waiting for the
 /// queues), so it may run beside earlier kernels; later commands wait for it here.
-pub fn join_transfers(gpu: &Gpu) -> Result<(), String> {
+pub fn join_transfers(gpu: &Gpu) -> Result<(), DeviceError> {
     PENDING.with(|p| {
         let mut pending = p.borrow_mut();
         if pending.is_empty() {
@@ -265,7 +269,7 @@ pub fn join_transfers(gpu: &Gpu) -> Result<(), String> {
                 pending.as_ptr(),
             )
         };
-        let ev = enqueued("barrier after uploads", r)?;
+        let ev = enqueued("barrier after uploads", r, false)?;
         if !ev.is_null() {
             // Not timed: released now (the queue keeps what it needs).
             drop(opencl3::event::Event::new(ev));
@@ -299,9 +303,52 @@ pub struct Times {
     pub kernel_ns: u64,
 }
 
+/// Whether an OpenCL error code says the device ran out of memory or resources, or is
+/// gone, rather than that we called OpenCL wrongly: the engine then gives the device up
+/// and the CPU carries on (docs/gpu.md, "When the device fails"). `CL_INVALID_BUFFER_SIZE`
+/// is a buffer larger than the device's largest allocation; `CL_EXEC_STATUS_ERROR_FOR_
+/// EVENTS_IN_WAIT_LIST`, a command this one waits for failed; `CL_CONTEXT_TERMINATED_KHR`,
+/// the driver ended the context (a reset device).
+pub fn is_device_fault(code: i32) -> bool {
+    use opencl3::error_codes as e;
+    matches!(
+        code,
+        e::CL_DEVICE_NOT_FOUND
+            | e::CL_DEVICE_NOT_AVAILABLE
+            | e::CL_MEM_OBJECT_ALLOCATION_FAILURE
+            | e::CL_OUT_OF_RESOURCES
+            | e::CL_OUT_OF_HOST_MEMORY
+            | e::CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+            | e::CL_INVALID_BUFFER_SIZE
+            | e::CL_CONTEXT_TERMINATED_KHR
+    )
+}
+
+/// An OpenCL error of `what`, classified. `waited`: it came from waiting for enqueued
+/// commands (a blocking read, a finish).
+pub fn cl_failure(what: &str, code: i32, waited: bool) -> DeviceError {
+    DeviceError {
+        message: format!("{what}: {}", opencl3::error_codes::ClError(code)),
+        fault: is_device_fault(code),
+        waited,
+    }
+}
+
+/// The failure `VR_GPU_FAULT` injects into this `op`, if any (`gpu::faults`).
+fn injected(op: Op, what: &str, waited: bool) -> Result<(), DeviceError> {
+    match faults::check(op) {
+        None => Ok(()),
+        Some((code, which)) => {
+            let mut e = cl_failure(what, code, waited);
+            e.message = format!("{} ({which}, injected by VR_GPU_FAULT)", e.message);
+            Err(e)
+        }
+    }
+}
+
 /// The error of an enqueue, or its event.
-fn enqueued(what: &str, r: Result<cl_event, i32>) -> Result<cl_event, String> {
-    r.map_err(|code| format!("{what}: {}", opencl3::error_codes::ClError(code)))
+fn enqueued(what: &str, r: Result<cl_event, i32>, waited: bool) -> Result<cl_event, DeviceError> {
+    r.map_err(|code| cl_failure(what, code, waited))
 }
 
 impl OclDevice {
@@ -319,8 +366,13 @@ impl OclDevice {
         }
     }
 
-    fn check(&mut self, what: &str, r: Result<cl_event, i32>) -> Result<(), String> {
-        let ev = enqueued(what, r)?;
+    fn check(
+        &mut self,
+        what: &str,
+        r: Result<cl_event, i32>,
+        waited: bool,
+    ) -> Result<(), DeviceError> {
+        let ev = enqueued(what, r, waited)?;
         self.record(Timed::Transfer, ev);
         Ok(())
     }
@@ -349,7 +401,7 @@ impl OclDevice {
     }
 
     /// [`join_transfers`] on this device's queues.
-    pub fn join_transfers(&self) -> Result<(), String> {
+    pub fn join_transfers(&self) -> Result<(), DeviceError> {
         join_transfers(&self.gpu)
     }
 }
@@ -357,7 +409,9 @@ impl OclDevice {
 impl Device for OclDevice {
     type Buffer = Buffer<u8>;
 
-    fn alloc(&mut self, bytes: usize) -> Result<Buffer<u8>, String> {
+    fn alloc(&mut self, bytes: usize) -> Result<Buffer<u8>, DeviceError> {
+        let what = format!("allocating {bytes} bytes on the device");
+        injected(Op::Alloc, &what, false)?;
         // SAFETY: no host pointer; the size is positive.
         unsafe {
             Buffer::<u8>::create(
@@ -366,7 +420,7 @@ impl Device for OclDevice {
                 bytes.max(1),
                 std::ptr::null_mut(),
             )
-            .map_err(|e| format!("cannot allocate {bytes} bytes on the device: {e}"))
+            .map_err(|e| cl_failure(&what, e.0, false))
         }
     }
 
@@ -376,10 +430,11 @@ impl Device for OclDevice {
         offset: usize,
         host: *const u8,
         bytes: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), DeviceError> {
         if bytes == 0 {
             return Ok(());
         }
+        injected(Op::Upload, "upload", false)?;
         let queue = match &self.gpu.transfer_queue {
             Some(t) if overlap_enabled() => t.get(),
             _ => self.gpu.queue.get(),
@@ -399,7 +454,7 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        let ev = enqueued("upload", r)?;
+        let ev = enqueued("upload", r, false)?;
         self.record(Timed::Transfer, ev);
         if overlapped && !ev.is_null() {
             // SAFETY: a live event; the pending list holds its own reference.
@@ -419,10 +474,11 @@ impl Device for OclDevice {
         offset: usize,
         host: *mut u8,
         bytes: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), DeviceError> {
         if bytes == 0 {
             return Ok(());
         }
+        injected(Op::Download, "download", true)?;
         self.join_transfers()?;
         // SAFETY: `host` holds `bytes` writable bytes; the read blocks until done.
         let r = unsafe {
@@ -437,7 +493,7 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        self.check("download", r)
+        self.check("download", r, true)
     }
 
     fn copy(
@@ -447,10 +503,11 @@ impl Device for OclDevice {
         dst: &Buffer<u8>,
         d: usize,
         bytes: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), DeviceError> {
         if bytes == 0 {
             return Ok(());
         }
+        injected(Op::Copy, "device copy", false)?;
         self.join_transfers()?;
         // SAFETY: both ranges lie inside their buffers (VRRuntime's rows).
         let r = unsafe {
@@ -465,42 +522,47 @@ impl Device for OclDevice {
                 std::ptr::null(),
             )
         };
-        self.check("device copy", r)
+        self.check("device copy", r, false)
     }
 
-    fn finish(&mut self) -> Result<(), String> {
-        if let Some(t) = &self.gpu.transfer_queue {
-            opencl3::command_queue::finish(t.get())
-                .map_err(|c| format!("finish: {}", opencl3::error_codes::ClError(c)))?;
-        }
-        opencl3::command_queue::finish(self.gpu.queue.get())
-            .map_err(|c| format!("finish: {}", opencl3::error_codes::ClError(c)))?;
+    fn finish(&mut self) -> Result<(), DeviceError> {
+        // The pending uploads are waited for (or failed) either way: let them go.
+        let r = self.finish_both();
         PENDING.with(|p| release_pending(&mut p.borrow_mut()));
-        Ok(())
+        r
     }
 }
 
 impl OclDevice {
+    fn finish_both(&mut self) -> Result<(), DeviceError> {
+        injected(Op::Finish, "finish", true)?;
+        if let Some(t) = &self.gpu.transfer_queue {
+            opencl3::command_queue::finish(t.get()).map_err(|c| cl_failure("finish", c, true))?;
+        }
+        opencl3::command_queue::finish(self.gpu.queue.get())
+            .map_err(|c| cl_failure("finish", c, true))
+    }
+
     /// A launch's error slot, its header initialised from `init` (a static, so the
     /// non-blocking upload may read it later).
-    pub fn alloc_slot(&mut self, init: &'static [i32; 2]) -> Result<Buffer<u8>, String> {
+    pub fn alloc_slot(&mut self, init: &'static [i32; 2]) -> Result<Buffer<u8>, DeviceError> {
         let buf = self.alloc(super::kernel::ERR_SLOT_WORDS * 8)?;
         self.upload(&buf, 0, init.as_ptr() as *const u8, 8)?;
         Ok(buf)
     }
 
     /// Wait for everything enqueued.
-    pub fn finish_queue(&mut self) -> Result<(), String> {
+    pub fn finish_queue(&mut self) -> Result<(), DeviceError> {
         self.finish()
     }
 
     /// Read the first `out.len()` bytes of a buffer (blocking).
-    pub fn download_into(&mut self, buf: &Buffer<u8>, out: &mut [u8]) -> Result<(), String> {
+    pub fn download_into(&mut self, buf: &Buffer<u8>, out: &mut [u8]) -> Result<(), DeviceError> {
         self.download(buf, 0, out.as_mut_ptr(), out.len())
     }
 
     /// Read the first `out.len()` words of a buffer (blocking).
-    pub fn download_words(&mut self, buf: &Buffer<u8>, out: &mut [i64]) -> Result<(), String> {
+    pub fn download_words(&mut self, buf: &Buffer<u8>, out: &mut [i64]) -> Result<(), DeviceError> {
         self.download(buf, 0, out.as_mut_ptr() as *mut u8, out.len() * 8)
     }
 }
@@ -526,10 +588,12 @@ pub fn launch(
     args: &[Arg],
     global: &[usize],
     local: Option<&[usize]>,
-) -> Result<cl_event, String> {
+) -> Result<cl_event, DeviceError> {
     // The kernel runs after the uploads this thread enqueued (it may read them).
     join_transfers(gpu)?;
-    let kernel = Kernel::create(program, name).map_err(|e| cl_err(&format!("kernel {name}"), e))?;
+    injected(Op::Launch, &format!("kernel {name}"), false)?;
+    let kernel = Kernel::create(program, name)
+        .map_err(|e| cl_failure(&format!("kernel {name}"), e.0, false))?;
     for (k, a) in args.iter().enumerate() {
         let k = k as u32;
         // SAFETY: each value matches the kernel parameter's size (the generator declares
@@ -580,12 +644,7 @@ pub fn launch(
                 }
             }
         };
-        r.map_err(|c| {
-            format!(
-                "kernel {name} argument {k}: {}",
-                opencl3::error_codes::ClError(c)
-            )
-        })?;
+        r.map_err(|c| cl_failure(&format!("kernel {name} argument {k}"), c, false))?;
     }
     // SAFETY: arguments set above; `global` holds work_dim sizes.
     let r = unsafe {
@@ -600,5 +659,5 @@ pub fn launch(
             std::ptr::null(),
         )
     };
-    enqueued(&format!("kernel {name}"), r)
+    enqueued(&format!("kernel {name}"), r, false)
 }

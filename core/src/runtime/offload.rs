@@ -166,6 +166,11 @@ pub trait ActionEnv {
     /// Allocate a new array of the variable's type and extents in the call's memory,
     /// make the variable refer to it, and return it. Its contents are unspecified.
     fn new_array(&mut self, k: usize, dims: &[i64]) -> VrResult<HostArray>;
+    /// Make array variable `k` refer again to `prev`, what [`ActionEnv::array`] answered
+    /// before a [`ActionEnv::new_array`] (None: unassigned). A task that gave its target a
+    /// new array and then declines leaves the variable as the statement's CPU code
+    /// expects it (`a = a + 1` reads `a`).
+    fn restore_array(&mut self, k: usize, prev: Option<&HostArray>);
 }
 
 /// The engine: one per compiled module.

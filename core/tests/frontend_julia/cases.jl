@@ -424,3 +424,38 @@ x0 = rand(3)
 
 # Julia orders -0.0 below 0.0 in max and min; clamp returns x unless it lies outside.
 zero_ties(a, b) = (1 / max(a, b), 1 / min(a, b), 1 / clamp(a, b, 1.0))
+
+# ---- ComplexF64 as a constructor, an annotation and an element type ----
+to_complex(x) = ComplexF64(x)
+
+complex_pair(re, im) = ComplexF64(re, im)
+
+complex_parts(z::ComplexF64) = (real(z), imag(z), abs(z), conj(z))
+
+function complex_norm2(v::Vector{ComplexF64})
+    s = 0.0
+    for z in v
+        s += real(z * conj(z))
+    end
+    return s
+end
+
+function complex_ramp(n)
+    z = zeros(ComplexF64, n)
+    for k in 1:n
+        z[k] = ComplexF64(k, -k)
+    end
+    z[1] = 2.5
+    return z
+end
+
+complex_result(x)::ComplexF64 = 2x
+
+typed_complex() = ComplexF64[1, 2.5]
+
+complex_corner(A::Matrix{ComplexF64}) = A[1, 2] + A[2, 1]
+
+function store_complex!(x, z)
+    x[1] = z
+    return nothing
+end

@@ -63,3 +63,8 @@ end
 strings(x) = string(x)
 
 rank_change(x) = x .+ [1.0 2.0]
+
+function declared_local(x)
+    z::ComplexF64 = x
+    return z
+end

@@ -341,6 +341,58 @@ function y = loop_columns(v)
   end
 end
 
+function [t, c] = col_total(M)
+  % One turn per column, c a column of M; after the loop c is the last column (M
+  % itself when M has no rows or no columns: the loop makes no turn).
+  t = zeros(size(M, 1), 1);
+  for c = M
+    t = t + 2 * c;
+  end
+end
+
+function s = col_norms(M)
+  s = zeros(1, 0);
+  for c = M
+    s(end + 1) = sqrt(sum(c .^ 2));
+  end
+end
+
+function y = col_snapshot(M)
+  % The loop takes the columns of M as M was before the loop.
+  y = zeros(size(M, 1), 1);
+  for c = M
+    M(:, end) = 100;
+    y = y * 10 + c;
+  end
+end
+
+function y = col_nested(A, B)
+  % Columns of a product, each against every column of B.
+  y = 0;
+  for a = A * 2
+    for b = B
+      y = y + dot(a, b);
+    end
+  end
+end
+
+function y = last_index(n)
+  % k is read after the loop: Octave makes it 1:0 (empty) when the loop makes no turn.
+  y = 0;
+  for k = 1:n
+    y = y + k;
+  end
+  y = y + k;
+end
+
+function y = last_elem(v)
+  y = 0;
+  for e = v
+    y = y * 10 + e;
+  end
+  y = y + e;
+end
+
 function y = do_until(n)
   y = 0;
   do
@@ -478,3 +530,60 @@ function y = loopvar_class(n)
   end
   y = y + i / 4;
 end
+
+function y = i64ops(a, b)
+  % int64 with int64: exact, saturated, quotients rounded half away from zero.
+  x = int64(a);
+  z = int64(b);
+  y = [x + z, x - z, x .* z, x ./ z, -x, abs(x)];
+end
+
+function y = i64mixed(a, b)
+  % int64 with a double (Octave's emulated rules: x + int64(b), ...).
+  x = int64(a);
+  y = [x + b, x - b, b - x, b ./ x, x + true];
+end
+
+function y = i64big(k)
+  % Values past 2^53, which a double does not hold exactly.
+  m = intmax('int64');
+  a = int64(9007199254740992) + int64(k);
+  y = [m + k, m - k, -m - k - 3, a * 3, a / 3, a + 0.5, a - 0.5, 2.5 + a, a .* 0.5, a / -2, intmin('int64') / -1, m * -2, a * a, -intmin('int64'), abs(intmin('int64')), a + 1e19, a - 1e19, 1e19 - m, a / 0.5];
+end
+
+function y = i64cmp(k)
+  % Octave compares an int64 with a double through the double first (emulate_mop).
+  m = intmax('int64');
+  a = int64(9007199254740992) + int64(k);
+  y = [a > 9007199254740992, a == 9007199254740992, a < 9007199254740994, m < 2^63, m == 2^63, m >= 2^63, intmin('int64') == -2^63, intmin('int64') < -2^63, a < NaN, a ~= NaN, 2^63 > m, a == a, int64(3) < int64(4), 3 <= int64(3)];
+end
+
+function y = i64mul(a, b)
+  y = int64(a) .* b;
+end
+
+function y = i64div(a, b)
+  y = int64(a) / b;
+end
+
+function y = i64rdiv(a, b)
+  y = a / int64(b);
+end
+
+function y = i64arr(v, s)
+  % int64 arrays: element-wise with a scalar, a store of a double (rounded), a gather.
+  y = v .* 2 + s;
+  y(1) = 2.5;
+  y = [y, v(end:-1:1)];
+end
+
+function s = i64loop(n)
+  s = int64(0);
+  for k = 1:n
+    s = s + k * 1000000007;
+    if s > 5e9
+      s = s / 3;
+    end
+  end
+end
+

@@ -39,7 +39,9 @@ pub struct Case {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    Value { class: String, dims: Vec<usize>, values: Vec<(f64, f64)> },
+    /// `exact`: the values of an integer class as integers (a double cannot hold every
+    /// int64).
+    Value { class: String, dims: Vec<usize>, values: Vec<(f64, f64)>, exact: Vec<i64> },
     Error(String),
 }
 
@@ -79,6 +81,12 @@ pub fn octave_literal(j: &Json) -> String {
             };
             match dtype {
                 "i32" => format!("int32({inner})"),
+                // Octave reads a literal as a double: an int64 argument must be one exactly.
+                "i64" => {
+                    let exact = |v: &Json| v.as_i64().is_some_and(|n| n.unsigned_abs() <= 1 << 53);
+                    assert!(data.as_array().map_or(exact(data), |d| d.iter().flat_map(|r| r.as_array().cloned().unwrap_or_else(|| vec![r.clone()])).all(|v| exact(&v))), "int64 arguments beyond 2^53 have no exact Octave literal: {data}");
+                    format!("int64({inner})")
+                }
                 "bool" => format!("logical({inner})"),
                 _ => inner,
             }
@@ -107,6 +115,8 @@ function vr_emit(id, k, r)
   for q = 1:numel(v)
     if iscomplex(v)
       printf(' %.17g,%.17g', real(v(q)), imag(v(q)));
+    elseif isinteger(v)
+      printf(' %d', v(q));
     else
       printf(' %.17g', double(v(q)));
     end
@@ -153,13 +163,16 @@ end
                 }
                 let nd: usize = w.next().unwrap().parse().unwrap();
                 let dims: Vec<usize> = (0..nd).map(|_| w.next().unwrap().parse().unwrap()).collect();
-                let values = w
+                let words: Vec<&str> = w.collect();
+                let exact = if class.starts_with("int") || class.starts_with("uint") { words.iter().map(|s| s.parse().unwrap()).collect() } else { Vec::new() };
+                let values = words
+                    .iter()
                     .map(|s| match s.split_once(',') {
                         Some((a, b)) => (parse(a), parse(b)),
                         None => (parse(s), 0.0),
                     })
                     .collect();
-                Outcome::Value { class, dims, values }
+                Outcome::Value { class, dims, values, exact }
             }
         };
         results.entry(id).or_default().push(outcome);
@@ -185,6 +198,15 @@ fn pair(s: &Scalar) -> (f64, f64) {
     }
 }
 
+/// An integer element exactly.
+fn integer(s: &Scalar) -> Option<i64> {
+    match s {
+        Scalar::I32(v) => Some(*v as i64),
+        Scalar::I64(v) => Some(*v),
+        _ => None,
+    }
+}
+
 fn class_of(e: velociraptor::vrir::ScalarType) -> &'static str {
     use velociraptor::vrir::ScalarType::*;
     match e {
@@ -202,10 +224,11 @@ fn class_of(e: velociraptor::vrir::ScalarType) -> &'static str {
 /// dropped, column-major values.
 pub fn ours(v: &Value) -> Outcome {
     match v {
-        Value::Scalar(s) => Outcome::Value { class: class_of(s.ty()).into(), dims: vec![1, 1], values: vec![pair(s)] },
+        Value::Scalar(s) => Outcome::Value { class: class_of(s.ty()).into(), dims: vec![1, 1], values: vec![pair(s)], exact: integer(s).into_iter().collect() },
         Value::Array(a) => {
             let n = a.len();
             let mut values = Vec::with_capacity(n);
+            let mut exact = Vec::new();
             for k in 0..n {
                 let mut rem = k;
                 let idx: Vec<usize> = a
@@ -217,7 +240,9 @@ pub fn ours(v: &Value) -> Outcome {
                         i
                     })
                     .collect();
-                values.push(pair(&a.get(&idx)));
+                let x = a.get(&idx);
+                exact.extend(integer(&x));
+                values.push(pair(&x));
             }
             let mut dims = a.dims.clone();
             while dims.len() > 2 && dims.last() == Some(&1) {
@@ -226,7 +251,7 @@ pub fn ours(v: &Value) -> Outcome {
             while dims.len() < 2 {
                 dims.push(1);
             }
-            Outcome::Value { class: class_of(a.ty.elem).into(), dims, values }
+            Outcome::Value { class: class_of(a.ty.elem).into(), dims, values, exact }
         }
         other => Outcome::Error(format!("unexpected value {other:?}")),
     }
@@ -246,7 +271,10 @@ fn same_float(a: f64, b: f64, tol: Option<f64>) -> bool {
 /// is the real array Octave narrows it to (the adapter narrows it the same way).
 pub fn agree(octave: &Outcome, us: &Outcome, tol: Option<f64>) -> bool {
     match (octave, us) {
-        (Outcome::Value { class: c1, dims: d1, values: v1 }, Outcome::Value { class: c2, dims: d2, values: v2 }) => {
+        (Outcome::Value { class: c1, dims: d1, values: v1, exact: e1 }, Outcome::Value { class: c2, dims: d2, values: v2, exact: e2 }) => {
+            if !e1.is_empty() || !e2.is_empty() {
+                return c1 == c2 && d1 == d2 && e1 == e2;
+            }
             let narrowed = c2.starts_with("complex ") && v2.iter().all(|x| x.1 == 0.0) && !c1.starts_with("complex ");
             let class_ok = c1 == c2 || (narrowed && c2.strip_prefix("complex ") == Some(c1.as_str()));
             class_ok && d1 == d2 && v1.len() == v2.len() && v1.iter().zip(v2).all(|(a, b)| same_float(a.0, b.0, tol) && (narrowed || same_float(a.1, b.1, tol)))

@@ -948,7 +948,16 @@ impl Parser {
                 Tok::Op(o) if o == "::" && !space => {
                     self.advance();
                     let t = self.type_text()?;
-                    base = unsupported(&format!("type assertion `::{t}` in an expression"), line);
+                    // `z::T = v` declares `z`'s type for its whole scope: every assignment
+                    // to `z` converts to `T`, which would need a pass over the scope; a
+                    // conversion of the one value is what compiles.
+                    let what = match (&base.kind, self.tok()) {
+                        (ExprKind::Var(v), Tok::Op(o)) if o == "=" => {
+                            format!("type declaration `{v}::{t}` of a local variable (convert the value instead: `{v} = {t}(...)`)")
+                        }
+                        _ => format!("type assertion `::{t}` in an expression"),
+                    };
+                    base = unsupported(&what, line);
                 }
                 Tok::Op(o) if o == "..." => {
                     self.advance();

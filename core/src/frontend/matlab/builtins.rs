@@ -13,9 +13,10 @@
 use super::helpers;
 use super::index::{self, builtin_call, one_by_one, reshape2};
 use super::ops::{self, dim, numel};
-use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INT32, LOGICAL};
+use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INT32, INT64, LOGICAL};
 use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line};
 use crate::frontend::lower::{LErr, LResult, Lowered, Lowerer};
+use crate::frontend::rules::ArrayLoop;
 use crate::frontend::types::Ty;
 use crate::vrir::{self, AllocInit, ArrayType, Block, IndexFlags, LValue, LibFn, Literal, ReduceOp, ScalarType, ScanOp, Stmt, StmtKind};
 
@@ -31,8 +32,25 @@ pub const VECTOR_LENGTHS: &str = "vector_lengths";
 pub const REDUCE_MATRIX: &str = "reduce_matrix";
 /// `max`/`min`/`mean` of an empty array (MATLAB: an empty result).
 pub const EMPTY_REDUCTION: &str = "empty_reduction";
-/// `for v = M` over a matrix of several rows (MATLAB: column vectors).
+/// `for v = M` over a matrix of several rows (MATLAB: column vectors) where the loop
+/// variable is compiled as a scalar.
 pub const COLUMNS_LOOP: &str = "columns_loop";
+/// A `for` loop of no turn whose scalar variable is read outside the loop (Octave
+/// assigns it the empty sequence).
+pub const EMPTY_LOOP: &str = "empty_loop";
+/// `__vr_columns(M, read_outside)`: the sequence of a `for` loop over an array
+/// (`resolve`); `read_outside` says whether the loop variable is read outside the loop.
+pub const COLUMNS_SOURCE: &str = "__vr_columns";
+/// The library calls written for int64 arguments (`rules::Matlab::int64_guard` refuses
+/// int64 arguments of every other).
+pub const TAKES_INT64: &[&str] = &[
+    "int64", "int32", "double", "logical", "intmax", "intmin", "abs", "floor", "ceil", "fix", "round", "real", "conj", "size", "numel", "length", "ndims", "isempty", "isscalar",
+    "isvector", "rows", "columns", "zeros", "ones", "times", "plus", "minus", "rdivide", "mtimes", "mrdivide", "mldivide", "ldivide", "ctranspose", "transpose", "horzcat", "vertcat",
+    "__vr_end", "__vr_integral", "__vr_loopvar", "__vr_as_count", "__vr_size_count", "__vr_matrix", "__vr_columns", "__vr_nonempty_range", "__vr_case", "__vr_grows",
+];
+/// `__vr_nonempty_range(a:b)` before a loop over a range whose variable is read outside
+/// the loop: raises `EMPTY_LOOP` when the range is empty.
+pub const NONEMPTY_RANGE: &str = "__vr_nonempty_range";
 /// `&&`/`||` of an array.
 pub const CONDITION_ARRAY: &str = "condition_array";
 
@@ -100,8 +118,9 @@ fn dims_and_class(lw: &mut Lowerer, name: &str, args: &[Arg], default: ScalarTyp
             elem = match class {
                 "double" => DOUBLE,
                 "int32" => INT32,
+                "int64" => INT64,
                 "logical" => LOGICAL,
-                other => return Err(lw.unsupported(&format!("`{name}(..., '{other}')`"), line, "only 'double', 'int32' and 'logical' arrays compile")),
+                other => return Err(lw.unsupported(&format!("`{name}(..., '{other}')`"), line, "only 'double', 'int32', 'int64' and 'logical' arrays compile")),
             };
             args = &args[..args.len() - 1];
         }
@@ -163,6 +182,7 @@ fn fill_value(elem: ScalarType, one: bool) -> vrir::Expr {
     vrir::Expr::lit(match elem {
         LOGICAL => Literal::Bool(one),
         INT32 => Literal::I32(v as i32),
+        INT64 => Literal::I64(v as i64),
         COMPLEX => Literal::C128([v, 0.0]),
         _ => Literal::F64(v),
     })
@@ -194,6 +214,13 @@ fn math1(lw: &mut Lowerer, name: &str, v: Lowered, line: Line) -> LResult<Lowere
     let what = format!("`{name}`");
     let elem = v.ty.elem;
     let rank = v.ty.rank;
+    if elem == INT64 {
+        return match name {
+            "floor" | "ceil" | "fix" | "round" | "real" | "conj" => Ok(v),
+            "abs" => Ok(Lowered::new(helpers::apply(lw, helpers::I64_ABS, vec![v.expr], rank > 0), v.ty)),
+            _ => Err(lw.unsupported(&what, line, "of an int64 value (not compiled for int64)")),
+        };
+    }
     if elem == INT32 {
         return match name {
             "floor" | "ceil" | "fix" | "round" | "real" | "conj" => Ok(v),
@@ -595,6 +622,8 @@ fn concat(lw: &mut Lowerer, args: &[Arg], vertical: bool, line: Line) -> LResult
     let mut elem = LOGICAL;
     for v in &vs {
         elem = match (elem, v.ty.elem) {
+            (INT64, INT64 | DOUBLE | LOGICAL) | (DOUBLE | LOGICAL, INT64) => INT64,
+            (INT64, other) | (other, INT64) => return Err(lw.unsupported(what, line, &format!("concatenating int64 with {} values", ops::class_name(other)))),
             (_, INT32) | (INT32, _) => INT32,
             (_, COMPLEX) | (COMPLEX, _) => COMPLEX,
             (_, DOUBLE) | (DOUBLE, _) => DOUBLE,
@@ -605,7 +634,7 @@ fn concat(lw: &mut Lowerer, args: &[Arg], vertical: bool, line: Line) -> LResult
             return Err(lw.unsupported(what, line, "concatenating arrays of more than two dimensions"));
         }
     }
-    let convert = |lw: &mut Lowerer, v: Lowered| if elem == INT32 && v.ty.elem != INT32 { ops::to_int32(lw, v) } else { lw.cast(v, elem) };
+    let convert = |lw: &mut Lowerer, v: Lowered| if matches!(elem, INT32 | INT64) { ops::to_int(lw, v, elem) } else { lw.cast(v, elem) };
     if vs.iter().all(|v| v.ty.rank == 0) {
         // All scalars: a row (column) of them.
         let n = vs.len() as i64;
@@ -1156,7 +1185,7 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
             arity(lw, name, args, &[1], line)?;
             find(lw, args, line)
         })(),
-        "double" | "int32" | "logical" => (|| {
+        "double" | "int32" | "int64" | "logical" => (|| {
             arity(lw, name, args, &[1], line)?;
             let v = lw.expr(&args[0].value)?;
             match name {
@@ -1165,14 +1194,29 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
                     if v.ty.elem == COMPLEX {
                         return Err(lw.unsupported("`int32`", line, "of a complex value"));
                     }
+                    if v.ty.elem == INT64 {
+                        // Saturated at the int32 range (exact in double: the int64 is
+                        // rounded, which cannot cross the int32 bounds).
+                        let d = lw.cast(v, DOUBLE);
+                        return Ok(ops::to_int32(lw, d));
+                    }
                     Ok(if v.ty.elem == INT32 { v } else { ops::to_int32(lw, v) })
+                }
+                "int64" => {
+                    if v.ty.elem == COMPLEX {
+                        return Err(lw.unsupported("`int64`", line, "of a complex value"));
+                    }
+                    Ok(ops::to_int64(lw, v))
                 }
                 _ => ops::to_logical(lw, v, line),
             }
         })(),
         "intmax" | "intmin" => (|| {
+            if args.len() == 1 && string_arg(&args[0]) == Some("int64") {
+                return Ok(scalar(vrir::Expr::lit(Literal::I64(if name == "intmax" { i64::MAX } else { i64::MIN })), INT64));
+            }
             if !(args.is_empty() || (args.len() == 1 && string_arg(&args[0]) == Some("int32"))) {
-                return Err(lw.unsupported(&format!("`{name}`"), line, "of a class other than int32"));
+                return Err(lw.unsupported(&format!("`{name}`"), line, "of a class other than int32 and int64"));
             }
             Ok(scalar(vrir::Expr::lit(Literal::I32(if name == "intmax" { i32::MAX } else { i32::MIN })), INT32))
         })(),
@@ -1198,17 +1242,28 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
             let v = lw.expr(&args[0].value)?;
             Ok(one_by_one(lw, v))
         })(),
-        "__vr_columns" => (|| {
+        NONEMPTY_RANGE => (|| {
+            let seq = &args[0].value;
+            let empty = match builtin_call(lw, seq, "colon") {
+                Some(parts) if !super::rules::fractional_range(parts) => {
+                    let p = index::range_parts(lw, parts, index::RANGE_NOT_INTEGER, line)?;
+                    bin(vrir::BinOp::Eq, p.count, i64c(0))
+                }
+                _ => {
+                    let v = lw.expr(seq)?;
+                    bin(vrir::BinOp::Eq, numel(&v.expr), i64c(0))
+                }
+            };
+            lw.raise_if(empty, EMPTY_LOOP);
+            Ok(scalar(vrir::Expr::lit(Literal::Bool(true)), LOGICAL))
+        })(),
+        COLUMNS_SOURCE => (|| {
+            // The array itself: the engine evaluates it once and asks `columns_loop` for
+            // the turns (a scalar makes one turn, as in MATLAB).
             let v = lw.expr(&args[0].value)?;
-            if v.ty.rank == 0 {
-                return Ok(v);
-            }
-            let v = lw.hoist(v);
-            if v.ty.rank != 2 {
+            if v.ty.rank > 2 {
                 return Err(lw.unsupported("`for` over an array", line, "of more than two dimensions"));
             }
-            let ok = bin(vrir::BinOp::Or, bin(vrir::BinOp::Eq, dim(&v.expr, 0), i64c(1)), bin(vrir::BinOp::Eq, dim(&v.expr, 1), i64c(0)));
-            lw.raise_if(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(ok) }, COLUMNS_LOOP);
             Ok(v)
         })(),
         "__vr_count" => (|| {
@@ -1292,4 +1347,32 @@ pub fn multi(lw: &mut Lowerer, name: &str, args: &[Arg], nout: usize, line: Line
         _ => return None,
     };
     Some(r)
+}
+
+/// The turns of `for c = M` over `array` (M of rank 2, evaluated once before the loop,
+/// Octave's pt-eval.cc): with `over_columns`, one per column, `c = M(:, k)` (a
+/// column array; M with no rows or no columns makes no turn and `c` is M itself).
+/// Otherwise one per element with `c` a scalar, for a row only (a matrix of several
+/// rows raises `COLUMNS_LOOP`), and a loop of no turn raises `EMPTY_LOOP` when `c` is
+/// read outside the loop (Octave makes it the empty array, which a scalar cannot be).
+pub fn columns_loop(lw: &mut Lowerer, array: &Lowered, counter: &str, read_outside: bool, over_columns: bool, line: Line) -> ArrayLoop {
+    let _ = line;
+    let (rows, cols) = (dim(&array.expr, 0), dim(&array.expr, 1));
+    if over_columns {
+        // Columns times min(rows, 1): no turn when there are no rows.
+        let turns = bin(vrir::BinOp::Mul, cols, lib(LibFn::Min, vec![rows, i64c(1)]));
+        let k = vrir::Expr::var(counter);
+        let column = vrir::Expr::Range { start: Some(Box::new(k.clone())), stop: Some(Box::new(k)), step: None };
+        let all = vrir::Expr::Range { start: None, stop: None, step: None };
+        let value = vrir::Expr::Index { array: Box::new(array.expr.clone()), indices: vec![all, column], flags: vrir::IndexFlags::default() };
+        return ArrayLoop { turns, value, ty: array.ty, when_empty: Some(array.expr.clone()) };
+    }
+    let one_row = bin(vrir::BinOp::Or, bin(vrir::BinOp::Eq, rows, i64c(1)), bin(vrir::BinOp::Eq, cols, i64c(0)));
+    lw.raise_if(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(one_row) }, COLUMNS_LOOP);
+    let turns = ops::numel(&array.expr);
+    if read_outside {
+        lw.raise_if(bin(vrir::BinOp::Eq, turns.clone(), i64c(0)), EMPTY_LOOP);
+    }
+    let value = vrir::Expr::Index { array: Box::new(array.expr.clone()), indices: vec![vrir::Expr::var(counter)], flags: vrir::IndexFlags { flatten: true, ..vrir::IndexFlags::default() } };
+    ArrayLoop { turns, value, ty: Ty::scalar(array.ty.elem), when_empty: None }
 }

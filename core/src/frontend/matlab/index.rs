@@ -12,7 +12,7 @@
 //!   growth is left to Octave.
 
 use super::ops::{self, dim, first, numel};
-use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INT32, LOGICAL};
+use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INT32, INT64, LOGICAL};
 use crate::frontend::hir::{Arg, Expr, ExprKind, Line};
 use crate::frontend::lower::{LErr, LResult, Lowered, Lowerer};
 use crate::frontend::types::Ty;
@@ -306,8 +306,8 @@ fn array_index(lw: &mut Lowerer, v: Lowered, extent: &vrir::Expr, line: Line) ->
             let p = lw.hoist(lw.cast(f, ScalarType::I64));
             Ok(Ix::Gather { positions: p.expr, written: v })
         }
-        INT32 => {
-            let f = Lowered::new(flat(&v), Ty::array(INT32, 1));
+        INT32 | INT64 => {
+            let f = Lowered::new(flat(&v), Ty::array(v.ty.elem, 1));
             let p = lw.hoist(lw.cast(f, ScalarType::I64));
             Ok(Ix::Gather { positions: p.expr, written: v })
         }
@@ -539,6 +539,8 @@ fn stored_class(array: ScalarType, v: ScalarType) -> Option<ScalarType> {
     match (array, v) {
         (a, b) if a == b => Some(a),
         (INT32, DOUBLE | LOGICAL) => Some(INT32),
+        (INT64, DOUBLE | LOGICAL) => Some(INT64),
+        (_, INT64) | (INT64, _) => None,
         (_, INT32) => None,
         (LOGICAL, DOUBLE) => Some(DOUBLE),
         (LOGICAL | DOUBLE, COMPLEX) => Some(COMPLEX),
@@ -572,7 +574,7 @@ pub fn assign(lw: &mut Lowerer, name: &str, indices: &[Option<Expr>], value: &Ex
         // The array widens; the next round compiles the store with its final type.
         return Err(LErr::NotYet);
     }
-    let v = if at.elem == INT32 && v.ty.elem != INT32 { ops::to_int32(lw, v) } else { lw.cast(v, at.elem) };
+    let v = if matches!(at.elem, INT32 | INT64) { ops::to_int(lw, v, at.elem) } else { lw.cast(v, at.elem) };
     let v = lw.hoist(v);
     let var = lw.vrir_var_name(name);
     let t = Lowered::new(vrir::Expr::var(&var), at);

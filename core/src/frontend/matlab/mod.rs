@@ -25,8 +25,12 @@ use serde_json::Value as Json;
 /// Every function of a MATLAB function file, one program function per number of
 /// outputs a call can ask for (`resolve`).
 pub fn program(src: &str) -> VrResult<Program> {
+    program_with(src, &rules::RULES)
+}
+
+fn program_with(src: &str, rules: &'static rules::Matlab) -> VrResult<Program> {
     let funcs = parser::parse_file(src)?;
-    let mut p = Program::new(&rules::RULES);
+    let mut p = Program::new(rules);
     p.defs = resolve::resolve(&funcs);
     Ok(p)
 }
@@ -65,7 +69,17 @@ pub fn compile_outputs(src: &str, entry: &str, args: Vec<Ty>, nargout: Option<us
         return Err(VrError::new(ErrorKind::InvalidArgument, format!("`{entry}` has {k} output(s), {n} requested")));
     }
     let name = resolve::variant(entry, n, k);
-    p.compile(&name, &name, args.into_iter().map(|t| Some(crate::frontend::types::AnyTy::Value(t))).collect())
+    let int64 = args.iter().any(|t| t.elem == rules::INT64) || src.contains("int64");
+    if int64 {
+        p = program_with(src, rules::rules_for(true, true))?;
+    }
+    let types: Vec<_> = args.into_iter().map(|t| Some(crate::frontend::types::AnyTy::Value(t))).collect();
+    match p.compile(&name, &name, types.clone()) {
+        // `for c = M` makes `c` a column; a function that uses it as a scalar compiles
+        // with loops over the elements of rows instead (`rules::ROW_LOOP_RULES`).
+        Err(_) if resolve::has_array_loops(&parser::parse_file(src)?) => program_with(src, rules::rules_for(false, int64))?.compile(&name, &name, types),
+        done => done,
+    }
 }
 
 /// The MATLAB type of a JSON argument (`vr run f.m F --args [...]`): a number is a
@@ -78,9 +92,10 @@ pub fn json_arg_type(j: &Json) -> VrResult<Ty> {
         match d {
             "f64" => Ok(rules::DOUBLE),
             "i32" => Ok(rules::INT32),
+            "i64" => Ok(rules::INT64),
             "bool" => Ok(rules::LOGICAL),
             "c128" => Ok(rules::COMPLEX),
-            other => Err(bad(format!("dtype `{other}` has no MATLAB class here (f64 double, i32 int32, bool logical, c128 complex)"))),
+            other => Err(bad(format!("dtype `{other}` has no MATLAB class here (f64 double, i32 int32, i64 int64, bool logical, c128 complex)"))),
         }
     };
     match j {

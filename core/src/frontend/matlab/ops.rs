@@ -10,7 +10,7 @@
 //! Octave, `unsupported`) or its "nonconformant arguments" error.
 
 use super::helpers;
-use super::rules::{bin, i64c, lib, DOUBLE, INT32, LOGICAL, COMPLEX};
+use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INT32, INT64, LOGICAL};
 use crate::frontend::hir::{BinOp, Line, UnOp};
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
 use crate::frontend::types::Ty;
@@ -25,6 +25,9 @@ pub const NAN_LOGICAL: &str = "nan_logical";
 /// Reason of a result MATLAB makes complex (sqrt of a negative number, ...): the call
 /// runs in Octave.
 pub const COMPLEX_RESULT: &str = "complex_result";
+/// Reason of an int64 multiplied or divided by a double that is no whole number (nor
+/// 0.5, NaN or Inf): Octave's exact 128-bit product is left to it.
+pub const INT64_FRACTION: &str = "int64_fraction";
 /// Reason of a matrix operation compiled code leaves to Octave (`\`, `/`, `^` of
 /// matrices).
 pub const MATRIX_OP: &str = "matrix_operation";
@@ -46,9 +49,16 @@ pub fn class_name(e: ScalarType) -> &'static str {
 /// logical is int32), then complex, then double (logical arithmetic is double).
 pub fn arith_class(lw: &Lowerer, a: ScalarType, b: ScalarType, what: &str, line: Line) -> LResult<ScalarType> {
     for e in [a, b] {
-        if !matches!(e, DOUBLE | LOGICAL | INT32 | COMPLEX) {
-            return Err(lw.unsupported(what, line, &format!("{} values do not compile (double, logical, int32 and complex double do)", class_name(e))));
+        if !matches!(e, DOUBLE | LOGICAL | INT32 | INT64 | COMPLEX) {
+            return Err(lw.unsupported(what, line, &format!("{} values do not compile (double, logical, int32, int64 and complex double do)", class_name(e))));
         }
+    }
+    if a == INT64 || b == INT64 {
+        let other = if a == INT64 { b } else { a };
+        if matches!(other, INT32 | COMPLEX) {
+            return Err(lw.unsupported(what, line, &format!("an int64 operand with a {} one (Octave: binary operator not implemented)", class_name(other))));
+        }
+        return Ok(INT64);
     }
     if a == INT32 || b == INT32 {
         if a == COMPLEX || b == COMPLEX {
@@ -71,6 +81,35 @@ pub fn to_int32(lw: &mut Lowerer, v: Lowered) -> Lowered {
     Lowered::new(helpers::apply(lw, helpers::TO_INT32, vec![v.expr], arr), v.ty.with_elem(INT32))
 }
 
+/// A value converted to int64 as Octave converts (`convert_real`): a double rounded half
+/// away from zero, saturated, NaN to 0; logical and int32 values exactly.
+pub fn to_int64(lw: &mut Lowerer, v: Lowered) -> Lowered {
+    match v.ty.elem {
+        INT64 => v,
+        LOGICAL | INT32 => lw.cast(v, INT64),
+        _ => {
+            let v = lw.cast(v, DOUBLE);
+            if let vrir::Expr::Const { value: Literal::F64(x) } = v.expr {
+                let r = if x.is_nan() { 0 } else { x.round().clamp(i64::MIN as f64, i64::MAX as f64) as i64 };
+                return Lowered::new(vrir::Expr::lit(Literal::I64(r)), v.ty.with_elem(INT64));
+            }
+            let arr = v.ty.rank > 0;
+            Lowered::new(helpers::apply(lw, helpers::TO_INT64, vec![v.expr], arr), v.ty.with_elem(INT64))
+        }
+    }
+}
+
+/// A value converted to the integer class `e` (int32 or int64) as Octave converts.
+pub fn to_int(lw: &mut Lowerer, v: Lowered, e: ScalarType) -> Lowered {
+    if e == INT64 {
+        to_int64(lw, v)
+    } else if v.ty.elem == INT32 {
+        v
+    } else {
+        to_int32(lw, v)
+    }
+}
+
 /// A value as a logical (Octave: NaN raises "logical: NaN can't be converted to logical
 /// value"; complex values are compared with zero).
 pub fn to_logical(lw: &mut Lowerer, v: Lowered, line: Line) -> LResult<Lowered> {
@@ -78,6 +117,7 @@ pub fn to_logical(lw: &mut Lowerer, v: Lowered, line: Line) -> LResult<Lowered> 
     match v.ty.elem {
         LOGICAL => Ok(v),
         INT32 => Ok(Lowered::new(bin(vrir::BinOp::Ne, v.expr, vrir::Expr::lit(Literal::I32(0))), ty)),
+        INT64 => Ok(Lowered::new(bin(vrir::BinOp::Ne, v.expr, i64c(0)), ty)),
         DOUBLE => {
             let v = lw.hoist(v);
             if !matches!(v.expr, vrir::Expr::Const { value: Literal::F64(x) } if !x.is_nan()) {
@@ -214,6 +254,11 @@ pub fn unary(lw: &mut Lowerer, op: UnOp, a: Lowered, line: Line) -> LResult<Lowe
             if op == UnOp::Plus {
                 return Ok(if a.ty.elem == LOGICAL { lw.cast(a, DOUBLE) } else { a });
             }
+            if e == INT64 {
+                // -intmin saturates to intmax.
+                let ty = a.ty;
+                return Ok(Lowered::new(helpers::apply(lw, helpers::I64_NEG, vec![a.expr], ty.rank > 0), ty));
+            }
             if e == INT32 {
                 // -intmin saturates to intmax.
                 let d = lw.cast(a, DOUBLE);
@@ -248,6 +293,9 @@ pub fn matlab_spelling(op: BinOp) -> &'static str {
 
 fn arith_same_shape(lw: &mut Lowerer, op: BinOp, e: ScalarType, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered> {
     let rank = a.ty.rank.max(b.ty.rank);
+    if e == INT64 {
+        return int64_arith(lw, op, a, b, line);
+    }
     if e == INT32 {
         // Computed in double, which is exact for every int32 operation whose result is
         // in range (and for the quotient's rounding), then rounded and saturated.
@@ -267,6 +315,81 @@ fn arith_same_shape(lw: &mut Lowerer, op: BinOp, e: ScalarType, a: Lowered, b: L
         other => unreachable!("not arithmetic: {other:?}"),
     };
     Ok(Lowered::new(bin(vop, a.expr, b.expr), ty))
+}
+
+/// `a op b` with an int64 operand (the other int64, double or logical), as Octave
+/// computes it (`helpers`, oct-inttypes): exact and saturated between int64 values (a
+/// logical is the int64 0 or 1), and Octave's emulated rules with a double.
+fn int64_arith(lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered> {
+    let rank = a.ty.rank.max(b.ty.rank);
+    let ty = Ty::array(INT64, rank);
+    let arr = rank > 0;
+    let as_int = |lw: &mut Lowerer, v: Lowered| if v.ty.elem == LOGICAL { lw.cast(v, INT64) } else { v };
+    let (a, b) = (as_int(lw, a), as_int(lw, b));
+    let call = |lw: &mut Lowerer, f: &'static str, args: Vec<vrir::Expr>| Ok(Lowered::new(helpers::apply(lw, f, args, arr), ty));
+    if op == BinOp::Pow {
+        return Err(lw.unsupported("`.^`", line, "of int64 values (Octave's repeated saturating products are not compiled)"));
+    }
+    match (a.ty.elem, b.ty.elem) {
+        (INT64, INT64) => {
+            let f = match op {
+                BinOp::Add => helpers::I64_ADD,
+                BinOp::Sub => helpers::I64_SUB,
+                BinOp::Mul => helpers::I64_MUL,
+                _ => helpers::I64_DIV,
+            };
+            call(lw, f, vec![a.expr, b.expr])
+        }
+        (INT64, _) => {
+            let b = lw.hoist(lw.cast(b, DOUBLE));
+            match op {
+                BinOp::Add => call(lw, helpers::I64_ADD_F64, vec![a.expr, b.expr]),
+                BinOp::Sub => {
+                    let minus_b = vrir::Expr::Unary { op: vrir::UnOp::Neg, arg: Box::new(b.expr) };
+                    call(lw, helpers::I64_ADD_F64, vec![a.expr, minus_b])
+                }
+                BinOp::Mul => {
+                    fraction_check(lw, helpers::I64_MUL_EXACT, &b);
+                    call(lw, helpers::I64_MUL_F64, vec![a.expr, b.expr])
+                }
+                _ => {
+                    fraction_check(lw, helpers::I64_DIV_EXACT, &b);
+                    call(lw, helpers::I64_DIV_F64, vec![a.expr, b.expr])
+                }
+            }
+        }
+        _ => {
+            let a = lw.hoist(lw.cast(a, DOUBLE));
+            match op {
+                BinOp::Add => call(lw, helpers::I64_ADD_F64, vec![b.expr, a.expr]),
+                BinOp::Sub => call(lw, helpers::F64_SUB_I64, vec![a.expr, b.expr]),
+                BinOp::Mul => {
+                    fraction_check(lw, helpers::I64_MUL_EXACT, &a);
+                    call(lw, helpers::I64_MUL_F64, vec![b.expr, a.expr])
+                }
+                _ => {
+                    // Octave: int64(a / double(b)).
+                    let bd = lw.cast(b, DOUBLE);
+                    let q = Lowered::new(bin(vrir::BinOp::Div, a.expr, bd.expr), Ty::array(DOUBLE, rank));
+                    Ok(to_int64(lw, q))
+                }
+            }
+        }
+    }
+}
+
+/// Raise `INT64_FRACTION` unless `check` (a helper of one double) holds for every
+/// element of `v` (hoisted).
+fn fraction_check(lw: &mut Lowerer, check: &'static str, v: &Lowered) {
+    if let vrir::Expr::Const { value: Literal::F64(y) } = v.expr {
+        if y.fract() == 0.0 {
+            return;
+        }
+    }
+    let ok = helpers::apply(lw, check, vec![v.expr.clone()], v.ty.rank > 0);
+    let bad = vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(ok) };
+    let c = if v.ty.rank == 0 { bad } else { any_true(lw, Lowered::new(bad, v.ty.with_elem(LOGICAL))) };
+    lw.raise_if(c, INT64_FRACTION);
 }
 
 /// `a .^ b` of doubles or complex numbers. A negative base with a non-integer exponent
@@ -303,6 +426,9 @@ pub fn compare(lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) 
         // Exact in double.
         e = DOUBLE;
     }
+    if e == INT64 {
+        return elementwise(lw, a, b, &what, line, &|lw, a, b| int64_compare(lw, op, a, b));
+    }
     elementwise(lw, a, b, &what, line, &|lw, a, b| {
         let rank = a.ty.rank.max(b.ty.rank);
         let (a, b) = (lw.cast(a, e), lw.cast(b, e));
@@ -316,6 +442,48 @@ pub fn compare(lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) 
         };
         Ok(Lowered::new(bin(vop, a.expr, b.expr), Ty::array(LOGICAL, rank)))
     })
+}
+
+/// A comparison with an int64 operand: between integers (a logical is 0 or 1) exact; with
+/// a double as Octave's `emulate_mop` (`helpers::I64_CMP_F64`).
+fn int64_compare(lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered) -> LResult<Lowered> {
+    let rank = a.ty.rank.max(b.ty.rank);
+    let ty = Ty::array(LOGICAL, rank);
+    let vop = |op: BinOp| match op {
+        BinOp::Lt => vrir::BinOp::Lt,
+        BinOp::Le => vrir::BinOp::Le,
+        BinOp::Gt => vrir::BinOp::Gt,
+        BinOp::Ge => vrir::BinOp::Ge,
+        BinOp::Eq => vrir::BinOp::Eq,
+        _ => vrir::BinOp::Ne,
+    };
+    let as_int = |lw: &mut Lowerer, v: Lowered| if v.ty.elem == LOGICAL { lw.cast(v, INT64) } else { v };
+    let (a, b) = (as_int(lw, a), as_int(lw, b));
+    if a.ty.elem == INT64 && b.ty.elem == INT64 {
+        return Ok(Lowered::new(bin(vop(op), a.expr, b.expr), ty));
+    }
+    // c = cmp(int, double) in {-1, 0, 1, 2 (NaN)}; with the double first the order turns.
+    let (int, dbl, turned) = if a.ty.elem == INT64 { (a, b, false) } else { (b, a, true) };
+    let dbl = lw.cast(dbl, DOUBLE);
+    let c = helpers::apply(lw, helpers::I64_CMP_F64, vec![int.expr, dbl.expr], rank > 0);
+    let c = lw.hoist(Lowered::new(c, Ty::array(INT64, rank)));
+    let op = match (op, turned) {
+        (BinOp::Lt, true) => BinOp::Gt,
+        (BinOp::Gt, true) => BinOp::Lt,
+        (BinOp::Le, true) => BinOp::Ge,
+        (BinOp::Ge, true) => BinOp::Le,
+        (op, _) => op,
+    };
+    let is = |v: i64| bin(vrir::BinOp::Eq, c.expr.clone(), i64c(v));
+    let r = match op {
+        BinOp::Lt => is(-1),
+        BinOp::Gt => is(1),
+        BinOp::Le => bin(vrir::BinOp::Or, is(-1), is(0)),
+        BinOp::Ge => bin(vrir::BinOp::Or, is(0), is(1)),
+        BinOp::Eq => is(0),
+        _ => bin(vrir::BinOp::Ne, c.expr.clone(), i64c(0)),
+    };
+    Ok(Lowered::new(r, ty))
 }
 
 /// `&` and `|`, element-wise.
@@ -359,7 +527,7 @@ pub fn mtimes(lw: &mut Lowerer, a: Lowered, b: Lowered, line: Line) -> LResult<L
         arith(lw, BinOp::Mul, a.clone(), y, line)
     })?;
     let (mm, _) = branch(lw, &t, |lw| {
-        if e == INT32 {
+        if matches!(e, INT32 | INT64) {
             lw.raise_if(vrir::Expr::lit(Literal::Bool(true)), MATRIX_OP);
             return Ok(Lowered::new(vrir::Expr::Alloc { init: vrir::AllocInit::Zeros, ty: vrir::ArrayType::new(e, 2, lw.layout()), dims: vec![i64c(0), i64c(0)] }, ty));
         }

@@ -193,6 +193,41 @@ fn names_in_stmts(body: &[Stmt], out: &mut HashSet<String>) {
     });
 }
 
+/// Every name the statements read (a name written through an index is read too: the
+/// elements not written stay).
+fn reads_in_stmts(body: &[Stmt], out: &mut HashSet<String>) {
+    each_stmt(body, &mut |s| match &s.kind {
+        StmtKind::Expr { e, .. } => names_in(e, out),
+        StmtKind::Assign { lhs, rhs, .. } => {
+            names_in(rhs, out);
+            for l in lhs {
+                if let Lhs::Index(n, args) = l {
+                    out.insert(n.clone());
+                    args.iter().for_each(|a| names_in(a, out));
+                }
+            }
+        }
+        StmtKind::If { clauses, .. } => clauses.iter().for_each(|(c, _)| names_in(c, out)),
+        StmtKind::For { range, .. } => names_in(range, out),
+        StmtKind::While { cond, .. } | StmtKind::DoUntil { cond, .. } => names_in(cond, out),
+        StmtKind::Switch { subject, cases, .. } => {
+            names_in(subject, out);
+            cases.iter().for_each(|(c, _)| names_in(c, out));
+        }
+        _ => {}
+    });
+}
+
+/// Does any function of the file have a `for` loop over something other than a range
+/// (compiled two ways: `rules::Matlab::loops_over_columns`)?
+pub fn has_array_loops(funcs: &[MFunction]) -> bool {
+    let mut found = false;
+    for f in funcs {
+        each_stmt(&f.body, &mut |s| found |= matches!(&s.kind, StmtKind::For { range, parallel: false, .. } if !matches!(range.kind, MExprKind::Range { .. })));
+    }
+    found
+}
+
 /// A `for` range that `rules::seq` compiles as integers (start and step checked to be
 /// whole numbers at run time): any `a:b` or `a:s:b` whose start and step are not
 /// literals with a fraction.
@@ -368,6 +403,19 @@ impl<'a> Resolver<'a> {
         call(RESULTS, outs, line)
     }
 
+    /// Does the function read `var` (or return it) anywhere outside the loop body
+    /// `body`?
+    fn read_outside(&self, var: &str, body: &[Stmt]) -> bool {
+        if self.f.outputs[..self.nargout].iter().any(|o| o == var) {
+            return true;
+        }
+        let mut rest: Vec<Stmt> = Vec::new();
+        outside_of(&self.f.body, body, &mut rest);
+        let mut read = HashSet::new();
+        reads_in_stmts(&rest, &mut read);
+        read.contains(var)
+    }
+
     fn fresh(&mut self, what: &str) -> String {
         self.counter += 1;
         format!("__{what}{}", self.counter)
@@ -440,14 +488,22 @@ impl<'a> Resolver<'a> {
                 tail.expect("an if has a clause")
             }
             StmtKind::For { var, range, body, parallel: false } => {
+                // Octave assigns a loop of no turn's variable the empty sequence, which a
+                // scalar loop variable cannot hold: where the function reads it outside
+                // the loop, such a loop is left to Octave (`EMPTY_LOOP`).
+                let read_outside = self.read_outside(var, body);
                 let seq = match &range.kind {
                     MExprKind::Range { .. } => self.expr(range),
-                    // Any other value: MATLAB iterates over its columns (`rules`: one
-                    // column at a time only where they are single elements).
-                    _ => call("__vr_columns", vec![self.expr(range)], range.line),
+                    // Any other value: MATLAB iterates over its columns
+                    // (`builtins::columns_loop`).
+                    _ => call(super::builtins::COLUMNS_SOURCE, vec![self.expr(range), e(ExprKind::Bool(read_outside), range.line)], range.line),
                 };
                 let body = block(self.stmts(body), line);
-                e(ExprKind::For { var: var.clone(), seq: Box::new(seq), body: Box::new(body) }, line)
+                let lp = e(ExprKind::For { var: var.clone(), seq: Box::new(seq.clone()), body: Box::new(body) }, line);
+                if read_outside && matches!(range.kind, MExprKind::Range { .. }) {
+                    return block(vec![call(super::builtins::NONEMPTY_RANGE, vec![seq], range.line), lp], line);
+                }
+                lp
             }
             StmtKind::For { var, range, body, parallel: true } => self.parfor(var, range, body, line),
             StmtKind::While { cond, body } => {

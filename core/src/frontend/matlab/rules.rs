@@ -9,16 +9,43 @@
 use super::{builtins, index, ops};
 use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line, UnOp};
 use crate::frontend::lower::{decode_stop_message, LResult, Lowered, Lowerer, STOP_REASON};
-use crate::frontend::rules::{Language, Marker, SeqParts};
+use crate::frontend::rules::{ArrayLoop, Language, Marker, SeqParts};
 use crate::frontend::types::Ty;
 use crate::vrir::{self, Layout, LibFn, Literal, ReduceOp, ScalarType};
 
-pub struct Matlab;
+pub struct Matlab {
+    /// `for c = M` over an array: true: one turn per column with `c = M(:, k)` (every
+    /// shape of M, c an array); false: one turn per element with c a scalar, for M with
+    /// one row only (any other is `unsupported` at run time). `compile_outputs` tries
+    /// the first and, when the function does not compile so (the loop variable is used
+    /// as a scalar), the second.
+    pub loops_over_columns: bool,
+    /// int64 values may occur (an argument is one, or the source names `int64`): every
+    /// library call not written for them (`builtins::TAKES_INT64`) looks at its
+    /// arguments' types first and refuses int64 ones, so that no builtin computes an
+    /// int64 in double by accident.
+    pub int64_guard: bool,
+}
 
-pub static RULES: Matlab = Matlab;
+pub static RULES: Matlab = Matlab { loops_over_columns: true, int64_guard: false };
+/// The rules with `for` loops over the elements of row vectors (`Matlab::loops_over_columns`).
+pub static ROW_LOOP_RULES: Matlab = Matlab { loops_over_columns: false, int64_guard: false };
+pub static INT64_RULES: Matlab = Matlab { loops_over_columns: true, int64_guard: true };
+pub static INT64_ROW_LOOP_RULES: Matlab = Matlab { loops_over_columns: false, int64_guard: true };
+
+/// The rule table for these choices.
+pub fn rules_for(loops_over_columns: bool, int64_guard: bool) -> &'static Matlab {
+    match (loops_over_columns, int64_guard) {
+        (true, false) => &RULES,
+        (false, false) => &ROW_LOOP_RULES,
+        (true, true) => &INT64_RULES,
+        (false, true) => &INT64_ROW_LOOP_RULES,
+    }
+}
 
 pub const LOGICAL: ScalarType = ScalarType::Bool;
 pub const INT32: ScalarType = ScalarType::I32;
+pub const INT64: ScalarType = ScalarType::I64;
 pub const DOUBLE: ScalarType = ScalarType::F64;
 pub const COMPLEX: ScalarType = ScalarType::C128;
 
@@ -42,6 +69,40 @@ fn array_condition(lw: &mut Lowerer, a: Lowered, line: Line) -> LResult<vrir::Ex
     let zeros = lw.cast(Lowered::new(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(l.expr.clone()) }, l.ty), ScalarType::I64);
     let none_zero = bin(vrir::BinOp::Eq, vrir::Expr::Reduce { op: ReduceOp::Sum, arg: Box::new(zeros.expr), axis: None, acc: None }, i64c(0));
     Ok(bin(vrir::BinOp::And, bin(vrir::BinOp::Gt, ops::numel(&l.expr), i64c(0)), none_zero))
+}
+
+/// Are the arguments of `colon` a range with a literal start or step that has a
+/// fraction? Such a range is doubles: a loop runs over its elements (the `colon`
+/// builtin), not over integers.
+pub fn fractional_range(args: &[Arg]) -> bool {
+    let fraction = |a: &Arg| matches!(a.value.kind, ExprKind::Double(v) if v.fract() != 0.0)
+        || matches!(&a.value.kind, ExprKind::Unary(UnOp::Neg, x) if matches!(x.kind, ExprKind::Double(v) if v.fract() != 0.0));
+    match args {
+        [a, _] => fraction(a),
+        [a, s, _] => fraction(a) || fraction(s),
+        _ => false,
+    }
+}
+
+impl Matlab {
+    /// With `int64_guard`: the refusal of library call `name` when it is not written for
+    /// int64 values and one of its arguments is one.
+    fn int64_refused(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<crate::frontend::lower::LErr> {
+        if !self.int64_guard || builtins::TAKES_INT64.contains(&name) {
+            return None;
+        }
+        for a in args {
+            if matches!(a.value.kind, ExprKind::Str(_)) {
+                continue;
+            }
+            match lw.probe_type(&a.value) {
+                Ok(t) if t.elem == INT64 => return Some(lw.unsupported(&format!("`{name}`"), line, "of an int64 value (not compiled for int64)")),
+                Err(crate::frontend::lower::LErr::NotYet) => return Some(crate::frontend::lower::LErr::NotYet),
+                _ => {}
+            }
+        }
+        None
+    }
 }
 
 impl Language for Matlab {
@@ -119,19 +180,16 @@ impl Language for Matlab {
     }
 
     fn builtin(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LResult<Lowered>> {
+        if let Some(e) = self.int64_refused(lw, name, args, line) {
+            return Some(Err(e));
+        }
         builtins::call(lw, name, args, line)
     }
 
     fn seq(&self, lw: &mut Lowerer, e: &Expr) -> Option<LResult<SeqParts>> {
         let args = index::builtin_call(lw, e, "colon")?;
-        // A literal start or step with a fraction makes a double range: the loop runs
-        // over its elements (the `colon` builtin), not over integers.
-        let fraction = |a: &Arg| matches!(a.value.kind, ExprKind::Double(v) if v.fract() != 0.0)
-            || matches!(&a.value.kind, ExprKind::Unary(UnOp::Neg, x) if matches!(x.kind, ExprKind::Double(v) if v.fract() != 0.0));
-        match args {
-            [a, _] if fraction(a) => return None,
-            [a, s, _] if fraction(a) || fraction(s) => return None,
-            _ => {}
+        if fractional_range(args) {
+            return None;
         }
         // The loop variable is an integer counter (`resolve` reads it back as a double).
         Some(index::range_parts(lw, args, index::RANGE_NOT_INTEGER, e.line).map(|p| {
@@ -210,7 +268,7 @@ impl Language for Matlab {
             ops::NONCONFORMANT => "nonconformant arguments (the operands' sizes do not agree)".into(),
             ops::NAN_LOGICAL => "NaN cannot be converted to a logical value".into(),
             ops::COMPLEX_RESULT => "a real function whose result is complex here (a negative number's square root, logarithm or fractional power, ...): compiled code keeps the real type; Octave runs the function".into(),
-            ops::MATRIX_OP => "a matrix operation compiled code leaves to Octave (`\\`, `/` or `^` of matrices, an int32 matrix product)".into(),
+            ops::MATRIX_OP => "a matrix operation compiled code leaves to Octave (`\\`, `/` or `^` of matrices, an int32 or int64 matrix product)".into(),
             index::INDEX_NOT_INTEGER => "subscripts must be either integers 1 to (2^63)-1 or logicals".into(),
             index::SCALAR_INDEX => "index out of bound; value out of bound 1 (the indexed value has one element)".into(),
             index::MASK_LENGTH => "a logical index whose length differs from the extent it indexes (Octave runs the function)".into(),
@@ -225,10 +283,24 @@ impl Language for Matlab {
             builtins::VECTOR_LENGTHS => "the vectors' lengths do not agree".into(),
             builtins::REDUCE_MATRIX => "a reduction (sum, max, ...) of a matrix without a dimension: MATLAB's result is a row of column results, which compiled code types as a scalar; Octave runs the function".into(),
             builtins::EMPTY_REDUCTION => "a reduction of an empty array whose result is empty in MATLAB; Octave runs the function".into(),
-            builtins::COLUMNS_LOOP => "a `for` loop over a matrix with several rows (MATLAB iterates over columns); Octave runs the function".into(),
+            builtins::COLUMNS_LOOP => "a `for` loop over a matrix with several rows (MATLAB iterates over columns), whose variable the function uses as a scalar (compiled, it is a scalar when the loop runs over a row's elements); Octave runs the function".into(),
+            builtins::EMPTY_LOOP => "a `for` loop that makes no turn, whose variable the function reads outside the loop (Octave assigns it the empty value; compiled code keeps a scalar there); Octave runs the function".into(),
             builtins::CONDITION_ARRAY => "`&&` or `||` with an operand of several elements; Octave runs the function".into(),
             other => format!("run-time check `{other}` failed"),
         }
+    }
+
+    fn elements_meet(&self, a: ScalarType, b: ScalarType) -> bool {
+        a == b || !(a == INT64 || b == INT64) || matches!((a, b), (INT64, LOGICAL) | (LOGICAL, INT64))
+    }
+
+    fn array_loop(&self, lw: &mut Lowerer, seq: &Expr, array: &Lowered, counter: &str, line: Line) -> Option<LResult<ArrayLoop>> {
+        let ExprKind::Call { func, args } = &seq.kind else { return None };
+        if func != builtins::COLUMNS_SOURCE {
+            return None;
+        }
+        let read_outside = matches!(args.get(1).map(|a| &a.value.kind), Some(ExprKind::Bool(true)));
+        Some(Ok(builtins::columns_loop(lw, array, counter, read_outside, self.loops_over_columns, line)))
     }
 
     fn index_read(&self, lw: &mut Lowerer, target: &Expr, indices: &[Option<Expr>], line: Line) -> Option<LResult<Lowered>> {
@@ -248,6 +320,11 @@ impl Language for Matlab {
     }
 
     fn builtin_multi(&self, lw: &mut Lowerer, name: &str, args: &[Arg], nout: usize, line: Line) -> Option<LResult<Vec<Lowered>>> {
+        if name != "size" {
+            if let Some(e) = self.int64_refused(lw, name, args, line) {
+                return Some(Err(e));
+            }
+        }
         builtins::multi(lw, name, args, nout, line)
     }
 

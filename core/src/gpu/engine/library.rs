@@ -10,7 +10,7 @@ use super::super::kernel::Param;
 use super::super::library::{source::TILE, Gather, LibKernel, LibKind, SliceDim};
 use super::super::opencl::{self, Arg};
 use super::super::runtime::{Access, Bound, Device};
-use super::{counters, device_error, note, Pending, Session, SLOT_INIT};
+use super::{counters, device_error, Pending, Session, Step, Stop, SLOT_INIT};
 use crate::runtime::error::VrError;
 use crate::runtime::offload::{elem_size, ActionEnv, HostArray, Outcome};
 use crate::runtime::value::{contiguous_strides, Scalar};
@@ -59,6 +59,13 @@ struct Use {
     access: Access,
 }
 
+/// The action variables a library task reads as arrays (its operands).
+fn reads_of(k: &LibKernel) -> Vec<usize> {
+    (1..k.vars.len())
+        .filter(|i| matches!(k.vars[*i].1, Type::Array(_)))
+        .collect()
+}
+
 /// `p, off, dims..., strides..., set` of a bound array (the parfor convention).
 fn array_specs(b: Bound, a: &HostArray, out: &mut Vec<Spec>) {
     out.push(Spec::Row(b.buffer));
@@ -101,11 +108,29 @@ impl Session {
         k: &Arc<LibKernel>,
         function: &str,
         env: &mut dyn ActionEnv,
-    ) -> Result<Outcome, VrError> {
+    ) -> Step<Outcome> {
+        // The target gets a new array before the kernel is enqueued. When the task runs
+        // on the CPU after all (a refused launch, a device fault), the variable gets its
+        // old array back: the statement's CPU code may read it (`a = a + 1`).
+        let target = matches!(k.vars[0].1, Type::Array(_)).then(|| env.array(0));
+        let r = self.library_task(k, function, env);
+        if let (Err(Stop::Refused(_) | Stop::Fault { .. }), Some(t)) = (&r, &target) {
+            env.restore_array(0, t.as_ref());
+        }
+        match r {
+            Err(Stop::Refused(why)) => self.decline_reads(env, &reads_of(k), Some(why)),
+            r => r,
+        }
+    }
+
+    fn library_task(
+        &mut self,
+        k: &Arc<LibKernel>,
+        function: &str,
+        env: &mut dyn ActionEnv,
+    ) -> Step<Outcome> {
         // Operands first: the target may be one of them, and gets a new array below.
-        let reads: Vec<usize> = (1..k.vars.len())
-            .filter(|i| matches!(k.vars[*i].1, Type::Array(_)))
-            .collect();
+        let reads = reads_of(k);
         let inputs: Vec<Option<HostArray>> = (0..k.vars.len())
             .map(|i| {
                 if reads.contains(&i) {
@@ -164,11 +189,11 @@ impl Session {
         env: &mut dyn ActionEnv,
         arrays: &[usize],
         why: Option<String>,
-    ) -> Result<Outcome, VrError> {
+    ) -> Step<Outcome> {
         counters().declined.fetch_add(1, Ordering::Relaxed);
         self.bump(|s| s.declined += 1);
         if let Some(w) = why {
-            note(w);
+            self.note(w);
         }
         self.check_pending()?;
         if let Some(rt) = self.rt.as_mut() {
@@ -206,7 +231,7 @@ impl Session {
         scratch: &[&Buffer<u8>],
         global: &[usize],
         local: Option<&[usize]>,
-    ) -> Result<(), VrError> {
+    ) -> Step<()> {
         self.check_pending()?;
         let rt = self.rt.as_mut().expect("runtime made by the caller");
         let before = rt.stats();
@@ -271,7 +296,17 @@ impl Session {
             .join_transfers()
             .and_then(|_| opencl::launch(&gpu, program, entry, &args, global, local));
         drop(args);
-        let ev = launched.map_err(|e| device_error(&format!("launching {}", k.what), e))?;
+        let ev = match launched {
+            Ok(ev) => ev,
+            Err(e) if e.fault => return Err(device_error(&format!("launching {}", k.what), e)),
+            // Refused (nothing ran): the CPU computes it.
+            Err(e) => {
+                return Err(Stop::Refused(format!(
+                    "gpu: {} could not be launched ({e}): it runs on the CPU",
+                    k.what
+                )))
+            }
+        };
         let rt = self.rt.as_mut().expect("runtime");
         rt.launched(&k.what, &written);
         let now = rt.stats();
@@ -295,7 +330,7 @@ impl Session {
         env: &mut dyn ActionEnv,
         inputs: &[Option<HostArray>],
         program: &Program,
-    ) -> Result<Prepared<()>, VrError> {
+    ) -> Step<Prepared<()>> {
         let arrays: Vec<&HostArray> = inputs.iter().flatten().collect();
         let dims = arrays[0].dims.clone();
         if arrays.iter().any(|a| a.dims != dims) {
@@ -389,7 +424,7 @@ impl Session {
         op: ReduceOp,
         elem: ScalarType,
         program: &Program,
-    ) -> Result<Prepared<()>, VrError> {
+    ) -> Step<Prepared<()>> {
         let count = x.len() as usize;
         if count == 0 {
             // An empty sum or product is its identity, an empty amin/amax an error: the
@@ -496,7 +531,7 @@ impl Session {
         op: ReduceOp,
         axis: usize,
         program: &Program,
-    ) -> Result<Prepared<()>, VrError> {
+    ) -> Step<Prepared<()>> {
         let mut dims = x.dims.clone();
         let lane = dims.remove(axis);
         let n: i64 = dims.iter().product();
@@ -543,7 +578,7 @@ impl Session {
         b: HostArray,
         scalar: bool,
         program: &Program,
-    ) -> Result<Prepared<()>, VrError> {
+    ) -> Step<Prepared<()>> {
         // (rows, inner, row stride, inner stride) of A; (inner, cols, ...) of B.
         let (m, ka, as0, as1) = match a.dims.len() {
             1 => (1, a.dims[0], 0, a.strides[0]),
@@ -665,7 +700,7 @@ impl Session {
         src: HostArray,
         what: &Gather,
         program: &Program,
-    ) -> Result<Prepared<()>, VrError> {
+    ) -> Step<Prepared<()>> {
         // The selection as a view of `src`: element offset, extents, strides.
         let (mut off, mut dims, mut strides) = (0i64, Vec::new(), Vec::new());
         match what {

@@ -48,11 +48,42 @@ mod tests;
 use crate::runtime::offload::HostArray;
 use std::collections::HashMap;
 
+/// A device operation that failed, and whether the CPU can take the work over
+/// (docs/gpu.md, "When the device fails").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceError {
+    /// What failed, with the OpenCL error's name.
+    pub message: String,
+    /// The device ran out of memory or resources, or was lost (not a bug of ours): the
+    /// engine gives the device up for the call and the CPU carries on.
+    pub fault: bool,
+    /// Reported while waiting for commands already enqueued (a download, a finish):
+    /// those may have run partly, so no copy only the device holds is trusted after it.
+    pub waited: bool,
+}
+
+impl DeviceError {
+    /// A failure that is not a device fault (a bug of ours: reported as internal).
+    pub fn internal(message: impl Into<String>) -> DeviceError {
+        DeviceError {
+            message: message.into(),
+            fault: false,
+            waited: false,
+        }
+    }
+}
+
+impl std::fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// What the runtime needs from a device: buffers, transfers and a queue to wait on.
 pub trait Device {
     type Buffer;
     /// A buffer of `bytes` (contents unspecified).
-    fn alloc(&mut self, bytes: usize) -> Result<Self::Buffer, String>;
+    fn alloc(&mut self, bytes: usize) -> Result<Self::Buffer, DeviceError>;
     /// Enqueue a copy of host bytes into the buffer at `offset`. The host bytes must stay
     /// unchanged until the queue is finished.
     fn upload(
@@ -61,7 +92,7 @@ pub trait Device {
         offset: usize,
         host: *const u8,
         bytes: usize,
-    ) -> Result<(), String>;
+    ) -> Result<(), DeviceError>;
     /// Copy buffer bytes into host memory, after every command enqueued before; returns
     /// when they are there.
     fn download(
@@ -70,7 +101,7 @@ pub trait Device {
         offset: usize,
         host: *mut u8,
         bytes: usize,
-    ) -> Result<(), String>;
+    ) -> Result<(), DeviceError>;
     /// Enqueue a device-side copy.
     fn copy(
         &mut self,
@@ -79,9 +110,9 @@ pub trait Device {
         dst: &Self::Buffer,
         dst_offset: usize,
         bytes: usize,
-    ) -> Result<(), String>;
+    ) -> Result<(), DeviceError>;
     /// Wait for every command enqueued so far.
-    fn finish(&mut self) -> Result<(), String>;
+    fn finish(&mut self) -> Result<(), DeviceError>;
 }
 
 /// Which side holds the freshest copy of a buffer's bytes.
@@ -166,6 +197,17 @@ pub struct Bound {
     pub offset: i64,
 }
 
+/// Bytes whose only fresh copy was on a device that was given up ([`Runtime::abandon`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lost {
+    pub lo: usize,
+    pub hi: usize,
+    /// Variables bound to these bytes in the current section (sorted; may be empty).
+    pub vars: Vec<String>,
+    /// The task that last wrote them, when known.
+    pub writer: Option<String>,
+}
+
 /// One task as the queue recorded it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskRecord {
@@ -190,7 +232,7 @@ pub struct Runtime<D: Device> {
     resident: bool,
 }
 
-type Res<T> = Result<T, String>;
+type Res<T> = Result<T, DeviceError>;
 
 impl<D: Device> Runtime<D> {
     pub fn new(dev: D) -> Runtime<D> {
@@ -425,8 +467,10 @@ impl<D: Device> Runtime<D> {
 
     /// Make deferred copy `k` real: on the device when its source is fresh there, else in
     /// host memory.
+    /// The entry leaves the list only once the copy is made: a device failure part-way
+    /// keeps it, so that [`Runtime::abandon`] still makes it in host memory.
     fn materialize(&mut self, k: usize) -> Res<()> {
-        let c = self.lazy.remove(k);
+        let c = self.lazy[k];
         let bytes = c.src.1 - c.src.0;
         let src_rows = self.overlapping(c.src.0, c.src.1);
         // Where the source has a valid device copy, copy there (the copy's readers were
@@ -468,6 +512,7 @@ impl<D: Device> Runtime<D> {
             e.fresh = Fresh::Device;
             e.written_on_device = true;
             self.stats.device_copies += 1;
+            self.lazy.remove(k);
         } else {
             // Host memory holds the source: copy there, and the destination's device
             // copy (if any) is stale.
@@ -480,6 +525,7 @@ impl<D: Device> Runtime<D> {
                 std::ptr::copy_nonoverlapping(c.src.0 as *const u8, c.dst.0 as *mut u8, bytes);
             }
             self.stats.host_copies += 1;
+            self.lazy.remove(k);
         }
         Ok(())
     }
@@ -724,6 +770,86 @@ impl<D: Device> Runtime<D> {
         self.vars.clear();
         self.shapes.clear();
         Ok(())
+    }
+
+    /// The device is given up (it ran out of memory or was lost): make host memory hold
+    /// every array's freshest bytes so that CPU code can carry on, and empty every table.
+    /// Rows only the device holds are downloaded while `download` is true and until one
+    /// download fails; deferred copies are then made in host memory. What could not come
+    /// home is answered: those bytes existed only on the device, and no CPU code can
+    /// recompute them (the tasks that wrote them are past). Waits for both queues before
+    /// returning, so that no upload still reads host memory the CPU is about to write.
+    pub fn abandon(&mut self, mut download: bool) -> Vec<Lost> {
+        let mut lost: Vec<Lost> = Vec::new();
+        for k in 0..self.buffers.len() {
+            if Some(k) == self.empty {
+                continue;
+            }
+            let Some(e) = self.buffers[k].as_ref() else {
+                continue;
+            };
+            if e.fresh != Fresh::Device {
+                continue;
+            }
+            if download && self.bring_home(k).is_ok() {
+                continue;
+            }
+            // After a failed download nothing the device holds is trusted.
+            download = false;
+            let e = self.buffers[k].as_ref().expect("live");
+            lost.push(self.lost_range(e.lo, e.hi, e.last_writer));
+        }
+        let _ = self.dev.finish();
+        let lazy = std::mem::take(&mut self.lazy);
+        for c in lazy {
+            if let Some(l) = lost.iter().find(|l| l.lo < c.src.1 && c.src.0 < l.hi) {
+                let writer = l.writer.clone();
+                let mut l = self.lost_range(c.dst.0, c.dst.1, None);
+                l.writer = writer;
+                lost.push(l);
+                continue;
+            }
+            // SAFETY: both ranges are live host arrays of the same length, disjoint (a
+            // deferred copy's source and its new array); the source's bytes are home.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    c.src.0 as *const u8,
+                    c.dst.0 as *mut u8,
+                    c.src.1 - c.src.0,
+                );
+            }
+            self.stats.host_copies += 1;
+        }
+        self.buffers.clear();
+        self.empty = None;
+        self.vars.clear();
+        self.shapes.clear();
+        self.queued = false;
+        lost
+    }
+
+    /// `[lo, hi)` described by the variables bound to it and the task that wrote it.
+    fn lost_range(&self, lo: usize, hi: usize, writer: Option<u64>) -> Lost {
+        let mut vars: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|(_, v)| v.lo < hi && lo < v.hi)
+            .map(|(n, _)| n.clone())
+            .filter(|n| !n.is_empty())
+            .collect();
+        vars.sort();
+        let writer = writer.and_then(|id| {
+            self.tasks
+                .iter()
+                .find(|t| t.id == id)
+                .map(|t| t.name.clone())
+        });
+        Lost {
+            lo,
+            hi,
+            vars,
+            writer,
+        }
     }
 
     /// Whether any buffer may hold data the host lacks (a host read must sync).

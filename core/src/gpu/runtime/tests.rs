@@ -9,14 +9,29 @@ use std::rc::Rc;
 #[derive(Default)]
 struct Fake {
     allocs: usize,
+    /// Allocation number `n` (1-based) fails as a device out of memory.
+    fail_alloc: Option<usize>,
+    /// Every download fails as a lost device.
+    fail_downloads: bool,
 }
 
 type FakeBuf = Rc<RefCell<Vec<u8>>>;
 
+fn fault(message: &str, waited: bool) -> DeviceError {
+    DeviceError {
+        message: message.to_string(),
+        fault: true,
+        waited,
+    }
+}
+
 impl Device for Fake {
     type Buffer = FakeBuf;
-    fn alloc(&mut self, bytes: usize) -> Result<FakeBuf, String> {
+    fn alloc(&mut self, bytes: usize) -> Result<FakeBuf, DeviceError> {
         self.allocs += 1;
+        if self.fail_alloc == Some(self.allocs) {
+            return Err(fault("alloc: CL_MEM_OBJECT_ALLOCATION_FAILURE", false));
+        }
         // Garbage, so that a missing upload shows.
         Ok(Rc::new(RefCell::new(vec![0xAB; bytes])))
     }
@@ -26,7 +41,7 @@ impl Device for Fake {
         offset: usize,
         host: *const u8,
         bytes: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), DeviceError> {
         let src = unsafe { std::slice::from_raw_parts(host, bytes) };
         buf.borrow_mut()[offset..offset + bytes].copy_from_slice(src);
         Ok(())
@@ -37,7 +52,10 @@ impl Device for Fake {
         offset: usize,
         host: *mut u8,
         bytes: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), DeviceError> {
+        if self.fail_downloads {
+            return Err(fault("download: CL_DEVICE_NOT_AVAILABLE", true));
+        }
         let dst = unsafe { std::slice::from_raw_parts_mut(host, bytes) };
         dst.copy_from_slice(&buf.borrow()[offset..offset + bytes]);
         Ok(())
@@ -49,12 +67,12 @@ impl Device for Fake {
         dst: &FakeBuf,
         d: usize,
         bytes: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), DeviceError> {
         let v: Vec<u8> = src.borrow()[so..so + bytes].to_vec();
         dst.borrow_mut()[d..d + bytes].copy_from_slice(&v);
         Ok(())
     }
-    fn finish(&mut self) -> Result<(), String> {
+    fn finish(&mut self) -> Result<(), DeviceError> {
         Ok(())
     }
 }
@@ -415,4 +433,74 @@ fn a_clean_copy_passes_to_the_next_call_and_a_written_one_does_not() {
     // A CPU write inside the call makes the copy stale: it is not handed on.
     rt.host_access(&va, true).unwrap();
     assert!(rt.take_clean(ra.0, ra.1).is_none());
+}
+
+/// A deferred copy whose making fails part-way (the device runs out of memory for the
+/// copy's own buffer) stays deferred: giving the device up then makes it in host
+/// memory, so the copy is never lost. The source's device-only bytes (a kernel wrote
+/// them) come home first, and the copy holds them as they were before the failed task.
+#[test]
+fn a_deferred_copy_survives_a_failed_allocation_and_is_made_when_the_device_is_given_up() {
+    let mut a: Vec<f64> = vec![1.0, 2.0, 3.0, 4.0];
+    let mut b: Vec<f64> = vec![0.0; 4];
+    let (va, vb) = (view(&mut a, 0, 4), view(&mut b, 0, 4));
+    let mut rt = Runtime::new(Fake {
+        // 1: a's row; 2: b's row, made when a task is about to write a.
+        fail_alloc: Some(2),
+        ..Fake::default()
+    });
+    let ba = rt.bind("a", &va, Access::ReadWrite).unwrap();
+    kernel(&mut rt, ba, 4, |i| 10.0 * (i as f64 + 1.0));
+    rt.launched("a = 10 * (i + 1)", &[ba.buffer]);
+    // b = copy(a): deferred; then a task writing a must make it first, and fails.
+    assert!(rt.lazy_copy(&vb, &va));
+    let err = rt.bind("a", &va, Access::ReadWrite).unwrap_err();
+    assert!(err.fault && !err.waited, "{err:?}");
+    assert_eq!(b, vec![0.0; 4], "nothing copied yet");
+    let lost = rt.abandon(true);
+    assert!(lost.is_empty(), "{lost:?}");
+    assert_eq!(
+        a,
+        vec![10.0, 20.0, 30.0, 40.0],
+        "the kernel's result came home"
+    );
+    assert_eq!(
+        b,
+        vec![10.0, 20.0, 30.0, 40.0],
+        "the copy was made in host memory"
+    );
+    assert_eq!(rt.buffer_count(), 0);
+    assert!(!rt.device_holds_anything());
+}
+
+/// A device lost while it held the only fresh copy of an array: `abandon` names what
+/// could not come home (the variable bound to it and the task that wrote it) instead of
+/// leaving stale host bytes to be read as the result; a row fresh on both sides is not
+/// lost.
+#[test]
+fn abandoning_a_lost_device_names_what_only_it_held() {
+    let mut a: Vec<f64> = vec![1.0; 4];
+    let mut y: Vec<f64> = vec![0.0; 4];
+    let (va, vy) = (view(&mut a, 0, 4), view(&mut y, 0, 4));
+    let mut rt = Runtime::new(Fake::default());
+    let ba = rt.bind("a", &va, Access::Read).unwrap();
+    let by = rt.bind("y", &vy, Access::Overwrite).unwrap();
+    map(&mut rt, ba, by, 4, |x| x + 1.0);
+    rt.launched("y = a + 1", &[by.buffer]);
+    rt.device().fail_downloads = true;
+    let lost = rt.abandon(true);
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    assert_eq!(lost[0].vars, vec!["y".to_string()]);
+    assert_eq!(lost[0].writer.as_deref(), Some("y = a + 1"));
+    assert_eq!((lost[0].lo, lost[0].hi), vy.byte_range());
+    assert_eq!(y, vec![0.0; 4], "nothing was made up");
+    // After a failed wait nothing is downloaded at all.
+    let mut rt = Runtime::new(Fake::default());
+    let by = rt.bind("y", &vy, Access::Overwrite).unwrap();
+    kernel(&mut rt, by, 4, |_| 5.0);
+    rt.launched("y = 5", &[by.buffer]);
+    let lost = rt.abandon(false);
+    assert_eq!(lost.len(), 1);
+    assert_eq!(rt.stats().downloads, 0);
+    assert_eq!(y, vec![0.0; 4]);
 }
