@@ -508,7 +508,11 @@ fn check_language(language: &str) -> VrResult<()> {
 
 /// Compile `sig` through the front end and then the context's caches.
 fn compile_source_in(ctx: &VrContext, language: &str, source: &str, name: &str, sig: &Signature, out: &mut *mut VrFunction) -> VrResult<()> {
+    // An interrupt (vr_request_interrupt, R's Ctrl-C) stops a compile at its next safe
+    // point with VR_INTERRUPTED and nothing cached (core's cpu::interrupt lists them).
+    velociraptor::cpu::interrupt::check_compile("the front end")?;
     let compiled = frontend_to_vrir(language, source, name, sig)?;
+    velociraptor::cpu::interrupt::check_compile("verifying the front end's VRIR")?;
     velociraptor::vrir::verify::verify_module(&compiled.module)?;
     let params = sig.params(velociraptor::vrir::Layout::Col);
     let types: Vec<VrType> = params.iter().map(type_code).collect::<VrResult<_>>()?;

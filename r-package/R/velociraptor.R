@@ -166,6 +166,13 @@ vr_compile <- function(f, fallback = TRUE) {
     .vr_cache_warning(failure$message)
     return(.vr_invoke(state, args))
   }
+  if (identical(failure$kind, "interrupted")) {
+    # Ctrl-C stopped the compiled loop, or the compile (nothing of it is kept, so the
+    # next call compiles again): R's own interrupt, as in R code. First, so that no
+    # fallback runs the function in R instead.
+    signalCondition(structure(class = c("interrupt", "condition"), list(message = "", call = NULL)))
+    invokeRestart("abort")
+  }
   # A signature that does not compile whole runs the outlined function (sections.R),
   # once it exists and has warned: the hot path of such calls.
   if (is.list(o <- state$outline) && state$warned && identical(failure$phase, "compile") &&
@@ -193,11 +200,6 @@ vr_compile <- function(f, fallback = TRUE) {
     # The external pointer did not survive serialize(): rebuild from the kept source.
     state$ptr <- vr_rs_new(state$source, state$name, state$globals)
     return(.vr_invoke(state, args))
-  }
-  if (identical(failure$kind, "interrupted")) {
-    # Ctrl-C stopped the compiled loop: R's own interrupt, as in R code.
-    signalCondition(structure(class = c("interrupt", "condition"), list(message = "", call = NULL)))
-    invokeRestart("abort")
   }
   runs_in_r <- identical(failure$phase, "compile") || identical(failure$kind, "unsupported")
   if (runs_in_r) {

@@ -437,6 +437,13 @@ impl Entry {
                     let t0 = Instant::now();
                     let compiled = compile_source(ctx, &self.source, &self.name, &self.globals, &sig);
                     let seconds = t0.elapsed().as_secs_f64();
+                    // Ctrl-C during the compile: not a property of the signature, so
+                    // not kept as its failure; the next call compiles it again.
+                    if let Err(f) = &compiled {
+                        if f.error.kind == ErrorKind::Interrupted {
+                            return Err(f.clone());
+                        }
+                    }
                     self.specs.push((sig.clone(), Spec { compiled, seconds, calls: 0, failure: None }));
                     // A refused cache entry: R warns once, then calls again (the
                     // specialization is kept, so that call goes straight on).

@@ -11,6 +11,15 @@
 //!
 //! The flag is process-wide, like a signal: an interrupt stops every compiled call that
 //! is running at the time.
+//!
+//! Compiles read the same flag ([`check_compile`]): at each boundary between phases (the
+//! front end, every optimizer pass, the code generator between functions, before and
+//! after LLVM's passes, before anything is written to the on-disk or in-process cache)
+//! a set flag stops the compile with `ErrorKind::Interrupted`, and nothing of that compile
+//! is kept anywhere, so the next request compiles from the start. LLVM itself is never
+//! interrupted (it has no safe point to stop at), so the longest wait is one LLVM phase
+//! of the module; a compile that passed its last check finishes and is cached, and only
+//! the next call then sees the flag.
 
 use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
 
@@ -43,6 +52,27 @@ pub fn clear() {
 /// Whether the library's own flag is set.
 pub fn requested() -> bool {
     OWN_FLAG.load(Ordering::SeqCst) != 0
+}
+
+/// Whether the flag compiled code reads (the host's or the library's own) is set now.
+pub fn pending() -> bool {
+    let p = vr_cpu_interrupt_source.load(Ordering::SeqCst);
+    // SAFETY: `set_source`'s contract keeps the host's flag readable; the own flag is a
+    // static. Volatile: the host (R's signal handler) writes it behind our back.
+    unsafe { std::ptr::read_volatile(p) != 0 }
+}
+
+/// A compile's safe point: `Err(Interrupted)` when the flag is set, naming `phase` (what
+/// would have run next). Cheap (two loads), so it may be called between any two phases;
+/// never from inside LLVM.
+pub fn check_compile(phase: &str) -> crate::runtime::error::VrResult<()> {
+    if !pending() {
+        return Ok(());
+    }
+    Err(crate::runtime::error::VrError::new(
+        crate::runtime::error::ErrorKind::Interrupted,
+        format!("interrupted: the host asked the compile to stop (user interrupt), before {phase}; nothing of it was cached"),
+    ))
 }
 
 /// Read interrupts from the host's `int32` at `flag` (non-zero: stop), or from the

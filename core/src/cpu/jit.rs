@@ -274,12 +274,14 @@ pub fn compile(
         let dump = IrDump::new(vm, parallel);
         dump.write(&module, ".pre");
         crate::compile_phases::record("codegen", t);
+        crate::cpu::interrupt::check_compile("LLVM's optimization passes")?;
         let t = std::time::Instant::now();
         module
             .run_passes(&format!("default<O{opt_level}>"), &tm, PassBuilderOptions::create())
             .map_err(internal)?;
         crate::compile_phases::record("llvm-opt", t);
         dump.write(&module, "");
+        crate::cpu::interrupt::check_compile("LLVM's machine code generation")?;
         let t = std::time::Instant::now();
         let engine = module
             .create_jit_execution_engine(llvm_opt_level(opt_level))

@@ -65,12 +65,14 @@ pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
     let dump = jit::IrDump::new(vm, opts.parallel);
     dump.write(&module, ".pre");
     crate::compile_phases::record("codegen", t);
+    crate::cpu::interrupt::check_compile("LLVM's optimization passes")?;
     let t = std::time::Instant::now();
     module
         .run_passes(&format!("default<O{}>", opt_level.min(3)), &tm, PassBuilderOptions::create())
         .map_err(internal)?;
     crate::compile_phases::record("llvm-opt", t);
     dump.write(&module, "");
+    crate::cpu::interrupt::check_compile("LLVM's machine code generation")?;
     let t = std::time::Instant::now();
     let buf = tm
         .write_to_memory_buffer(&module, FileType::Object)

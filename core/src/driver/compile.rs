@@ -77,6 +77,9 @@ pub fn compile_unit(
     }
     crate::vrir::verify::verify_module(sub)?;
     let object = crate::cpu::emit_object(sub, cpu)?;
+    // The last safe point before the entry is written: an interrupted compile leaves
+    // nothing on disk (what is written is always a whole object, see disk_cache).
+    crate::cpu::interrupt::check_compile("writing the on-disk cache entry")?;
     let mut not_written = None;
     let what = if let Some(why) = &untrusted {
         format!("entry not loaded: {why}; compiled in memory, nothing written")

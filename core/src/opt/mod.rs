@@ -277,6 +277,8 @@ pub fn optimize(m: &Module, options: &OptOptions) -> VrResult<(Module, OptStats)
     let mut out = m.clone();
     let mut stats = OptStats::default();
     for pass in PASSES.iter().filter(|p| options.is_enabled(p.name)) {
+        // A safe point: the module is whole between passes (cpu::interrupt says why).
+        crate::cpu::interrupt::check_compile(&format!("optimizer pass `{}`", pass.name))?;
         let t = std::time::Instant::now();
         for i in 0..out.functions.len() {
             let mut f = out.functions[i].clone();

@@ -370,6 +370,8 @@ impl CompileCache {
             .expect("the root is in its sub-module");
         let passes = crate::opt::OptOptions { parallel_loops: opts.parallel, ..opts.passes.clone() };
         let (optimized, stats) = crate::opt::optimize(&sub, &passes)?;
+        // Safe points (cpu::interrupt): the optimizer and the backend poll inside too.
+        crate::cpu::interrupt::check_compile("the backend")?;
         let (compiled, disk) = self.compile(&optimized, &key, opts)?;
         let spec = Arc::new(Specialized {
             module: optimized,

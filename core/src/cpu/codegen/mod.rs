@@ -266,6 +266,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             self.declare_noalias_variant(f)?;
         }
         for f in &self.vm.functions {
+            // A safe point between functions: a large module's code generation is
+            // long, and the half-built LLVM module is dropped with the context.
+            crate::cpu::interrupt::check_compile(&format!("generating code for `{}`", f.name))?;
             self.define_function(f, self.funcs[&f.name], false)?;
             if let Some((variant, _)) = self.noalias_variants.get(&f.name) {
                 let t = std::time::Instant::now();
