@@ -450,14 +450,28 @@ pub extern "C" fn vr_compile(
 /// the leading formals, the rest taking their defaults; the globals it reads). Front-end
 /// diagnostics (parse errors, types that do not unify, constructs it does not compile)
 /// keep their kind, line and message.
-fn frontend_to_vrir(language: &str, source: &str, name: &str, sig: &Signature) -> VrResult<velociraptor::frontend::r::Compiled> {
+fn frontend_to_vrir(language: &str, source: &str, name: &str, sig: &Signature) -> VrResult<(velociraptor::frontend::r::Compiled, Option<Vec<String>>)> {
+    // Integer classes held in wider element types are MATLAB's (int8, ..., uint32).
+    if language != "matlab" {
+        let mut leaves = Vec::new();
+        for t in sig.args.iter().chain(sig.globals.iter().map(|(_, t)| t)) {
+            match t {
+                AnyTy::Value(v) => leaves.push(*v),
+                AnyTy::List(l) => leaves.extend(l.leaves().into_iter().map(|(_, v)| v)),
+                AnyTy::Opaque(_) => {}
+            }
+        }
+        if let Some(v) = leaves.iter().find(|v| v.class.is_some()) {
+            return Err(invalid(format!("`{name}`: a {v} argument is a MATLAB class; the {language} front end has none")));
+        }
+    }
     match language {
-        "r" => velociraptor::frontend::r::compile_entry(source, name, sig),
+        "r" => Ok((velociraptor::frontend::r::compile_entry(source, name, sig)?, None)),
         "julia" => {
             use velociraptor::frontend::julia::rules::{BOOL, COMPLEX, FLOAT, INT};
             let tys = value_args(sig, name, "Julia", |ty| [FLOAT, INT, BOOL, COMPLEX].contains(&ty.elem), "compiled Julia counterpart (Float64, Int64, Bool, ComplexF64 and arrays of them)")?;
             let module = velociraptor::frontend::julia::compile(source, name, tys)?;
-            Ok(velociraptor::frontend::r::Compiled { module, result_list: None })
+            Ok((velociraptor::frontend::r::Compiled { module, result_list: None }, None))
         }
         "matlab" => {
             use velociraptor::frontend::matlab::rules::{COMPLEX, DOUBLE, INT32, INT64, LOGICAL};
@@ -473,8 +487,8 @@ fn frontend_to_vrir(language: &str, source: &str, name: &str, sig: &Signature) -
                 Some((base, n)) => (base, Some(n.parse::<usize>().map_err(|_| invalid(format!("bad function name `{name}`")))?)),
                 None => (name, None),
             };
-            let module = velociraptor::frontend::matlab::compile_outputs(source, base, tys, nargout)?;
-            Ok(velociraptor::frontend::r::Compiled { module, result_list: None })
+            let (module, classes) = velociraptor::frontend::matlab::compile_classes(source, base, tys, nargout)?;
+            Ok((velociraptor::frontend::r::Compiled { module, result_list: None }, Some(classes)))
         }
         // `check_language` lets no other language through.
         other => Err(invalid(format!("unknown language `{other}`"))),
@@ -511,12 +525,17 @@ fn compile_source_in(ctx: &VrContext, language: &str, source: &str, name: &str, 
     // An interrupt (vr_request_interrupt, R's Ctrl-C) stops a compile at its next safe
     // point with VR_INTERRUPTED and nothing cached (core's cpu::interrupt lists them).
     velociraptor::cpu::interrupt::check_compile("the front end")?;
-    let compiled = frontend_to_vrir(language, source, name, sig)?;
+    let (compiled, classes) = frontend_to_vrir(language, source, name, sig)?;
     velociraptor::cpu::interrupt::check_compile("verifying the front end's VRIR")?;
     velociraptor::vrir::verify::verify_module(&compiled.module)?;
     let params = sig.params(velociraptor::vrir::Layout::Col);
     let types: Vec<VrType> = params.iter().map(type_code).collect::<VrResult<_>>()?;
-    let result_list = compiled.result_list.map(|l| type_to_json(&AnyTy::List(l)).to_string());
+    // MATLAB: the results' classes (`{"classes": ["int8", "double"]}`), so that the host
+    // narrows int8 ... uint32 results out of their storage types (i32, i64).
+    let result_list = match classes {
+        Some(c) => Some(format!("{{\"classes\": [{}]}}", c.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", "))),
+        None => compiled.result_list.map(|l| type_to_json(&AnyTy::List(l)).to_string()),
+    };
     // Run-time errors come back in the host language's terms (R's adapter explains them
     // itself, in bindings/r); Julia names that are not VRIR names (`scale!`) are escaped.
     let (entry, explain): (String, Option<context::Explain>) = match language {

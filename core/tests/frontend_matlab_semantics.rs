@@ -268,3 +268,44 @@ fn compiled_matlab_functions_agree_with_octave() {
     assert!(report.failures.is_empty(), "{} failure(s):\n{}", report.failures.len(), report.failures.join("\n"));
     assert_eq!(report.passed_interp, cases.len(), "every case runs on the interpreter");
 }
+
+const INT_CLASSES: &str = include_str!("frontend_matlab/intclass.m");
+
+/// int8, int16, uint8, uint16, uint32 against Octave: results' classes, saturation at
+/// both ends of each class, rounding of quotients and conversions, a written array.
+#[test]
+fn integer_classes_agree_with_octave() {
+    let c4 = |func, args: serde_json::Value| Case { func, nout: 4, args, expect: Same };
+    let mut cases = Vec::new();
+    // (class, x, y) for int8, int16, uint8, uint16, uint32: past the top, past the
+    // bottom, a quotient of .5, a negative divisor, division by zero.
+    for (f, lo, hi) in [("arith_int8", -128.0, 127.0), ("arith_int16", -32768.0, 32767.0), ("arith_uint8", 0.0, 255.0), ("arith_uint16", 0.0, 65535.0), ("arith_uint32", 0.0, 4294967295.0)] {
+        cases.push(c4(f, json!([hi, 2.0])));
+        cases.push(c4(f, json!([lo, 2.0])));
+        cases.push(c4(f, json!([hi - 10.0, -1.0])));
+        cases.push(c4(f, json!([lo + 3.0, 1.5])));
+        cases.push(c4(f, json!([7.0, 2.0])));
+        cases.push(c4(f, json!([-7.0, 0.0])));
+        cases.push(c4(f, json!([0.0, 0.0])));
+        cases.push(c4(f, json!([[[5.0, 250.0], [-3.5, 1e10]], 0.5])));
+    }
+    let c = |func, nout, args: serde_json::Value, expect| Case { func, nout, args, expect };
+    cases.extend([
+        c("iconv", 5, json!([3.5]), Same),
+        c("iconv", 5, json!([-3.0]), Same),
+        c("iconv", 5, json!(["nan"]), Same),
+        c("iconv", 5, json!([[2.5, -2.5, -0.5, 300.0, -1e10, 1e10, 65535.5]]), Same),
+        c("iconv", 5, json!(["inf"]), Same),
+        c("iconv", 5, json!(["-inf"]), Same),
+        c("iwrite", 2, json!([[1.0, 2.0, 3.0], 2.0]), Same),
+        c("iwrite", 2, json!([[-100.0, 50.0], 2.0]), Same),
+        c("icmp", 1, json!([[1.0, 300.0, -4.0], 254.5]), Same),
+        c("imix", 1, json!([1.0, 2.0]), Fallback),
+        c("ipow", 1, json!([3.0]), Fallback),
+        c("isum", 1, json!([[200.0, 100.0]]), Fallback),
+    ]);
+    let report = harness::check(INT_CLASSES, &cases);
+    eprintln!("{}", report.summary);
+    assert!(report.failures.is_empty(), "{} failure(s):\n{}", report.failures.len(), report.failures.join("\n"));
+    assert_eq!(report.passed_interp, cases.len(), "every case runs on the interpreter");
+}

@@ -59,11 +59,63 @@ typedef struct Spec {
   int nargout;
   int nargs;
   VrType types[MAX_ARGS];
+  unsigned char cls[MAX_ARGS];  /* each argument's class code (CLS_*), 0 for the rest */
+  unsigned char rcls[MAX_ARGS]; /* each result's */
   VrFunction *f; /* null when the call runs in Octave */
   char *reason;  /* why it runs in Octave */
   int warned;
   struct Spec *next;
 } Spec;
+
+/* MATLAB integer classes without a C API element type of their own: passed widened
+ * (int8, int16, uint8, uint16 as int32; uint32 as int64: every value exact) and
+ * narrowed back from results the compiler says are of the class. Octave passes values,
+ * so a copy changes nothing the function can see. */
+enum { CLS_NONE, CLS_INT8, CLS_INT16, CLS_UINT8, CLS_UINT16, CLS_UINT32, CLS_COUNT };
+static const char *cls_name[CLS_COUNT] = {"", "int8", "int16", "uint8", "uint16", "uint32"};
+
+static int cls_of(const mxArray *a) {
+  switch (mxGetClassID(a)) {
+  case mxINT8_CLASS: return CLS_INT8;
+  case mxINT16_CLASS: return CLS_INT16;
+  case mxUINT8_CLASS: return CLS_UINT8;
+  case mxUINT16_CLASS: return CLS_UINT16;
+  case mxUINT32_CLASS: return CLS_UINT32;
+  default: return CLS_NONE;
+  }
+}
+
+static mxClassID cls_id(int c) {
+  switch (c) {
+  case CLS_INT8: return mxINT8_CLASS;
+  case CLS_INT16: return mxINT16_CLASS;
+  case CLS_UINT8: return mxUINT8_CLASS;
+  case CLS_UINT16: return mxUINT16_CLASS;
+  default: return mxUINT32_CLASS;
+  }
+}
+
+/* Element i of a class's data, widened. */
+static int64_t cls_get(int c, const void *p, size_t i) {
+  switch (c) {
+  case CLS_INT8: return ((const int8_t *)p)[i];
+  case CLS_INT16: return ((const int16_t *)p)[i];
+  case CLS_UINT8: return ((const uint8_t *)p)[i];
+  case CLS_UINT16: return ((const uint16_t *)p)[i];
+  default: return ((const uint32_t *)p)[i];
+  }
+}
+
+/* Store v (in the class's range: compiled code saturates) as element i. */
+static void cls_set(int c, void *p, size_t i, int64_t v) {
+  switch (c) {
+  case CLS_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+  case CLS_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+  case CLS_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+  case CLS_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+  default: ((uint32_t *)p)[i] = (uint32_t)v; break;
+  }
+}
 
 static VrContext *ctx = NULL;
 static Entry *entries = NULL;
@@ -167,8 +219,9 @@ static char *string_arg(const mxArray *a, const char *what) {
 
 /* The C API type of an Octave value; 0 when its class or shape does not compile (then
  * `why` says which). */
-static int type_of(const mxArray *a, VrType *t, char *why, size_t n) {
+static int type_of(const mxArray *a, VrType *t, unsigned char *cls, char *why, size_t n) {
   memset(t, 0, sizeof *t);
+  *cls = CLS_NONE;
   t->layout = VR_LAYOUT_COL;
   if (mxIsSparse(a)) {
     snprintf(why, n, "a sparse argument");
@@ -182,8 +235,11 @@ static int type_of(const mxArray *a, VrType *t, char *why, size_t n) {
     t->elem = VR_I32;
   } else if (mxIsInt64(a) && !mxIsComplex(a)) {
     t->elem = VR_I64;
+  } else if (cls_of(a) != CLS_NONE && !mxIsComplex(a)) {
+    *cls = (unsigned char)cls_of(a);
+    t->elem = *cls == CLS_UINT32 ? VR_I64 : VR_I32;
   } else {
-    snprintf(why, n, "an argument of class %s (double, logical, int32 and int64 compile)", mxGetClassName(a));
+    snprintf(why, n, "an argument of class %s (double, logical, int8, int16, int32, int64, uint8, uint16 and uint32 compile)", mxGetClassName(a));
     return 0;
   }
   mwSize nd = mxGetNumberOfDimensions(a);
@@ -210,11 +266,32 @@ static void *data_of(const mxArray *a, int32_t elem) {
   }
 }
 
-static void value_of(const mxArray *a, const VrType *t, VrValue *v) {
+static void value_of(const mxArray *a, const VrType *t, int cls, VrValue *v) {
   memset(v, 0, sizeof *v);
   v->kind = t->kind;
   v->elem = t->elem;
-  void *p = data_of(a, t->elem);
+  void *p;
+  if (cls != CLS_NONE) {
+    /* A widening copy (mxMalloc: Octave frees it if the call raises). */
+    const void *src = mxGetData(a);
+    size_t count = mxGetNumberOfElements(a);
+    if (t->kind == VR_KIND_SCALAR) {
+      if (t->elem == VR_I64)
+        v->scalar.as_i64 = cls_get(cls, src, 0);
+      else
+        v->scalar.as_i32 = (int32_t)cls_get(cls, src, 0);
+      return;
+    }
+    p = mxMalloc(count ? count * (t->elem == VR_I64 ? 8 : 4) : 1);
+    for (size_t i = 0; i < count; i++) {
+      if (t->elem == VR_I64)
+        ((int64_t *)p)[i] = cls_get(cls, src, i);
+      else
+        ((int32_t *)p)[i] = (int32_t)cls_get(cls, src, i);
+    }
+  } else {
+    p = data_of(a, t->elem);
+  }
   if (t->kind == VR_KIND_SCALAR) {
     switch (t->elem) {
     case VR_C128: memcpy(v->scalar.as_c128, p, 2 * sizeof(double)); break;
@@ -255,7 +332,35 @@ static size_t elem_size(int32_t elem) {
  * strides), which is then freed. A complex result whose imaginary parts are all zero
  * becomes real, as Octave narrows its own. Null for an element type Octave cannot
  * hold here. */
-static mxArray *to_octave(VrValue *v) {
+static mxArray *to_octave(VrValue *v, int cls) {
+  if (cls != CLS_NONE) {
+    /* A narrowing copy out of the storage type (i32, or i64 for uint32). */
+    if (v->elem != (cls == CLS_UINT32 ? VR_I64 : VR_I32)) return NULL;
+    if (v->kind == VR_KIND_SCALAR) {
+      mxArray *a = mxCreateNumericMatrix(1, 1, cls_id(cls), mxREAL);
+      cls_set(cls, mxGetData(a), 0, v->elem == VR_I64 ? v->scalar.as_i64 : v->scalar.as_i32);
+      return a;
+    }
+    VrArray *r = &v->array;
+    mwSize dims[VR_MAX_NDIMS];
+    int nd = r->ndims < 2 ? 2 : r->ndims;
+    size_t count = 1;
+    for (int k = 0; k < nd; k++) {
+      dims[k] = k < r->ndims ? (mwSize)r->dims[k] : 1;
+      count *= dims[k];
+    }
+    mxArray *a = mxCreateNumericArray(nd, dims, cls_id(cls), mxREAL);
+    void *dst = mxGetData(a);
+    for (size_t i = 0; i < count; i++) {
+      int64_t off = 0, rem = (int64_t)i;
+      for (int k = 0; k < r->ndims; k++) {
+        off += (rem % r->dims[k]) * r->strides[k];
+        rem /= r->dims[k];
+      }
+      cls_set(cls, dst, i, v->elem == VR_I64 ? ((const int64_t *)r->data)[off] : ((const int32_t *)r->data)[off]);
+    }
+    return a;
+  }
   if (v->kind == VR_KIND_SCALAR) {
     switch (v->elem) {
     case VR_F64: return mxCreateDoubleScalar(v->scalar.as_f64);
@@ -328,21 +433,22 @@ static mxArray *to_octave(VrValue *v) {
   return a;
 }
 
-static Spec *find_spec(int entry, int nargout, int nargs, const VrType *types) {
+static Spec *find_spec(int entry, int nargout, int nargs, const VrType *types, const unsigned char *cls) {
   for (Spec *s = specs; s; s = s->next) {
     if (s->entry != entry || s->nargout != nargout || s->nargs != nargs) continue;
-    if (nargs == 0 || memcmp(s->types, types, nargs * sizeof(VrType)) == 0) return s;
+    if (nargs == 0 || (memcmp(s->types, types, nargs * sizeof(VrType)) == 0 && memcmp(s->cls, cls, nargs) == 0)) return s;
   }
   return NULL;
 }
 
-static Spec *new_spec(int entry, int nargout, int nargs, const VrType *types) {
+static Spec *new_spec(int entry, int nargout, int nargs, const VrType *types, const unsigned char *cls) {
   Spec *s = calloc(1, sizeof *s);
   if (!s) mexErrMsgIdAndTxt("velociraptor:internal", "vr_mex: out of memory");
   s->entry = entry;
   s->nargout = nargout;
   s->nargs = nargs;
   memcpy(s->types, types, nargs * sizeof(VrType));
+  if (nargs) memcpy(s->cls, cls, nargs);
   s->next = specs;
   specs = s;
   return s;
@@ -417,10 +523,14 @@ static void cmd_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   if (nargs > MAX_ARGS) mexErrMsgIdAndTxt("velociraptor:invalid", "vr_mex: at most %d arguments", MAX_ARGS);
   Entry *en = &entries[e];
   VrType types[MAX_ARGS];
+  unsigned char cls[MAX_ARGS];
   char why[512];
+  int any_cls = 0;
   for (int i = 0; i < nargs; i++) {
-    if (!type_of(args[i], &types[i], why, sizeof why)) {
-      Spec *s = find_spec(e, nargout, 0, NULL);
+    if (type_of(args[i], &types[i], &cls[i], why, sizeof why)) {
+      any_cls |= cls[i] != CLS_NONE;
+    } else {
+      Spec *s = find_spec(e, nargout, 0, NULL, NULL);
       char reason[MSG_MAX];
       snprintf(reason, sizeof reason, "velociraptor: argument %d of `%s`: %s", i + 1, en->name, why);
       if (!fallback) mexErrMsgIdAndTxt("velociraptor:unsupported", "%s", reason);
@@ -430,7 +540,7 @@ static void cmd_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
       return;
     }
   }
-  Spec *s = find_spec(e, nargout, nargs, types);
+  Spec *s = find_spec(e, nargout, nargs, types, cls);
   if (!s) {
     char fname[1024];
     if (nargout < en->nout)
@@ -438,23 +548,58 @@ static void cmd_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
     else
       snprintf(fname, sizeof fname, "%s", en->name);
     VrFunction *f = NULL;
-    VrStatus st = vr_compile_source(ctx, "matlab", en->source, fname, types, (size_t)nargs, &f);
+    VrStatus st;
+    if (any_cls) {
+      /* The classes cross as signature JSON ("int8", "uint16[2]"; docs/c-api.md). */
+      char sig[MAX_ARGS * 24 + 32];
+      size_t len = (size_t)snprintf(sig, sizeof sig, "{\"args\": [");
+      for (int i = 0; i < nargs; i++) {
+        const char *el = cls[i] != CLS_NONE ? cls_name[cls[i]]
+                         : types[i].elem == VR_F64 ? "f64" : types[i].elem == VR_C128 ? "c128" : types[i].elem == VR_BOOL ? "bool" : types[i].elem == VR_I32 ? "i32" : "i64";
+        if (types[i].kind == VR_KIND_SCALAR)
+          len += (size_t)snprintf(sig + len, sizeof sig - len, "%s\"%s\"", i ? ", " : "", el);
+        else
+          len += (size_t)snprintf(sig + len, sizeof sig - len, "%s\"%s[%d]\"", i ? ", " : "", el, (int)types[i].ndims);
+      }
+      snprintf(sig + len, sizeof sig - len, "]}");
+      st = vr_compile_source_sig(ctx, "matlab", en->source, fname, sig, &f);
+    } else {
+      st = vr_compile_source(ctx, "matlab", en->source, fname, types, (size_t)nargs, &f);
+    }
     if (st == VR_UNSUPPORTED) {
       char msg[MSG_MAX];
       last_error_text(msg, sizeof msg);
       if (!fallback) mexErrMsgIdAndTxt(status_id(st), "%s", msg);
-      s = new_spec(e, nargout, nargs, types);
+      s = new_spec(e, nargout, nargs, types, cls);
       s->reason = strdup(msg);
     } else if (st != VR_OK) {
       char msg[MSG_MAX];
       last_error_text(msg, sizeof msg);
       mexErrMsgIdAndTxt(status_id(st), "%s", msg);
     } else {
-      s = new_spec(e, nargout, nargs, types);
+      s = new_spec(e, nargout, nargs, types, cls);
       s->f = f;
+      /* The results' classes: {"classes": ["int8", "double", ...]}. */
+      char *list = NULL;
+      if (vr_function_result_list(f, &list) == VR_OK && list) {
+        const char *q = strchr(list, '[');
+        for (int k = 0; q && k < MAX_ARGS; k++) {
+          const char *open = strchr(q, '"');
+          if (!open) break;
+          const char *close = strchr(open + 1, '"');
+          if (!close) break;
+          for (int c = 1; c < CLS_COUNT; c++)
+            if ((size_t)(close - open - 1) == strlen(cls_name[c]) && strncmp(open + 1, cls_name[c], strlen(cls_name[c])) == 0) s->rcls[k] = (unsigned char)c;
+          q = close + 1;
+        }
+        vr_string_free(list);
+      }
     }
   }
   if (!s->f) {
+    /* Compiled before (by a handle with fallback) into a call that runs in Octave: a
+     * handle without fallback still gets the error. */
+    if (!fallback) mexErrMsgIdAndTxt("velociraptor:unsupported", "%s", s->reason ? s->reason : "velociraptor: runs in Octave");
     fallback_result(s, nlhs, plhs);
     return;
   }
@@ -465,7 +610,7 @@ static void cmd_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   VrValue in[MAX_ARGS];
   VrValue out[MAX_ARGS];
   memset(out, 0, sizeof out);
-  for (int i = 0; i < nargs; i++) value_of(args[i], &types[i], &in[i]);
+  for (int i = 0; i < nargs; i++) value_of(args[i], &types[i], cls[i], &in[i]);
   VrStatus st = vr_call(s->f, in, (size_t)nargs, out, nr);
   if (st != VR_OK) {
     char msg[MSG_MAX];
@@ -484,7 +629,7 @@ static void cmd_call(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
   mxArray *results[MAX_ARGS];
   int bad = -1;
   for (size_t i = 0; i < nr; i++) {
-    results[i] = to_octave(&out[i]);
+    results[i] = to_octave(&out[i], s->rcls[i]);
     if (!results[i]) bad = (int)i;
     if (out[i].kind == VR_KIND_ARRAY) vr_array_free(&out[i].array);
   }
@@ -511,8 +656,8 @@ static void append(char **buf, size_t *len, const char *text) {
   *len += n;
 }
 
-static const char *type_text(const VrType *t, char *buf, size_t n) {
-  const char *cls = t->elem == VR_F64 ? "double" : t->elem == VR_C128 ? "complex double" : t->elem == VR_BOOL ? "logical" : t->elem == VR_I32 ? "int32" : t->elem == VR_I64 ? "int64" : "?";
+static const char *type_text(const VrType *t, int c, char *buf, size_t n) {
+  const char *cls = c != CLS_NONE ? cls_name[c] : t->elem == VR_F64 ? "double" : t->elem == VR_C128 ? "complex double" : t->elem == VR_BOOL ? "logical" : t->elem == VR_I32 ? "int32" : t->elem == VR_I64 ? "int64" : "?";
   if (t->kind == VR_KIND_SCALAR)
     snprintf(buf, n, "%s scalar", cls);
   else
@@ -537,7 +682,7 @@ static void cmd_report(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[
     append(&buf, &len, line);
     for (int i = 0; i < s->nargs; i++) {
       char t[64];
-      append(&buf, &len, type_text(&s->types[i], t, sizeof t));
+      append(&buf, &len, type_text(&s->types[i], s->cls[i], t, sizeof t));
       if (i + 1 < s->nargs) append(&buf, &len, ", ");
     }
     append(&buf, &len, ")\n");

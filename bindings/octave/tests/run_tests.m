@@ -36,6 +36,38 @@ function run_tests ()
     {"vt_cols", {A}, 2}
     {"vt_cols", {[1 2 3]}, 2}
     {"vt_cols", {zeros(0, 3)}, 2}
+    ## int8 ... uint32: saturation at both ends, rounding, classes of results.
+    {"vt_iarith", {int8(100), 2}, 4}
+    {"vt_iarith", {int8(-100), 2}, 4}
+    {"vt_iarith", {int8(-128), -1}, 4}
+    {"vt_iarith", {int8([7 -7 5]), 2}, 4}
+    {"vt_iarith", {uint8(5), 10}, 4}
+    {"vt_iarith", {uint8(7), 2}, 4}
+    {"vt_iarith", {uint8([250 3]), -2}, 4}
+    {"vt_iarith", {int16(-32768), 1}, 4}
+    {"vt_iarith", {int16([32000; -5]), 1.5}, 4}
+    {"vt_iarith", {uint16(65535), 0.5}, 4}
+    {"vt_iarith", {uint16([3 9]), 4}, 4}
+    {"vt_iarith", {uint32(4e9), 2}, 4}
+    {"vt_iarith", {uint32([7 3e9]), -0.5}, 4}
+    {"vt_iarith", {2.5, uint8(3)}, 4}
+    {"vt_iarith", {int8(5), 0}, 4}
+    {"vt_iarith", {int8([1 2; 3 4]), int8(3)}, 4}
+    {"vt_iarith", {uint8(200), true}, 4}
+    {"vt_iconv", {3.5}, 5}
+    {"vt_iconv", {-3}, 5}
+    {"vt_iconv", {NaN}, 5}
+    {"vt_iconv", {[2.5 -2.5 -0.5 300 -1e10 1e10 Inf -Inf NaN 65535.5]}, 5}
+    {"vt_iconv", {int8([-128 127])}, 5}
+    {"vt_iconv", {uint32(4294967295)}, 5}
+    {"vt_iconv", {[true false]}, 5}
+    {"vt_iwrite", {int8([1 2 3]), 2}, 3}
+    {"vt_iwrite", {uint8([10 20 30]), 3}, 3}
+    {"vt_iwrite", {int16([5 -9]), 2}, 3}
+    {"vt_iwrite", {uint32([1 2 3 4]), 4}, 3}
+    {"vt_iwrite", {uint16(7), 1}, 3}
+    {"vt_imax", {3}, 4}
+    {"vt_imax", {0.4}, 4}
   };
   for k = 1:numel (calls)
     c = calls{k};
@@ -65,6 +97,32 @@ function run_tests ()
   f (B);
   assert (isequal (B, A));
   n++;
+
+  ## An int8 argument the function writes: the caller's array is unchanged.
+  X = int8([1 2 3]);
+  f = vr_compile ("vt_iwrite", "fallback", false);
+  [y, s] = f (X, 2);
+  assert (isequal (X, int8([1 2 3])) && strcmp (class (X), "int8"));
+  assert (strcmp (class (y), "int8") && isequal (y, int8([127 6 3])) && isequal (s, int8(127)));
+  n++;
+
+  ## Two integer classes together: Octave's error, through the fallback (with no
+  ## fallback, a compile-time `unsupported` naming both classes); int8 with int32 too.
+  f = vr_compile ("vt_imix");
+  try
+    f (int8(1), int16(2));
+    error ("no error for int8 + int16");
+  catch e
+    assert (! isempty (strfind (e.message, "binary operator '+' not implemented for 'int8 scalar' by 'int16 scalar' operations")), e.message);
+  end_try_catch
+  assert (f (int8(100), 100), int8(127));
+  g = vr_compile ("vt_imix", "fallback", false);
+  check_error (@() g (int8(1), int16(2)), "velociraptor:unsupported", {"int8", "int16"});
+  check_error (@() g (uint8(1), int32(2)), "velociraptor:unsupported", {"int32"});
+  ## uint64 does not compile (a named fallback): Octave's answer.
+  check_error (@() g (uint64(1), 2), "velociraptor:unsupported", {"uint64"});
+  assert (f (uint64(2^60), 1), uint64(2^60) + 1);
+  n += 3;
 
   ## Error identifiers: index out of bounds, a run-time error of MATLAB's, the user's
   ## own error(), an unsupported construct without fallback.

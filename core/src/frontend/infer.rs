@@ -120,6 +120,12 @@ impl Program {
         (l.leaves().len() == ret.len()).then(|| l.with_leaves(&mut ret.iter().copied()))
     }
 
+    /// The result types of the compiled `entry` (its first specialization), classes
+    /// included (`Ty::class`).
+    pub fn result_types(&self, entry: &str) -> Option<Vec<Ty>> {
+        self.specs.iter().find(|s| s.source_name == entry)?.ret.clone()
+    }
+
     /// Compile `entry` for `args` (one type per formal parameter given; the rest take
     /// their defaults) and every function it reaches into one module.
     pub fn compile(&mut self, module_name: &str, entry: &str, args: Vec<Option<AnyTy>>) -> VrResult<Module> {

@@ -200,7 +200,7 @@ impl<'p> Lowerer<'p> {
                     if t.rank == 0 && prog.lang.scalars_grow() && (written.contains(&name) || growable.contains(&name)) {
                         growable.insert(name.clone());
                     }
-                    let t = if growable.contains(&name) && t.rank == 0 { Ty::array(t.elem, 1) } else { *t };
+                    let t = if growable.contains(&name) && t.rank == 0 { t.with_rank(1) } else { *t };
                     let join_var = if prog.lang.scalars_are_vectors() { join_assigned } else { join };
                     let t = vars.get(&name).and_then(|v| join_var(*v, t)).unwrap_or(t);
                     vars.insert(name, t);
@@ -821,6 +821,9 @@ impl<'p> Lowerer<'p> {
             Some(prev) if prev.len() == ts.len() => {
                 let mut joined = Vec::with_capacity(ts.len());
                 for (a, b) in prev.iter().zip(ts) {
+                    if a.class != b.class {
+                        return Err(self.diag(ErrorKind::Unsupported, "return value", line, &format!("the function returns a {a} elsewhere and a {b} here; a compiled result has one class")));
+                    }
                     if !self.prog.lang.elements_meet(a.elem, b.elem) {
                         return Err(self.diag(ErrorKind::Unsupported, "return value", line, &format!("the function returns {} values elsewhere and {} values here", a.elem, b.elem)));
                     }
@@ -890,11 +893,19 @@ impl<'p> Lowerer<'p> {
         if t.rank == 0 && self.written.contains(name) && self.prog.lang.scalars_grow() {
             self.growable.insert(name.to_string());
         }
-        let promote = |t: Ty| if t.rank == 0 { Ty::array(t.elem, 1) } else { t };
+        let promote = |t: Ty| if t.rank == 0 { t.with_rank(1) } else { t };
         let growable = self.growable.contains(name);
         let t = if growable { promote(t) } else { t };
         let j = match self.recorded.get(name).map(|p| if growable { promote(*p) } else { *p }) {
             None => t,
+            Some(prev) if prev.class != t.class => {
+                return Err(self.diag(
+                    ErrorKind::Unsupported,
+                    &format!("assignment to `{name}`"),
+                    line,
+                    &format!("`{name}` is a {prev} elsewhere and a {t} here; a compiled variable keeps one class (MATLAB's class would depend on the path taken)"),
+                ))
+            }
             Some(prev) if !self.prog.lang.elements_meet(prev.elem, t.elem) => {
                 return Err(self.diag(
                     ErrorKind::Unsupported,
@@ -1183,7 +1194,7 @@ impl<'p> Lowerer<'p> {
             if v.ty.rank == 0 {
                 let d = vrir::Expr::Range { start: Some(Box::new(vrir::Expr::i64(1))), stop: Some(Box::new(vrir::Expr::i64(1))), step: None };
                 let h = self.hoist(v);
-                (d, h.expr, Ty::scalar(h.ty.elem))
+                (d, h.expr, h.ty.with_rank(0))
             } else {
                 let t = self.temp(&v.ty.vrir(self.layout()));
                 // R iterates over a copy; a by-reference language (Julia) reads the
@@ -1208,7 +1219,7 @@ impl<'p> Lowerer<'p> {
                         indices: vec![vrir::Expr::var(&counter)],
                         flags: IndexFlags { flatten: v.ty.rank > 1, ..IndexFlags::default() },
                     };
-                    (d, elem, Ty::scalar(v.ty.elem))
+                    (d, elem, v.ty.with_rank(0))
                 }
             }
         };
@@ -1445,7 +1456,7 @@ impl<'p> Lowerer<'p> {
         let (idx, rank, flatten) = self.indices(&t, indices, double, line)?;
         let read = Lowered::new(
             vrir::Expr::Index { array: Box::new(t.expr), indices: idx, flags: IndexFlags { flatten, ..IndexFlags::default() } },
-            Ty { elem: t.ty.elem, rank },
+            t.ty.with_rank(rank),
         );
         if rank >= 2 && self.prog.lang.drops_unit_dims() {
             let read = self.hoist(read);

@@ -9,9 +9,11 @@
 //! T = "f64" | "i32[1]" | "bool[2]" | "c128[3]"             a scalar, an array of that rank
 //!   | {"list": [["name", T], [null, T], ...], "frame": false}  a list (a data frame: true)
 //!   | {"opaque": "a character vector"}                     a value compiled code cannot read
+//!   | "int8" | "uint16[2]" | ...                           MATLAB's int8, int16, uint8,
+//!                                uint16 (stored as i32) and uint32 (as i64) values
 //! ```
 
-use super::types::{AnyTy, Field, ListTy, Ty};
+use super::types::{AnyTy, Field, IntClass, ListTy, Ty};
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::vrir::{Layout, ScalarType, Type};
 use serde_json::{json, Value as Json};
@@ -103,8 +105,14 @@ fn elem_name(e: ScalarType) -> &'static str {
 
 pub fn type_to_json(t: &AnyTy) -> Json {
     match t {
-        AnyTy::Value(v) if v.rank == 0 => json!(elem_name(v.elem)),
-        AnyTy::Value(v) => json!(format!("{}[{}]", elem_name(v.elem), v.rank)),
+        AnyTy::Value(v) => {
+            let e = v.class.map(IntClass::name).unwrap_or(elem_name(v.elem));
+            if v.rank == 0 {
+                json!(e)
+            } else {
+                json!(format!("{e}[{}]", v.rank))
+            }
+        }
         AnyTy::List(l) => {
             let fields: Vec<Json> = l.fields.iter().map(|f| json!([f.name, type_to_json(&f.ty)])).collect();
             json!({"list": fields, "frame": l.frame})
@@ -142,6 +150,9 @@ fn type_at(j: &Json, depth: usize) -> VrResult<AnyTy> {
                     (e, r)
                 }
             };
+            if let Some(c) = IntClass::from_name(elem) {
+                return Ok(AnyTy::Value(Ty::of_class(c, rank)));
+            }
             let elem = match elem {
                 "bool" => ScalarType::Bool,
                 "i32" => ScalarType::I32,
@@ -152,7 +163,7 @@ fn type_at(j: &Json, depth: usize) -> VrResult<AnyTy> {
                 "c128" => ScalarType::C128,
                 other => return Err(bad(format!("unknown element type `{other}`"))),
             };
-            Ok(AnyTy::Value(Ty { elem, rank }))
+            Ok(AnyTy::Value(Ty::array(elem, rank)))
         }
         Json::Object(o) if o.contains_key("list") => {
             let frame = match o.get("frame") {

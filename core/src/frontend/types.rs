@@ -11,20 +11,82 @@ pub struct Ty {
     pub elem: ScalarType,
     /// 0: a scalar (provably one element); n > 0: an n-dimensional array.
     pub rank: u32,
+    /// A host integer class held in a wider element type (MATLAB's int8 as `i32`):
+    /// None for every value whose class is its element type's. It travels with the type
+    /// through joins, stores and results, so that an int8 stays an int8 (saturating at
+    /// 127, handed back as int8) although VRIR computes it as an i32.
+    pub class: Option<IntClass>,
+}
+
+/// MATLAB integer classes without a VRIR element type of their own, each stored in one
+/// that holds every value exactly (docs/frontend-matlab.md, "Integer classes in VRIR").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntClass {
+    Int8,
+    Int16,
+    Uint8,
+    Uint16,
+    Uint32,
+}
+
+impl IntClass {
+    pub const ALL: [IntClass; 5] = [IntClass::Int8, IntClass::Int16, IntClass::Uint8, IntClass::Uint16, IntClass::Uint32];
+    /// MATLAB's name of the class.
+    pub fn name(self) -> &'static str {
+        match self {
+            IntClass::Int8 => "int8",
+            IntClass::Int16 => "int16",
+            IntClass::Uint8 => "uint8",
+            IntClass::Uint16 => "uint16",
+            IntClass::Uint32 => "uint32",
+        }
+    }
+    pub fn from_name(name: &str) -> Option<IntClass> {
+        IntClass::ALL.into_iter().find(|c| c.name() == name)
+    }
+    /// The element type its values are stored in: i32 holds the 8- and 16-bit classes,
+    /// i64 uint32.
+    pub fn storage(self) -> ScalarType {
+        match self {
+            IntClass::Uint32 => ScalarType::I64,
+            _ => ScalarType::I32,
+        }
+    }
+    /// The smallest and largest value (intmin, intmax), exact as doubles.
+    pub fn bounds(self) -> (f64, f64) {
+        match self {
+            IntClass::Int8 => (-128.0, 127.0),
+            IntClass::Int16 => (-32768.0, 32767.0),
+            IntClass::Uint8 => (0.0, 255.0),
+            IntClass::Uint16 => (0.0, 65535.0),
+            IntClass::Uint32 => (0.0, 4294967295.0),
+        }
+    }
 }
 
 impl Ty {
     pub fn scalar(elem: ScalarType) -> Ty {
-        Ty { elem, rank: 0 }
+        Ty { elem, rank: 0, class: None }
     }
     pub fn array(elem: ScalarType, rank: u32) -> Ty {
-        Ty { elem, rank }
+        Ty { elem, rank, class: None }
+    }
+    /// A value of integer class `class` (stored in its element type).
+    pub fn of_class(class: IntClass, rank: u32) -> Ty {
+        Ty { elem: class.storage(), rank, class: Some(class) }
+    }
+    /// The same element type and class with another rank (an element of an array, a
+    /// slice of it).
+    pub fn with_rank(self, rank: u32) -> Ty {
+        Ty { rank, ..self }
     }
     pub fn is_scalar(self) -> bool {
         self.rank == 0
     }
+    /// Another element type: a class stays only while the element type does (a cast
+    /// to double leaves an int8 a double).
     pub fn with_elem(self, elem: ScalarType) -> Ty {
-        Ty { elem, ..self }
+        Ty { elem, rank: self.rank, class: if elem == self.elem { self.class } else { None } }
     }
     /// The VRIR type of a variable of this type (arrays in the language's layout).
     pub fn vrir(self, layout: Layout) -> Type {
@@ -52,6 +114,7 @@ impl fmt::Display for Ty {
             ScalarType::F32 | ScalarType::F64 => "double",
             ScalarType::C64 | ScalarType::C128 => "complex",
         };
+        let e = self.class.map(IntClass::name).unwrap_or(e);
         match self.rank {
             0 => write!(f, "{e} scalar"),
             1 => write!(f, "{e} vector"),
@@ -84,9 +147,10 @@ pub fn wider(a: ScalarType, b: ScalarType) -> ScalarType {
 }
 
 /// Join at a control-flow merge: element types widen, ranks must agree (a scalar and an
-/// array, or arrays of different ranks, cannot share one compiled variable).
+/// array, or arrays of different ranks, cannot share one compiled variable), and so must
+/// classes (an int8 and a double, or an int8 and an int16, have no common class).
 pub fn join(a: Ty, b: Ty) -> Option<Ty> {
-    (a.rank == b.rank).then(|| Ty { elem: wider(a.elem, b.elem), rank: a.rank })
+    (a.rank == b.rank && a.class == b.class).then(|| Ty { elem: wider(a.elem, b.elem), rank: a.rank, class: a.class })
 }
 
 /// Join of the values assigned to one source variable: as `join`, except that a scalar
@@ -95,7 +159,7 @@ pub fn join(a: Ty, b: Ty) -> Option<Ty> {
 /// matrices or arrays still do not meet (R's `dim` attribute would differ).
 pub fn join_assigned(a: Ty, b: Ty) -> Option<Ty> {
     match (a.rank, b.rank) {
-        (0, 1) | (1, 0) => Some(Ty { elem: wider(a.elem, b.elem), rank: 1 }),
+        (0, 1) | (1, 0) if a.class == b.class => Some(Ty { elem: wider(a.elem, b.elem), rank: 1, class: a.class }),
         _ => join(a, b),
     }
 }

@@ -304,8 +304,10 @@ pub fn check(source: &str, cases: &[Case]) -> Report {
                 continue;
             }
         };
-        let compiled = matlab::compile_outputs(source, c.func, arg_types, Some(c.nout)).and_then(|m| Ok((m, matlab::json_values(c.args.as_array().unwrap())?)));
-        let (module, values) = match compiled {
+        // The results' MATLAB classes: int8 ... uint32 values come in their storage types
+        // (i32, i64), which `ours` would name int32 and int64.
+        let compiled = matlab::compile_classes(source, c.func, arg_types, Some(c.nout)).and_then(|(m, k)| Ok((m, k, matlab::json_values(c.args.as_array().unwrap())?)));
+        let (module, classes, values) = match compiled {
             Ok(x) => x,
             Err(e) if c.expect == Expect::Fallback && e.kind == ErrorKind::Unsupported => {
                 for b in Backend::available() {
@@ -327,7 +329,14 @@ pub fn check(source: &str, cases: &[Case]) -> Report {
                     continue;
                 }
                 Err(e) => Err(matlab::explain_error_in(&module, e)),
-                Ok(v) => Ok(v.iter().map(ours).collect()),
+                Ok(v) => Ok(v
+                    .iter()
+                    .zip(classes.iter().map(Some).chain(std::iter::repeat(None)))
+                    .map(|(v, k)| match (ours(v), k) {
+                        (Outcome::Value { dims, values, exact, .. }, Some(k)) if k.starts_with("int") || k.starts_with("uint") => Outcome::Value { class: k.clone(), dims, values, exact },
+                        (o, _) => o,
+                    })
+                    .collect()),
             };
             let first_error = oct.iter().find_map(|o| match o {
                 Outcome::Error(m) => Some(m.clone()),

@@ -471,7 +471,7 @@ fn conversion(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line, dotted: bo
             check_scalar_or_dotted(lw, name, &[&re, &im], dotted, line)?;
             let (re, im) = (convert(lw, re, FLOAT), convert(lw, im, FLOAT));
             let rank = re.ty.rank.max(im.ty.rank);
-            return Ok(Lowered::new(lib(LibFn::Complex, vec![re.expr, im.expr]), Ty { elem: COMPLEX, rank }));
+            return Ok(Lowered::new(lib(LibFn::Complex, vec![re.expr, im.expr]), Ty::array(COMPLEX, rank)));
         }
         "float" => (None, positional(lw, name, args, 1, 1, line)?),
         "complex" => (Some(COMPLEX), positional(lw, name, args, 1, 1, line)?),
@@ -687,7 +687,7 @@ fn math_n(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line, dotted: bool) 
                 return Err(lw.unsupported(&format!("`{name}` of complex numbers"), line, "not compiled"));
             }
             let e = if name == "atan" { lib(LibFn::Atan2, vec![y.expr, x.expr]) } else { lib(LibFn::Abs, vec![lib(LibFn::Complex, vec![y.expr, x.expr])]) };
-            Ok(Lowered::new(e, Ty { elem: FLOAT, rank }))
+            Ok(Lowered::new(e, Ty::array(FLOAT, rank)))
         }
         "min" | "max" | "clamp" => {
             if vals.iter().any(|v| v.ty.elem == COMPLEX) {
@@ -717,7 +717,7 @@ fn math_n(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line, dotted: bool) 
                     let first = it.next().expect("two at least").expr;
                     it.fold(first, |a, b| fold(f, a, b.expr))
                 };
-                Lowered::new(e, Ty { elem: work, rank })
+                Lowered::new(e, Ty::array(work, rank))
             };
             Ok(if elem == BOOL { lw.cast(out, BOOL) } else { out })
         }
@@ -875,7 +875,7 @@ fn reduction(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> R {
         None => lib(LibFn::Len, vec![x.expr.clone()]),
         Some(k) => shape[k as usize].clone(),
     };
-    let r = Lowered::new(reduce(op, x.expr, axis), Ty { elem: work, rank: if axis.is_some() { rank - 1 } else { 0 } });
+    let r = Lowered::new(reduce(op, x.expr, axis), Ty::array(work, if axis.is_some() { rank - 1 } else { 0 }));
     let r = if name == "mean" {
         // Statistics' `mean`: the sum over the count (NaN when empty, as 0/0).
         let c = lw.cast(sc(count, INT), work);
@@ -978,7 +978,7 @@ fn broadcast_user(lw: &mut Lowerer, f: &str, args: &[Arg], line: Line) -> R {
     let (call, rets) = r?;
     let vrir::Expr::Call { func, .. } = call else { unreachable!("a user call") };
     match rets.as_slice() {
-        [t] if t.rank == 0 => Ok(Lowered::new(vrir::Expr::Map { func, args: vals.into_iter().map(|v| v.expr).collect() }, Ty { elem: t.elem, rank })),
+        [t] if t.rank == 0 => Ok(Lowered::new(vrir::Expr::Map { func, args: vals.into_iter().map(|v| v.expr).collect() }, Ty::array(t.elem, rank))),
         _ => Err(lw.unsupported(&format!("broadcast `{f}.(...)`"), line, "the function must return one number")),
     }
 }

@@ -214,7 +214,7 @@ pub fn apply_helper(lw: &mut Lowerer, name: &str, args: Vec<Lowered>, result: Sc
     let rank = args.iter().map(|a| a.ty.rank).max().unwrap_or(0);
     let exprs = args.into_iter().map(|a| a.expr).collect();
     let e = if rank == 0 { vrir::Expr::Call { func: f, args: exprs } } else { vrir::Expr::Map { func: f, args: exprs } };
-    Lowered::new(e, Ty { elem: result, rank })
+    Lowered::new(e, Ty::array(result, rank))
 }
 
 /// The VRIR text of the helpers (bit operations, Julia's float `mod`, `cld`, `sign`,
@@ -428,7 +428,7 @@ fn array_op(lw: &mut Lowerer, op: Op, a: Lowered, b: Lowered, line: Line) -> LRe
 /// `a OP b` element by element (scalars, or arrays already conformed).
 fn elementwise(lw: &mut Lowerer, op: Op, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered> {
     let rank = a.ty.rank.max(b.ty.rank);
-    let ty = |e: ScalarType| Ty { elem: e, rank };
+    let ty = |e: ScalarType| Ty::array(e, rank);
     let e = promote(a.ty.elem, b.ty.elem);
     let complex = e == COMPLEX;
     let ordered = |lw: &Lowerer| {
@@ -542,7 +542,7 @@ fn exact_mixed(lw: &mut Lowerer, a: Lowered, b: Lowered) -> (Lowered, Lowered) {
 fn int_division(lw: &mut Lowerer, op: Op, a: Lowered, b: Lowered) -> LResult<Lowered> {
     let (a, b) = (lw.cast(a, INT), lw.cast(b, INT));
     let rank = a.ty.rank.max(b.ty.rank);
-    let ty = Ty { elem: INT, rank };
+    let ty = Ty::array(INT, rank);
     let overflows = matches!(op, Op::IntDiv | Op::Fld | Op::Cld) && const_i64(&b).is_none_or(|k| k == -1);
     let (a, b) = if overflows {
         let (a, b) = (lw.hoist(a), lw.hoist(b));
@@ -610,14 +610,14 @@ fn pow(lw: &mut Lowerer, x: Lowered, y: Lowered, _line: Line) -> LResult<Lowered
                 let neg = bin(vrir::BinOp::Lt, y.expr.clone(), i64c(0));
                 let unit = bin(vrir::BinOp::Or, bin(vrir::BinOp::Eq, x.expr.clone(), i64c(1)), bin(vrir::BinOp::Eq, x.expr.clone(), i64c(-1)));
                 let bad = bin(vrir::BinOp::And, neg, vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(unit) });
-                raise_where(lw, Lowered::new(bad, Ty { elem: BOOL, rank }), DOMAIN_INT_POW);
+                raise_where(lw, Lowered::new(bad, Ty::array(BOOL, rank)), DOMAIN_INT_POW);
             }
             let ay = lib(LibFn::Abs, vec![y.expr]);
-            Ok(Lowered::new(lib(LibFn::Pow, vec![x.expr, ay]), Ty { elem: INT, rank }))
+            Ok(Lowered::new(lib(LibFn::Pow, vec![x.expr, ay]), Ty::array(INT, rank)))
         }
         (COMPLEX, _) | (_, COMPLEX) => {
             let (x, y) = (lw.cast(x, COMPLEX), lw.cast(y, COMPLEX));
-            Ok(Lowered::new(lib(LibFn::Pow, vec![x.expr, y.expr]), Ty { elem: COMPLEX, rank }))
+            Ok(Lowered::new(lib(LibFn::Pow, vec![x.expr, y.expr]), Ty::array(COMPLEX, rank)))
         }
         (_, yt) => {
             let (x, y) = (lw.hoist(lw.cast(x, FLOAT)), lw.hoist(lw.cast(y, FLOAT)));
@@ -629,9 +629,9 @@ fn pow(lw: &mut Lowerer, x: Lowered, y: Lowered, _line: Line) -> LResult<Lowered
                     bin(vrir::BinOp::Gt, y.expr.clone(), vrir::Expr::f64(-4e18)),
                     bin(vrir::BinOp::Ne, y.expr.clone(), lib(LibFn::Trunc, vec![y.expr.clone()])),
                 );
-                raise_where(lw, Lowered::new(bin(vrir::BinOp::And, neg, frac), Ty { elem: BOOL, rank }), DOMAIN_FLOAT_POW);
+                raise_where(lw, Lowered::new(bin(vrir::BinOp::And, neg, frac), Ty::array(BOOL, rank)), DOMAIN_FLOAT_POW);
             }
-            Ok(Lowered::new(lib(LibFn::Pow, vec![x.expr, y.expr]), Ty { elem: FLOAT, rank }))
+            Ok(Lowered::new(lib(LibFn::Pow, vec![x.expr, y.expr]), Ty::array(FLOAT, rank)))
         }
     }
 }

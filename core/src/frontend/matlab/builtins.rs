@@ -17,7 +17,7 @@ use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INT32, INT64, LOGICAL};
 use crate::frontend::hir::{Arg, BinOp, Expr, ExprKind, Line};
 use crate::frontend::lower::{LErr, LResult, Lowered, Lowerer};
 use crate::frontend::rules::ArrayLoop;
-use crate::frontend::types::Ty;
+use crate::frontend::types::{IntClass, Ty};
 use crate::vrir::{self, AllocInit, ArrayType, Block, IndexFlags, LValue, LibFn, Literal, ReduceOp, ScalarType, ScanOp, Stmt, StmtKind};
 
 /// A dimension argument that is not a whole number (Octave's error).
@@ -43,6 +43,15 @@ pub const EMPTY_LOOP: &str = "empty_loop";
 pub const COLUMNS_SOURCE: &str = "__vr_columns";
 /// The library calls written for int64 arguments (`rules::Matlab::int64_guard` refuses
 /// int64 arguments of every other).
+/// The library calls written for the integer classes held in wider element types
+/// (`Ty::class`: int8, int16, uint8, uint16, uint32); every other refuses their values
+/// (`rules::Matlab::classes`). Sizes and predicates read no element; conversions and the
+/// operator forms are class-aware (`ops::to_class`, `ops::arith`).
+pub const TAKES_CLASSES: &[&str] = &[
+    "int8", "int16", "uint8", "uint16", "uint32", "double", "logical", "intmax", "intmin", "size", "numel", "length", "ndims", "isempty", "isscalar", "isvector", "rows", "columns",
+    "times", "plus", "minus", "rdivide", "mtimes", "mrdivide", "mldivide", "ctranspose", "transpose",
+];
+
 pub const TAKES_INT64: &[&str] = &[
     "int64", "int32", "double", "logical", "intmax", "intmin", "abs", "floor", "ceil", "fix", "round", "real", "conj", "size", "numel", "length", "ndims", "isempty", "isscalar",
     "isvector", "rows", "columns", "zeros", "ones", "times", "plus", "minus", "rdivide", "mtimes", "mrdivide", "mldivide", "ldivide", "ctranspose", "transpose", "horzcat", "vertcat",
@@ -1210,6 +1219,21 @@ pub fn call(lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<LR
                 }
                 _ => ops::to_logical(lw, v, line),
             }
+        })(),
+        "int8" | "int16" | "uint8" | "uint16" | "uint32" => (|| {
+            arity(lw, name, args, &[1], line)?;
+            let c = IntClass::from_name(name).expect("a class name");
+            let v = lw.expr(&args[0].value)?;
+            if !matches!(v.ty.elem, DOUBLE | LOGICAL) && v.ty.class.is_none() {
+                return Err(lw.unsupported(&format!("`{name}`"), line, &format!("of a {} value (double, logical and the integer classes int8 to uint32 convert)", ops::class_name(v.ty.elem))));
+            }
+            Ok(ops::to_class(lw, v, c))
+        })(),
+        "intmax" | "intmin" if args.len() == 1 && string_arg(&args[0]).and_then(IntClass::from_name).is_some() => (|| {
+            let c = string_arg(&args[0]).and_then(IntClass::from_name).expect("a class name");
+            let (lo, hi) = c.bounds();
+            let v = Lowered::new(vrir::Expr::f64(if name == "intmax" { hi } else { lo }), Ty::scalar(DOUBLE));
+            Ok(ops::to_class(lw, v, c))
         })(),
         "intmax" | "intmin" => (|| {
             if args.len() == 1 && string_arg(&args[0]) == Some("int64") {

@@ -64,6 +64,26 @@ pub const RANGE_FINAL: &str = "_m_range_final";
 /// `sign(x)` of a double.
 pub const SIGN: &str = "_m_sign";
 
+/// double -> int8, int16, uint8, uint16 (stored as i32), uint32 (as i64): rounded half
+/// away from zero, saturated at the class's range, NaN to 0 (Octave's `convert_real`).
+pub const TO_INT8: &str = "_m_to_int8";
+pub const TO_INT16: &str = "_m_to_int16";
+pub const TO_UINT8: &str = "_m_to_uint8";
+pub const TO_UINT16: &str = "_m_to_uint16";
+pub const TO_UINT32: &str = "_m_to_uint32";
+
+/// The conversion helper of an integer class held in a wider element type.
+pub fn to_class(c: crate::frontend::types::IntClass) -> &'static str {
+    use crate::frontend::types::IntClass::*;
+    match c {
+        Int8 => TO_INT8,
+        Int16 => TO_INT16,
+        Uint8 => TO_UINT8,
+        Uint16 => TO_UINT16,
+        Uint32 => TO_UINT32,
+    }
+}
+
 fn source(name: &str) -> Option<&'static str> {
     Some(match name {
         ROUND => {
@@ -82,6 +102,51 @@ fn source(name: &str) -> Option<&'static str> {
               (if (>= t 2147483647.0) (block (return 2147483647:i32)))
               (if (<= t -2147483648.0) (block (return -2147483648:i32)))
               (return (cast i32 t)))"
+        }
+        TO_INT8 => {
+            "(function _m_to_int8 ((x f64)) (i32)
+              (locals (t f64))
+              (if (!= x x) (block (return 0:i32)))
+              (set t (call _m_round x))
+              (if (>= t 127.0) (block (return 127:i32)))
+              (if (<= t -128.0) (block (return -128:i32)))
+              (return (cast i32 t)))"
+        }
+        TO_INT16 => {
+            "(function _m_to_int16 ((x f64)) (i32)
+              (locals (t f64))
+              (if (!= x x) (block (return 0:i32)))
+              (set t (call _m_round x))
+              (if (>= t 32767.0) (block (return 32767:i32)))
+              (if (<= t -32768.0) (block (return -32768:i32)))
+              (return (cast i32 t)))"
+        }
+        TO_UINT8 => {
+            "(function _m_to_uint8 ((x f64)) (i32)
+              (locals (t f64))
+              (if (!= x x) (block (return 0:i32)))
+              (set t (call _m_round x))
+              (if (>= t 255.0) (block (return 255:i32)))
+              (if (<= t 0.0) (block (return 0:i32)))
+              (return (cast i32 t)))"
+        }
+        TO_UINT16 => {
+            "(function _m_to_uint16 ((x f64)) (i32)
+              (locals (t f64))
+              (if (!= x x) (block (return 0:i32)))
+              (set t (call _m_round x))
+              (if (>= t 65535.0) (block (return 65535:i32)))
+              (if (<= t 0.0) (block (return 0:i32)))
+              (return (cast i32 t)))"
+        }
+        TO_UINT32 => {
+            "(function _m_to_uint32 ((x f64)) (i64)
+              (locals (t f64))
+              (if (!= x x) (block (return 0)))
+              (set t (call _m_round x))
+              (if (>= t 4294967295.0) (block (return 4294967295)))
+              (if (<= t 0.0) (block (return 0)))
+              (return (cast i64 t)))"
         }
         TO_INT64 => {
             "(function _m_to_int64 ((x f64)) (i64)
@@ -322,7 +387,7 @@ fn source(name: &str) -> Option<&'static str> {
 /// Helpers a helper calls.
 fn needs(name: &str) -> &'static [&'static str] {
     match name {
-        TO_INT32 | TO_INT64 | RANGE_FINAL => &[ROUND],
+        TO_INT32 | TO_INT64 | RANGE_FINAL | TO_INT8 | TO_INT16 | TO_UINT8 | TO_UINT16 | TO_UINT32 => &[ROUND],
         I64_ABS => &[I64_NEG],
         I64_ADD_F64 => &[I64_ADD, TO_INT64],
         F64_SUB_I64 => &[I64_ADD_F64, TO_INT64],
@@ -366,7 +431,7 @@ mod tests {
     fn every_helper_parses_and_verifies() {
         let mut fns = Vec::new();
         for n in [
-            ROUND, TO_INT32, TO_INT64, I64_ADD, I64_SUB, I64_MUL, I64_DIV, I64_NEG, I64_ABS, I64_ADD_F64, F64_SUB_I64, I64_MUL_F64, I64_DIV_F64, I64_MUL_EXACT, I64_DIV_EXACT, I64_CMP_F64, MOD, REM, MAX,
+            ROUND, TO_INT32, TO_INT64, TO_INT8, TO_INT16, TO_UINT8, TO_UINT16, TO_UINT32, I64_ADD, I64_SUB, I64_MUL, I64_DIV, I64_NEG, I64_ABS, I64_ADD_F64, F64_SUB_I64, I64_MUL_F64, I64_DIV_F64, I64_MUL_EXACT, I64_DIV_EXACT, I64_CMP_F64, MOD, REM, MAX,
             MIN, SIGN, RANGE_NUMEL, "_m_teq", RANGE_FINAL,
         ] {
             let m = vrir::text::parse_module(&format!("(module h :index-base 1 {})", source(n).unwrap())).unwrap();

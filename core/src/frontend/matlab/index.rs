@@ -339,6 +339,17 @@ fn not(e: vrir::Expr) -> vrir::Expr {
 
 /// `target(indices)`.
 pub fn read(lw: &mut Lowerer, target: &Expr, indices: &[Option<Expr>], line: Line) -> LResult<Lowered> {
+    let mut r = read_unclassed(lw, target, indices, line)?;
+    // The elements of an int8 array are int8 (the reads below type them by element type).
+    if let Ok(t) = lw.probe_type(target) {
+        if t.class.is_some() && r.ty.elem == t.elem {
+            r.ty.class = t.class;
+        }
+    }
+    Ok(r)
+}
+
+fn read_unclassed(lw: &mut Lowerer, target: &Expr, indices: &[Option<Expr>], line: Line) -> LResult<Lowered> {
     let ExprKind::Var(name) = &target.kind else {
         return Err(lw.unsupported("indexing the value of an expression", line, "index a variable"));
     };
@@ -528,7 +539,7 @@ pub fn one_by_one(lw: &Lowerer, v: Lowered) -> Lowered {
     let elem = v.ty.elem;
     Lowered::new(
         vrir::Expr::Alloc { init: AllocInit::Fill { value: Box::new(v.expr) }, ty: ArrayType::new(elem, 2, lw.layout()), dims: vec![i64c(1), i64c(1)] },
-        Ty::array(elem, 2),
+        v.ty.with_rank(2),
     )
 }
 
@@ -550,6 +561,23 @@ fn stored_class(array: ScalarType, v: ScalarType) -> Option<ScalarType> {
     }
 }
 
+/// A value stored into an array when either has an integer class held in a wider
+/// element type: a double or logical into an int8 array is converted as `int8(v)` is
+/// (rounded, saturated at the class's bounds); an int8 into a double array, or into
+/// an array of another class, is `unsupported` (MATLAB converts the array's class).
+fn classed_store(lw: &mut Lowerer, name: &str, at: Ty, v: Lowered, line: Line) -> LResult<Lowered> {
+    let what = format!("assignment into `{name}(...)`");
+    let shown = |t: Ty| t.class.map(|c| c.name()).unwrap_or(ops::class_name(t.elem));
+    let Some(c) = at.class else {
+        return Err(lw.unsupported(&what, line, &format!("storing an {} value into a {} array (MATLAB converts the array's class)", shown(v.ty), shown(at))));
+    };
+    if v.ty.class.is_some_and(|k| k != c) || (v.ty.class.is_none() && !matches!(v.ty.elem, DOUBLE | LOGICAL)) {
+        return Err(lw.unsupported(&what, line, &format!("storing a {} value into an {} array (not compiled)", shown(v.ty), c.name())));
+    }
+    lw.record(name, at, line)?;
+    Ok(ops::to_class(lw, v, c))
+}
+
 /// `name(indices) = value`.
 pub fn assign(lw: &mut Lowerer, name: &str, indices: &[Option<Expr>], value: &Expr, line: Line) -> LResult<()> {
     // `resolve` marks the stores of arrays that grow.
@@ -562,19 +590,23 @@ pub fn assign(lw: &mut Lowerer, name: &str, indices: &[Option<Expr>], value: &Ex
     if at.rank == 0 {
         return Err(lw.unsupported(&format!("assignment into an index of `{name}`"), line, &format!("`{name}` is a scalar here")));
     }
-    let Some(elem) = stored_class(at.elem, v.ty.elem) else {
-        return Err(lw.unsupported(
-            &format!("assignment into `{name}(...)`"),
-            line,
-            &format!("storing a {} value into a {} array (MATLAB converts the array's class)", ops::class_name(v.ty.elem), ops::class_name(at.elem)),
-        ));
+    let v = if at.class.is_some() || v.ty.class.is_some() {
+        classed_store(lw, name, at, v, line)?
+    } else {
+        let Some(elem) = stored_class(at.elem, v.ty.elem) else {
+            return Err(lw.unsupported(
+                &format!("assignment into `{name}(...)`"),
+                line,
+                &format!("storing a {} value into a {} array (MATLAB converts the array's class)", ops::class_name(v.ty.elem), ops::class_name(at.elem)),
+            ));
+        };
+        lw.record(name, at.with_elem(elem), line)?;
+        if elem != at.elem && !lw.final_pass() {
+            // The array widens; the next round compiles the store with its final type.
+            return Err(LErr::NotYet);
+        }
+        if matches!(at.elem, INT32 | INT64) { ops::to_int(lw, v, at.elem) } else { lw.cast(v, at.elem) }
     };
-    lw.record(name, at.with_elem(elem), line)?;
-    if elem != at.elem && !lw.final_pass() {
-        // The array widens; the next round compiles the store with its final type.
-        return Err(LErr::NotYet);
-    }
-    let v = if matches!(at.elem, INT32 | INT64) { ops::to_int(lw, v, at.elem) } else { lw.cast(v, at.elem) };
     let v = lw.hoist(v);
     let var = lw.vrir_var_name(name);
     let t = Lowered::new(vrir::Expr::var(&var), at);
@@ -671,7 +703,7 @@ fn grow(lw: &mut Lowerer, t: &Lowered, ixs: &[Ix], line: Line) {
         lw.raise_if(beyond, GROWTH);
         return;
     }
-    let ty = Ty::array(elem, 2);
+    let ty = t.ty.with_rank(2);
     let (r, c) = (dim(&t.expr, 0), dim(&t.expr, 1));
     let (r_ok, body) = lw.in_block(|lw| {
         let (new_r, new_c) = if n == 1 {

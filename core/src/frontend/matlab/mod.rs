@@ -50,6 +50,19 @@ pub fn compile(src: &str, entry: &str, args: Vec<Ty>) -> VrResult<Module> {
 /// `compile` for `nargout` outputs (None: all it declares). The VRIR function is
 /// `entry` for all outputs, `entry.nargoutN` for fewer.
 pub fn compile_outputs(src: &str, entry: &str, args: Vec<Ty>, nargout: Option<usize>) -> VrResult<Module> {
+    compile_classes(src, entry, args, nargout).map(|(m, _)| m)
+}
+
+/// Does the source or an argument use an integer class held in a wider element type?
+fn uses_classes(src: &str, args: &[Ty]) -> bool {
+    args.iter().any(|t| t.class.is_some()) || crate::frontend::types::IntClass::ALL.iter().any(|c| src.contains(c.name()))
+}
+
+/// `compile_outputs`, with each result's MATLAB class (`class(r)`: "int8", "double",
+/// "logical", "complex double" for a complex result, ...): how a host hands int8,
+/// int16, uint8, uint16 and uint32 results back (their values come in their storage
+/// types, i32 and i64).
+pub fn compile_classes(src: &str, entry: &str, args: Vec<Ty>, nargout: Option<usize>) -> VrResult<(Module, Vec<String>)> {
     let mut p = program(src)?;
     let k = outputs_of(src, entry)?.ok_or_else(|| {
         let mut names: Vec<String> = p.defs.keys().filter(|n| !n.contains('.')).cloned().collect();
@@ -69,17 +82,38 @@ pub fn compile_outputs(src: &str, entry: &str, args: Vec<Ty>, nargout: Option<us
         return Err(VrError::new(ErrorKind::InvalidArgument, format!("`{entry}` has {k} output(s), {n} requested")));
     }
     let name = resolve::variant(entry, n, k);
-    let int64 = args.iter().any(|t| t.elem == rules::INT64) || src.contains("int64");
-    if int64 {
-        p = program_with(src, rules::rules_for(true, true))?;
+    let classes = uses_classes(src, &args);
+    let int64 = args.iter().any(|t| t.elem == rules::INT64 && t.class.is_none()) || src.contains("int64");
+    if int64 || classes {
+        p = program_with(src, rules::rules_for(true, int64, classes))?;
     }
     let types: Vec<_> = args.into_iter().map(|t| Some(crate::frontend::types::AnyTy::Value(t))).collect();
-    match p.compile(&name, &name, types.clone()) {
+    let module = match p.compile(&name, &name, types.clone()) {
         // `for c = M` makes `c` a column; a function that uses it as a scalar compiles
         // with loops over the elements of rows instead (`rules::ROW_LOOP_RULES`).
-        Err(_) if resolve::has_array_loops(&parser::parse_file(src)?) => program_with(src, rules::rules_for(false, int64))?.compile(&name, &name, types),
-        done => done,
+        Err(_) if resolve::has_array_loops(&parser::parse_file(src)?) => {
+            p = program_with(src, rules::rules_for(false, int64, classes))?;
+            p.compile(&name, &name, types)?
+        }
+        done => done?,
+    };
+    let results = p.result_types(&name).unwrap_or_default();
+    let mut names = Vec::with_capacity(results.len());
+    for (k, t) in results.iter().enumerate() {
+        if classes && t.class.is_none() && matches!(t.elem, rules::INT32 | rules::INT64) {
+            // The guard of `rules::Matlab::classes` refuses such values where they are
+            // used; a result is the one place left to check.
+            return Err(VrError::new(
+                ErrorKind::Unsupported,
+                format!("output {} of `{entry}` is an {} value in a function with int8, int16, uint8, uint16 or uint32 values (not compiled together)", k + 1, ops::class_name(t.elem)),
+            ));
+        }
+        names.push(match t.class {
+            Some(c) => c.name().to_string(),
+            None => ops::class_name(t.elem).to_string(),
+        });
     }
+    Ok((module, names))
 }
 
 /// The MATLAB type of a JSON argument (`vr run f.m F --args [...]`): a number is a

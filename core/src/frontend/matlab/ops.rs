@@ -13,7 +13,7 @@ use super::helpers;
 use super::rules::{bin, i64c, lib, COMPLEX, DOUBLE, INT32, INT64, LOGICAL};
 use crate::frontend::hir::{BinOp, Line, UnOp};
 use crate::frontend::lower::{LResult, Lowered, Lowerer};
-use crate::frontend::types::Ty;
+use crate::frontend::types::{IntClass, Ty};
 use crate::vrir::{self, Block, IndexFlags, LValue, LibFn, Literal, ReduceOp, ScalarType, Stmt, StmtKind};
 
 /// Reason of operands whose sizes Octave broadcasts (the call runs in Octave).
@@ -67,6 +67,64 @@ pub fn arith_class(lw: &Lowerer, a: ScalarType, b: ScalarType, what: &str, line:
         return Ok(INT32);
     }
     Ok(if a == COMPLEX || b == COMPLEX { COMPLEX } else { DOUBLE })
+}
+
+/// The class of an operation with an operand of an integer class held in a wider
+/// element type (`Ty::class`): that class, with a double or logical other operand or one
+/// of the same class. Two different integer classes are Octave's error ("binary operator
+/// not implemented for 'int8' by 'int16' operations"): `unsupported`, so that Octave runs
+/// the function and raises it; so are int32, int64 and complex operands.
+pub fn class_of_pair(lw: &Lowerer, a: Ty, b: Ty, what: &str, line: Line) -> LResult<IntClass> {
+    let c = a.class.or(b.class).expect("an operand with a class");
+    for t in [a, b] {
+        match t.class {
+            Some(k) if k == c => {}
+            Some(k) => {
+                return Err(lw.unsupported(what, line, &format!("an {} operand with an {} one (MATLAB: integers can only be combined with integers of the same class, or scalar doubles)", c.name(), k.name())))
+            }
+            None if matches!(t.elem, DOUBLE | LOGICAL) => {}
+            None => return Err(lw.unsupported(what, line, &format!("an {} operand with a {} one (Octave: the operation is not defined)", c.name(), class_name(t.elem)))),
+        }
+    }
+    Ok(c)
+}
+
+/// A value converted to integer class `c` as Octave converts: through double (exact for
+/// every value of these classes, int32 and logical), rounded half away from zero,
+/// saturated at the class's bounds, NaN to 0.
+pub fn to_class(lw: &mut Lowerer, v: Lowered, c: IntClass) -> Lowered {
+    if v.ty.class == Some(c) {
+        return v;
+    }
+    let v = lw.cast(v, DOUBLE);
+    let ty = Ty::of_class(c, v.ty.rank);
+    if let vrir::Expr::Const { value: Literal::F64(x) } = v.expr {
+        let (lo, hi) = c.bounds();
+        let r = if x.is_nan() { 0.0 } else { x.round().clamp(lo, hi) };
+        let lit = if c.storage() == INT64 { Literal::I64(r as i64) } else { Literal::I32(r as i32) };
+        return Lowered::new(vrir::Expr::lit(lit), ty);
+    }
+    let arr = v.ty.rank > 0;
+    Lowered::new(helpers::apply(lw, helpers::to_class(c), vec![v.expr], arr), ty)
+}
+
+/// `a op b` (`+ - .* ./`) with an operand of an integer class: computed in double, which
+/// is exact for every operation of these classes whose result is in range (a product of
+/// two uint32 values past 2^53 is past the class's bound, where it saturates anyway),
+/// then converted to the class (rounded half away from zero, saturated, NaN to 0), as
+/// Octave computes `octave_int<T>` arithmetic for T narrower than 64 bits.
+fn class_arith(lw: &mut Lowerer, op: BinOp, c: IntClass, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered> {
+    let rank = a.ty.rank.max(b.ty.rank);
+    let vop = match op {
+        BinOp::Add => vrir::BinOp::Add,
+        BinOp::Sub => vrir::BinOp::Sub,
+        BinOp::Mul => vrir::BinOp::Mul,
+        BinOp::Div => vrir::BinOp::Div,
+        _ => return Err(lw.unsupported(&format!("`{}`", matlab_spelling(op)), line, &format!("of {} values (Octave's repeated saturating products are not compiled)", c.name()))),
+    };
+    let (a, b) = (lw.cast(a, DOUBLE), lw.cast(b, DOUBLE));
+    let d = Lowered::new(bin(vop, a.expr, b.expr), Ty::array(DOUBLE, rank));
+    Ok(to_class(lw, d, c))
 }
 
 /// A double value (scalar or array) converted to int32 as Octave converts: rounded half
@@ -165,7 +223,7 @@ pub fn dim(a: &vrir::Expr, k: u32) -> vrir::Expr {
 pub fn first(a: &Lowered) -> Lowered {
     Lowered::new(
         vrir::Expr::Index { array: Box::new(a.expr.clone()), indices: vec![i64c(1)], flags: IndexFlags { flatten: a.ty.rank > 1, ..IndexFlags::default() } },
-        Ty::scalar(a.ty.elem),
+        a.ty.with_rank(0),
     )
 }
 
@@ -248,6 +306,16 @@ pub fn unary(lw: &mut Lowerer, op: UnOp, a: Lowered, line: Line) -> LResult<Lowe
             let ty = l.ty;
             Ok(Lowered::new(vrir::Expr::Unary { op: vrir::UnOp::Not, arg: Box::new(l.expr) }, ty))
         }
+        UnOp::Plus | UnOp::Neg if a.ty.class.is_some() => {
+            if op == UnOp::Plus {
+                return Ok(a);
+            }
+            // -int8(-128) saturates to 127; -uint8(5) is 0.
+            let c = a.ty.class.expect("a class");
+            let d = lw.cast(a, DOUBLE);
+            let ty = d.ty;
+            Ok(to_class(lw, Lowered::new(vrir::Expr::Unary { op: vrir::UnOp::Neg, arg: Box::new(d.expr) }, ty), c))
+        }
         UnOp::Plus | UnOp::Neg => {
             let e = arith_class(lw, a.ty.elem, DOUBLE, "unary minus", line)?;
             let e = if a.ty.elem == INT32 { INT32 } else { e };
@@ -275,6 +343,10 @@ pub fn unary(lw: &mut Lowerer, op: UnOp, a: Lowered, line: Line) -> LResult<Lowe
 /// An element-wise arithmetic operator (`+ - .* ./ .^`) on two operands.
 pub fn arith(lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered> {
     let what = format!("`{}`", matlab_spelling(op));
+    if a.ty.class.is_some() || b.ty.class.is_some() {
+        let c = class_of_pair(lw, a.ty, b.ty, &what, line)?;
+        return elementwise(lw, a, b, &what, line, &|lw, a, b| class_arith(lw, op, c, a, b, line));
+    }
     let e = arith_class(lw, a.ty.elem, b.ty.elem, &what, line)?;
     elementwise(lw, a, b, &what, line, &|lw, a, b| arith_same_shape(lw, op, e, a, b, line))
 }
@@ -418,7 +490,13 @@ fn power(lw: &mut Lowerer, a: Lowered, b: Lowered, e: ScalarType, rank: u32, lin
 /// Comparisons: logical results; complex numbers compare equal or not only.
 pub fn compare(lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered> {
     let what = format!("`{}`", matlab_spelling(op));
-    let mut e = arith_class(lw, a.ty.elem, b.ty.elem, &what, line)?;
+    let mut e = if a.ty.class.is_some() || b.ty.class.is_some() {
+        // Exact in double (every value of these classes is a double).
+        class_of_pair(lw, a.ty, b.ty, &what, line)?;
+        DOUBLE
+    } else {
+        arith_class(lw, a.ty.elem, b.ty.elem, &what, line)?
+    };
     if e == COMPLEX && !matches!(op, BinOp::Eq | BinOp::Ne) {
         return Err(lw.unsupported(&what, line, "ordering complex numbers (Octave compares their modulus, then their argument)"));
     }
@@ -510,13 +588,21 @@ pub fn mtimes(lw: &mut Lowerer, a: Lowered, b: Lowered, line: Line) -> LResult<L
     if a.ty.rank == 0 || b.ty.rank == 0 {
         return arith(lw, BinOp::Mul, a, b, line);
     }
-    let e = arith_class(lw, a.ty.elem, b.ty.elem, "`*`", line)?;
+    let class = if a.ty.class.is_some() || b.ty.class.is_some() { Some(class_of_pair(lw, a.ty, b.ty, "`*`", line)?) } else { None };
+    let e = match class {
+        Some(c) => c.storage(),
+        None => arith_class(lw, a.ty.elem, b.ty.elem, "`*`", line)?,
+    };
     if a.ty.rank != 2 || b.ty.rank != 2 {
         return Err(lw.unsupported("`*`", line, "a matrix product of arrays with more than two dimensions"));
     }
     let a = lw.hoist(a);
     let b = lw.hoist(b);
-    let ty = Ty::array(e, 2);
+    // A matrix product of integer matrices is Octave's error: left to it (MATRIX_OP).
+    let ty = match class {
+        Some(c) => Ty::of_class(c, 2),
+        None => Ty::array(e, 2),
+    };
     let t = lw.temp(&ty.vrir(lw.layout()));
     let (sa, _) = branch(lw, &t, |lw| {
         let x = first(&a);

@@ -25,21 +25,44 @@ pub struct Matlab {
     /// arguments' types first and refuses int64 ones, so that no builtin computes an
     /// int64 in double by accident.
     pub int64_guard: bool,
+    /// Values of the integer classes held in a wider element type (int8, int16, uint8,
+    /// uint16, uint32: `Ty::class`) may occur. Then every int32 or int64 value without a
+    /// class is refused where it is used (operators, library calls, stores, results):
+    /// MATLAB does not combine them with these classes, and a value whose class the
+    /// engine lost on the way would otherwise compute as an int32 (saturating at the
+    /// wrong bound). Library calls not written for the classes (`builtins::TAKES_CLASSES`)
+    /// refuse classed arguments.
+    pub classes: bool,
 }
 
-pub static RULES: Matlab = Matlab { loops_over_columns: true, int64_guard: false };
-/// The rules with `for` loops over the elements of row vectors (`Matlab::loops_over_columns`).
-pub static ROW_LOOP_RULES: Matlab = Matlab { loops_over_columns: false, int64_guard: false };
-pub static INT64_RULES: Matlab = Matlab { loops_over_columns: true, int64_guard: true };
-pub static INT64_ROW_LOOP_RULES: Matlab = Matlab { loops_over_columns: false, int64_guard: true };
+macro_rules! matlab_rules {
+    ($($name:ident: $l:expr, $i:expr, $c:expr;)*) => {
+        $(pub static $name: Matlab = Matlab { loops_over_columns: $l, int64_guard: $i, classes: $c };)*
+    };
+}
+
+matlab_rules! {
+    RULES: true, false, false;
+    ROW_LOOP_RULES: false, false, false;
+    INT64_RULES: true, true, false;
+    INT64_ROW_LOOP_RULES: false, true, false;
+    CLASS_RULES: true, false, true;
+    CLASS_ROW_LOOP_RULES: false, false, true;
+    CLASS_INT64_RULES: true, true, true;
+    CLASS_INT64_ROW_LOOP_RULES: false, true, true;
+}
 
 /// The rule table for these choices.
-pub fn rules_for(loops_over_columns: bool, int64_guard: bool) -> &'static Matlab {
-    match (loops_over_columns, int64_guard) {
-        (true, false) => &RULES,
-        (false, false) => &ROW_LOOP_RULES,
-        (true, true) => &INT64_RULES,
-        (false, true) => &INT64_ROW_LOOP_RULES,
+pub fn rules_for(loops_over_columns: bool, int64_guard: bool, classes: bool) -> &'static Matlab {
+    match (loops_over_columns, int64_guard, classes) {
+        (true, false, false) => &RULES,
+        (false, false, false) => &ROW_LOOP_RULES,
+        (true, true, false) => &INT64_RULES,
+        (false, true, false) => &INT64_ROW_LOOP_RULES,
+        (true, false, true) => &CLASS_RULES,
+        (false, false, true) => &CLASS_ROW_LOOP_RULES,
+        (true, true, true) => &CLASS_INT64_RULES,
+        (false, true, true) => &CLASS_INT64_ROW_LOOP_RULES,
     }
 }
 
@@ -105,6 +128,46 @@ impl Matlab {
     }
 }
 
+impl Matlab {
+    /// With `classes`: the refusal of an int32 or int64 operand without a class.
+    fn unclassed_int(&self, lw: &Lowerer, tys: &[Ty], what: &str, line: Line) -> Option<crate::frontend::lower::LErr> {
+        if !self.classes {
+            return None;
+        }
+        tys.iter().find(|t| t.class.is_none() && matches!(t.elem, INT32 | INT64)).map(|t| {
+            lw.unsupported(what, line, &format!("an {} value in a function with int8, int16, uint8, uint16 or uint32 values (not compiled together)", ops::class_name(t.elem)))
+        })
+    }
+
+    /// With `classes`: the refusal of library call `name` when an argument is an int32
+    /// or int64 without a class, or has a class and `name` is not written for classes.
+    fn class_refused(&self, lw: &mut Lowerer, name: &str, args: &[Arg], line: Line) -> Option<crate::frontend::lower::LErr> {
+        // The front end's own helpers (`__vr_loopvar` of an integer loop counter, ...)
+        // are not MATLAB's values.
+        if !self.classes || name.starts_with("__vr_") {
+            return None;
+        }
+        for a in args {
+            if matches!(a.value.kind, ExprKind::Str(_)) {
+                continue;
+            }
+            match lw.probe_type(&a.value) {
+                Ok(t) if t.class.is_some() && !builtins::TAKES_CLASSES.contains(&name) => {
+                    return Some(lw.unsupported(&format!("`{name}`"), line, &format!("of an {} value (not compiled for this class)", t.class.map(|c| c.name()).unwrap_or("?"))))
+                }
+                Ok(t) => {
+                    if let Some(e) = self.unclassed_int(lw, &[t], &format!("`{name}`"), line) {
+                        return Some(e);
+                    }
+                }
+                Err(crate::frontend::lower::LErr::NotYet) => return Some(crate::frontend::lower::LErr::NotYet),
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
 impl Language for Matlab {
     fn name(&self) -> &'static str {
         "MATLAB"
@@ -155,10 +218,16 @@ impl Language for Matlab {
     }
 
     fn unary(&self, lw: &mut Lowerer, op: UnOp, a: Lowered, line: Line) -> LResult<Lowered> {
+        if let Some(e) = self.unclassed_int(lw, &[a.ty], "an operator", line) {
+            return Err(e);
+        }
         ops::unary(lw, op, a, line)
     }
 
     fn binary(&self, lw: &mut Lowerer, op: BinOp, a: Lowered, b: Lowered, line: Line) -> LResult<Lowered> {
+        if let Some(e) = self.unclassed_int(lw, &[a.ty, b.ty], &format!("`{}`", ops::matlab_spelling(op)), line) {
+            return Err(e);
+        }
         match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow => ops::arith(lw, op, a, b, line),
             BinOp::MatMul => ops::mtimes(lw, a, b, line),
@@ -183,6 +252,9 @@ impl Language for Matlab {
         if let Some(e) = self.int64_refused(lw, name, args, line) {
             return Some(Err(e));
         }
+        if let Some(e) = self.class_refused(lw, name, args, line) {
+            return Some(Err(e));
+        }
         builtins::call(lw, name, args, line)
     }
 
@@ -190,6 +262,16 @@ impl Language for Matlab {
         let args = index::builtin_call(lw, e, "colon")?;
         if fractional_range(args) {
             return None;
+        }
+        if self.classes {
+            // A range of integers is of their class (`int8(1):3`): not compiled as one.
+            for a in args {
+                match lw.probe_type(&a.value) {
+                    Ok(t) if matches!(t.elem, INT32 | INT64) => return Some(Err(lw.unsupported("a range", e.line, "of integer values in a function with int8, int16, uint8, uint16 or uint32 values"))),
+                    Err(crate::frontend::lower::LErr::NotYet) => return Some(Err(crate::frontend::lower::LErr::NotYet)),
+                    _ => {}
+                }
+            }
         }
         // The loop variable is an integer counter (`resolve` reads it back as a double).
         Some(index::range_parts(lw, args, index::RANGE_NOT_INTEGER, e.line).map(|p| {
@@ -324,6 +406,9 @@ impl Language for Matlab {
             if let Some(e) = self.int64_refused(lw, name, args, line) {
                 return Some(Err(e));
             }
+        }
+        if let Some(e) = self.class_refused(lw, name, args, line) {
+            return Some(Err(e));
         }
         builtins::multi(lw, name, args, nout, line)
     }

@@ -1,0 +1,3 @@
+function y = vt_imix(a, b)
+  y = a + b;
+end
