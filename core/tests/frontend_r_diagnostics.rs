@@ -160,7 +160,7 @@ mod no_panics {
             let src = format!("g <- function(x) x + 1\nf <- function(x) {{\n{soup}\n}}\n");
             for elem in [ScalarType::F64, ScalarType::I32, ScalarType::Bool] {
                 for s in [&soup, &src] {
-                    if let Ok(m) = r::compile(s, "f", vec![Ty { elem, rank }]) {
+                    if let Ok(m) = r::compile(s, "f", vec![Ty::array(elem, rank)]) {
                         prop_assert!(velociraptor::vrir::verify::verify_module(&m).is_ok(), "{s}: {:?}", velociraptor::vrir::verify::verify_module(&m));
                     }
                 }

@@ -77,7 +77,7 @@ impl ArgSig {
                     VR_BOOL => ScalarType::Bool,
                     _ => ScalarType::C128,
                 };
-                AnyTy::Value(Ty { elem, rank: *rank })
+                AnyTy::Value(Ty::array(elem, *rank))
             }
             ArgSig::List { frame, fields } => AnyTy::List(ListTy {
                 frame: *frame,
