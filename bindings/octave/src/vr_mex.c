@@ -332,6 +332,18 @@ static size_t elem_size(int32_t elem) {
  * strides), which is then freed. A complex result whose imaginary parts are all zero
  * becomes real, as Octave narrows its own. Null for an element type Octave cannot
  * hold here. */
+/* An array result's Octave dimensions (at least two: a vector is a column) into dims,
+ * their product into count; returns how many. */
+static int octave_dims(const VrArray *r, mwSize *dims, size_t *count) {
+  int nd = r->ndims < 2 ? 2 : r->ndims;
+  *count = 1;
+  for (int k = 0; k < nd; k++) {
+    dims[k] = k < r->ndims ? (mwSize)r->dims[k] : 1;
+    *count *= dims[k];
+  }
+  return nd;
+}
+
 static mxArray *to_octave(VrValue *v, int cls) {
   if (cls != CLS_NONE) {
     /* A narrowing copy out of the storage type (i32, or i64 for uint32). */
@@ -343,12 +355,8 @@ static mxArray *to_octave(VrValue *v, int cls) {
     }
     VrArray *r = &v->array;
     mwSize dims[VR_MAX_NDIMS];
-    int nd = r->ndims < 2 ? 2 : r->ndims;
-    size_t count = 1;
-    for (int k = 0; k < nd; k++) {
-      dims[k] = k < r->ndims ? (mwSize)r->dims[k] : 1;
-      count *= dims[k];
-    }
+    size_t count;
+    int nd = octave_dims(r, dims, &count);
     mxArray *a = mxCreateNumericArray(nd, dims, cls_id(cls), mxREAL);
     void *dst = mxGetData(a);
     for (size_t i = 0; i < count; i++) {
@@ -388,12 +396,8 @@ static mxArray *to_octave(VrValue *v, int cls) {
   }
   VrArray *r = &v->array;
   mwSize dims[VR_MAX_NDIMS];
-  int nd = r->ndims < 2 ? 2 : r->ndims;
-  size_t count = 1;
-  for (int k = 0; k < nd; k++) {
-    dims[k] = k < r->ndims ? (mwSize)r->dims[k] : 1;
-    count *= dims[k];
-  }
+  size_t count;
+  int nd = octave_dims(r, dims, &count);
   int32_t elem = r->elem;
   int narrow = 0;
   if (elem == VR_C128) {
