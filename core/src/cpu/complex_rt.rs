@@ -1,11 +1,12 @@
 //! Complex math that generated code calls by address: the transcendental functions and
-//! `pow` of c64/c128, and `hypot` for `abs`. They run the very num-complex methods the
-//! interpreter runs (which call the same C library functions), so compiled results are
+//! `pow` of c64/c128, and `hypot` for `abs`. They run the very functions the interpreter
+//! runs (`runtime::complex_math`: num-complex's, NaN-sign-free), so compiled results are
 //! bit-identical to the interpreter's; re-deriving each formula in LLVM IR would be a
 //! second implementation to keep in step. The cheap operations (`+ - * /`, `abs`,
 //! comparisons, casts) are emitted inline by `codegen/complex.rs`, with num-complex's
 //! formulas.
 
+use crate::runtime::complex_math;
 use num_complex::{Complex32, Complex64};
 use std::ffi::{c_double, c_float};
 
@@ -27,25 +28,10 @@ pub fn code_of(f: crate::vrir::ast::LibFn) -> Option<u32> {
     FUNCS.iter().position(|g| *g == f).map(|k| k as u32)
 }
 
-macro_rules! complex_math {
-    ($code:expr, $x:expr, $y:expr) => {
-        match $code {
-            0 => $x.sqrt(),
-            1 => $x.exp(),
-            2 => $x.ln(),
-            3 => $x.log10(),
-            4 => $x.sin(),
-            5 => $x.cos(),
-            6 => $x.tan(),
-            7 => $x.asin(),
-            8 => $x.acos(),
-            9 => $x.atan(),
-            10 => $x.sinh(),
-            11 => $x.cosh(),
-            12 => $x.tanh(),
-            _ => $x.powc($y),
-        }
-    };
+/// The function of helper code `code` (an index into [`FUNCS`]; `pow` past the end, as
+/// the helpers have always read it).
+fn func_of(code: u32) -> crate::vrir::ast::LibFn {
+    FUNCS.get(code as usize).copied().unwrap_or(crate::vrir::ast::LibFn::Pow)
 }
 
 /// `out[0..2] = f(re + i im [, re2 + i im2])` for c128; `code` from [`code_of`].
@@ -61,7 +47,7 @@ pub unsafe extern "C" fn vr_cpu_c128_math(
     im2: f64,
     out: *mut f64,
 ) {
-    let r = complex_math!(code, Complex64::new(re, im), Complex64::new(re2, im2));
+    let r = complex_math::c128(func_of(code), Complex64::new(re, im), Complex64::new(re2, im2));
     *out = r.re;
     *out.add(1) = r.im;
 }
@@ -79,7 +65,7 @@ pub unsafe extern "C" fn vr_cpu_c64_math(
     im2: f32,
     out: *mut f32,
 ) {
-    let r = complex_math!(code, Complex32::new(re, im), Complex32::new(re2, im2));
+    let r = complex_math::c64(func_of(code), Complex32::new(re, im), Complex32::new(re2, im2));
     *out = r.re;
     *out.add(1) = r.im;
 }

@@ -3,6 +3,7 @@
 //! operations apply these element by element (`array_ops.rs`).
 
 use super::internal;
+use crate::runtime::complex_math;
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Scalar;
 use crate::vrir::ast::{BinOp, LibFn, UnOp};
@@ -60,8 +61,8 @@ macro_rules! float_op {
     }};
 }
 
-/// The same method names exist on f32, f64 and num-complex's Complex, so one macro serves
-/// real and complex arguments.
+/// The real functions by their std method names (the complex ones are
+/// `runtime::complex_math`'s, which compiled code calls too).
 macro_rules! transcendental {
     ($f:expr, $x:expr) => {
         match $f {
@@ -351,8 +352,8 @@ pub(crate) fn lib1(f: LibFn, a: Scalar) -> VrResult<Scalar> {
         | LibFn::Tanh => match a {
             F32(x) => F32(transcendental!(f, x)),
             F64(x) => F64(transcendental!(f, x)),
-            C64(x) => C64(transcendental!(f, x)),
-            C128(x) => C128(transcendental!(f, x)),
+            C64(x) => C64(complex_math::c64(f, x, x)),
+            C128(x) => C128(complex_math::c128(f, x, x)),
             _ => return Err(bad()),
         },
         LibFn::Expm1 => match a {
@@ -418,8 +419,8 @@ pub(crate) fn lib2(f: LibFn, a: Scalar, b: Scalar) -> VrResult<Scalar> {
         (LibFn::Atan2, F64(x), F64(y)) => F64(x.atan2(y)),
         (LibFn::Pow, F32(x), F32(y)) => F32(x.powf(y)),
         (LibFn::Pow, F64(x), F64(y)) => F64(x.powf(y)),
-        (LibFn::Pow, C64(x), C64(y)) => C64(x.powc(y)),
-        (LibFn::Pow, C128(x), C128(y)) => C128(x.powc(y)),
+        (LibFn::Pow, C64(x), C64(y)) => C64(complex_math::c64(f, x, y)),
+        (LibFn::Pow, C128(x), C128(y)) => C128(complex_math::c128(f, x, y)),
         (LibFn::Pow, I32(x), I32(y)) => I32(int_pow(x as i64, y as i64)? as i32),
         (LibFn::Pow, I64(x), I64(y)) => I64(int_pow(x, y)?),
         (LibFn::Min | LibFn::Max, I32(x), I32(y)) => {
