@@ -21,6 +21,7 @@ file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
 here <- if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1]))) else "bench/r"
 reps <- if (quick) 2L else 7L
 r_reps <- if (quick) 1L else 3L
+source(file.path(here, "record.R"))
 
 lib <- Sys.getenv("VR_R_LIB", "/tmp/rbench-lib")
 have_vr <- suppressWarnings(requireNamespace("velociraptor", lib.loc = c(lib, .libPaths()), quietly = TRUE))
@@ -120,24 +121,10 @@ kernels <- list(
 only <- sub("^--kernel=", "", grep("^--kernel=", args, value = TRUE))
 if (length(only)) kernels <- Filter(function(k) k$name %in% only, kernels)
 
-# Wall-clock seconds with microsecond resolution (proc.time() has milliseconds).
-now <- function() as.numeric(Sys.time())
-# Every timed configuration, for the CSV: kernel, size, config, threads, times (s).
-records <- list()
-record <- function(kernel, size, config, threads, times) {
-  records[[length(records) + 1]] <<- data.frame(kernel = kernel, size = format(size, scientific = FALSE),
-    config = config, threads = threads, median_s = median(times), min_s = min(times),
-    max_s = max(times), reps = length(times))
-}
 # Median milliseconds of n runs of f; with `as`, the times are recorded as that
 # configuration of the current kernel.
 median_ms <- function(n, f, as = NULL, threads = 1L) {
-  times <- numeric(n)
-  for (r in seq_len(n)) {
-    t0 <- now()
-    f()
-    times[r] <- now() - t0
-  }
+  times <- run_times(n, f)
   if (!is.null(as)) record(current$name, current$size, as, threads, times)
   1000 * median(times)
 }
@@ -250,23 +237,8 @@ if (have_vr) {
 }
 
 # The CSV of this run (bench/report/report.R charts it).
-out_arg <- sub("^--out=", "", grep("^--out=", args, value = TRUE))
-commit <- Sys.getenv("VR_BENCH_COMMIT", "")
-if (!nzchar(commit)) commit <- tryCatch(system2("git", c("rev-parse", "--short", "HEAD"), stdout = TRUE, stderr = FALSE)[1],
-  error = function(e) "unknown", warning = function(w) "unknown")
-date <- format(Sys.time(), "%Y-%m-%dT%H:%M:%SZ", tz = "UTC")
-out_dir <- if (length(out_arg)) out_arg[1] else Sys.getenv("VR_BENCH_OUT",
-  file.path("target/bench-runs", paste0(gsub("[^0-9A-Za-z]", "", date), "-", commit)))
-cpu <- tryCatch(sub(".*: ", "", grep("^model name", readLines("/proc/cpuinfo"), value = TRUE)[1]), error = function(e) NA)
-machine <- sprintf("%s, %d cores", if (is.na(cpu)) R.version$platform else cpu, parallel::detectCores())
 if (have_vr) {
   record("call_overhead", 3, "vr-call", 1L, overhead$compiled / 1e6)
 }
 record("call_overhead", 3, "r-call", 1L, overhead$r / 1e6)
-csv <- do.call(rbind, records)
-csv$machine <- machine
-csv$date <- date
-csv$commit <- commit
-dir.create(out_dir, recursive = TRUE, showWarnings = FALSE)
-write.csv(csv, file.path(out_dir, "r-bench.csv"), row.names = FALSE)
-cat(sprintf("results in %s\n", file.path(out_dir, "r-bench.csv")), file = stderr())
+write_records("r-bench.csv", args)
