@@ -22,6 +22,7 @@ reps_arg <- sub("^--reps=", "", grep("^--reps=", args, value = TRUE))
 reps <- if (length(reps_arg)) as.integer(reps_arg[1]) else if (quick) 2L else 7L
 r_reps <- if (quick) 1L else 3L
 source(file.path(here, "record.R"))
+source(file.path(here, "harness.R"))
 
 lib <- Sys.getenv("VR_R_LIB", "/tmp/rbench-lib")
 if (!suppressWarnings(requireNamespace("velociraptor", lib.loc = c(lib, .libPaths()), quietly = TRUE)))
@@ -31,32 +32,12 @@ prange <- velociraptor::prange
 # No on-disk cache: the first call column is a cold compile.
 velociraptor::vr_options(cache_dir = "")
 
-kernel_files <- c("arc_distance", "rosen_der", "black_scholes", "stencil5", "matmul_loops",
-  "nbody1d", "pi_sum")
-for (k in kernel_files) sys.source(file.path(here, paste0(k, ".R")), envir = globalenv())
-for (nm in ls(globalenv())) {
-  obj <- get(nm, envir = globalenv())
-  if (is.function(obj) && identical(environment(obj), globalenv()) && !(nm %in% c("prange")))
-    assign(nm, compiler::cmpfun(obj), envir = globalenv())
-}
+load_kernels(c("arc_distance", "rosen_der", "black_scholes", "stencil5", "matmul_loops",
+  "nbody1d", "pi_sum"))
+build_c_refs()
 
-build_dir <- tempfile("rbench-c")
-dir.create(build_dir)
-so <- file.path(build_dir, paste0("c_refs", .Platform$dynlib.ext))
-gcc <- Sys.getenv("CC", "gcc")
-cmd <- sprintf("%s -O2 -march=native -ffp-contract=off -fpic -shared -I%s %s -o %s -lm",
-  gcc, shQuote(R.home("include")), shQuote(file.path(here, "c_refs.c")), shQuote(so))
-if (system(cmd) != 0) stop("building the C references failed: ", cmd)
-dyn.load(so)
-# Native symbols looked up once: a lookup per call would cost more than small kernels.
-c_symbols <- new.env()
-cfun <- function(name) {
-  if (is.null(c_symbols[[name]])) c_symbols[[name]] <- getNativeSymbolInfo(name, PACKAGE = "c_refs")$address
-  c_symbols[[name]]
-}
-
+# Deterministic inputs.
 set.seed(42)
-unif <- function(n, lo = 0, hi = 1) runif(n, lo, hi)
 
 # name, loop version, array-style version, size, quick size, inputs, C call.
 K <- function(name, loop, vec, size, quick_size, inputs, c_call) {
@@ -88,13 +69,6 @@ kernels <- list(
 )
 only <- sub("^--kernel=", "", grep("^--kernel=", args, value = TRUE))
 if (length(only)) kernels <- Filter(function(k) k$name %in% only, kernels)
-
-same <- function(a, b) {
-  isTRUE(all.equal(a, b, tolerance = 1e-12, check.attributes = TRUE)) &&
-    identical(typeof(a), typeof(b)) && identical(dim(a), dim(b))
-}
-compile_named <- function(name) eval(call("vr_compile", as.name(name), fallback = FALSE))
-fmt <- function(x, d = 2) if (is.na(x)) "-" else formatC(x, format = "f", digits = d)
 
 rows <- list()
 for (k in kernels) {

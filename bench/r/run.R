@@ -22,6 +22,7 @@ here <- if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg
 reps <- if (quick) 2L else 7L
 r_reps <- if (quick) 1L else 3L
 source(file.path(here, "record.R"))
+source(file.path(here, "harness.R"))
 
 lib <- Sys.getenv("VR_R_LIB", "/tmp/rbench-lib")
 have_vr <- suppressWarnings(requireNamespace("velociraptor", lib.loc = c(lib, .libPaths()), quietly = TRUE))
@@ -33,36 +34,12 @@ if (have_vr) {
   prange <- function(n) seq_len(n)
 }
 
-# The kernels, byte-compiled as R's JIT would (done up front so that R's first runs are
-# not its compile).
-kernel_files <- c("arc_distance", "julia_set", "growcut", "rosen_der", "stencil5",
-  "matmul_loops", "nbody1d", "black_scholes", "pi_sum", "mandelbrot", "fib")
-for (k in kernel_files) sys.source(file.path(here, paste0(k, ".R")), envir = globalenv())
-for (nm in ls(globalenv())) {
-  obj <- get(nm, envir = globalenv())
-  if (is.function(obj) && identical(environment(obj), globalenv()) && !(nm %in% c("prange")))
-    assign(nm, compiler::cmpfun(obj), envir = globalenv())
-}
-
-# The C references.
-build_dir <- tempfile("rbench-c")
-dir.create(build_dir)
-so <- file.path(build_dir, paste0("c_refs", .Platform$dynlib.ext))
-gcc <- Sys.getenv("CC", "gcc")
-cmd <- sprintf("%s -O2 -march=native -ffp-contract=off -fpic -shared -I%s %s -o %s -lm",
-  gcc, shQuote(R.home("include")), shQuote(file.path(here, "c_refs.c")), shQuote(so))
-if (system(cmd) != 0) stop("building the C references failed: ", cmd)
-dyn.load(so)
-# Native symbols looked up once: a lookup per call would cost more than small kernels.
-c_symbols <- new.env()
-cfun <- function(name) {
-  if (is.null(c_symbols[[name]])) c_symbols[[name]] <- getNativeSymbolInfo(name, PACKAGE = "c_refs")$address
-  c_symbols[[name]]
-}
+load_kernels(c("arc_distance", "julia_set", "growcut", "rosen_der", "stencil5",
+  "matmul_loops", "nbody1d", "black_scholes", "pi_sum", "mandelbrot", "fib"))
+build_c_refs()
 
 # Deterministic inputs.
 set.seed(42)
-unif <- function(n, lo = 0, hi = 1) runif(n, lo, hi)
 
 # One kernel: its R function, its prange variant (or NULL), inputs at a size, how the C
 # reference is called on prepared arguments (prep runs before timing; post turns the C
@@ -129,16 +106,6 @@ median_ms <- function(n, f, as = NULL, threads = 1L) {
   1000 * median(times)
 }
 threads_used <- if (have_vr) as.integer(vr_options()$threads) else 1L
-
-same <- function(a, b, tol) {
-  isTRUE(all.equal(a, b, tolerance = tol, check.attributes = TRUE)) &&
-    identical(typeof(a), typeof(b)) && identical(dim(a), dim(b))
-}
-
-# Compiled versions of a function name (the name matters: it is the compiled entry's).
-compile_named <- function(name) eval(call("vr_compile", as.name(name), fallback = FALSE))
-
-fmt <- function(x, d = 2) if (is.na(x)) "-" else formatC(x, format = "f", digits = d)
 
 rows <- list()
 for (k in kernels) {
