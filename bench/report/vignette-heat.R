@@ -7,7 +7,9 @@
 #   Rscript bench/report/vignette-heat.R [--measure] RUN_DIR
 #
 # --measure times the installed velociraptor package (R_LIBS picks which) into
-# RUN_DIR/heat-vignette.csv; without it the chart is drawn from that file.
+# RUN_DIR/heat-vignette.csv; without it the chart is drawn from that file. The commit the
+# CSV (and so the caption) names is this checkout's ($VR_BENCH_COMMIT overrides): install
+# the package from the same checkout (R CMD INSTALL -l DIR r-package; R_LIBS=DIR).
 suppressPackageStartupMessages(library(ggplot2))
 file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
 source(file.path(if (length(file_arg)) dirname(sub("^--file=", "", file_arg[1])) else "bench/report", "common.R"))
