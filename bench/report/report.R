@@ -255,7 +255,12 @@ if (!is.null(vr) && any(vr$config == "cpu-par-sweep")) {
     geom_line(linewidth = 0.9) + geom_point(size = 1.6) +
     facet_wrap(~kernel, ncol = 4) +
     scale_x_continuous(trans = "log2", breaks = threads) +
-    scale_y_continuous(trans = "log2", breaks = 2^(-4:7), labels = function(x) paste0(x, "x")) +
+    # powers of 2, every one where the range is small, else every second or more: at most
+    # about 8 labels, which the small panels still fit
+    scale_y_continuous(trans = "log2", breaks = function(l) {
+      e <- floor(log2(l[1])):ceiling(log2(l[2]))
+      2^e[e %% max(1, ceiling(length(e) / 8)) == 0]
+    }, labels = function(x) paste0(signif(x, 2), "x")) +
     scale_colour_manual(values = setNames(c("#1b6ca8", "#d7301f", "grey55"), lines), breaks = lines) +
     scale_linetype_manual(values = setNames(c("solid", "solid", "dashed"), lines), breaks = lines) +
     labs(title = "Parallel speedup against threads", subtitle = "the same parallel loop in both, each over its own serial code; log-log",
