@@ -461,7 +461,9 @@ if (!is.null(lat)) {
     scale_colour_manual(values = c("#08306b", "#d7301f", "#31a354", "#756bb1")) +
     coord_flip() +
     labs(title = "Compile latency: the distribution of single compiles",
-      subtitle = "each point one compile of all functions of a kernel's module, text in to callable out\nbox: quartiles and median; shaded: density",
+      subtitle = paste0("each point one compile of all functions of a kernel's module, text in to callable out",
+        if (is.null(comp) && any(grepl("median per kernel", lat$mode))) "\nvr-bench's points: each a kernel's median of its compiles" else "",
+        "\nbox: quartiles and median; shaded: density"),
       x = NULL, y = "ms, text in to callable out (log scale)", colour = NULL, caption = caption_of(lat)) +
     theme_report + guides(colour = if (length(unique(lat$machine)) > 1) guide_legend(ncol = 1) else "none")
   made$latency <- save(p, "compile-latency.png", width = 9, height = 1.6 + 0.75 * length(counts))
@@ -519,7 +521,7 @@ page <- c(
   section("The Julia front end", "julia",
     "`vr-bench-julia` compiles each bench kernel written in Julia (bench/julia, 1-based, column-major, `Threads.@threads` where the VRIR kernel has a parfor) through the Julia front end and runs it next to the hand-written VRIR kernel (bench/kernels) and the C reference; every result equals C's (1e-12) before it is timed."),
   section("Compile latency", "latency",
-    "What the first call costs: compiling a module in process (`vr-bench-compile`: the VRIR kernels and the R kernels as `vr_compile()` compiles them), and through the C API in a new process each (`scripts/bench_cache.sh`) with the on-disk machine-code cache off, empty and warm (a process that finds the kernel loads machine code instead of compiling)."),
+    paste0("What the first call costs: compiling a module in process (", if (!is.null(comp)) "`vr-bench-compile`: the VRIR kernels and the R kernels as `vr_compile()` compiles them" else "vr-bench's compile column, a median per kernel: these runs have no vr-bench-compile.csv", "), and through the C API in a new process each (`scripts/bench_cache.sh`) with the on-disk machine-code cache off, empty and warm (a process that finds the kernel loads machine code instead of compiling).")),
   NULL)
 writeLines(page, report_file)
 cat(sprintf("report: %d charts in %s, page %s\n", length(made), charts_dir, report_file))
