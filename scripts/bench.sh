@@ -30,11 +30,16 @@ done
 cargo build --release --locked --quiet -p velociraptor-bench --bin vr-bench --bin vr-bench-julia --bin vr-bench-compile
 quick=""
 for a in "${pass[@]}"; do [ "$a" = "--quick" ] && quick="--quick"; done
+# Whether R finds the velociraptor package (where run.R looks: $VR_R_LIB, then R's libraries).
+have_r_package() {
+  Rscript -e 'q(status = !requireNamespace("velociraptor", lib.loc = c(Sys.getenv("VR_R_LIB", "/tmp/rbench-lib"), .libPaths()), quietly = TRUE))'
+}
+no_r_package="the velociraptor R package is not installed; VR_R_LIB names a private library"
 if [ "$report" = 0 ]; then
   target/release/vr-bench "${pass[@]}"
   Rscript bench/r/run.R $quick
   target/release/vr-bench-julia $quick
-  Rscript bench/r/random.R $quick
+  if have_r_package; then Rscript bench/r/random.R $quick; else echo "bench: random.R left out ($no_r_package)"; fi
   exit 0
 fi
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -48,11 +53,11 @@ target/release/vr-bench "${pass[@]}" --threads "$sweep" --out "$run" | tee "$run
 target/release/vr-bench-julia $quick --out "$run" | tee "$run/vr-bench-julia.md"
 target/release/vr-bench-compile $quick --out "$run" | tee "$run/vr-bench-compile.md"
 Rscript bench/r/run.R $quick --out="$run" | tee "$run/r-bench.md"
-if Rscript -e 'q(status = !requireNamespace("velociraptor", lib.loc = c(Sys.getenv("VR_R_LIB", "/tmp/rbench-lib"), .libPaths()), quietly = TRUE))'; then
+if have_r_package; then
   Rscript bench/r/random.R $quick --out="$run" | tee "$run/r-random.md"
   Rscript bench/r/array_style.R $quick --out="$run" | tee "$run/r-array-style.md"
 else
-  echo "bench: random.R and array_style.R left out (the velociraptor R package is not installed; VR_R_LIB names a private library)"
+  echo "bench: random.R and array_style.R left out ($no_r_package)"
 fi
 bash scripts/bench_cache.sh --out "$run" | tee "$run/cache.md"
 if command -v octave-cli >/dev/null && command -v mkoctfile >/dev/null; then
