@@ -9,6 +9,8 @@
 #
 # Usage: scripts/bench_cache.sh [--out DIR] [--reps N]   (default 3 repetitions;
 # DIR defaults to $VR_BENCH_OUT, else target/bench-runs/<date>-<commit>)
+# VR_CACHE_TIMING=FILE runs a cache_timing built elsewhere (a release bundle's, on a
+# machine without cargo) instead of building it here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -27,9 +29,12 @@ commit=${VR_BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unkno
 out=${out:-target/bench-runs/$(echo "$date" | tr -dc '0-9A-Za-z')-$commit}
 machine="$(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores"
 
-cargo build --locked --quiet -p velociraptor-capi $([ "$PROFILE" = release ] && echo --release)
-gcc -O2 -Wall -Icapi/include bench/cache/cache_timing.c -Ltarget/$PROFILE -lvelociraptor_capi \
-  -Wl,-rpath,"$PWD/target/$PROFILE" -o target/cache_timing
+timing=${VR_CACHE_TIMING:-target/cache_timing}
+if [ -z "${VR_CACHE_TIMING:-}" ]; then
+  cargo build --locked --quiet -p velociraptor-capi $([ "$PROFILE" = release ] && echo --release)
+  gcc -O2 -Wall -Icapi/include bench/cache/cache_timing.c -Ltarget/$PROFILE -lvelociraptor_capi \
+    -Wl,-rpath,"$PWD/target/$PROFILE" -o target/cache_timing
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 kernels=(bench/kernels/*.vrir)
@@ -38,9 +43,9 @@ csv="$out/cache.csv"
 echo "kernel,size,config,threads,median_s,min_s,max_s,reps,machine,date,commit" >"$csv"
 for r in $(seq 1 "$reps"); do
   rm -rf "$dir/cache"
-  target/cache_timing off "${kernels[@]}" >"$dir/none.$r"
-  target/cache_timing "$dir/cache" "${kernels[@]}" >"$dir/first.$r"
-  target/cache_timing "$dir/cache" "${kernels[@]}" >"$dir/second.$r"
+  "$timing" off "${kernels[@]}" >"$dir/none.$r"
+  "$timing" "$dir/cache" "${kernels[@]}" >"$dir/first.$r"
+  "$timing" "$dir/cache" "${kernels[@]}" >"$dir/second.$r"
   for mode in none first second; do
     config=$(case $mode in none) echo no-disk-cache ;; first) echo first-process ;; second) echo disk-hit ;; esac)
     while read -r f ms _ _; do

@@ -5,8 +5,11 @@
 # run.R builds it). Every result is checked against R's loop version before timing
 # (1e-12 relative: R's sum() adds in long double, the loops in double).
 #
-#   Rscript bench/r/array_style.R [--quick] [--kernel=NAME] [--reps=N]
+#   Rscript bench/r/array_style.R [--quick] [--kernel=NAME] [--reps=N] [--out=DIR]
 #
+# Every timed configuration is also a row of r-array-style.csv (configs `r-vec`,
+# `vr-vec`, `vr-loops`, `c` and `vr-vec-first-call`; bench/r/record.R) in the run's
+# folder (--out=DIR, else $VR_BENCH_OUT, else target/bench-runs/<date>-<commit>).
 # Targets (issue 18): compiled array style within 1.5x of compiled loop style and
 # within 2x of C. The velociraptor package is looked for in $VR_R_LIB, then the usual
 # libraries; without it the script stops.
@@ -18,6 +21,8 @@ here <- if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg
 reps_arg <- sub("^--reps=", "", grep("^--reps=", args, value = TRUE))
 reps <- if (length(reps_arg)) as.integer(reps_arg[1]) else if (quick) 2L else 7L
 r_reps <- if (quick) 1L else 3L
+source(file.path(here, "record.R"))
+source(file.path(here, "harness.R"))
 
 lib <- Sys.getenv("VR_R_LIB", "/tmp/rbench-lib")
 if (!suppressWarnings(requireNamespace("velociraptor", lib.loc = c(lib, .libPaths()), quietly = TRUE)))
@@ -27,32 +32,12 @@ prange <- velociraptor::prange
 # No on-disk cache: the first call column is a cold compile.
 velociraptor::vr_options(cache_dir = "")
 
-kernel_files <- c("arc_distance", "rosen_der", "black_scholes", "stencil5", "matmul_loops",
-  "nbody1d", "pi_sum")
-for (k in kernel_files) sys.source(file.path(here, paste0(k, ".R")), envir = globalenv())
-for (nm in ls(globalenv())) {
-  obj <- get(nm, envir = globalenv())
-  if (is.function(obj) && identical(environment(obj), globalenv()) && !(nm %in% c("prange")))
-    assign(nm, compiler::cmpfun(obj), envir = globalenv())
-}
+load_kernels(c("arc_distance", "rosen_der", "black_scholes", "stencil5", "matmul_loops",
+  "nbody1d", "pi_sum"))
+build_c_refs()
 
-build_dir <- tempfile("rbench-c")
-dir.create(build_dir)
-so <- file.path(build_dir, paste0("c_refs", .Platform$dynlib.ext))
-gcc <- Sys.getenv("CC", "gcc")
-cmd <- sprintf("%s -O2 -march=native -ffp-contract=off -fpic -shared -I%s %s -o %s -lm",
-  gcc, shQuote(R.home("include")), shQuote(file.path(here, "c_refs.c")), shQuote(so))
-if (system(cmd) != 0) stop("building the C references failed: ", cmd)
-dyn.load(so)
-# Native symbols looked up once: a lookup per call would cost more than small kernels.
-c_symbols <- new.env()
-cfun <- function(name) {
-  if (is.null(c_symbols[[name]])) c_symbols[[name]] <- getNativeSymbolInfo(name, PACKAGE = "c_refs")$address
-  c_symbols[[name]]
-}
-
+# Deterministic inputs.
 set.seed(42)
-unif <- function(n, lo = 0, hi = 1) runif(n, lo, hi)
 
 # name, loop version, array-style version, size, quick size, inputs, C call.
 K <- function(name, loop, vec, size, quick_size, inputs, c_call) {
@@ -85,23 +70,6 @@ kernels <- list(
 only <- sub("^--kernel=", "", grep("^--kernel=", args, value = TRUE))
 if (length(only)) kernels <- Filter(function(k) k$name %in% only, kernels)
 
-now <- function() as.numeric(Sys.time())
-median_ms <- function(n, f) {
-  times <- numeric(n)
-  for (r in seq_len(n)) {
-    t0 <- now()
-    f()
-    times[r] <- now() - t0
-  }
-  1000 * median(times)
-}
-same <- function(a, b) {
-  isTRUE(all.equal(a, b, tolerance = 1e-12, check.attributes = TRUE)) &&
-    identical(typeof(a), typeof(b)) && identical(dim(a), dim(b))
-}
-compile_named <- function(name) eval(call("vr_compile", as.name(name), fallback = FALSE))
-fmt <- function(x, d = 2) if (is.na(x)) "-" else formatC(x, format = "f", digits = d)
-
 rows <- list()
 for (k in kernels) {
   a <- k$inputs(k$size)
@@ -112,22 +80,25 @@ for (k in kernels) {
   g_vec <- compile_named(k$vec)
   first <- now()
   got <- do.call(g_vec, a)
-  first <- 1000 * (now() - first)
+  first <- now() - first
   if (!same(got, r_vec)) stop(k$name, ": the compiled array-style result differs from R's")
   if (!same(do.call(g_loop, a), expected)) stop(k$name, ": the compiled loop result differs from R's")
   c_res <- k$c_call(a)
-  row <- list(kernel = k$name, size = k$size, first_ms = first)
-  row$r_vec <- median_ms(r_reps, function() do.call(get(k$vec), a))
+  row <- list(kernel = k$name, size = k$size, first_ms = 1000 * first)
+  tr <- run_times(r_reps, function() do.call(get(k$vec), a))
   # Interleaved, so that load from other processes hits each alike.
   tv <- tl <- tc <- numeric(reps)
   for (r in seq_len(reps)) {
-    tv[r] <- median_ms(1, function() do.call(g_vec, a))
-    tl[r] <- median_ms(1, function() do.call(g_loop, a))
-    tc[r] <- median_ms(1, function() k$c_call(a))
+    tv[r] <- run_times(1, function() do.call(g_vec, a))
+    tl[r] <- run_times(1, function() do.call(g_loop, a))
+    tc[r] <- run_times(1, function() k$c_call(a))
   }
-  row$vr_vec <- median(tv)
-  row$vr_loop <- median(tl)
-  row$c <- median(tc)
+  for (t in list(list("r-vec", tr), list("vr-vec", tv), list("vr-loops", tl), list("c", tc), list("vr-vec-first-call", first)))
+    record(k$name, k$size, t[[1]], 1L, t[[2]])
+  row$r_vec <- 1000 * median(tr)
+  row$vr_vec <- 1000 * median(tv)
+  row$vr_loop <- 1000 * median(tl)
+  row$c <- 1000 * median(tc)
   rows[[length(rows) + 1]] <- row
   cat(sprintf("%-14s done\n", k$name), file = stderr())
 }
@@ -147,3 +118,4 @@ vl <- vapply(rows, function(r) r$vr_vec / r$vr_loop, 0)
 vc <- vapply(rows, function(r) r$vr_vec / r$c, 0)
 cat(sprintf("\narray/loops: median %s, worst %s (target <= 1.5); array/C: median %s, worst %s (target <= 2)\n",
   fmt(median(vl)), fmt(max(vl)), fmt(median(vc)), fmt(max(vc))))
+write_records("r-array-style.csv", args)

@@ -2,9 +2,11 @@
 # R runs it (byte-compiled) and compiled by vr_compile(), whose draws are R's own
 # (unif_rand, norm_rand, exp_rand, R_unif_index through the C API's random hook). Every
 # compiled result, and .Random.seed after it, is checked identical() to R's after the
-# same set.seed() before anything is timed. Prints the ratios; asserts no time.
+# same set.seed() before anything is timed. Prints the ratios; asserts no time. Every
+# timed configuration is also a row of r-random.csv (configs `r` and `vr-checks-on`,
+# as in run.R's r-bench.csv; bench/r/record.R) in the run's folder (--out=DIR).
 #
-#   Rscript bench/r/random.R [--quick]
+#   Rscript bench/r/random.R [--quick] [--out=DIR]
 #
 # Needs the velociraptor package (looked for in $VR_R_LIB, then the usual libraries).
 
@@ -12,6 +14,9 @@ args <- commandArgs(trailingOnly = TRUE)
 quick <- "--quick" %in% args
 reps <- if (quick) 2L else 7L
 r_reps <- if (quick) 1L else 3L
+file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+here <- if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1]))) else "bench/r"
+source(file.path(here, "record.R"))
 lib <- Sys.getenv("VR_R_LIB", "/tmp/rbench-lib")
 if (!suppressWarnings(requireNamespace("velociraptor", lib.loc = c(lib, .libPaths()), quietly = TRUE))) {
   stop("bench/r/random.R needs the velociraptor package (install it, or set VR_R_LIB)")
@@ -61,15 +66,11 @@ kernels <- list(
   list(name = "dice", fun = dice, n = if (quick) 1e4 else 1e6)
 )
 
-now <- function() as.numeric(Sys.time())
-median_ms <- function(n, f) {
-  times <- numeric(n)
-  for (r in seq_len(n)) {
-    set.seed(1)
-    t0 <- now()
-    f()
-    times[r] <- now() - t0
-  }
+# Median milliseconds of n runs of f, each after the same set.seed(); recorded as
+# `config` of kernel k.
+median_ms <- function(n, f, k, config) {
+  times <- run_times(n, f, before = function() set.seed(1))
+  record(k$name, k$n, config, 1L, times)
   1000 * median(times)
 }
 
@@ -85,8 +86,8 @@ for (k in kernels) {
   if (!identical(got, want) || !identical(.Random.seed, want_seed)) {
     stop(k$name, ": the compiled result or .Random.seed differs from R's")
   }
-  r_ms <- median_ms(r_reps, function() f_r(k$n))
-  c_ms <- median_ms(reps, function() g(k$n))
+  r_ms <- median_ms(r_reps, function() f_r(k$n), k, "r")
+  c_ms <- median_ms(reps, function() g(k$n), k, "vr-checks-on")
   rows[[length(rows) + 1]] <- list(name = k$name, n = k$n, r_ms = r_ms, c_ms = c_ms)
 }
 
@@ -98,3 +99,4 @@ for (row in rows) {
   cat(sprintf("| %s | %s | %.1f | %.2f | %.1f |\n", row$name, format(row$n, scientific = FALSE),
     row$r_ms, row$c_ms, row$r_ms / row$c_ms))
 }
+write_records("r-random.csv", args)

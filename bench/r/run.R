@@ -21,6 +21,8 @@ file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
 here <- if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1]))) else "bench/r"
 reps <- if (quick) 2L else 7L
 r_reps <- if (quick) 1L else 3L
+source(file.path(here, "record.R"))
+source(file.path(here, "harness.R"))
 
 lib <- Sys.getenv("VR_R_LIB", "/tmp/rbench-lib")
 have_vr <- suppressWarnings(requireNamespace("velociraptor", lib.loc = c(lib, .libPaths()), quietly = TRUE))
@@ -32,36 +34,12 @@ if (have_vr) {
   prange <- function(n) seq_len(n)
 }
 
-# The kernels, byte-compiled as R's JIT would (done up front so that R's first runs are
-# not its compile).
-kernel_files <- c("arc_distance", "julia_set", "growcut", "rosen_der", "stencil5",
-  "matmul_loops", "nbody1d", "black_scholes", "pi_sum", "mandelbrot", "fib")
-for (k in kernel_files) sys.source(file.path(here, paste0(k, ".R")), envir = globalenv())
-for (nm in ls(globalenv())) {
-  obj <- get(nm, envir = globalenv())
-  if (is.function(obj) && identical(environment(obj), globalenv()) && !(nm %in% c("prange")))
-    assign(nm, compiler::cmpfun(obj), envir = globalenv())
-}
-
-# The C references.
-build_dir <- tempfile("rbench-c")
-dir.create(build_dir)
-so <- file.path(build_dir, paste0("c_refs", .Platform$dynlib.ext))
-gcc <- Sys.getenv("CC", "gcc")
-cmd <- sprintf("%s -O2 -march=native -ffp-contract=off -fpic -shared -I%s %s -o %s -lm",
-  gcc, shQuote(R.home("include")), shQuote(file.path(here, "c_refs.c")), shQuote(so))
-if (system(cmd) != 0) stop("building the C references failed: ", cmd)
-dyn.load(so)
-# Native symbols looked up once: a lookup per call would cost more than small kernels.
-c_symbols <- new.env()
-cfun <- function(name) {
-  if (is.null(c_symbols[[name]])) c_symbols[[name]] <- getNativeSymbolInfo(name, PACKAGE = "c_refs")$address
-  c_symbols[[name]]
-}
+load_kernels(c("arc_distance", "julia_set", "growcut", "rosen_der", "stencil5",
+  "matmul_loops", "nbody1d", "black_scholes", "pi_sum", "mandelbrot", "fib"))
+build_c_refs()
 
 # Deterministic inputs.
 set.seed(42)
-unif <- function(n, lo = 0, hi = 1) runif(n, lo, hi)
 
 # One kernel: its R function, its prange variant (or NULL), inputs at a size, how the C
 # reference is called on prepared arguments (prep runs before timing; post turns the C
@@ -120,38 +98,14 @@ kernels <- list(
 only <- sub("^--kernel=", "", grep("^--kernel=", args, value = TRUE))
 if (length(only)) kernels <- Filter(function(k) k$name %in% only, kernels)
 
-# Wall-clock seconds with microsecond resolution (proc.time() has milliseconds).
-now <- function() as.numeric(Sys.time())
-# Every timed configuration, for the CSV: kernel, size, config, threads, times (s).
-records <- list()
-record <- function(kernel, size, config, threads, times) {
-  records[[length(records) + 1]] <<- data.frame(kernel = kernel, size = format(size, scientific = FALSE),
-    config = config, threads = threads, median_s = median(times), min_s = min(times),
-    max_s = max(times), reps = length(times))
-}
 # Median milliseconds of n runs of f; with `as`, the times are recorded as that
 # configuration of the current kernel.
 median_ms <- function(n, f, as = NULL, threads = 1L) {
-  times <- numeric(n)
-  for (r in seq_len(n)) {
-    t0 <- now()
-    f()
-    times[r] <- now() - t0
-  }
+  times <- run_times(n, f)
   if (!is.null(as)) record(current$name, current$size, as, threads, times)
   1000 * median(times)
 }
 threads_used <- if (have_vr) as.integer(vr_options()$threads) else 1L
-
-same <- function(a, b, tol) {
-  isTRUE(all.equal(a, b, tolerance = tol, check.attributes = TRUE)) &&
-    identical(typeof(a), typeof(b)) && identical(dim(a), dim(b))
-}
-
-# Compiled versions of a function name (the name matters: it is the compiled entry's).
-compile_named <- function(name) eval(call("vr_compile", as.name(name), fallback = FALSE))
-
-fmt <- function(x, d = 2) if (is.na(x)) "-" else formatC(x, format = "f", digits = d)
 
 rows <- list()
 for (k in kernels) {
@@ -250,23 +204,8 @@ if (have_vr) {
 }
 
 # The CSV of this run (bench/report/report.R charts it).
-out_arg <- sub("^--out=", "", grep("^--out=", args, value = TRUE))
-commit <- Sys.getenv("VR_BENCH_COMMIT", "")
-if (!nzchar(commit)) commit <- tryCatch(system2("git", c("rev-parse", "--short", "HEAD"), stdout = TRUE, stderr = FALSE)[1],
-  error = function(e) "unknown", warning = function(w) "unknown")
-date <- format(Sys.time(), "%Y-%m-%dT%H:%M:%SZ", tz = "UTC")
-out_dir <- if (length(out_arg)) out_arg[1] else Sys.getenv("VR_BENCH_OUT",
-  file.path("target/bench-runs", paste0(gsub("[^0-9A-Za-z]", "", date), "-", commit)))
-cpu <- tryCatch(sub(".*: ", "", grep("^model name", readLines("/proc/cpuinfo"), value = TRUE)[1]), error = function(e) NA)
-machine <- sprintf("%s, %d cores", if (is.na(cpu)) R.version$platform else cpu, parallel::detectCores())
 if (have_vr) {
   record("call_overhead", 3, "vr-call", 1L, overhead$compiled / 1e6)
 }
 record("call_overhead", 3, "r-call", 1L, overhead$r / 1e6)
-csv <- do.call(rbind, records)
-csv$machine <- machine
-csv$date <- date
-csv$commit <- commit
-dir.create(out_dir, recursive = TRUE, showWarnings = FALSE)
-write.csv(csv, file.path(out_dir, "r-bench.csv"), row.names = FALSE)
-cat(sprintf("results in %s\n", file.path(out_dir, "r-bench.csv")), file = stderr())
+write_records("r-bench.csv", args)

@@ -1,6 +1,7 @@
 # The benchmark report: PNG charts (ggplot2) and bench/REPORT.md from the CSV files that
-# the benchmarks write into a run's folder (vr-bench.csv, r-bench.csv, cache.csv,
-# octave-bench.csv; see bench/src/record.rs for the columns). Several folders may be given: a device-machine
+# the benchmarks write into a run's folder (vr-bench.csv, r-bench.csv, r-random.csv,
+# r-array-style.csv, vr-bench-julia.csv, vr-bench-compile.csv, cache.csv,
+# octave-bench.csv, vr-bench-gpu.csv; see bench/src/record.rs for the columns). Several folders may be given: a device-machine
 # run for 16-core or GPU numbers and a local run for R's, say; each chart's caption
 # names the machine, date and commit its rows come from.
 #
@@ -9,6 +10,8 @@
 # Defaults: charts into bench/report/, the page into bench/REPORT.md. A chart whose data
 # is missing from every folder is skipped, and the page says so.
 suppressPackageStartupMessages(library(ggplot2))
+file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+source(file.path(if (length(file_arg)) dirname(sub("^--file=", "", file_arg[1])) else "bench/report", "common.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 opt <- function(name, default) {
@@ -36,20 +39,19 @@ cache <- read_runs("cache.csv")
 gpu <- read_runs("vr-bench-gpu.csv")
 peers <- read_runs("peers-gpu.csv")
 oct <- read_runs("octave-bench.csv")
+jl <- read_runs("vr-bench-julia.csv")
+comp <- read_runs("vr-bench-compile.csv")
+# random.R's kernels have run.R's configurations (r, vr-checks-on); array_style.R's are
+# R's vectorized versions (r-vec, vr-vec).
+rrand <- read_runs("r-random.csv")
+rarr <- read_runs("r-array-style.csv")
 
-caption_of <- function(d) {
-  parts <- unique(sprintf("%s; %s; commit %s", d$machine, substr(d$date, 1, 10), d$commit))
-  paste(parts, collapse = "\n")
-}
 # One time per (kernel, config, threads): the median column.
 at <- function(d, k, config, threads = NULL) {
   rows <- d[d$kernel == k & d$config == config, ]
   if (!is.null(threads)) rows <- rows[rows$threads == threads, ]
   if (!nrow(rows)) NA_real_ else rows$median_s[nrow(rows)]
 }
-theme_report <- theme_minimal(base_size = 12) +
-  theme(plot.caption = element_text(size = 8, colour = "grey35"), legend.position = "bottom",
-    panel.grid.minor = element_blank(), plot.title.position = "plot", plot.caption.position = "plot")
 captions <- list()
 save <- function(plot, name, width = 8, height = 5) {
   path <- file.path(charts_dir, name)
@@ -96,11 +98,17 @@ if (have_r || have_oct) {
   variants <- c("compiled, serial", if (have_r) sprintf("compiled, prange() on all %s cores", paste(cores, collapse = " or ")))
   d <- NULL
   if (have_r) {
-    ks <- setdiff(unique(rb$kernel), "call_overhead")
+    rk <- rbind(rb, rrand)
+    ks <- setdiff(unique(rk$kernel), "call_overhead")
     d <- do.call(rbind, lapply(ks, function(k) {
-      r <- at(rb, k, "r")
-      data.frame(host = "R", kernel = k, variant = variants, speedup = r / c(at(rb, k, "vr-checks-on"), at(rb, k, "vr-par")))
+      r <- at(rk, k, "r")
+      data.frame(host = "R", kernel = k, variant = variants, speedup = r / c(at(rk, k, "vr-checks-on"), at(rk, k, "vr-par")))
     }))
+    if (!is.null(rarr)) {
+      ka <- unique(rarr$kernel)
+      d <- rbind(d, data.frame(host = "R", kernel = paste(ka, "(array style)"), variant = variants[1],
+        speedup = vapply(ka, function(k) at(rarr, k, "r-vec") / at(rarr, k, "vr-vec"), 0)))
+    }
   }
   if (have_oct) {
     ko <- unique(oct$kernel[oct$config == "compiled"])
@@ -116,26 +124,29 @@ if (have_r || have_oct) {
   d$host <- factor(d$host, levels = c("R", "Octave"))
   d$variant <- factor(d$variant, levels = rev(variants))
   d$label <- paste0(ifelse(d$speedup >= 100, fmt(d$speedup, 0), fmt(d$speedup, 1)), "x")
-  hosts <- c(if (have_r) "R: byte-compiled, as R runs a function by default",
+  hosts <- c(if (have_r) paste0("R: byte-compiled, as R runs a function by default",
+      if (!is.null(rarr)) "\n(array style): R's vectorized version of the kernel, in R and compiled" else ""),
     if (have_oct) "Octave: its interpreter timed at a reduced size, scaled by the work to the compiled size")
   p <- ggplot(d, aes(x = key, y = speedup, fill = variant)) +
     geom_col(position = position_dodge(width = 0.8), width = 0.75) +
-    geom_text(aes(label = label), position = position_dodge(width = 0.8), hjust = -0.15, size = 3, colour = "grey20") +
+    geom_text(aes(label = label, hjust = ifelse(speedup >= 1, -0.15, 1.15)), position = position_dodge(width = 0.8), size = 3, colour = "grey20") +
     geom_hline(yintercept = 1, colour = "grey30") +
     scale_x_discrete(labels = function(x) sub("^[^:]*:", "", x)) +
-    scale_y_log10(breaks = c(1, 3, 10, 30, 100, 300, 1000, 3000, 10000), labels = function(x) paste0(x, "x"),
-      expand = expansion(mult = c(0, 0.1))) +
+    # 1-3-10 steps over up to three decades; beyond, the 3s would crowd the axis labels
+    scale_y_log10(breaks = if (diff(log10(range(d$speedup))) > 3) 10^(-3:5) else c(0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000, 10000),
+      labels = function(x) paste0(x, "x"),
+      expand = expansion(mult = c(if (any(d$speedup < 1)) 0.12 else 0, 0.1))) +
     scale_fill_manual(values = setNames(c("#1b6ca8", "#f29e4c")[seq_along(variants)], variants), breaks = variants) +
     coord_flip() +
     labs(title = if (have_oct && have_r) "vr_compile(): speedup over the host's interpreter, per kernel"
         else if (have_r) "vr_compile(): speedup over R, per kernel" else "vr_compile(): speedup over Octave, per kernel",
       subtitle = paste0("interpreter time / compiled time (medians); log scale\n", paste(hosts, collapse = "\n")),
       x = NULL, y = "speedup over the host's interpreter (log scale)", fill = NULL,
-      caption = if (have_r && have_oct) paste0("R: ", caption_of(rb), "\nOctave: ", caption_of(oct)) else caption_of(if (have_r) rb else oct)) +
+      caption = if (have_r && have_oct) paste0("R: ", caption_of(rbind(rb, rrand, rarr)), "\nOctave: ", caption_of(oct)) else caption_of(if (have_r) rbind(rb, rrand, rarr) else oct)) +
     theme_report
   if (have_r && have_oct) p <- p + facet_grid(host ~ ., scales = "free_y", space = "free_y") +
     theme(strip.text.y = element_text(angle = 0, face = "bold"))
-  made$r_speedup <- save(p, "r-speedup.png", height = if (have_r && have_oct) 7.5 else 5)
+  made$r_speedup <- save(p, "r-speedup.png", height = min(12, max(5, 3 + 0.2 * nlevels(d$key))))
   text <- NULL
   if (have_r) {
     s <- sort(setNames(order$speedup[order$host == "R"], order$kernel[order$host == "R"]))
@@ -244,7 +255,12 @@ if (!is.null(vr) && any(vr$config == "cpu-par-sweep")) {
     geom_line(linewidth = 0.9) + geom_point(size = 1.6) +
     facet_wrap(~kernel, ncol = 4) +
     scale_x_continuous(trans = "log2", breaks = threads) +
-    scale_y_continuous(trans = "log2", breaks = c(0.5, 1, 2, 4, 8, 16), labels = function(x) paste0(x, "x")) +
+    # powers of 2, every one where the range is small, else every second or more: at most
+    # about 8 labels, which the small panels still fit
+    scale_y_continuous(trans = "log2", breaks = function(l) {
+      e <- floor(log2(l[1])):ceiling(log2(l[2]))
+      2^e[e %% max(1, ceiling(length(e) / 8)) == 0]
+    }, labels = function(x) paste0(signif(x, 2), "x")) +
     scale_colour_manual(values = setNames(c("#1b6ca8", "#d7301f", "grey55"), lines), breaks = lines) +
     scale_linetype_manual(values = setNames(c("solid", "solid", "dashed"), lines), breaks = lines) +
     labs(title = "Parallel speedup against threads", subtitle = "the same parallel loop in both, each over its own serial code; log-log",
@@ -262,7 +278,7 @@ if (!is.null(vr) && any(vr$config == "cpu-par-sweep")) {
     sprintf("At %d threads cpu-par reaches %sx to %sx over serial (median %sx); relative to OpenMP's speedup on the same loop that is %s to %s (median %s)%s.",
       top, fmt(min(sp), 1), fmt(max(sp), 1), fmt(median(sp), 1), fmt(min(rel)), fmt(max(rel)), fmt(median(rel)),
       if (any(rel < 0.9)) paste0("; below 0.9: ", paste(names(rel)[rel < 0.9], collapse = ", ")) else ", at least 0.9 for every kernel"),
-    if (length(flat)) sprintf(" cpu-par stays under %sx for %s.", fmt(top / 4, 0), paste(flat, collapse = ", ")) else "",
+    if (length(flat)) sprintf(" cpu-par stays under %sx for %s.", fmt(top / 4, if (top >= 8) 0 else 1), paste(flat, collapse = ", ")) else "",
     why("scaling", flat),
     why("scaling_ideal", names(sp)[sp >= 0.95 * top]),
     sprintf(" OpenMP's own median speedup at %d threads is %sx on this machine, so what is left below the ideal line is the machine's as much as the code's.",
@@ -376,35 +392,89 @@ if (!is.null(gpu) && any(gpu$config == "gpu-total") && !no_device) {
     "No vr-bench-gpu.csv in these runs (`vr-bench --gpu` needs an OpenCL GPU): chart (d) is not drawn."
 }
 
-# (e) Compile latency: VRIR text to callable in process, and through the C API with and
-# without the on-disk cache (each a separate process).
+# (f) The Julia front end (vr-bench-julia.csv): each kernel written in Julia and compiled
+# through it, against the hand-written VRIR kernel on the same backends and against C.
+if (!is.null(jl) && any(jl$config == "julia-cpu")) {
+  ks <- unique(jl$kernel[jl$config == "julia-cpu"])
+  par_threads <- unique(jl$threads[jl$config == "julia-par"])
+  variants <- c("vrir-cpu" = "hand-written VRIR, cpu", "julia-cpu" = "Julia source, cpu",
+    "vrir-par" = sprintf("hand-written VRIR, cpu-par (%s threads)", paste(par_threads, collapse = ", ")),
+    "julia-par" = sprintf("Julia source, cpu-par (%s threads)", paste(par_threads, collapse = ", ")))
+  d <- do.call(rbind, lapply(ks, function(k) data.frame(kernel = k, variant = unname(variants),
+    ratio = vapply(names(variants), function(cfg) at(jl, k, cfg) / at(jl, k, "c"), 0))))
+  d <- d[is.finite(d$ratio), ]
+  d$variant <- factor(d$variant, levels = unname(variants))
+  p <- ggplot(d, aes(x = kernel, y = ratio, fill = variant)) +
+    geom_col(position = position_dodge(width = 0.85), width = 0.8) +
+    geom_hline(yintercept = 1, colour = "grey20", linetype = "dashed") +
+    scale_y_log10(breaks = c(0.01, 0.03, 0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000), labels = function(x) paste0(x, "x")) +
+    scale_fill_manual(values = setNames(c("#9ecae1", "#1b6ca8", "#fdae6b", "#d7301f"), unname(variants))) +
+    labs(title = "The Julia front end against hand-written VRIR and C, per kernel",
+      subtitle = "time / time of the serial C reference (gcc -O2 -march=native); log scale\n1x = C's speed; lower is faster",
+      x = NULL, y = "time / serial C time (log scale)", fill = NULL, caption = caption_of(jl)) +
+    theme_report + theme(axis.text.x = element_text(angle = 30, hjust = 1)) +
+    guides(fill = guide_legend(ncol = 2))
+  made$julia <- save(p, "julia.png", height = 5.5)
+  jv <- setNames(vapply(ks, function(k) at(jl, k, "julia-cpu") / at(jl, k, "vrir-cpu"), 0), ks)
+  jp <- setNames(vapply(ks, function(k) at(jl, k, "julia-par") / at(jl, k, "vrir-par"), 0), ks)
+  jc <- vapply(ks, function(k) at(jl, k, "julia-compile"), 0)
+  notes$julia <- sprintf("The Julia kernels take %sx to %sx of the hand-written VRIR kernels' time serially (median %sx) and %sx to %sx on cpu-par (median %sx); front end, optimizer and LLVM together take %s to %s ms a kernel (median %s ms).",
+    fmt(min(jv)), fmt(max(jv)), fmt(median(jv)), fmt(min(jp)), fmt(max(jp)), fmt(median(jp)),
+    fmt(1e3 * min(jc), 0), fmt(1e3 * max(jc), 0), fmt(1e3 * median(jc), 0))
+} else {
+  notes$julia <- "No vr-bench-julia.csv in these runs (`vr-bench-julia --out RUN_DIR` writes one): the Julia chart is not drawn."
+}
+
+# (e) Compile latency, as a distribution of single compiles: each point is one compile
+# of one kernel's module, VRIR or R text in, callable out. In process and cold
+# (vr-bench-compile.csv: one row per compile, the process's first, which also
+# initialises LLVM, apart), and through the C API in a new process each, without the
+# disk cache, with an empty one and with a warm one (cache.csv: one row per kernel and
+# repetition). A run without vr-bench-compile.csv falls back to vr-bench's compile column
+# (one median per kernel).
 lat <- NULL
-if (!is.null(vr) && any(vr$config == "compile")) {
-  lat <- rbind(lat, data.frame(kernel = vr$kernel[vr$config == "compile"], mode = "in process, cold (vr-bench)",
-    seconds = vr$median_s[vr$config == "compile"], machine = vr$machine[vr$config == "compile"],
-    date = vr$date[vr$config == "compile"], commit = vr$commit[vr$config == "compile"]))
+lat_rows <- function(d, mode) data.frame(kernel = d$kernel, mode = mode, seconds = d$median_s,
+  machine = d$machine, date = d$date, commit = d$commit)
+if (!is.null(comp)) {
+  comp_labels <- c("vrir-cpu" = "in process, cold: VRIR -> cpu",
+    "vrir-par" = "in process, cold: VRIR -> optimizer -> cpu-par",
+    "r-par" = "in process, cold: R -> optimizer -> cpu-par (as vr_compile)")
+  for (cfg in intersect(names(comp_labels), comp$config)) lat <- rbind(lat, lat_rows(comp[comp$config == cfg, ], comp_labels[[cfg]]))
+} else if (!is.null(vr) && any(vr$config == "compile")) {
+  lat <- lat_rows(vr[vr$config == "compile", ], "in process, cold (vr-bench, median per kernel)")
 }
 if (!is.null(cache)) {
-  labels <- c("no-disk-cache" = "C API, no disk cache", "first-process" = "C API, first process (compile + store)",
-    "disk-hit" = "C API, second process (disk cache hit)")
-  lat <- rbind(lat, data.frame(kernel = cache$kernel, mode = unname(labels[cache$config]), seconds = cache$median_s,
-    machine = cache$machine, date = cache$date, commit = cache$commit))
+  labels <- c("no-disk-cache" = "C API process, no disk cache", "first-process" = "C API process, empty disk cache (compile + store)",
+    "disk-hit" = "C API process, warm disk cache (load)")
+  for (cfg in intersect(names(labels), cache$config)) lat <- rbind(lat, lat_rows(cache[cache$config == cfg, ], labels[[cfg]]))
 }
 if (!is.null(lat)) {
-  lat$mode <- factor(lat$mode, levels = unique(lat$mode))
+  lat$mode <- factor(lat$mode, levels = rev(unique(lat$mode)))
+  counts <- table(lat$mode)
   p <- ggplot(lat, aes(x = mode, y = seconds * 1e3)) +
-    geom_boxplot(outlier.shape = NA, fill = "#deebf7", colour = "#1b6ca8") +
-    geom_point(aes(colour = machine), position = position_jitter(width = 0.15, height = 0, seed = 1), size = 1.4, alpha = 0.8) +
-    scale_y_log10() +
+    geom_violin(fill = "#deebf7", colour = NA, scale = "width", width = 0.8) +
+    geom_boxplot(outlier.shape = NA, fill = NA, colour = "#1b6ca8", width = 0.3) +
+    geom_point(aes(colour = machine), position = position_jitter(width = 0.12, height = 0, seed = 1), size = 1.2, alpha = 0.7) +
+    scale_x_discrete(labels = function(x) sprintf("%s\n(n = %d)", x, as.integer(counts[x]))) +
+    scale_y_log10(breaks = scales::breaks_log(8), labels = function(x) format(x, big.mark = ",", scientific = FALSE, trim = TRUE, drop0trailing = TRUE),
+      expand = expansion(mult = c(0.04, 0.08))) +
     scale_colour_manual(values = c("#08306b", "#d7301f", "#31a354", "#756bb1")) +
     coord_flip() +
-    labs(title = "Compile latency per kernel module", subtitle = "all functions of a kernel's module, VRIR in to callable out (ms, log scale)",
-      x = NULL, y = "ms per kernel module (log scale)", colour = NULL, caption = caption_of(lat)) +
-    theme_report + guides(colour = guide_legend(ncol = 1))
-  made$latency <- save(p, "compile-latency.png", height = 4)
+    labs(title = "Compile latency: the distribution of single compiles",
+      subtitle = paste0("each point one compile of all functions of a kernel's module, text in to callable out",
+        if (is.null(comp) && any(grepl("median per kernel", lat$mode))) "\nvr-bench's points: each a kernel's median of its compiles" else "",
+        "\nbox: quartiles and median; shaded: density"),
+      x = NULL, y = "ms, text in to callable out (log scale)", colour = NULL, caption = caption_of(lat)) +
+    theme_report + guides(colour = if (length(unique(lat$machine)) > 1) guide_legend(ncol = 1) else "none")
+  made$latency <- save(p, "compile-latency.png", width = 9, height = 1.6 + 0.75 * length(counts))
   med <- tapply(lat$seconds, lat$mode, median) * 1e3
+  q90 <- tapply(lat$seconds, lat$mode, quantile, 0.9) * 1e3
   where <- tapply(lat$machine, lat$mode, function(m) paste(unique(m), collapse = ", "))
-  notes$latency <- paste0(paste(sprintf("%s: median %s ms (%s)", names(med), fmt(med, 1), where[names(med)]), collapse = "; "), ".",
+  med <- med[rev(names(med))]
+  first <- if (!is.null(comp)) comp$median_s[comp$config == "process-first"] else numeric()
+  notes$latency <- paste0(paste(sprintf("%s: median %s ms, 90th percentile %s ms (%d points; %s)", names(med), fmt(med, 1),
+      fmt(q90[names(med)], 1), as.integer(counts[names(med)]), where[names(med)]), collapse = "; "), ".",
+    if (length(first)) sprintf(" The process's first compile, which also initialises LLVM, took %s ms and is not drawn.", fmt(1e3 * first[1], 1)) else "",
     if (all(c("first-process", "disk-hit") %in% cache$config)) {
       hit <- med[[labels[["disk-hit"]]]]
       sprintf(" A process that finds a kernel in the disk cache is ready %sx sooner than one that compiles it (medians, same machine): the machine code is loaded and linked, LLVM does not run. Compare figures only within one machine: where the modes ran on different machines (the legend), the cold figures differ by the machine and its load as much as by the mode.",
@@ -413,7 +483,13 @@ if (!is.null(lat)) {
 }
 
 # The page.
-rel <- function(path) file.path(sub("^bench/?", "", charts_dir), basename(path))
+# A chart's path as the page links it: relative to the page's folder where the charts are
+# under it (bench/report/ from bench/REPORT.md), else absolute.
+rel <- function(path) {
+  page_dir <- normalizePath(dirname(report_file), mustWork = FALSE)
+  chart <- normalizePath(path, mustWork = FALSE)
+  if (startsWith(chart, paste0(page_dir, "/"))) substring(chart, nchar(page_dir) + 2) else chart
+}
 section <- function(title, key, text) {
   if (is.null(made[[key]])) return(c(paste("##", title), "", if (!is.null(notes[[key]])) notes[[key]] else "No data in these runs.", ""))
   c(paste("##", title), "", sprintf("![%s](%s)", title, rel(made[[key]])), "", text, if (!is.null(notes[[key]])) notes[[key]], "",
@@ -433,6 +509,8 @@ page <- c(
   run_notes,
   section(sprintf("%s code compiled with vr_compile()", paste(c(if (is.null(oct) || !is.null(rb)) "R", if (!is.null(oct)) "Octave"), collapse = " and ")), "r_speedup",
     paste(c(if (!is.null(rb)) "Each kernel of bench/r is an R function with loops, timed in R (byte-compiled) and through `vr_compile()`; the parallel variant marks its outer loop with `prange()`.",
+      if (!is.null(rrand)) "mc_pi, walk_max, vector_draws and dice (bench/r/random.R) draw from R's random stream in their loops, the compiled code through R's own generator.",
+      if (!is.null(rarr)) "The (array style) rows are R's vectorized versions of the kernels (bench/r/array_style.R), in R and compiled.",
       if (!is.null(oct)) "Each kernel of bench/octave is a MATLAB function (McLab's benchmarks), timed in Octave's interpreter and through Octave's `vr_compile()`."), collapse = " ")),
   section("Against C", "vs_c",
     "The benchmark kernels in VRIR, compiled by the cpu backend, against their C references (bench/c, the same loops): serially with bounds checks as the front end emits them, after the optimizer (which removes or versions them), and with checks off; the purple bars are cpu-par against C + OpenMP on every core, the orange ones the R versions through `vr_compile()` against the same C on the R benchmark's machine."),
@@ -440,8 +518,10 @@ page <- c(
     "cpu-par runs each parfor on a rayon pool; the C references run the same loop under `#pragma omp parallel for` (gcc's libgomp, default schedule). What limits each kernel is discussed in bench/RESULTS.md."),
   section("GPU", "gpu",
     "`vr-bench --gpu` runs each bench kernel's parallel loop in one GPU section (OpenCL) and times the whole section (uploads, launch, kernel, downloads) and, from the device's own timings, its kernels and its transfers; cpu-par is the same kernel on every core of the host."),
+  section("The Julia front end", "julia",
+    "`vr-bench-julia` compiles each bench kernel written in Julia (bench/julia, 1-based, column-major, `Threads.@threads` where the VRIR kernel has a parfor) through the Julia front end and runs it next to the hand-written VRIR kernel (bench/kernels) and the C reference; every result equals C's (1e-12) before it is timed."),
   section("Compile latency", "latency",
-    "What the first call costs: compiling a module in process, and through the C API with the on-disk machine-code cache cold and warm (a second process loads machine code instead of compiling)."),
+    paste0("What the first call costs: compiling a module in process (", if (!is.null(comp)) "`vr-bench-compile`: the VRIR kernels and the R kernels as `vr_compile()` compiles them" else "vr-bench's compile column, a median per kernel: these runs have no vr-bench-compile.csv", "), and through the C API in a new process each (`scripts/bench_cache.sh`) with the on-disk machine-code cache off, empty and warm (a process that finds the kernel loads machine code instead of compiling).")),
   NULL)
 writeLines(page, report_file)
 cat(sprintf("report: %d charts in %s, page %s\n", length(made), charts_dir, report_file))

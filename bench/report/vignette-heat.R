@@ -7,8 +7,12 @@
 #   Rscript bench/report/vignette-heat.R [--measure] RUN_DIR
 #
 # --measure times the installed velociraptor package (R_LIBS picks which) into
-# RUN_DIR/heat-vignette.csv; without it the chart is drawn from that file.
+# RUN_DIR/heat-vignette.csv; without it the chart is drawn from that file. The commit the
+# CSV (and so the caption) names is this checkout's ($VR_BENCH_COMMIT overrides): install
+# the package from the same checkout (R CMD INSTALL -l DIR r-package; R_LIBS=DIR).
 suppressPackageStartupMessages(library(ggplot2))
+file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+source(file.path(if (length(file_arg)) dirname(sub("^--file=", "", file_arg[1])) else "bench/report", "common.R"))
 args <- commandArgs(trailingOnly = TRUE)
 measure <- "--measure" %in% args
 run <- setdiff(args, "--measure")
@@ -70,10 +74,7 @@ p <- ggplot(t, aes(x = size, y = min_s * 1e3, colour = what)) +
   scale_colour_manual(values = c("R (byte-compiled)" = "#d7301f", "vr_compile(heat)" = "#1b6ca8")) +
   labs(title = "heat(n, 50): R against vr_compile()", subtitle = "time per call, fastest repetition; log-log\nlabels: R's time / compiled time",
     x = "grid (n x n)", y = "ms per call (log scale)", colour = NULL,
-    caption = sprintf("%s; %s; %s", unique(d$machine), substr(unique(d$date), 1, 10),
-      ifelse(grepl("^[0-9a-f]{7,40}$", unique(d$commit)), paste("commit", unique(d$commit)), unique(d$commit)))) +
-  theme_minimal(base_size = 12) +
-  theme(legend.position = "bottom", panel.grid.minor = element_blank(), plot.caption = element_text(size = 8, colour = "grey35"),
-    plot.title.position = "plot", plot.caption.position = "plot")
+    caption = caption_of(d)) +
+  theme_report
 ggsave(png, p, width = 6.5, height = 4.2, dpi = 100, bg = "white")
 cat("vignette chart:", png, "from", csv, "\n")

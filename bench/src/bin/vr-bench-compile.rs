@@ -16,13 +16,27 @@
 //! Besides wall times, `total cpu` is the compile's thread CPU time (the steadier of
 //! the two on a machine shared with other jobs).
 //!
-//! Usage: vr-bench-compile [--reps R] [--kernel NAME] [--mode MODE]
+//! Every compile is also one CSV row (`vr-bench-compile.csv`, the columns of `record`
+//! with reps 1: config = the mode, its whole wall time; the process's first compile as
+//! `process-first`), so that the report draws the distribution of single compiles, not
+//! of medians. Into the run's folder: `--out DIR`, see `record::RunInfo`.
+//!
+//! Usage: vr-bench-compile [--quick] [--reps R] [--kernel NAME] [--mode MODE] [--out DIR]
+//! (--quick: 2 compiles of each, not 5)
 
 #[path = "../kernels.rs"]
 #[allow(dead_code)]
 mod kernels;
+#[path = "../record.rs"]
+#[allow(dead_code)]
+mod record;
+#[path = "../timing.rs"]
+#[allow(dead_code)]
+mod timing;
 
+use record::{Recorder, RunInfo, Sample};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use velociraptor::compile_phases;
 use velociraptor::cpu::{self, CpuOptions};
@@ -131,10 +145,13 @@ fn main() {
             .and_then(|i| argv.get(i + 1))
             .cloned()
     };
+    let quick = argv.iter().any(|a| a == "--quick");
     let reps: usize = arg("--reps")
         .and_then(|v| v.parse().ok())
-        .unwrap_or(5)
+        .unwrap_or(if quick { 2 } else { 5 })
         .max(1);
+    let run = RunInfo::new(arg("--out").map(PathBuf::from));
+    let mut csv = Recorder::new();
     let only = arg("--kernel");
     let modes: Vec<String> = match arg("--mode") {
         Some(m) => vec![m],
@@ -156,9 +173,13 @@ fn main() {
                 if first.is_none() {
                     // The process's first compile initialises LLVM: measured apart.
                     let phases = compile_once(mode, name, vrir[name], &rsrc, &rargs);
-                    first = Some(phases.last().expect("total").1);
+                    let total = phases.last().expect("total").1;
+                    csv.push(name, 0, "process-first", 1, &Sample { times: vec![total] });
+                    first = Some(total);
                 }
                 let phases = compile_once(mode, name, vrir[name], &rsrc, &rargs);
+                let total = phases.last().expect("total").1;
+                csv.push(name, 0, mode, 1, &Sample { times: vec![total] });
                 let mut sums: BTreeMap<&'static str, Duration> = BTreeMap::new();
                 for (p, d) in phases {
                     if !order.contains(&p) {
@@ -215,4 +236,6 @@ fn main() {
             );
         }
     }
+    let path = csv.write(&run, "vr-bench-compile.csv").expect("the CSV is written");
+    eprintln!("vr-bench-compile: results in {}", path.display());
 }

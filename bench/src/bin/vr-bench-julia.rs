@@ -14,7 +14,11 @@
 //! emitted (VRIR, then Julia) and the
 //! Julia front end's compile time (front end, optimizer and LLVM). Never a timed test.
 //!
-//! Usage: vr-bench-julia [--quick] [--kernel NAME] [--reps N]
+//! Every timed version is also written as CSV (`vr-bench-julia.csv`, the columns of
+//! `record`; configs `c`, `vrir-cpu`, `julia-cpu`, `vrir-par`, `julia-par`, and
+//! `julia-compile`) into the run's folder (`--out DIR`, see `record::RunInfo`).
+//!
+//! Usage: vr-bench-julia [--quick] [--kernel NAME] [--reps N] [--out DIR]
 
 #[path = "../c_ref.rs"]
 #[allow(dead_code)]
@@ -22,8 +26,16 @@ mod c_ref;
 #[path = "../kernels.rs"]
 #[allow(dead_code)]
 mod kernels;
+#[path = "../record.rs"]
+#[allow(dead_code)]
+mod record;
+#[path = "../timing.rs"]
+#[allow(dead_code)]
+mod timing;
 
 use kernels::{fresh_copy, observed, Kernel};
+use record::{Recorder, RunInfo, Sample};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use velociraptor::cpu::{self, CompiledModule, CpuOptions};
@@ -119,9 +131,9 @@ fn cpu_time() -> Duration {
 /// the call.
 type Run<'a> = (&'a Vec<Value>, Box<dyn Fn(Vec<Value>) -> Result<(), String> + 'a>);
 
-/// Medians of `reps` timed runs of each version, the versions taking turns: wall time
-/// and CPU time (of every thread).
-fn interleaved<const N: usize>(reps: usize, runs: &[Run<'_>; N]) -> Result<[(Duration, Duration); N], String> {
+/// `reps` timed runs of each version, the versions taking turns: every wall time, and the
+/// median CPU time (of every thread).
+fn interleaved<const N: usize>(reps: usize, runs: &[Run<'_>; N]) -> Result<[(Sample, Duration); N], String> {
     let mut wall: Vec<Vec<Duration>> = vec![Vec::new(); N];
     let mut cpu: Vec<Vec<Duration>> = vec![Vec::new(); N];
     for _ in 0..reps.max(1) {
@@ -133,25 +145,38 @@ fn interleaved<const N: usize>(reps: usize, runs: &[Run<'_>; N]) -> Result<[(Dur
             wall[k].push(start.elapsed());
         }
     }
-    let mut out = [(Duration::ZERO, Duration::ZERO); N];
-    for k in 0..N {
-        wall[k].sort();
-        cpu[k].sort();
-        out[k] = (wall[k][wall[k].len() / 2], cpu[k][cpu[k].len() / 2]);
-    }
-    Ok(out)
+    Ok(std::array::from_fn(|k| {
+        let cpu_median = timing::median(&mut cpu[k]);
+        (Sample { times: std::mem::take(&mut wall[k]) }, cpu_median)
+    }))
 }
 
 struct Row {
     kernel: &'static str,
     size: usize,
-    c: (Duration, Duration),
-    vrir: (Duration, Duration),
-    julia: (Duration, Duration),
-    vrir_par: (Duration, Duration),
-    julia_par: (Duration, Duration),
+    c: (Sample, Duration),
+    vrir: (Sample, Duration),
+    julia: (Sample, Duration),
+    vrir_par: (Sample, Duration),
+    julia_par: (Sample, Duration),
     checks: ((u64, u64), (u64, u64)),
-    compile_ms: f64,
+    compile: Duration,
+}
+
+impl Row {
+    /// The CSV rows of every timed version (cpu-par's at its thread count).
+    fn record(&self, csv: &mut Recorder, threads: usize) {
+        for (config, (wall, _), t) in [
+            ("c", &self.c, 1),
+            ("vrir-cpu", &self.vrir, 1),
+            ("julia-cpu", &self.julia, 1),
+            ("vrir-par", &self.vrir_par, threads),
+            ("julia-par", &self.julia_par, threads),
+        ] {
+            csv.push(self.kernel, self.size, config, t, wall);
+        }
+        csv.push(self.kernel, self.size, "julia-compile", 1, &Sample { times: vec![self.compile] });
+    }
 }
 
 /// Compile a verified module: optimized, serial and parallel.
@@ -174,7 +199,7 @@ fn measure(k: &Kernel, quick: bool, reps: usize, dir: &c_ref::BuildDir) -> Resul
     let start = Instant::now();
     let jm = julia::compile(src, &entry, types).map_err(|e| format!("Julia front end: {e}"))?;
     let (_, julia_serial, julia_par) = build(&jm)?;
-    let compile_ms = start.elapsed().as_secs_f64() * 1e3;
+    let compile = start.elapsed();
     let jname = julia::entry_name(&entry);
     let vm = velociraptor::vrir::text::parse_module(k.vrir).map_err(|e| e.to_string())?;
     let (_, vrir_serial, vrir_par) = build(&vm)?;
@@ -208,13 +233,14 @@ fn measure(k: &Kernel, quick: bool, reps: usize, dir: &c_ref::BuildDir) -> Resul
     let [c, vrir, julia, vrir_par, julia_par] = interleaved(reps, &runs)?;
     let opts = OptOptions::all();
     let checks = (inner_loop_checks(&vm, k.name, &opts).map_err(|e| e.to_string())?, inner_loop_checks(&jm, &jname, &opts).map_err(|e| e.to_string())?);
-    Ok(Row { kernel: k.name, size, c, vrir, julia, vrir_par, julia_par, checks, compile_ms })
+    Ok(Row { kernel: k.name, size, c, vrir, julia, vrir_par, julia_par, checks, compile })
 }
 
 fn main() -> ExitCode {
     let mut quick = false;
     let mut only: Option<String> = None;
     let mut reps = 7;
+    let mut out: Option<PathBuf> = None;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -224,8 +250,9 @@ fn main() -> ExitCode {
             }
             "--kernel" => only = it.next(),
             "--reps" => reps = it.next().and_then(|r| r.parse().ok()).unwrap_or(reps),
+            "--out" => out = it.next().map(PathBuf::from),
             other => {
-                eprintln!("unknown argument `{other}`\nusage: vr-bench-julia [--quick] [--kernel NAME] [--reps N]");
+                eprintln!("unknown argument `{other}`\nusage: vr-bench-julia [--quick] [--kernel NAME] [--reps N] [--out DIR]");
                 return ExitCode::from(2);
             }
         }
@@ -237,8 +264,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let ms = |d: (Duration, Duration)| d.0.as_secs_f64() * 1e3;
-    let cpu_ms = |d: (Duration, Duration)| d.1.as_secs_f64() * 1e3;
+    let run = RunInfo::new(out);
+    let mut csv = Recorder::new();
+    let threads = cpu::parallel::default_threads();
+    let ms = |d: &(Sample, Duration)| d.0.median().as_secs_f64() * 1e3;
+    let cpu_ms = |d: &(Sample, Duration)| d.1.as_secs_f64() * 1e3;
     println!(
         "{:<14} {:>9} {:>8} {:>9} {:>9} {:>7} {:>7} {:>9} {:>9} {:>7} {:>7} {:>11} {:>9}",
         "kernel", "size", "C ms", "VRIR ms", "Julia ms", "J/V", "cpu J/V", "VRIR par", "Julia par", "J/V par", "cpu", "checks V J", "compile"
@@ -247,22 +277,25 @@ fn main() -> ExitCode {
     for k in kernels::all().iter().filter(|k| only.as_deref().is_none_or(|o| o == k.name)) {
         eprintln!("{} ...", k.name);
         match measure(k, quick, reps, &dir) {
-            Ok(r) => println!(
+            Ok(r) => {
+                r.record(&mut csv, threads);
+                println!(
                 "{:<14} {:>9} {:>8.2} {:>9.2} {:>9.2} {:>7.3} {:>7.3} {:>9.2} {:>9.2} {:>7.3} {:>7.3} {:>11} {:>7.1}ms",
                 r.kernel,
                 r.size,
-                ms(r.c),
-                ms(r.vrir),
-                ms(r.julia),
-                ms(r.julia) / ms(r.vrir),
-                cpu_ms(r.julia) / cpu_ms(r.vrir),
-                ms(r.vrir_par),
-                ms(r.julia_par),
-                ms(r.julia_par) / ms(r.vrir_par),
-                cpu_ms(r.julia_par) / cpu_ms(r.vrir_par),
+                ms(&r.c),
+                ms(&r.vrir),
+                ms(&r.julia),
+                ms(&r.julia) / ms(&r.vrir),
+                cpu_ms(&r.julia) / cpu_ms(&r.vrir),
+                ms(&r.vrir_par),
+                ms(&r.julia_par),
+                ms(&r.julia_par) / ms(&r.vrir_par),
+                cpu_ms(&r.julia_par) / cpu_ms(&r.vrir_par),
                 format!("{}/{} {}/{}", r.checks.0 .1, r.checks.0 .0, r.checks.1 .1, r.checks.1 .0),
-                r.compile_ms
-            ),
+                r.compile.as_secs_f64() * 1e3
+            )
+            }
             Err(e) => {
                 eprintln!("{}: {e}", k.name);
                 failed = true;
@@ -273,9 +306,15 @@ fn main() -> ExitCode {
         println!("(--quick: tiny sizes, few repetitions; the times mean nothing)");
     }
     println!(
-        "cpu-par: {} threads. Times are wall-time medians; J/V: the Julia kernel's time over the hand-written VRIR kernel's, of wall time, then of CPU time (all threads; steady on a shared machine).",
-        cpu::parallel::default_threads()
+        "cpu-par: {threads} threads. Times are wall-time medians; J/V: the Julia kernel's time over the hand-written VRIR kernel's, of wall time, then of CPU time (all threads; steady on a shared machine)."
     );
+    match csv.write(&run, "vr-bench-julia.csv") {
+        Ok(path) => eprintln!("vr-bench-julia: results in {}", path.display()),
+        Err(e) => {
+            eprintln!("vr-bench-julia: {e}");
+            failed = true;
+        }
+    }
     if failed {
         ExitCode::FAILURE
     } else {

@@ -6,15 +6,25 @@
 //! `valgrind --tool=callgrind` the functions `run_serial` and `run_par` give
 //! deterministic instruction counts (`scripts/par-insns.sh` does that).
 //!
-//! Usage: vr-bench-par [--kernel NAME] [--reps R] [--scale S] [--threads T]
+//! Usage: vr-bench-par [--kernel NAME] [--reps R] [--scale S] [--threads T] [--out DIR]
 //! (S divides each kernel's full size, for callgrind; T: cpu-par's thread count, 1 by
 //! default). The optimizer and the backend's switches follow `VR_PASSES`
-//! (`VR_PASSES=-atomic-privatize` keeps growcut's atomics).
+//! (`VR_PASSES=-atomic-privatize` keeps growcut's atomics). Every repetition's time is
+//! also written as CSV (`vr-bench-par.csv`, configs `cpu-optimized` and `cpu-par` at T
+//! threads; see `record`) into the run's folder (`--out DIR`, see `record::RunInfo`).
 
 #[path = "../kernels.rs"]
 #[allow(dead_code)]
 mod kernels;
+#[path = "../record.rs"]
+#[allow(dead_code)]
+mod record;
+#[path = "../timing.rs"]
+#[allow(dead_code)]
+mod timing;
 
+use record::{Recorder, RunInfo, Sample};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use velociraptor::cpu::{self, CompiledModule, CpuOptions};
 use velociraptor::opt::{optimize, OptOptions};
@@ -35,11 +45,6 @@ fn run_par(m: &CompiledModule, name: &str, args: Vec<Value>) -> Duration {
     start.elapsed()
 }
 
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str| {
@@ -58,6 +63,8 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1)
         .max(1);
+    let run = RunInfo::new(arg("--out").map(PathBuf::from));
+    let mut csv = Recorder::new();
     // VR_PASSES as users set it (`-atomic-privatize` for the atomics as written).
     let passes = OptOptions::current().expect("VR_PASSES");
     println!(
@@ -83,7 +90,10 @@ fn main() {
             ts.push(run_serial(&serial, k.name, kernels::fresh_copy(&inputs)));
             tp.push(run_par(&par, k.name, kernels::fresh_copy(&inputs)));
         }
-        let (s, p) = (median(ts), median(tp));
+        let (ts, tp) = (Sample { times: ts }, Sample { times: tp });
+        csv.push(k.name, size, "cpu-optimized", 1, &ts);
+        csv.push(k.name, size, "cpu-par", threads, &tp);
+        let (s, p) = (ts.median(), tp.median());
         println!(
             "| {} | {size} | {:.3} | {:.3} | {:.2} |",
             k.name,
@@ -92,4 +102,6 @@ fn main() {
             p.as_secs_f64() / s.as_secs_f64()
         );
     }
+    let path = csv.write(&run, "vr-bench-par.csv").expect("the CSV is written");
+    eprintln!("vr-bench-par: results in {}", path.display());
 }

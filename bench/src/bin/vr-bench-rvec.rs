@@ -9,11 +9,22 @@
 //! which do not depend on the machine's load (`scripts/rvec-insns.sh`).
 //! bench/r/array_style.R measures the same kernels through R, with R's own time and C's.
 //!
-//! Usage: vr-bench-rvec [--kernel NAME] [--reps R] [--scale S] [--as-r]
+//! Usage: vr-bench-rvec [--kernel NAME] [--reps R] [--scale S] [--as-r] [--out DIR]
 //! (S divides the sizes; --as-r compiles as the R package does: cpu-par, parameters
-//! never alias)
+//! never alias). Every repetition's time is also written as CSV (`vr-bench-rvec.csv`,
+//! configs `vr-loops` and `vr-vec`, with `-as-r` appended under --as-r; see `record`)
+//! into the run's folder (`--out DIR`, see `record::RunInfo`).
 
+#[path = "../record.rs"]
+#[allow(dead_code)]
+mod record;
+#[path = "../timing.rs"]
+#[allow(dead_code)]
+mod timing;
+
+use record::{Recorder, RunInfo, Sample};
 use serde_json::{json, Value as Json};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use velociraptor::cpu::{self, CompiledModule, CpuOptions};
 use velociraptor::frontend::r;
@@ -144,11 +155,6 @@ fn run_vector(m: &CompiledModule, name: &str, args: Vec<Value>) -> (Duration, Ve
     (start.elapsed(), out)
 }
 
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
-}
-
 /// Compile `func` of `src` for `args` as the cpu backend gets it.
 fn compile(
     src: &str,
@@ -210,8 +216,12 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1)
         .max(1);
+    let run = RunInfo::new(arg("--out").map(PathBuf::from));
+    let mut csv = Recorder::new();
+    let as_r = argv.iter().any(|a| a == "--as-r");
+    let (loops_config, vec_config) = if as_r { ("vr-loops-as-r", "vr-vec-as-r") } else { ("vr-loops", "vr-vec") };
     let mut passes = OptOptions::current().expect("VR_PASSES");
-    if argv.iter().any(|a| a == "--as-r") {
+    if as_r {
         // As the R package compiles: cpu-par, parameters never alias.
         passes.parallel_loops = true;
         passes.params_never_alias = true;
@@ -249,7 +259,11 @@ fn main() {
             tl.push(t);
             tv.push(u);
         }
-        let (l, v) = (median(tl), median(tv));
+        let (tl, tv) = (Sample { times: tl }, Sample { times: tv });
+        let threads = if passes.parallel_loops { cpu::parallel::default_threads() } else { 1 };
+        csv.push(k.name, size, loops_config, threads, &tl);
+        csv.push(k.name, size, vec_config, threads, &tv);
+        let (l, v) = (tl.median(), tv.median());
         println!(
             "| {} | {size} | {:.3} | {:.3} | {:.2} |",
             k.name,
@@ -258,4 +272,6 @@ fn main() {
             v.as_secs_f64() / l.as_secs_f64()
         );
     }
+    let path = csv.write(&run, "vr-bench-rvec.csv").expect("the CSV is written");
+    eprintln!("vr-bench-rvec: results in {}", path.display());
 }
