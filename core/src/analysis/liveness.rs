@@ -5,65 +5,136 @@
 //!
 //! Memory reuse needs it (a dead array's buffer may be written); the optimizer's `vr
 //! explain` shows it.
+//!
+//! Sets are bit sets over the function's variables, numbered once (every name a
+//! statement reads or sets), with each statement's reads and writes computed once, not
+//! at every iteration of a loop's fixed point: `licm` recomputes liveness after every
+//! move and the cpu-par backend once per parfor, and sets of names (a `String` per
+//! element, cloned at every statement) were most of that time (issue 18, compile
+//! latency). The answers are the same; a unit test compares them with the set-of-names
+//! walker this replaced, at every statement of the bench kernels and text-form tests.
 
-use super::{child_blocks, stmt_count, stmt_defs, stmt_uses};
+use super::bits::Bits;
+use super::{child_blocks, preorder, stmt_count, stmt_defs, stmt_uses};
 use crate::vrir::ast::{Block, Function, Stmt, StmtKind};
-use std::collections::BTreeSet;
-
-type Set = BTreeSet<String>;
+use std::collections::{BTreeSet, HashMap};
 
 /// Live variables before and after every statement, by preorder number (see
 /// [`super::preorder`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveVars {
-    pub live_in: Vec<Set>,
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+    live_in: Vec<Bits>,
     /// What is live when the statement completes normally (for a loop: after the loop;
     /// the cpu-par backend stores a parfor's private variables back only when live here).
-    pub live_out: Vec<Set>,
+    live_out: Vec<Bits>,
 }
 
 impl LiveVars {
     pub fn compute(f: &Function) -> LiveVars {
-        let n: usize = f.body.iter().map(stmt_count).sum();
+        let stmts = preorder(&f.body);
+        let mut names: Vec<String> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut number = |v: &String, names: &mut Vec<String>| -> usize {
+            *index.entry(v.clone()).or_insert_with(|| {
+                names.push(v.clone());
+                names.len() - 1
+            })
+        };
+        // Each statement's own reads and writes (`free` counts as a write, loop
+        // variables as writes of their loop), by name first, then as bit sets.
+        let mut named: Vec<(Vec<usize>, Vec<usize>)> = Vec::with_capacity(stmts.len());
+        for s in &stmts {
+            let uses: Vec<usize> = stmt_uses(s).iter().map(|v| number(v, &mut names)).collect();
+            let defs: Vec<usize> = match &s.kind {
+                StmtKind::Free { var } => vec![number(var, &mut names)],
+                StmtKind::For { vars, .. } | StmtKind::Parfor { vars, .. } => {
+                    vars.iter().map(|v| number(v, &mut names)).collect()
+                }
+                _ => stmt_defs(s).iter().map(|v| number(v, &mut names)).collect(),
+            };
+            named.push((uses, defs));
+        }
+        let n = names.len();
+        let bits = |ix: &[usize]| {
+            let mut b = Bits::new(n);
+            ix.iter().for_each(|&i| b.insert(i));
+            b
+        };
+        let (uses, defs) = named.iter().map(|(u, d)| (bits(u), bits(d))).unzip();
+        let empty = Bits::new(n);
         let mut w = Walker {
-            live_in: vec![Set::new(); n],
-            live_out: vec![Set::new(); n],
+            uses,
+            defs,
+            empty: empty.clone(),
+            live_in: vec![empty.clone(); stmts.len()],
+            live_out: vec![empty.clone(); stmts.len()],
             loops: Vec::new(),
         };
-        w.stmts(&f.body, 0, Set::new());
+        w.stmts(&f.body, 0, empty);
         LiveVars {
+            names,
+            index,
             live_in: w.live_in,
             live_out: w.live_out,
         }
     }
 
+    fn contains(&self, sets: &[Bits], id: usize, var: &str) -> bool {
+        match (sets.get(id), self.index.get(var)) {
+            (Some(s), Some(&i)) => s.contains(i),
+            _ => false,
+        }
+    }
+
+    fn names_of(&self, sets: &[Bits], id: usize) -> Option<BTreeSet<String>> {
+        sets.get(id)
+            .map(|s| s.iter().map(|i| self.names[i].clone()).collect())
+    }
+
     /// Whether `var` is live after statement `id` completes.
     pub fn is_live_after(&self, id: usize, var: &str) -> bool {
-        self.live_out.get(id).is_some_and(|s| s.contains(var))
+        self.contains(&self.live_out, id, var)
     }
 
     /// Whether `var` is live before statement `id`.
     pub fn is_live(&self, id: usize, var: &str) -> bool {
-        self.live_in.get(id).is_some_and(|s| s.contains(var))
+        self.contains(&self.live_in, id, var)
+    }
+
+    /// The variables live before statement `id` (None past the last statement).
+    pub fn live_in(&self, id: usize) -> Option<BTreeSet<String>> {
+        self.names_of(&self.live_in, id)
+    }
+
+    /// The variables live after statement `id` completes (for a loop: after the loop).
+    pub fn live_out(&self, id: usize) -> Option<BTreeSet<String>> {
+        self.names_of(&self.live_out, id)
     }
 }
 
 /// What is live where a `break` and a `continue` of the innermost loop go.
 struct LoopExits {
-    brk: Set,
-    cont: Set,
+    brk: Bits,
+    cont: Bits,
 }
 
 struct Walker {
-    live_in: Vec<Set>,
-    live_out: Vec<Set>,
+    /// Per statement: what it reads by itself, what it sets by itself (loop variables
+    /// for a loop, the variable for `free`).
+    uses: Vec<Bits>,
+    defs: Vec<Bits>,
+    empty: Bits,
+    live_in: Vec<Bits>,
+    live_out: Vec<Bits>,
     loops: Vec<LoopExits>,
 }
 
 impl Walker {
     /// Live before the list `stmts`, whose first statement has preorder number `first`,
     /// given what is live after it.
-    fn stmts(&mut self, stmts: &[Stmt], first: usize, out: Set) -> Set {
+    fn stmts(&mut self, stmts: &[Stmt], first: usize, out: Bits) -> Bits {
         let ids = super::stmt_ids(stmts, first);
         let mut live = out;
         for (s, id) in stmts.iter().zip(ids).rev() {
@@ -72,41 +143,35 @@ impl Walker {
         live
     }
 
-    fn block(&mut self, b: &Block, first: usize, out: Set) -> Set {
+    fn block(&mut self, b: &Block, first: usize, out: Bits) -> Bits {
         self.stmts(&b.stmts, first, out)
     }
 
-    fn stmt(&mut self, s: &Stmt, id: usize, out: Set) -> Set {
-        if let Some(o) = self.live_out.get_mut(id) {
-            o.clone_from(&out);
-        }
-        let uses = stmt_uses(s);
+    fn stmt(&mut self, s: &Stmt, id: usize, out: Bits) -> Bits {
+        self.live_out[id].clone_from(&out);
         let live = match &s.kind {
             StmtKind::Assign { .. } | StmtKind::Alloc { .. } => {
                 let mut l = out;
-                for d in stmt_defs(s) {
-                    l.remove(&d);
-                }
-                l.extend(uses);
+                l.subtract(&self.defs[id]);
+                l.union(&self.uses[id]);
                 l
             }
-            StmtKind::Free { var } => {
+            StmtKind::Free { .. } => {
                 let mut l = out;
-                l.remove(var);
+                l.subtract(&self.defs[id]);
                 l
             }
             StmtKind::Expr { .. } | StmtKind::RefIncr { .. } | StmtKind::RefDecr { .. } => {
                 let mut l = out;
-                l.extend(uses);
+                l.union(&self.uses[id]);
                 l
             }
-            StmtKind::Return { .. } => uses,
-            StmtKind::Break => self.loops.last().map(|l| l.brk.clone()).unwrap_or_default(),
+            StmtKind::Return { .. } => self.uses[id].clone(),
+            StmtKind::Break => self.loops.last().map_or_else(|| self.empty.clone(), |l| l.brk.clone()),
             StmtKind::Continue => self
                 .loops
                 .last()
-                .map(|l| l.cont.clone())
-                .unwrap_or_default(),
+                .map_or_else(|| self.empty.clone(), |l| l.cont.clone()),
             StmtKind::Block(b) => self.block(b, id + 1, out),
             StmtKind::If { then, els, .. } => {
                 let blocks = child_blocks(s);
@@ -114,14 +179,14 @@ impl Walker {
                 match els {
                     Some(e) => {
                         let first = id + 1 + blocks[0].stmts.iter().map(stmt_count).sum::<usize>();
-                        l.extend(self.block(e, first, out));
+                        l.union(&self.block(e, first, out));
                     }
-                    None => l.extend(out),
+                    None => l.union(&out),
                 }
-                l.extend(uses);
+                l.union(&self.uses[id]);
                 l
             }
-            StmtKind::For { vars, body, .. } | StmtKind::Parfor { vars, body, .. } => {
+            StmtKind::For { body, .. } | StmtKind::Parfor { body, .. } => {
                 // `decision`: live where the loop decides between another iteration and
                 // leaving; loop variables are set afresh at each iteration's start.
                 let mut decision = out.clone();
@@ -130,23 +195,24 @@ impl Walker {
                         brk: out.clone(),
                         cont: decision.clone(),
                     });
-                    let body_in = self.block(body, id + 1, decision.clone());
+                    let mut body_in = self.block(body, id + 1, decision.clone());
                     self.loops.pop();
+                    body_in.subtract(&self.defs[id]);
                     let mut next = out.clone();
-                    next.extend(body_in.into_iter().filter(|v| !vars.contains(v)));
+                    next.union(&body_in);
                     if next == decision {
                         break;
                     }
                     decision = next;
                 }
                 let mut l = decision;
-                l.extend(uses);
+                l.union(&self.uses[id]);
                 l
             }
             StmtKind::While { body, .. } => {
                 // `head`: live before the condition, evaluated before every iteration.
                 let mut head = out.clone();
-                head.extend(uses.iter().cloned());
+                head.union(&self.uses[id]);
                 loop {
                     self.loops.push(LoopExits {
                         brk: out.clone(),
@@ -155,8 +221,8 @@ impl Walker {
                     let body_in = self.block(body, id + 1, head.clone());
                     self.loops.pop();
                     let mut next = out.clone();
-                    next.extend(uses.iter().cloned());
-                    next.extend(body_in);
+                    next.union(&self.uses[id]);
+                    next.union(&body_in);
                     if next == head {
                         break;
                     }
@@ -175,13 +241,209 @@ mod tests {
     use super::*;
     use crate::vrir::text::parse_module;
 
+    /// The set-of-names walker this module's bit sets replaced, kept as the reference
+    /// the agreement test compares with.
+    #[allow(dead_code)]
+    mod reference {
+        use crate::analysis::{child_blocks, stmt_count, stmt_defs, stmt_uses};
+        use crate::vrir::ast::{Block, Function, Stmt, StmtKind};
+        use std::collections::BTreeSet;
+
+    type Set = BTreeSet<String>;
+
+    /// Live variables before and after every statement, by preorder number (see
+    /// [`super::preorder`]).
+    #[derive(Clone, Debug, PartialEq)]
+    pub(super) struct LiveVars {
+        pub live_in: Vec<Set>,
+        /// What is live when the statement completes normally (for a loop: after the loop;
+        /// the cpu-par backend stores a parfor's private variables back only when live here).
+        pub live_out: Vec<Set>,
+    }
+
+    impl LiveVars {
+        pub(super) fn compute(f: &Function) -> LiveVars {
+            let n: usize = f.body.iter().map(stmt_count).sum();
+            let mut w = Walker {
+                live_in: vec![Set::new(); n],
+                live_out: vec![Set::new(); n],
+                loops: Vec::new(),
+            };
+            w.stmts(&f.body, 0, Set::new());
+            LiveVars {
+                live_in: w.live_in,
+                live_out: w.live_out,
+            }
+        }
+
+        /// Whether `var` is live after statement `id` completes.
+        pub fn is_live_after(&self, id: usize, var: &str) -> bool {
+            self.live_out.get(id).is_some_and(|s| s.contains(var))
+        }
+
+        /// Whether `var` is live before statement `id`.
+        pub fn is_live(&self, id: usize, var: &str) -> bool {
+            self.live_in.get(id).is_some_and(|s| s.contains(var))
+        }
+    }
+
+    /// What is live where a `break` and a `continue` of the innermost loop go.
+    struct LoopExits {
+        brk: Set,
+        cont: Set,
+    }
+
+    struct Walker {
+        live_in: Vec<Set>,
+        live_out: Vec<Set>,
+        loops: Vec<LoopExits>,
+    }
+
+    impl Walker {
+        /// Live before the list `stmts`, whose first statement has preorder number `first`,
+        /// given what is live after it.
+        fn stmts(&mut self, stmts: &[Stmt], first: usize, out: Set) -> Set {
+            let ids = crate::analysis::stmt_ids(stmts, first);
+            let mut live = out;
+            for (s, id) in stmts.iter().zip(ids).rev() {
+                live = self.stmt(s, id, live);
+            }
+            live
+        }
+
+        fn block(&mut self, b: &Block, first: usize, out: Set) -> Set {
+            self.stmts(&b.stmts, first, out)
+        }
+
+        fn stmt(&mut self, s: &Stmt, id: usize, out: Set) -> Set {
+            if let Some(o) = self.live_out.get_mut(id) {
+                o.clone_from(&out);
+            }
+            let uses = stmt_uses(s);
+            let live = match &s.kind {
+                StmtKind::Assign { .. } | StmtKind::Alloc { .. } => {
+                    let mut l = out;
+                    for d in stmt_defs(s) {
+                        l.remove(&d);
+                    }
+                    l.extend(uses);
+                    l
+                }
+                StmtKind::Free { var } => {
+                    let mut l = out;
+                    l.remove(var);
+                    l
+                }
+                StmtKind::Expr { .. } | StmtKind::RefIncr { .. } | StmtKind::RefDecr { .. } => {
+                    let mut l = out;
+                    l.extend(uses);
+                    l
+                }
+                StmtKind::Return { .. } => uses,
+                StmtKind::Break => self.loops.last().map(|l| l.brk.clone()).unwrap_or_default(),
+                StmtKind::Continue => self
+                    .loops
+                    .last()
+                    .map(|l| l.cont.clone())
+                    .unwrap_or_default(),
+                StmtKind::Block(b) => self.block(b, id + 1, out),
+                StmtKind::If { then, els, .. } => {
+                    let blocks = child_blocks(s);
+                    let mut l = self.block(then, id + 1, out.clone());
+                    match els {
+                        Some(e) => {
+                            let first = id + 1 + blocks[0].stmts.iter().map(stmt_count).sum::<usize>();
+                            l.extend(self.block(e, first, out));
+                        }
+                        None => l.extend(out),
+                    }
+                    l.extend(uses);
+                    l
+                }
+                StmtKind::For { vars, body, .. } | StmtKind::Parfor { vars, body, .. } => {
+                    // `decision`: live where the loop decides between another iteration and
+                    // leaving; loop variables are set afresh at each iteration's start.
+                    let mut decision = out.clone();
+                    loop {
+                        self.loops.push(LoopExits {
+                            brk: out.clone(),
+                            cont: decision.clone(),
+                        });
+                        let body_in = self.block(body, id + 1, decision.clone());
+                        self.loops.pop();
+                        let mut next = out.clone();
+                        next.extend(body_in.into_iter().filter(|v| !vars.contains(v)));
+                        if next == decision {
+                            break;
+                        }
+                        decision = next;
+                    }
+                    let mut l = decision;
+                    l.extend(uses);
+                    l
+                }
+                StmtKind::While { body, .. } => {
+                    // `head`: live before the condition, evaluated before every iteration.
+                    let mut head = out.clone();
+                    head.extend(uses.iter().cloned());
+                    loop {
+                        self.loops.push(LoopExits {
+                            brk: out.clone(),
+                            cont: head.clone(),
+                        });
+                        let body_in = self.block(body, id + 1, head.clone());
+                        self.loops.pop();
+                        let mut next = out.clone();
+                        next.extend(uses.iter().cloned());
+                        next.extend(body_in);
+                        if next == head {
+                            break;
+                        }
+                        head = next;
+                    }
+                    head
+                }
+            };
+            self.live_in[id] = live.clone();
+            live
+        }
+    }
+
+    }
+
+    #[test]
+    fn agrees_with_the_set_of_names_walker_everywhere() {
+        let mut seen = 0;
+        for dir in ["/../bench/kernels", "/tests/text_form"] {
+            let dir = format!("{}{dir}", env!("CARGO_MANIFEST_DIR"));
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let p = e.path();
+                if !p.extension().is_some_and(|x| x == "vrir") {
+                    continue;
+                }
+                let m = parse_module(&std::fs::read_to_string(&p).unwrap()).unwrap();
+                for f in &m.functions {
+                    let r = reference::LiveVars::compute(f);
+                    let lv = LiveVars::compute(f);
+                    let n: usize = f.body.iter().map(stmt_count).sum();
+                    for id in 0..n {
+                        assert_eq!(lv.live_in(id).as_ref(), Some(&r.live_in[id]), "{} {id}", f.name);
+                        assert_eq!(lv.live_out(id).as_ref(), Some(&r.live_out[id]), "{} {id}", f.name);
+                    }
+                    assert_eq!(lv.live_in(n), None);
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen >= 10, "read only {seen} programs");
+    }
+
     fn live(src: &str) -> Vec<Vec<String>> {
         let m = parse_module(src).unwrap();
-        LiveVars::compute(&m.functions[0])
-            .live_in
-            .into_iter()
-            .map(|s| s.into_iter().collect())
-            .collect()
+        let f = &m.functions[0];
+        let lv = LiveVars::compute(f);
+        let n: usize = f.body.iter().map(stmt_count).sum();
+        (0..n).map(|id| lv.live_in(id).unwrap().into_iter().collect()).collect()
     }
 
     #[test]

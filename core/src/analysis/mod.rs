@@ -5,6 +5,8 @@
 //! - [`liveness`]: live variables before each statement (backward, structured).
 //! - [`reaching`]: reaching definitions before each statement (forward, structured), and
 //!   from them whether a variable is certainly assigned at a point.
+//! - [`definite`]: that last question alone (definite assignment, bit sets), which is
+//!   what the passes and the cpu code generator ask: much cheaper to compute.
 //! - [`alias`]: flow-insensitive alias classes over array variables and allocation
 //!   sites (connected components).
 //! - [`affine`]: affine forms of integer expressions in loop indices and invariants.
@@ -20,7 +22,9 @@
 
 pub mod affine;
 pub mod alias;
+mod bits;
 pub mod calls;
+pub mod definite;
 pub mod liveness;
 pub mod param_writes;
 pub mod reaching;

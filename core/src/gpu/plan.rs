@@ -300,7 +300,7 @@ impl<'m> Planner<'m> {
                     self.at(s).before = Some(begin);
                     self.section(&b.stmts, 0);
                     let id = self.ids[&(s as *const Stmt)];
-                    let live_after = self.live.live_out.get(id).cloned().unwrap_or_default();
+                    let live_after = self.live.live_out(id).unwrap_or_default();
                     let end = self.end_action(&live_after);
                     self.at(s).after = Some(end);
                     self.in_section = false;
@@ -555,7 +555,7 @@ impl<'m> Planner<'m> {
             }
             StmtKind::Return { .. } => {
                 let id = self.ids[&(s as *const Stmt)];
-                let live = self.live.live_in.get(id).cloned().unwrap_or_default();
+                let live = self.live.live_in(id).unwrap_or_default();
                 let end = self.end_action(&live);
                 self.at(s).before = Some(end);
             }

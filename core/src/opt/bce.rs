@@ -31,7 +31,7 @@
 
 use super::{sub_exprs_mut, Counters, Pass, PassContext};
 use crate::analysis::affine::{self, Affine, AffineContext, Atom, VarRole};
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::analysis::{assigned_vars, stmt_count};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{
@@ -513,7 +513,7 @@ struct Guarded {
 struct Versioner<'a> {
     m: &'a Module,
     f: &'a Function,
-    reach: ReachingDefs,
+    reach: DefiniteAssignment,
     index_base: i64,
     versioned: u64,
     removed: u64,
@@ -1070,7 +1070,7 @@ fn version(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrRes
     let mut v = Versioner {
         m: cx.module,
         f: &before,
-        reach: ReachingDefs::compute(&before),
+        reach: DefiniteAssignment::compute(&before),
         index_base: cx.module.index_base as i64,
         versioned: 0,
         removed: 0,

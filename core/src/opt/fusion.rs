@@ -58,7 +58,7 @@ use super::elementwise::{
     same_shape_test, storage_is_logical, store, Tree,
 };
 use super::{Counters, Pass, PassContext};
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::analysis::stmt_count;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{
@@ -85,7 +85,7 @@ struct Fuser<'a> {
     orig: Function,
     /// The function's symbol table, where fresh locals are added.
     table: Function,
-    reach: ReachingDefs,
+    reach: DefiniteAssignment,
     /// Alias classes of the function as written (a store is written in place only
     /// into an array no array of its tree may share storage with).
     alias: crate::analysis::alias::AliasSets,
@@ -908,7 +908,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
         in_gpu: false,
         orig: f.clone(),
         table,
-        reach: ReachingDefs::compute(f),
+        reach: DefiniteAssignment::compute(f),
         alias: crate::analysis::alias::AliasSets::compute(f, cx.options.params_never_alias),
         counters,
     };

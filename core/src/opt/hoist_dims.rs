@@ -26,7 +26,7 @@
 //! each assignment is read only inside the loop it precedes.
 
 use super::{sub_exprs_mut, Counters, Pass, PassContext};
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::analysis::{assigned_vars, stmt_count};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{Expr, Function, LValue, Local, Stmt, StmtKind};
@@ -50,7 +50,7 @@ struct EnclosingLoop {
 struct Hoister<'a> {
     /// The function as it was before the pass: types and reaching definitions refer to it.
     f: &'a Function,
-    reach: ReachingDefs,
+    reach: DefiniteAssignment,
     /// Enclosing loops, outermost first.
     loops: Vec<EnclosingLoop>,
     /// `(array, axis)` -> its local.
@@ -189,7 +189,7 @@ fn run(f: &mut Function, _cx: &PassContext, counters: &mut Counters) -> VrResult
     let before = f.clone();
     let mut h = Hoister {
         f: &before,
-        reach: ReachingDefs::compute(&before),
+        reach: DefiniteAssignment::compute(&before),
         loops: Vec::new(),
         locals: BTreeMap::new(),
         before: BTreeMap::new(),

@@ -22,7 +22,7 @@
 
 use super::elementwise::fresh_local;
 use super::{Counters, Pass, PassContext};
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::analysis::stmt_count;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{Expr, Function, LValue, LibFn, Module, Stmt, StmtKind};
@@ -41,7 +41,7 @@ struct Hoister<'a> {
     orig: &'a Function,
     /// Its symbol table, where the temporaries are added.
     table: Function,
-    reach: ReachingDefs,
+    reach: DefiniteAssignment,
     hoisted: u64,
 }
 
@@ -185,7 +185,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
         m: cx.module,
         orig: &orig,
         table,
-        reach: ReachingDefs::compute(&orig),
+        reach: DefiniteAssignment::compute(&orig),
         hoisted: 0,
     };
     let body = h.stmts(std::mem::take(&mut f.body), 0);

@@ -24,7 +24,7 @@
 
 use super::{Counters, Pass, PassContext};
 use crate::analysis::liveness::LiveVars;
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::analysis::{assigned_vars, preorder, stmt_count};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{BinOp, Expr, Function, LValue, Module, Stmt, StmtKind};
@@ -45,7 +45,7 @@ struct Analyses<'a> {
     m: &'a Module,
     f: &'a Function,
     live: LiveVars,
-    reach: ReachingDefs,
+    reach: DefiniteAssignment,
 }
 
 impl Analyses<'_> {
@@ -155,7 +155,7 @@ fn licm(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult
             m: cx.module,
             f: &current,
             live: LiveVars::compute(&current),
-            reach: ReachingDefs::compute(&current),
+            reach: DefiniteAssignment::compute(&current),
         };
         if !move_one(&mut f.body, 0, &a) {
             break;

@@ -20,7 +20,7 @@
 
 use super::{Counters, Pass, PassContext};
 use crate::analysis::liveness::LiveVars;
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::analysis::{stmt_count, stmt_defs, stmt_ids};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{AllocInit, Expr, Function, Stmt, StmtKind};
@@ -37,7 +37,7 @@ pub const PREALLOC: Pass = Pass {
 struct Prealloc<'a> {
     f: &'a Function,
     live: LiveVars,
-    reach: ReachingDefs,
+    reach: DefiniteAssignment,
     /// Variables already given a value before an enclosing loop.
     done: BTreeSet<String>,
     count: u64,
@@ -130,7 +130,7 @@ fn run(f: &mut Function, _cx: &PassContext, counters: &mut Counters) -> VrResult
     let mut p = Prealloc {
         f: &orig,
         live: LiveVars::compute(&orig),
-        reach: ReachingDefs::compute(&orig),
+        reach: DefiniteAssignment::compute(&orig),
         done: BTreeSet::new(),
         count: 0,
     };

@@ -44,7 +44,7 @@
 use super::elementwise::{all_of, fresh_local};
 use super::{sub_exprs_mut, Counters, Pass, PassContext};
 use crate::analysis::liveness::LiveVars;
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::analysis::{stmt_count, stmt_defs, stmt_ids};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{
@@ -364,7 +364,7 @@ struct Versioner<'a> {
     orig: Function,
     table: Function,
     live: LiveVars,
-    reach: ReachingDefs,
+    reach: DefiniteAssignment,
     counters: &'a mut Counters,
 }
 
@@ -666,7 +666,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
         orig: f.clone(),
         table,
         live: LiveVars::compute(f),
-        reach: ReachingDefs::compute(f),
+        reach: DefiniteAssignment::compute(f),
         counters,
     };
     let body = v.stmts(std::mem::take(&mut f.body), 0);

@@ -29,7 +29,7 @@ use super::elementwise::{
 use super::{Counters, Pass, PassContext};
 use crate::analysis::alias::AliasSets;
 use crate::analysis::liveness::LiveVars;
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::analysis::{stmt_count, walk_expr, walk_stmts};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{
@@ -49,7 +49,7 @@ struct Reuser<'a> {
     parallel: bool,
     f: &'a Function,
     alias: AliasSets,
-    reach: ReachingDefs,
+    reach: DefiniteAssignment,
     live: LiveVars,
     reused: u64,
 }
@@ -482,7 +482,7 @@ fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<
         parallel: cx.options.parallel_loops,
         f: &orig,
         alias: AliasSets::compute(&orig, cx.options.params_never_alias),
-        reach: ReachingDefs::compute(&orig),
+        reach: DefiniteAssignment::compute(&orig),
         live: LiveVars::compute(&orig),
         reused: 0,
     };

@@ -18,7 +18,7 @@
 //! `return`, so only as an assignment inside it can the GPU compute it.
 
 use super::{sub_exprs_mut, Counters, Pass, PassContext};
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::analysis::stmt_count;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{BinOp, Expr, Function, LValue, Local, Module, Stmt, StmtKind};
@@ -36,7 +36,7 @@ struct Simplifier<'a> {
     m: &'a Module,
     /// The function's symbol table (body taken out); temporaries are added to it.
     f: Function,
-    reach: ReachingDefs,
+    reach: DefiniteAssignment,
     temps: BTreeSet<String>,
     next: usize,
     /// The statement being simplified: its preorder number, its line, and the
@@ -196,7 +196,7 @@ impl Simplifier<'_> {
 }
 
 fn run(f: &mut Function, cx: &PassContext, counters: &mut Counters) -> VrResult<()> {
-    let reach = ReachingDefs::compute(f);
+    let reach = DefiniteAssignment::compute(f);
     let body = std::mem::take(&mut f.body);
     let mut table = f.clone();
     table.body = Vec::new();

@@ -11,7 +11,7 @@
 //! and not only on entry, the entry's fact carries over because only `free` can take a
 //! value away: locals that some `free` names keep every check.
 
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::analysis::{preorder, stmt_uses};
 use crate::vrir::ast::{Function, StmtKind};
 use std::collections::BTreeSet;
@@ -36,7 +36,7 @@ pub(crate) fn assigned_at_every_read(f: &Function) -> BTreeSet<String> {
     if proved.is_empty() {
         return proved;
     }
-    let reach = ReachingDefs::compute(f);
+    let reach = DefiniteAssignment::compute(f);
     for (id, s) in stmts.iter().enumerate() {
         for v in stmt_uses(s) {
             if proved.contains(&v) && !reach.certainly_assigned(id, &v) {

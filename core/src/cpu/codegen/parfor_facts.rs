@@ -8,7 +8,7 @@
 
 use crate::analysis::liveness::LiveVars;
 use crate::analysis::preorder;
-use crate::analysis::reaching::ReachingDefs;
+use crate::analysis::definite::DefiniteAssignment;
 use crate::vrir::ast::{Block, Function, StmtKind};
 use std::collections::BTreeSet;
 
@@ -28,14 +28,14 @@ pub(crate) fn parfor_facts(f: &Function, body: &Block) -> Option<ParforFacts> {
         |s| matches!(&s.kind, StmtKind::Parfor { body: b, .. } if std::ptr::eq(b, body)),
     )?;
     let live = LiveVars::compute(f);
-    let reach = ReachingDefs::compute(f);
+    let reach = DefiniteAssignment::compute(f);
     let names = f
         .params
         .iter()
         .map(|p| &p.name)
         .chain(f.locals.iter().map(|l| &l.name));
     Some(ParforFacts {
-        live_after: live.live_out.get(id).cloned()?,
+        live_after: live.live_out(id)?,
         assigned_before: names
             .filter(|n| reach.certainly_assigned(id, n))
             .cloned()
