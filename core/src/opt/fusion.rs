@@ -261,6 +261,16 @@ impl Fuser<'_> {
                 },
                 (**arg).clone(),
             ),
+            // A scalar value is no element-wise tree, whatever it absorbs (substitution
+            // keeps the tree's type): stop before walking back over the row, which made
+            // this pass quadratic in a block of scalar statements.
+            other if !matches!(
+                crate::vrir::verify::expr_type(self.m, &self.orig, other),
+                Ok(Type::Array(_))
+            ) =>
+            {
+                return None
+            }
             other => (Root::Map, other.clone()),
         };
         // Absorb the temporaries assigned just before, nearest first, down to `floor`.
