@@ -22,3 +22,8 @@ pub(crate) fn record(phase: &'static str, start: Instant) {
 pub fn take() -> Vec<(&'static str, Duration)> {
     PHASES.with(|p| std::mem::take(&mut *p.borrow_mut()))
 }
+
+/// Add phases recorded on another thread (an LLVM phase run off this one), in order.
+pub(crate) fn extend(phases: Vec<(&'static str, Duration)>) {
+    PHASES.with(|p| p.borrow_mut().extend(phases));
+}

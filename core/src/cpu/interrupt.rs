@@ -16,10 +16,13 @@
 //! front end, every optimizer pass, the code generator between functions, before and
 //! after LLVM's passes, before anything is written to the on-disk or in-process cache)
 //! a set flag stops the compile with `ErrorKind::Interrupted`, and nothing of that compile
-//! is kept anywhere, so the next request compiles from the start. LLVM itself is never
-//! interrupted (it has no safe point to stop at), so the longest wait is one LLVM phase
-//! of the module; a compile that passed its last check finishes and is cached, and only
-//! the next call then sees the flag.
+//! is kept anywhere, so the next request compiles from the start. LLVM itself has no
+//! safe point inside its optimization pipeline or its machine code generator, which for a
+//! long function are most of a compile (85% for 300 loop nests): they run on a thread of
+//! their own ([`off_thread`]) while the compiling thread watches the flag, so an
+//! interrupt stops the compile within milliseconds and the abandoned LLVM work finishes
+//! in the background, keeping nothing. A compile that passed its last check finishes and
+//! is cached, and only the next call then sees the flag.
 
 use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
 
@@ -83,4 +86,128 @@ pub fn check_compile(phase: &str) -> crate::runtime::error::VrResult<()> {
 pub unsafe fn set_source(flag: *const i32) {
     let p = if flag.is_null() { OWN_FLAG.as_ptr() } else { flag as *mut i32 };
     vr_cpu_interrupt_source.store(p, Ordering::SeqCst);
+}
+
+/// Something handed whole from one thread to another: `T` (LLVM's context, module and
+/// target machine, which the C++ side lets any one thread use at a time) is used by the
+/// thread that holds the wrapper only, so moving it is sound.
+pub(crate) struct HandOver<T>(pub T);
+
+// SAFETY: see the type's doc; the sender stops touching `T` when it sends it.
+unsafe impl<T> Send for HandOver<T> {}
+
+impl<T> HandOver<T> {
+    /// What was handed over (a method, so that a closure takes the wrapper whole and not
+    /// its fields one by one).
+    pub(crate) fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+/// Abandoned LLVM phases still running (see [`off_thread`]); the process waits for them
+/// at exit, before LLVM's own static destructors run under their feet.
+static ABANDONED: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
+static ABANDONED_DONE: std::sync::Condvar = std::sync::Condvar::new();
+
+extern "C" fn wait_for_abandoned_at_exit() {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let Ok(mut n) = ABANDONED.lock() else { return };
+    while *n > 0 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        match ABANDONED_DONE.wait_timeout(n, left) {
+            Ok((g, _)) => n = g,
+            Err(_) => return,
+        }
+    }
+}
+
+/// Run `work`, one of LLVM's phases that has no safe point inside (its optimization
+/// pipeline, its machine code generator), on a thread of its own while this thread
+/// watches the interrupt flag: an interrupt then stops the compile within milliseconds
+/// with `ErrorKind::Interrupted` (naming `phase`) instead of after the phase, which for
+/// a long function is most of the compile. The abandoned work finishes in the
+/// background and drops what it made (`T` owns it all: nothing of it is cached), and the
+/// process waits for it at exit. Phase times it records come back to this thread's list.
+/// A panic inside `work` becomes an internal error here.
+pub(crate) fn off_thread<T: Send + 'static>(
+    phase: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> crate::runtime::error::VrResult<T> {
+    use crate::runtime::error::{ErrorKind, VrError};
+    use std::sync::{Arc, Condvar, Mutex};
+    type Phases = Vec<(&'static str, std::time::Duration)>;
+    enum Job<T> {
+        Running,
+        Done(T, Phases),
+        Panicked,
+        Abandoned,
+    }
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    let job = Arc::new((Mutex::new(Job::Running), Condvar::new()));
+    let theirs = Arc::clone(&job);
+    let spawned = std::thread::Builder::new()
+        .name("vr-llvm".into())
+        // LLVM recurses over deep expressions: the main thread's 8 MiB, as before.
+        .stack_size(8 << 20)
+        .spawn(move || {
+            let value = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+            let phases = crate::compile_phases::take();
+            let (slot, done) = &*theirs;
+            let mut state = slot.lock().unwrap_or_else(|p| p.into_inner());
+            if matches!(*state, Job::Abandoned) {
+                drop(state);
+                drop(value);
+                let mut n = ABANDONED.lock().unwrap_or_else(|p| p.into_inner());
+                *n -= 1;
+                ABANDONED_DONE.notify_all();
+                return;
+            }
+            *state = match value {
+                Ok(v) => Job::Done(v, phases),
+                Err(_) => Job::Panicked,
+            };
+            done.notify_all();
+        });
+    if let Err(e) = spawned {
+        return Err(VrError::new(
+            ErrorKind::Internal,
+            format!("cpu backend: no thread for {phase}: {e}"),
+        ));
+    }
+    let (slot, done) = &*job;
+    let mut state = slot.lock().unwrap_or_else(|p| p.into_inner());
+    loop {
+        match std::mem::replace(&mut *state, Job::Running) {
+            Job::Done(value, phases) => {
+                crate::compile_phases::extend(phases);
+                return Ok(value);
+            }
+            Job::Panicked => {
+                return Err(VrError::new(
+                    ErrorKind::Internal,
+                    format!("cpu backend: {phase} stopped without a result (a panic on its thread)"),
+                ))
+            }
+            Job::Running | Job::Abandoned => {}
+        }
+        if pending() {
+            AT_EXIT.call_once(|| {
+                // SAFETY: registers a plain extern "C" function without arguments.
+                unsafe { libc::atexit(wait_for_abandoned_at_exit) };
+            });
+            *ABANDONED.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+            *state = Job::Abandoned;
+            return Err(VrError::new(
+                ErrorKind::Interrupted,
+                format!("interrupted: the host asked the compile to stop (user interrupt), during {phase}; nothing of it was cached"),
+            ));
+        }
+        state = done
+            .wait_timeout(state, std::time::Duration::from_millis(2))
+            .unwrap_or_else(|p| p.into_inner())
+            .0;
+    }
 }

@@ -7,6 +7,7 @@
 
 use super::abi::{self, CallCtx};
 use super::codegen::{self, CodeGen};
+use super::interrupt::HandOver;
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::vrir::ast::Module as VModule;
 use inkwell::attributes::AttributeLoc;
@@ -259,7 +260,7 @@ pub fn compile(
     let context_ptr = context as *const Context as *mut Context;
     // From here on, any early return must free the context: wrap the rest.
     crate::compile_phases::record("target-machine+context", t);
-    let result = (|| -> VrResult<(ExecutionEngine<'static>, HashMap<String, EntryFn>)> {
+    let generated = (|| -> VrResult<(Module<'static>, IrDump)> {
         let t = std::time::Instant::now();
         let module = CodeGen::new(context, vm)
             .with_parallel(parallel)
@@ -275,49 +276,81 @@ pub fn compile(
         dump.write(&module, ".pre");
         crate::compile_phases::record("codegen", t);
         crate::cpu::interrupt::check_compile("LLVM's optimization passes")?;
-        let t = std::time::Instant::now();
-        module
-            .run_passes(&format!("default<O{opt_level}>"), &tm, PassBuilderOptions::create())
-            .map_err(internal)?;
-        crate::compile_phases::record("llvm-opt", t);
-        dump.write(&module, "");
-        crate::cpu::interrupt::check_compile("LLVM's machine code generation")?;
-        let t = std::time::Instant::now();
-        let engine = module
-            .create_jit_execution_engine(llvm_opt_level(opt_level))
-            .map_err(internal)?;
-        crate::compile_phases::record("mcjit.create", t);
-        for (name, addr) in runtime_symbols() {
-            if let Some(f) = module.get_function(name) {
-                engine.add_global_mapping(&f, addr);
-            }
-        }
-        if let Some(g) = module.get_global(super::interrupt::SOURCE_SYMBOL) {
-            engine.add_global_mapping(&g, super::interrupt::source_address());
-        }
-        let mut entries = HashMap::new();
-        for f in &vm.functions {
-            let addr = engine
-                .get_function_address(&codegen::entry_name(&f.name))
-                .map_err(internal)?;
-            // SAFETY: the entry wrapper was generated with exactly this signature.
-            let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };
-            entries.insert(f.name.clone(), entry);
-        }
-        crate::compile_phases::record("mcjit", t);
-        Ok((engine, entries))
+        Ok((module, dump))
     })();
-    match result {
-        Ok((engine, entries)) => Ok(JitModule {
-            engine: Some(ManuallyDrop::new(engine)),
-            context: context_ptr,
-            entries,
-            loaded: None,
-        }),
+    let (module, dump) = match generated {
+        Ok(m) => m,
         Err(e) => {
             // SAFETY: everything borrowing the context was dropped inside the closure.
             unsafe { drop(Box::from_raw(context_ptr)) };
-            Err(e)
+            return Err(e);
+        }
+    };
+    let names: Vec<String> = vm.functions.iter().map(|f| f.name.clone()).collect();
+    // LLVM's phases on a thread of their own, so that an interrupt need not wait for them
+    // (interrupt::off_thread); the context, module and machine go along, whole.
+    let job = HandOver((module, tm, dump, HandOver(context_ptr)));
+    let finished = crate::cpu::interrupt::off_thread("LLVM's optimization passes", move || {
+        let (module, tm, dump, context_ptr) = job.into_inner();
+        let context_ptr = context_ptr.into_inner();
+        let result = llvm_phases(&module, &tm, &dump, opt_level, &names);
+        drop(module);
+        drop(tm);
+        HandOver(match result {
+            Ok((engine, entries)) => Ok(JitModule {
+                engine: Some(ManuallyDrop::new(engine)),
+                context: context_ptr,
+                entries,
+                loaded: None,
+            }),
+            Err(e) => {
+                // SAFETY: the module, the only borrower of the context left, was dropped.
+                unsafe { drop(Box::from_raw(context_ptr)) };
+                Err(e)
+            }
+        })
+    })?;
+    finished.0
+}
+
+/// LLVM's optimization pipeline and MCJIT's machine code for `module`, and the entries
+/// of the functions `names`.
+fn llvm_phases(
+    module: &Module<'static>,
+    tm: &TargetMachine,
+    dump: &IrDump,
+    opt_level: u8,
+    names: &[String],
+) -> VrResult<(ExecutionEngine<'static>, HashMap<String, EntryFn>)> {
+    let t = std::time::Instant::now();
+    module
+        .run_passes(&format!("default<O{opt_level}>"), tm, PassBuilderOptions::create())
+        .map_err(internal)?;
+    crate::compile_phases::record("llvm-opt", t);
+    dump.write(module, "");
+    crate::cpu::interrupt::check_compile("LLVM's machine code generation")?;
+    let t = std::time::Instant::now();
+    let engine = module
+        .create_jit_execution_engine(llvm_opt_level(opt_level))
+        .map_err(internal)?;
+    crate::compile_phases::record("mcjit.create", t);
+    for (name, addr) in runtime_symbols() {
+        if let Some(f) = module.get_function(name) {
+            engine.add_global_mapping(&f, addr);
         }
     }
+    if let Some(g) = module.get_global(super::interrupt::SOURCE_SYMBOL) {
+        engine.add_global_mapping(&g, super::interrupt::source_address());
+    }
+    let mut entries = HashMap::new();
+    for name in names {
+        let addr = engine
+            .get_function_address(&codegen::entry_name(name))
+            .map_err(internal)?;
+        // SAFETY: the entry wrapper was generated with exactly this signature.
+        let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };
+        entries.insert(name.clone(), entry);
+    }
+    crate::compile_phases::record("mcjit", t);
+    Ok((engine, entries))
 }

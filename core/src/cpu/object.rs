@@ -15,6 +15,7 @@
 //! The object is compiled position-independent (small code model): the JIT linker places
 //! it anywhere and reaches far helpers through stubs.
 
+use super::interrupt::HandOver;
 use super::codegen::{self, CodeGen};
 use super::jit::{self, internal, EntryFn};
 use super::{CompiledModule, CpuOptions};
@@ -47,38 +48,64 @@ pub fn target_id() -> String {
 /// `vm` (verified) compiled with `default<O{opt_level}>` for the host CPU (parallel code
 /// when `opts.parallel`), as the bytes of a relocatable object file.
 pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
-    let opt_level = opts.opt_level;
+    let opt_level = opts.opt_level.min(3);
     let t = std::time::Instant::now();
     let tm = jit::host_machine_with(RelocMode::PIC, CodeModel::Small)?;
-    let cx = Context::create();
+    // Leaked so that the module can go to LLVM's thread with it (freed there).
+    let cx: &'static Context = Box::leak(Box::new(Context::create()));
+    let cx_ptr = cx as *const Context as *mut Context;
     crate::compile_phases::record("target-machine+context", t);
-    let t = std::time::Instant::now();
-    let module = CodeGen::new(&cx, vm)
-        .with_parallel(opts.parallel)
-        .with_alias_versions(opts.alias_versions)
-        .with_privatize_atomics(opts.privatize_atomics)
-        .generate()?;
-    module.set_triple(&tm.get_triple());
-    module.set_data_layout(&tm.get_target_data().get_data_layout());
-    jit::add_host_attributes(&module, &cx);
-    jit::inline_into_entries(&module, &cx, vm);
-    let dump = jit::IrDump::new(vm, opts.parallel);
-    dump.write(&module, ".pre");
-    crate::compile_phases::record("codegen", t);
-    crate::cpu::interrupt::check_compile("LLVM's optimization passes")?;
-    let t = std::time::Instant::now();
-    module
-        .run_passes(&format!("default<O{}>", opt_level.min(3)), &tm, PassBuilderOptions::create())
-        .map_err(internal)?;
-    crate::compile_phases::record("llvm-opt", t);
-    dump.write(&module, "");
-    crate::cpu::interrupt::check_compile("LLVM's machine code generation")?;
-    let t = std::time::Instant::now();
-    let buf = tm
-        .write_to_memory_buffer(&module, FileType::Object)
-        .map_err(internal)?;
-    crate::compile_phases::record("object-emit", t);
-    Ok(buf.as_slice().to_vec())
+    let generated = (|| -> VrResult<(inkwell::module::Module<'static>, jit::IrDump)> {
+        let t = std::time::Instant::now();
+        let module = CodeGen::new(cx, vm)
+            .with_parallel(opts.parallel)
+            .with_alias_versions(opts.alias_versions)
+            .with_privatize_atomics(opts.privatize_atomics)
+            .generate()?;
+        module.set_triple(&tm.get_triple());
+        module.set_data_layout(&tm.get_target_data().get_data_layout());
+        jit::add_host_attributes(&module, cx);
+        jit::inline_into_entries(&module, cx, vm);
+        let dump = jit::IrDump::new(vm, opts.parallel);
+        dump.write(&module, ".pre");
+        crate::compile_phases::record("codegen", t);
+        crate::cpu::interrupt::check_compile("LLVM's optimization passes")?;
+        Ok((module, dump))
+    })();
+    let (module, dump) = match generated {
+        Ok(m) => m,
+        Err(e) => {
+            // SAFETY: everything borrowing the context was dropped inside the closure.
+            unsafe { drop(Box::from_raw(cx_ptr)) };
+            return Err(e);
+        }
+    };
+    // LLVM's phases off this thread, as in jit::compile (interrupt::off_thread says why).
+    let job = HandOver((module, tm, dump, HandOver(cx_ptr)));
+    crate::cpu::interrupt::off_thread("LLVM's optimization passes", move || {
+        let (module, tm, dump, cx_ptr) = job.into_inner();
+        let cx_ptr = cx_ptr.into_inner();
+        let bytes = (|| -> VrResult<Vec<u8>> {
+            let t = std::time::Instant::now();
+            module
+                .run_passes(&format!("default<O{opt_level}>"), &tm, PassBuilderOptions::create())
+                .map_err(internal)?;
+            crate::compile_phases::record("llvm-opt", t);
+            dump.write(&module, "");
+            crate::cpu::interrupt::check_compile("LLVM's machine code generation")?;
+            let t = std::time::Instant::now();
+            let buf = tm
+                .write_to_memory_buffer(&module, FileType::Object)
+                .map_err(internal)?;
+            crate::compile_phases::record("object-emit", t);
+            Ok(buf.as_slice().to_vec())
+        })();
+        drop(module);
+        drop(tm);
+        // SAFETY: the module, the context's only borrower, was dropped just above.
+        unsafe { drop(Box::from_raw(cx_ptr)) };
+        bytes
+    })?
 }
 
 /// Take an LLVM error's message (and free the error).
