@@ -58,6 +58,7 @@ fn cases() -> Vec<Case> {
     let a32 = json!({"dtype": "f64", "shape": [3, 2], "data": [[1.0, 4.0], [2.0, -5.0], [3.0, 6.5]]});
     let b23 = json!({"dtype": "f64", "shape": [2, 3], "data": [[0.5, 1.0, -2.0], [3.0, 0.25, 1.5]]});
     let x4 = json!([1.0, 2.0, 3.5, 7.0]);
+    let a54 = json!({"dtype": "f64", "shape": [5, 4], "data": [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0], [17.0, 18.0, 19.0, 20.5]]});
     vec![
         c("nbody_vec", json!([x4.clone(), [1.0, 1.5, 2.0, 0.5], 0.01]), Same),
         c("nbody_vec", json!([x4.clone(), [2.0], 0.01]), Same),
@@ -101,6 +102,15 @@ fn cases() -> Vec<Case> {
         c("arc_vec", json!([[0.1, -1.2, 0.7], [0.3, 0.4, -0.9], [0.5, 1.1, 0.2], [0.7, -0.8, 1.4]]), Same),
         c("arc_vec", json!([[0.1, -1.2, 0.7], [0.3], [0.5, 1.1, 0.2], [0.7]]), Same),
         c("arc_vec", json!([[0.1, -1.2, 0.7], [0.3, 0.4], [0.5, 1.1, 0.2], [0.7, 0.1]]), Fallback),
+        c("seq_stencil", json!([a54.clone()]), Same),
+        c("seq_stencil", json!([json!({"dtype": "f64", "shape": [3, 3], "data": [[1.5, 2.5, 3.5], [4.5, 5.5, 6.5], [7.5, 8.5, 9.5]]})]), Fallback),
+        c("seq_stencil", json!([json!({"dtype": "f64", "shape": [2, 2], "data": [[1.0, 2.0], [3.0, 4.0]]})]), Error),
+        c("seq_rows", json!([a54.clone(), i32s(4)]), Same),
+        c("seq_rows", json!([a54.clone(), i32s(1)]), Same),
+        c("seq_rows", json!([a54.clone(), i32s(0)]), Fallback),
+        c("seq_rows", json!([a54.clone(), i32s(5)]), Error),
+        c("seq_changed", json!([a54.clone(), i32s(3)]), Same),
+        c("seq_changed", json!([a54, i32s(4)]), Same),
     ]
 }
 
@@ -190,4 +200,29 @@ fn guards_go_and_chains_fuse() {
     // A vector compared with itself after an operation needs no test.
     let (removed, versioned, _) = counts("cnd_vec", json!([[-2.0, 0.5]]), true);
     assert!(removed >= 3 && versioned == 0, "{removed} {versioned}");
+}
+
+/// `seq-ranges`' count on `func` compiled for `args`, and the slices `slice-views` reads
+/// in place with and without it.
+fn seq_counts(func: &str, args: Json) -> (u64, u64, u64) {
+    let (module, _) = r::compile_for_json(SOURCE, func, args.as_array().unwrap()).expect("compiles");
+    let (_, on) = optimize(&module, &OptOptions::all()).expect("optimizes");
+    let (_, off) = optimize(&module, &OptOptions::parse("-seq-ranges").expect("a pass name")).expect("optimizes");
+    (on.total("seq-ranges", "subscripts_to_ranges"), on.total("slice-views", "slices_viewed"), off.total("slice-views", "slices_viewed"))
+}
+
+#[test]
+fn sequence_subscripts_become_ranges() {
+    let a = json!({"dtype": "f64", "shape": [4, 4], "data": [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]});
+    // b[I, J] and the five reads, each with two subscripts: 12; the five reads are then
+    // slices read in place (gathers copy: none without the pass).
+    let (ranges, viewed, viewed_before) = seq_counts("seq_stencil", json!([a.clone()]));
+    assert_eq!(ranges, 12);
+    assert_eq!((viewed, viewed_before), (5, 0));
+    // I <- 2:k read as I and I + 1.
+    assert_eq!(seq_counts("seq_rows", json!([a.clone(), i32s(3)])).0, 2);
+    // Changed after the fill: I[1] <- 3L changes I, a copy of the filled vector (the
+    // front end copies before a store), and K <- J; K[2] <- 1L changes K, a copy of J:
+    // only a[J, 2] reads a sequence.
+    assert_eq!(seq_counts("seq_changed", json!([a, i32s(3)])).0, 1);
 }

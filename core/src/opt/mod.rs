@@ -24,6 +24,7 @@ pub mod licm;
 pub mod prealloc;
 pub mod recycle;
 pub mod reuse;
+pub mod seq_ranges;
 pub mod simplify;
 pub mod views;
 
@@ -51,7 +52,8 @@ pub struct Pass {
     pub run: fn(&mut Function, &PassContext, &mut Counters) -> VrResult<()>,
 }
 
-/// Every pass, in the order they run: simplification first (later passes see explicit
+/// Every pass, in the order they run: subscripts by sequence vectors made ranges first
+/// (before simplification splits the casts of `J - 1` into temporaries), then simplification (later passes see explicit
 /// allocations), then scalar operands of element-wise expressions computed first (so
 /// the expressions are trees of variables), then slices of arrays nothing writes read
 /// in place (so fusion's loops read the source, not a copy), then R's recycling guards removed or
@@ -67,6 +69,7 @@ pub struct Pass {
 /// VRIR: which functions get a no-alias version, which parfor atomics become per-chunk
 /// sums.
 pub const PASSES: &[Pass] = &[
+    seq_ranges::SEQ_RANGES,
     simplify::SIMPLIFY,
     hoist_scalars::HOIST_SCALARS,
     views::SLICE_VIEWS,

@@ -122,3 +122,32 @@ arc_vec <- function(theta_1, phi_1, theta_2, phi_2) {
   temp <- st * st + (cos(theta_1) * cos(theta_2)) * (sp * sp)
   2 * atan2(sqrt(temp), sqrt(1 - temp))
 }
+
+# Index vectors named once and used as subscripts (stencil5 in vector style): `seq-ranges`
+# reads `a[I, J - 1]` as a slice. With m = 2, `2:(m - 1)` counts down (c(2, 1)).
+seq_stencil <- function(a) {
+  m <- nrow(a)
+  n <- ncol(a)
+  b <- matrix(0, m, n)
+  I <- 2:(m - 1)
+  J <- 2:(n - 1)
+  b[I, J] <- 0.2 * (a[I, J] + a[I, J - 1] + a[I, J + 1] + a[I - 1, J] + a[I + 1, J])
+  b
+}
+
+# A sequence that reaches 0 (k = 0: c(2, 1, 0), R drops the 0) or past the rows.
+seq_rows <- function(a, k) {
+  I <- 2:k
+  b <- a[I, 1]
+  sum(b) + sum(a[I + 1, 2])
+}
+
+# The sequence changed after its fill, through itself and through a copy: no range.
+seq_changed <- function(a, k) {
+  I <- 1:k
+  I[1] <- 3L
+  J <- 1:k
+  K <- J
+  K[2] <- 1L
+  sum(a[I, 1]) + sum(a[J, 2]) + sum(a[K, 1])
+}
