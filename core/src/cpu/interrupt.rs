@@ -146,6 +146,12 @@ pub(crate) fn off_thread<T: Send + 'static>(
         Abandoned,
     }
     static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    // `VR_LLVM_THREAD=off`: on the calling thread, as before (to measure what the thread
+    // costs; an interrupt then waits for the phase).
+    static SAME_THREAD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *SAME_THREAD.get_or_init(|| std::env::var("VR_LLVM_THREAD").is_ok_and(|v| v == "off")) {
+        return Ok(work());
+    }
     let job = Arc::new((Mutex::new(Job::Running), Condvar::new()));
     let theirs = Arc::clone(&job);
     let spawned = std::thread::Builder::new()
