@@ -10,6 +10,8 @@
 #       target/release/vr-bench-compile target/release/vr-bench-julia target/release/vr-bench-rvec
 # There (repository root, `.device/bench.tar.xz` carried; OUT is the folder that comes back):
 #   VR_BENCH_COMMIT=<commit> bash scripts/device-bench.sh .device/bench.tar.xz "$OUT/run" [--quick]
+# The run folder is also packed as RUN_DIR.tar.xz next to it: the device tool brings back
+# at most 8 files, and a run has more (unpack it here with tar -xJf).
 # Then here, with a local run for the R, Octave and cache charts (R is not on the device):
 #   Rscript bench/report/report.R LOCAL_RUN DEVICE_RUN
 #
@@ -64,4 +66,5 @@ for b in vr-bench-compile vr-bench-julia vr-bench-rvec; do
     echo "($b left out: not in the bundle)"
   fi
 done
+tar -C "$(dirname "$run")" -cJf "$run.tar.xz" "$(basename "$run")" || status=1
 exit $status
