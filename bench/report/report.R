@@ -135,7 +135,7 @@ if (have_r || have_oct) {
     # 1-3-10 steps over up to three decades; beyond, the 3s would crowd the axis labels
     scale_y_log10(breaks = if (diff(log10(range(d$speedup))) > 3) 10^(-3:5) else c(0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000, 10000),
       labels = function(x) paste0(x, "x"),
-      expand = expansion(mult = c(if (any(d$speedup < 1)) 0.12 else 0, 0.1))) +
+      expand = expansion(mult = c(if (any(d$speedup < 1)) 0.12 else 0, 0.16))) +
     scale_fill_manual(values = setNames(c("#1b6ca8", "#f29e4c")[seq_along(variants)], variants), breaks = variants) +
     coord_flip() +
     labs(title = if (have_oct && have_r) "vr_compile(): speedup over the host's interpreter, per kernel"
@@ -160,7 +160,7 @@ if (have_r || have_oct) {
       why("r_speedup", names(s)[1]),
       sprintf(" prange() makes compiled code %sx to %sx as fast as serial here (median %sx) on %s cores%s.",
         fmt(min(par_gain)), fmt(max(par_gain)), fmt(median(par_gain)), paste(cores, collapse = ", "),
-        if (any(as.integer(cores) <= 2)) " that other work kept busy: the 16-core chart below shows what parallel loops give" else ""))
+        if (any(as.integer(cores) <= 2)) " of a shared VM, too few for parallel loops to pay: the 16-core chart below shows what parallel loops give" else ""))
   }
   if (have_oct) {
     so <- sort(setNames(order$speedup[order$host == "Octave"], order$kernel[order$host == "Octave"]))
