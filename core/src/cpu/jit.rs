@@ -253,31 +253,14 @@ pub fn compile(
     opts: super::CpuOptions,
     offload: Option<&crate::runtime::offload::OffloadPlan>,
 ) -> VrResult<JitModule> {
-    let (parallel, opt_level) = (opts.parallel, opts.opt_level.min(3));
+    let opt_level = opts.opt_level.min(3);
     let t = std::time::Instant::now();
     let tm = host_machine()?;
     let context: &'static Context = Box::leak(Box::new(Context::create()));
     let context_ptr = context as *const Context as *mut Context;
     // From here on, any early return must free the context: wrap the rest.
     crate::compile_phases::record("target-machine+context", t);
-    let generated = (|| -> VrResult<(Module<'static>, IrDump)> {
-        let t = std::time::Instant::now();
-        let module = CodeGen::new(context, vm)
-            .with_parallel(parallel)
-            .with_alias_versions(opts.alias_versions)
-            .with_privatize_atomics(opts.privatize_atomics)
-            .with_offload(offload)
-            .generate()?;
-        module.set_triple(&tm.get_triple());
-        module.set_data_layout(&tm.get_target_data().get_data_layout());
-        add_host_attributes(&module, context);
-        inline_into_entries(&module, context, vm);
-        let dump = IrDump::new(vm, parallel);
-        dump.write(&module, ".pre");
-        crate::compile_phases::record("codegen", t);
-        crate::cpu::interrupt::check_compile("LLVM's optimization passes")?;
-        Ok((module, dump))
-    })();
+    let generated = generate_module(context, vm, opts, &tm, offload);
     let (module, dump) = match generated {
         Ok(m) => m,
         Err(e) => {
@@ -311,6 +294,34 @@ pub fn compile(
         })
     })?;
     finished.0
+}
+
+/// `vm` as an LLVM module in `context` for the machine `tm`: host attributes, the
+/// callees only an entry calls inlined, the `.pre` dump written; up to the safe point
+/// before LLVM's passes. The caller frees the context on an error.
+pub(super) fn generate_module(
+    context: &'static Context,
+    vm: &VModule,
+    opts: super::CpuOptions,
+    tm: &TargetMachine,
+    offload: Option<&crate::runtime::offload::OffloadPlan>,
+) -> VrResult<(Module<'static>, IrDump)> {
+    let t = std::time::Instant::now();
+    let module = CodeGen::new(context, vm)
+        .with_parallel(opts.parallel)
+        .with_alias_versions(opts.alias_versions)
+        .with_privatize_atomics(opts.privatize_atomics)
+        .with_offload(offload)
+        .generate()?;
+    module.set_triple(&tm.get_triple());
+    module.set_data_layout(&tm.get_target_data().get_data_layout());
+    add_host_attributes(&module, context);
+    inline_into_entries(&module, context, vm);
+    let dump = IrDump::new(vm, opts.parallel);
+    dump.write(&module, ".pre");
+    crate::compile_phases::record("codegen", t);
+    crate::cpu::interrupt::check_compile("LLVM's optimization passes")?;
+    Ok((module, dump))
 }
 
 /// LLVM's optimization pipeline and MCJIT's machine code for `module`, and the entries

@@ -16,7 +16,7 @@
 //! it anywhere and reaches far helpers through stubs.
 
 use super::interrupt::HandOver;
-use super::codegen::{self, CodeGen};
+use super::codegen;
 use super::jit::{self, internal, EntryFn};
 use super::{CompiledModule, CpuOptions};
 use crate::runtime::error::VrResult;
@@ -55,23 +55,7 @@ pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
     let cx: &'static Context = Box::leak(Box::new(Context::create()));
     let cx_ptr = cx as *const Context as *mut Context;
     crate::compile_phases::record("target-machine+context", t);
-    let generated = (|| -> VrResult<(inkwell::module::Module<'static>, jit::IrDump)> {
-        let t = std::time::Instant::now();
-        let module = CodeGen::new(cx, vm)
-            .with_parallel(opts.parallel)
-            .with_alias_versions(opts.alias_versions)
-            .with_privatize_atomics(opts.privatize_atomics)
-            .generate()?;
-        module.set_triple(&tm.get_triple());
-        module.set_data_layout(&tm.get_target_data().get_data_layout());
-        jit::add_host_attributes(&module, cx);
-        jit::inline_into_entries(&module, cx, vm);
-        let dump = jit::IrDump::new(vm, opts.parallel);
-        dump.write(&module, ".pre");
-        crate::compile_phases::record("codegen", t);
-        crate::cpu::interrupt::check_compile("LLVM's optimization passes")?;
-        Ok((module, dump))
-    })();
+    let generated = jit::generate_module(cx, vm, opts, &tm, None);
     let (module, dump) = match generated {
         Ok(m) => m,
         Err(e) => {
