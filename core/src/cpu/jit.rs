@@ -264,7 +264,7 @@ pub fn compile(
     let (module, dump) = match generated {
         Ok(m) => m,
         Err(e) => {
-            // SAFETY: everything borrowing the context was dropped inside the closure.
+            // SAFETY: generate_module dropped the module, the context's only borrower.
             unsafe { drop(Box::from_raw(context_ptr)) };
             return Err(e);
         }
@@ -324,6 +324,23 @@ pub(super) fn generate_module(
     Ok((module, dump))
 }
 
+/// LLVM's `default<O{opt_level}>` pipeline on `module` (its dump written after), up to
+/// the safe point before machine code generation; shared by the JIT and the object file.
+pub(super) fn optimize_module(
+    module: &Module<'static>,
+    tm: &TargetMachine,
+    dump: &IrDump,
+    opt_level: u8,
+) -> VrResult<()> {
+    let t = std::time::Instant::now();
+    module
+        .run_passes(&format!("default<O{opt_level}>"), tm, PassBuilderOptions::create())
+        .map_err(internal)?;
+    crate::compile_phases::record("llvm-opt", t);
+    dump.write(module, "");
+    crate::cpu::interrupt::check_compile("LLVM's machine code generation")
+}
+
 /// LLVM's optimization pipeline and MCJIT's machine code for `module`, and the entries
 /// of the functions `names`.
 fn llvm_phases(
@@ -333,13 +350,7 @@ fn llvm_phases(
     opt_level: u8,
     names: &[String],
 ) -> VrResult<(ExecutionEngine<'static>, HashMap<String, EntryFn>)> {
-    let t = std::time::Instant::now();
-    module
-        .run_passes(&format!("default<O{opt_level}>"), tm, PassBuilderOptions::create())
-        .map_err(internal)?;
-    crate::compile_phases::record("llvm-opt", t);
-    dump.write(module, "");
-    crate::cpu::interrupt::check_compile("LLVM's machine code generation")?;
+    optimize_module(module, tm, dump, opt_level)?;
     let t = std::time::Instant::now();
     let engine = module
         .create_jit_execution_engine(llvm_opt_level(opt_level))

@@ -23,7 +23,6 @@ use crate::runtime::error::VrResult;
 use crate::vrir::ast::Module as VModule;
 use inkwell::context::Context;
 use inkwell::llvm_sys;
-use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{CodeModel, FileType, RelocMode, TargetMachine};
 use llvm_sys::error::{LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage};
 use llvm_sys::orc2::lljit::*;
@@ -59,7 +58,7 @@ pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
     let (module, dump) = match generated {
         Ok(m) => m,
         Err(e) => {
-            // SAFETY: everything borrowing the context was dropped inside the closure.
+            // SAFETY: generate_module dropped the module, the context's only borrower.
             unsafe { drop(Box::from_raw(cx_ptr)) };
             return Err(e);
         }
@@ -70,13 +69,7 @@ pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
         let (module, tm, dump, cx_ptr) = job.into_inner();
         let cx_ptr = cx_ptr.into_inner();
         let bytes = (|| -> VrResult<Vec<u8>> {
-            let t = std::time::Instant::now();
-            module
-                .run_passes(&format!("default<O{opt_level}>"), &tm, PassBuilderOptions::create())
-                .map_err(internal)?;
-            crate::compile_phases::record("llvm-opt", t);
-            dump.write(&module, "");
-            crate::cpu::interrupt::check_compile("LLVM's machine code generation")?;
+            jit::optimize_module(&module, &tm, &dump, opt_level)?;
             let t = std::time::Instant::now();
             let buf = tm
                 .write_to_memory_buffer(&module, FileType::Object)
