@@ -23,6 +23,8 @@ if [ -d tests/vrir ]; then
   # every function body in a GPU section: parfors as OpenCL kernels on PoCL, the GPU
   # code generator's passes on (unset, they are off on a CPU device: docs/gpu.md)
   VR_GPU_PASSES=all target/debug/vr test tests/vrir --backend gpu --wrap-gpu
+  # the same with each task placed by the cost model (device or CPU, per task)
+  target/debug/vr test tests/vrir --backend auto --wrap-gpu
 else
   echo "note: tests/vrir does not exist yet"
 fi
@@ -34,6 +36,7 @@ VR_PASSES=none target/debug/vr test tests/vrir/opt bench/kernels --backend cpu
 target/debug/vr test bench/kernels --backend cpu-par
 VR_GPU_PASSES=all target/debug/vr test bench/kernels --backend gpu --wrap-gpu
 target/debug/vr test bench/kernels --backend gpu --wrap-gpu
+target/debug/vr test bench/kernels --backend auto --wrap-gpu
 # no OpenCL at all (an empty ICD folder): the CPU's results
 OCL_ICD_VENDORS="$(mktemp -d)" target/debug/vr test tests/vrir/parfor --backend gpu --wrap-gpu
 

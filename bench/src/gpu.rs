@@ -6,7 +6,9 @@
 //! stamps, summed over the call). The first call (program builds or loads from the
 //! kernel cache) is not timed. A second table gives the kernel time with each of the
 //! code generator's passes switched off (`VR_GPU_PASSES=-NAME`, then `none`; each
-//! variant's results checked against C too), as a ratio to the time with all on.
+//! variant's results checked against C too), as a ratio to the time with all on. A
+//! third: `--backend auto` (the cost model placing each task, docs/gpu.md "Placement"),
+//! its time and choice against the better of cpu-par and gpu.
 
 use crate::kernels::{fresh_copy, observed, Kernel};
 use crate::record::{Recorder, RunInfo, Sample};
@@ -31,6 +33,11 @@ struct Row {
     passes_off: Vec<f64>,
     /// The passes that fired on the kernels of this function.
     fired: String,
+    /// `--backend auto` (the cost model placing each task), with transfers, and where
+    /// its tasks ran per call (launches, tasks on the CPU).
+    auto: f64,
+    auto_launches: f64,
+    auto_declined: f64,
 }
 
 /// The variants of the passes-off columns: `-NAME` per pass, then `none`.
@@ -129,6 +136,35 @@ pub fn run(
             launches += after.2 - before.2;
             declined += after.3 - before.3;
         }
+        // The cost model's placement: results checked, then timed like gpu (the first
+        // call, untimed, also calibrates the machine or reads the calibration).
+        let auto = velociraptor::driver::compile_auto(&wrapped, CpuOptions::parallel())
+            .map_err(|e| format!("{} (auto): {e}", k.name))?;
+        let args = fresh_copy(&inputs);
+        let results = auto
+            .call(k.name, args.clone())
+            .map_err(|e| format!("{}: auto: {e}", k.name))?;
+        crate::compare(&observed(&args, &results), &expected)
+            .map_err(|e| format!("{}: auto differs from C: {e}", k.name))?;
+        let mut auto_times = Vec::new();
+        let (mut auto_launches, mut auto_declined) = (0u64, 0u64);
+        for _ in 0..reps.max(1) {
+            let a = fresh_copy(&inputs);
+            let before = device_ns();
+            let start = std::time::Instant::now();
+            auto.call(k.name, a).map_err(|e| e.to_string())?;
+            auto_times.push(start.elapsed());
+            let after = device_ns();
+            auto_launches += after.2 - before.2;
+            auto_declined += after.3 - before.3;
+        }
+        let auto_sample = Sample { times: auto_times };
+        csv.push(k.name, size, "auto", cpu::parallel::default_threads(), &auto_sample);
+        for line in auto.offload_report().lines() {
+            if line.contains("placement") {
+                eprintln!("{}: {line}", k.name);
+            }
+        }
         // The same section with passes switched off: results checked, kernels timed.
         let mut passes_off = Vec::new();
         for spec in pass_variants() {
@@ -176,6 +212,9 @@ pub fn run(
             declined: declined as f64 / n,
             passes_off,
             fired,
+            auto: auto_sample.median().as_secs_f64(),
+            auto_launches: auto_launches as f64 / n,
+            auto_declined: auto_declined as f64 / n,
         });
     }
     if quick {
@@ -200,6 +239,24 @@ pub fn run(
             r.cpu_par / r.total.max(1e-12),
             r.launches,
             r.declined
+        );
+    }
+    // Placement: auto against the better of cpu-par and gpu (transfers counted).
+    println!();
+    println!("| kernel | auto s | auto placed (per call) | better of cpu-par and gpu | auto / better |");
+    println!("| --- | ---: | --- | --- | ---: |");
+    for r in &rows {
+        let (best, name) = if r.cpu_par <= r.total { (r.cpu_par, "cpu-par") } else { (r.total, "gpu") };
+        let placed = match (r.auto_launches > 0.0, r.auto_declined > 0.0) {
+            (true, false) => format!("device ({:.0} launches)", r.auto_launches),
+            (false, _) => format!("cpu ({:.0} tasks)", r.auto_declined),
+            (true, true) => format!("both ({:.0} launches, {:.0} tasks on the CPU)", r.auto_launches, r.auto_declined),
+        };
+        println!(
+            "| {} | {:.5} | {placed} | {name} {best:.5} | {:.2} |",
+            r.kernel,
+            r.auto,
+            r.auto / best.max(1e-12)
         );
     }
     // The code generator's passes (VR_GPU_PASSES): kernel time with each switched off.

@@ -6,6 +6,7 @@ use crate::types::{VrHostHooks, VR_BY_REFERENCE, VR_BY_VALUE};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
+use velociraptor::gpu::placement::Placement;
 use velociraptor::runtime::compile_cache::{CompileCache, CompileOptions, Specialized};
 use velociraptor::runtime::disk_cache::DiskCache;
 use velociraptor::runtime::host::ArgConvention;
@@ -78,9 +79,17 @@ impl Config {
                     }
                 }
                 "backend" => match v.as_str() {
-                    "cpu" | "auto" => (c.options.parallel, c.options.gpu) = (false, false),
+                    "cpu" => (c.options.parallel, c.options.gpu) = (false, false),
                     "cpu-par" => (c.options.parallel, c.options.gpu) = (true, false),
-                    "gpu" => (c.options.parallel, c.options.gpu) = (true, true),
+                    "gpu" => {
+                        (c.options.parallel, c.options.gpu) = (true, true);
+                        c.options.placement = Placement::Device;
+                    }
+                    // GPU sections' tasks placed by the cost model, the rest cpu-par.
+                    "auto" => {
+                        (c.options.parallel, c.options.gpu) = (true, true);
+                        c.options.placement = Placement::Model;
+                    }
                     "interp" => {
                         return Err(VrError::new(
                             ErrorKind::Unsupported,

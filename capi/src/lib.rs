@@ -688,7 +688,15 @@ fn explain(f: &VrFunction) -> String {
             Ok(d) => d.describe(),
             Err(why) => format!("no OpenCL device ({why}): sections run on the CPU"),
         };
-        format!("gpu: on_gpu sections on {device}; the rest cpu-par ({} threads)", f.spec.compiled.threads())
+        let threads = f.spec.compiled.threads();
+        match o.placement {
+            velociraptor::gpu::placement::Placement::Model => format!(
+                "auto: each task of the on_gpu sections on {device} or on the CPU, as the cost model estimates; the rest cpu-par ({threads} threads)"
+            ),
+            velociraptor::gpu::placement::Placement::Device => {
+                format!("gpu: on_gpu sections on {device}; the rest cpu-par ({threads} threads)")
+            }
+        }
     } else if o.parallel {
         format!("cpu-par ({} threads)", f.spec.compiled.threads())
     } else {

@@ -506,6 +506,47 @@ fn gpu_backend_through_the_api() {
     vr_context_destroy(ctx);
 }
 
+/// `backend=auto`: the same section, its task placed by the cost model (calibrated on
+/// first use, the figures kept in the kernel cache of `cache_dir`); the results are the
+/// same wherever it ran, and explain says what the model estimated and chose.
+#[test]
+fn auto_backend_through_the_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache_s = dir.path().join("c").to_str().unwrap().to_string();
+    let src = "(module g :index-base 0
+  (function dbl ((x f64[1,row])) ()
+    (locals (i i64))
+    (gpu
+      (parfor (i) (range 0 (- (len x) 1))
+        (block (set (index x i) (* 2.0 (index x i))))))
+    (return)))";
+    let ctx = context(&[("backend", "auto"), ("cache_dir", &cache_s)]);
+    let m = load(ctx, src).unwrap();
+    let f = compile(m, "dbl", &[array_t(VR_F64, 1, VR_LAYOUT_ROW)]).unwrap();
+    let mut xs: Vec<f64> = (0..1000).map(|i| i as f64).collect();
+    call(f, &[f64_array(&mut xs, &[1000], &[1], VR_LAYOUT_ROW)], 0).unwrap();
+    assert!(xs.iter().enumerate().all(|(i, x)| *x == 2.0 * i as f64));
+    let mut text = null_mut();
+    assert_eq!(vr_function_dump(f, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
+    let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    assert!(explain.contains("backend: auto: each task of the on_gpu sections on "), "{explain}");
+    let mut kind = -2;
+    let mut desc = null_mut();
+    assert_eq!(vr_gpu_device(&mut kind, &mut desc), VrStatus::VR_OK);
+    vr_string_free(desc);
+    if kind >= 0 {
+        let placed = explain.lines().find(|l| l.starts_with("gpu section 1 placement (cost model): ")).expect(&explain);
+        assert!(placed.contains("last estimate "), "{placed}");
+        assert!(explain.contains("gpu placement: cost model calibrated on "), "{explain}");
+        // The calibration is an entry of the kernel cache's folder.
+        assert!(std::fs::read_dir(dir.path().join("c").join("opencl")).unwrap().count() >= 1);
+    }
+    vr_function_free(f);
+    vr_module_free(m);
+    vr_context_destroy(ctx);
+}
+
 #[test]
 fn cpu_par_backend_through_the_api_and_its_disk_cache() {
     let dir = tempfile::tempdir().unwrap();

@@ -27,7 +27,8 @@ pub enum Backend {
     CpuPar,
     /// OpenCL for accelerated sections, the CPU for the rest.
     Gpu,
-    /// The best backend available on this machine.
+    /// `gpu` with each task of a section placed on the device or the CPU's threads by a
+    /// cost model (`gpu::placement`); `cpu-par` where there is no device.
     Auto,
 }
 
@@ -119,6 +120,18 @@ pub fn load(src: &str) -> VrResult<Module> {
 /// Run `func` of `m` with `args` on `backend`. The module is verified first (cheap, and
 /// backends rely on it: the verifier is the only type checker).
 pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> VrResult<Vec<Value>> {
+    execute_reporting(backend, m, func, args).map(|(r, _)| r)
+}
+
+/// [`execute`], with the offload engine's report after the call (where each GPU section
+/// ran, what moved, and for `auto` the placement model's estimates; empty on the other
+/// backends).
+pub fn execute_reporting(
+    backend: Backend,
+    m: &Module,
+    func: &str,
+    args: Vec<Value>,
+) -> VrResult<(Vec<Value>, String)> {
     if !backend.exists() {
         return Err(backend.missing());
     }
@@ -127,11 +140,12 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
     match backend {
         // The interpreter is the oracle and runs modules as given, except inside
         // `opt::with_options` (tests of the optimizer).
-        Backend::Interp | Backend::Auto => match crate::opt::scoped() {
+        Backend::Interp => match crate::opt::scoped() {
             Some(opts) => crate::interp::run(&crate::opt::optimize(m, &opts)?.0, func, args),
             None => crate::interp::run(m, func, args),
-        },
-        Backend::Cpu | Backend::CpuPar | Backend::Gpu => {
+        }
+        .map(|r| (r, String::new())),
+        Backend::Cpu | Backend::CpuPar | Backend::Gpu | Backend::Auto => {
             let opts = crate::opt::OptOptions {
                 parallel_loops: backend != Backend::Cpu,
                 ..crate::opt::OptOptions::current()?
@@ -143,11 +157,15 @@ pub fn execute(backend: Backend, m: &Module, func: &str, args: Vec<Value>) -> Vr
                 crate::cpu::CpuOptions::parallel()
             };
             let options = options.following(&opts);
-            if backend == Backend::Gpu {
-                // On_gpu sections through the GPU's engine, the rest as cpu-par.
-                return crate::driver::compile_gpu(&optimized, options)?.call(func, args);
-            }
-            crate::cpu::compile_with(&optimized, options)?.call(func, args)
+            // On_gpu sections through the GPU's engine (placed by the cost model for
+            // `auto`), the rest as cpu-par.
+            let compiled = match backend {
+                Backend::Gpu => crate::driver::compile_gpu(&optimized, options)?,
+                Backend::Auto => crate::driver::compile_auto(&optimized, options)?,
+                _ => crate::cpu::compile_with(&optimized, options)?,
+            };
+            let results = compiled.call(func, args)?;
+            Ok((results, compiled.offload_report()))
         }
     }
 }

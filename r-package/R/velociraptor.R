@@ -508,8 +508,10 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
 #'   parent) mode 0700. See "The on-disk cache" below for what it trusts.
 #' @param bounds_checks Whether compiled code checks indices (`FALSE` is faster and
 #'   undefined on an out-of-bounds index).
-#' @param gpu Where `gpu({ ... })` sections run: `"auto"` (the default) on a GPU when
-#'   an OpenCL driver offers one, else on the CPU; `"on"` on any OpenCL device, a CPU
+#' @param gpu Where `gpu({ ... })` sections run: `"auto"` (the default), where an
+#'   OpenCL driver offers a GPU, on it or on the CPU's cores, task by task, whichever a
+#'   cost model of the work and of the data to move estimates faster (the machine is
+#'   measured once, see [vr_explain()]), else on the CPU; `"on"` on any OpenCL device, a CPU
 #'   one such as PoCL's included (a warning says so when there is none); `"off"` on the
 #'   CPU. The rest of a function runs on the CPU's cores either way. Results are the
 #'   same everywhere, except that the GPU's `exp`, `log`, `sin`, ... may differ from the

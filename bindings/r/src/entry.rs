@@ -134,6 +134,11 @@ fn gpu_backend(gpu: &str) -> (&'static str, String, Option<String>) {
     }
     let (kind, device) = gpu_device();
     match (gpu, kind) {
+        ("auto", 1) => (
+            "auto",
+            format!("auto: gpu({{ ... }}) sections run on {device} or on the CPU, task by task, as the cost model estimates"),
+            None,
+        ),
         (_, 1) => ("gpu", format!("{gpu}: gpu({{ ... }}) sections run on {device}"), None),
         ("on", 0) => ("gpu", format!("on: gpu({{ ... }}) sections run on {device} (an OpenCL device that is not a GPU)"), None),
         ("on", _) => (

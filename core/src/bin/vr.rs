@@ -57,7 +57,9 @@ commands:
   vr --version
 
 FILE is a module in the text form or JSON (a leading `{`); `-` reads standard input.
-Backends: interp, cpu, cpu-par, gpu, auto (default auto).
+Backends: interp, cpu, cpu-par, gpu, auto (default interp). auto: gpu sections'
+tasks placed on the device or the CPU by a cost model; `vr run` then prints its
+estimates on stderr.
 Exit status: 0 success, 1 error, 2 usage error.
 ";
 
@@ -171,7 +173,7 @@ impl Options {
 
     fn backend(&self) -> Result<Backend, Failure> {
         match self.value("--backend")? {
-            None => Ok(Backend::Auto),
+            None => Ok(Backend::Interp),
             Some(name) => name.parse().map_err(|e: VrError| Failure::Usage(e.message)),
         }
     }
@@ -402,10 +404,15 @@ fn run_function(args: &[String]) -> Result<ExitCode, Failure> {
     let args_json: serde_json::Value = serde_json::from_str(&args_text)
         .map_err(|e| Failure::Error(format!("arguments are not JSON: {e}")))?;
     let values = backend::args_from_json(f, &args_json)?;
-    let results = backend::execute(backend, &m, func, values)?;
+    let (results, report) = backend::execute_reporting(backend, &m, func, values)?;
     println!("{}", backend::results_to_json(&results));
     if backend == Backend::Gpu {
         gpu_notes();
+    }
+    if backend == Backend::Auto {
+        for line in report.lines() {
+            eprintln!("note: {line}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

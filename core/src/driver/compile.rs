@@ -6,6 +6,7 @@
 //! the cpu backend's machine code, loaded from the disk cache or compiled and stored.
 
 use super::compile_gpu;
+use crate::gpu::placement::Placement;
 use crate::cpu::{CompiledModule, CpuOptions};
 use crate::runtime::disk_cache::{DiskCache, Lookup};
 use crate::runtime::error::VrResult;
@@ -27,13 +28,13 @@ pub struct Unit {
 }
 
 /// Compile `sub` (verified, optimized; `key`: the specialization cache's key) with `cpu`
-/// options, on the `gpu` backend when `gpu`; through `disk` when given (entries keyed by
+/// options, on the `gpu` backend when `gpu` says how tasks are placed; through `disk` when given (entries keyed by
 /// `key`, the target and `compiler_id`). `off_note`: what to report without a disk cache.
 pub fn compile_unit(
     sub: &Module,
     key: &str,
     cpu: CpuOptions,
-    gpu: bool,
+    gpu: Option<Placement>,
     disk: Option<&DiskCache>,
     compiler_id: &str,
     off_note: impl FnOnce() -> String,
@@ -45,10 +46,13 @@ pub fn compile_unit(
         untrusted: None,
         not_written: None,
     };
-    if gpu && crate::gpu::section_count(sub) > 0 {
+    if let Some(placement) = gpu.filter(|_| crate::gpu::section_count(sub) > 0) {
         // Offload actions hold the engine's plan: compiled in process only. (Without
         // sections the gpu backend's code is cpu-par's, cached like it.)
-        let c = compile_gpu(sub, cpu)?;
+        let c = match placement {
+            Placement::Device => compile_gpu(sub, cpu)?,
+            Placement::Model => super::compile_auto(sub, cpu)?,
+        };
         return Ok(unit(
             c,
             "not used: GPU sections compile in process only".into(),

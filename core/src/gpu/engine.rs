@@ -19,6 +19,7 @@ mod library;
 use super::errors;
 use super::kernel::{Kernel, Param, Site, ERR_SLOT_WORDS};
 use super::opencl::{self, Arg, OclDevice};
+use super::placement::{Calibration, Placement};
 use super::plan::{GpuAction, GpuPlan};
 use super::runtime::{Access, DeviceError, Runtime};
 use crate::runtime::error::{ErrorKind, VrError};
@@ -88,6 +89,14 @@ pub struct SectionStats {
     /// Device time in transfers and in kernels (OpenCL profiling stamps).
     pub transfer_ns: u64,
     pub kernel_ns: u64,
+    /// Tasks the placement model sent to the device and kept on the CPU.
+    pub placed_device: u64,
+    pub placed_cpu: u64,
+    /// The model's last estimate and choice (`Choice::describe`).
+    pub last_choice: Option<String>,
+    /// Synchronisations of CPU code in the last run that used the device (the model
+    /// charges them to the device next time).
+    pub device_syncs: u64,
 }
 
 /// Recorded events before the engine waits for the queue to read their times.
@@ -100,6 +109,8 @@ pub struct GpuEngine {
     stats: Arc<Mutex<Vec<SectionStats>>>,
     /// Why its tasks ran on the CPU at run time (each text once), for its report.
     notes: Arc<Mutex<Vec<String>>>,
+    placement: Placement,
+    calibration: Option<Arc<Calibration>>,
 }
 
 impl GpuEngine {
@@ -110,7 +121,17 @@ impl GpuEngine {
             index_base,
             stats,
             notes: Arc::new(Mutex::new(Vec::new())),
+            placement: Placement::Device,
+            calibration: None,
         }
+    }
+
+    /// Who decides where tasks run (`Model` needs the machine's calibration; without
+    /// one, every task goes to the device).
+    pub fn placed(mut self, placement: Placement, calibration: Option<Arc<Calibration>>) -> GpuEngine {
+        self.placement = placement;
+        self.calibration = calibration;
+        self
     }
 
     /// The notes its calls made at run time (a failed build, a device given up, ...).
@@ -150,6 +171,11 @@ impl OffloadEngine for GpuEngine {
             stable: Vec::new(),
             given_up: false,
             unchecked: false,
+            model: match self.placement {
+                Placement::Model => self.calibration.clone(),
+                Placement::Device => None,
+            },
+            syncs_in_run: 0,
         })
     }
 
@@ -189,6 +215,26 @@ impl OffloadEngine for GpuEngine {
                 s.transfer_ns as f64 / 1e6,
                 s.kernel_ns as f64 / 1e6,
             ));
+            if s.placed_device + s.placed_cpu > 0 {
+                out.push_str(&format!(
+                    "gpu section {} placement (cost model): {} task(s) on the device, {} on the CPU; last estimate {}{}\n",
+                    k + 1,
+                    s.placed_device,
+                    s.placed_cpu,
+                    s.last_choice.as_deref().unwrap_or("-"),
+                    if s.device_syncs > 0 {
+                        format!(" (counting {} synchronisations of its last run on the device)", s.device_syncs)
+                    } else {
+                        String::new()
+                    },
+                ));
+            }
+        }
+        if self.placement == Placement::Model && self.plan.sections > 0 {
+            out.push_str(&match &self.calibration {
+                Some(c) => format!("gpu placement: {}\n", c.describe()),
+                None => "gpu placement: cost model, but no device to calibrate: sections run on the CPU\n".to_string(),
+            });
         }
         if self.plan.kernels() > 0 {
             let counts: Vec<String> = self
@@ -245,6 +291,10 @@ struct Session {
     /// A kernel's error slot could not be read: what the kernels launched since the
     /// last check wrote is not trusted.
     unchecked: bool,
+    /// The placement model's machine, when it chooses where tasks run.
+    model: Option<Arc<Calibration>>,
+    /// Synchronisations made in the current run of the section.
+    syncs_in_run: u64,
 }
 
 /// Why an action stopped short of its end.
@@ -431,6 +481,7 @@ impl Session {
     }
 
     fn sync(&mut self, env: &mut dyn ActionEnv, writes: &[bool]) -> Step<()> {
+        self.syncs_in_run += 1;
         self.check_pending()?;
         let Some(rt) = self.rt.as_mut() else {
             return Ok(());
@@ -453,9 +504,13 @@ impl Session {
         let r = self.end_section_transfers(env, keep);
         // The run counts whatever happened to its transfers.
         let on_device = std::mem::take(&mut self.launched_in_run);
+        let syncs = std::mem::take(&mut self.syncs_in_run);
         self.bump(|s| {
             s.runs += 1;
             s.runs_on_cpu += (!on_device) as u64;
+            if on_device {
+                s.device_syncs = syncs;
+            }
         });
         r
     }
@@ -669,6 +724,64 @@ impl Session {
         self.rt.as_mut()
     }
 
+    /// The placement model's estimate for parfor `k` over a domain of `counts` points.
+    fn place_parfor(
+        &mut self,
+        k: &Kernel,
+        env: &dyn ActionEnv,
+        counts: &[u128],
+        c: &Calibration,
+    ) -> super::placement::Choice {
+        use super::placement::estimate::Known;
+        let mut dims: std::collections::HashMap<&str, Vec<i64>> = Default::default();
+        let (mut up, mut down_now, mut down_after) = (0u64, 0u64, 0u64);
+        for p in &k.params {
+            if let Param::Array { var, .. } = p {
+                if let Some(a) = env.array(*var) {
+                    let (lo, hi) = a.byte_range();
+                    let (lacks, only_device) = match self.rt.as_ref() {
+                        Some(rt) => rt.bytes_to_move(lo, hi),
+                        None => ((hi - lo) as u64, 0),
+                    };
+                    up += lacks;
+                    down_now += only_device;
+                    if k.writes.contains(var) {
+                        down_after += (hi - lo) as u64;
+                    }
+                    dims.insert(k.vars[*var].0.as_str(), a.dims.clone());
+                }
+            }
+        }
+        let dim = |name: &str, axis: u32| dims.get(name).and_then(|d| d.get(axis as usize)).map(|n| *n as f64);
+        let mut known = Known::new(&dim);
+        for p in &k.params {
+            if let Param::Scalar { var, .. } = p {
+                if let Some(v) = env.scalar(*var).and_then(|v| v.as_f64()) {
+                    known.set(&k.vars[*var].0, v);
+                }
+            }
+        }
+        for (d, var) in k.loop_vars.iter().enumerate().take(counts.len()) {
+            known.trips(&k.vars[*var].0, counts[d] as f64);
+        }
+        let cost = k.work.evaluate(&mut known);
+        let syncs = self
+            .current
+            .and_then(|s| self.stats.lock().unwrap_or_else(|p| p.into_inner()).get(s).map(|s| s.device_syncs))
+            .unwrap_or(0);
+        let task = super::placement::Task {
+            cost,
+            items: counts.iter().product::<u128>() as f64,
+            outer: counts.first().copied().unwrap_or(1) as f64,
+            up: up as f64,
+            down_after: down_after as f64,
+            down_now: down_now as f64,
+            first: !self.launched_in_run,
+            syncs: syncs as f64,
+        };
+        super::placement::choose(&task, c)
+    }
+
     /// The task runs on the CPU: its arrays come home first (the CPU may write them).
     fn decline(
         &mut self,
@@ -865,6 +978,17 @@ impl Session {
                     k.name
                 )),
             );
+        }
+        if let Some(c) = self.model.clone() {
+            let choice = self.place_parfor(k, env, &counts, &c);
+            self.bump(|s| {
+                s.placed_device += choice.device as u64;
+                s.placed_cpu += !choice.device as u64;
+                s.last_choice = Some(choice.describe());
+            });
+            if !choice.device {
+                return self.decline(env, &arrays, None);
+            }
         }
         let mut scalars = Vec::new();
         for p in &k.params {

@@ -35,6 +35,7 @@ use crate::vrir::ast::{
 use crate::vrir::types::{Layout, ScalarType, Type};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// Records an error slot holds; the lowest iteration is always among them (see
 /// `vr_fail` in [`PRELUDE`]).
@@ -123,6 +124,8 @@ pub struct Kernel {
     pub needs_set: Vec<usize>,
     /// The optimisations that fired on this kernel (pass, what it did).
     pub passes: passes::Fired,
+    /// Its work, for the placement model (`--backend auto`).
+    pub work: Arc<super::placement::estimate::Work>,
 }
 
 impl Kernel {
@@ -579,6 +582,7 @@ fn compile_parfor_with(
         local,
         needs_set,
         passes: fired,
+        work: Arc::new(super::placement::estimate::Work::of(m, f, s)),
     })
 }
 

@@ -21,6 +21,7 @@ pub mod faults;
 pub mod kernel;
 pub mod library;
 pub mod opencl;
+pub mod placement;
 pub mod plan;
 pub mod program_cache;
 pub mod resident;

@@ -108,6 +108,23 @@ fn disk_key(dev: &DeviceKey, src: &str) -> String {
 }
 
 impl ProgramCache {
+    /// A small entry of another kind kept in the same folder under the same rules (the
+    /// placement model's calibration): its payload, when a good one is there.
+    pub fn load_entry(&self, key: &str) -> Option<Vec<u8>> {
+        match self.disk_cache()?.load(key) {
+            Lookup::Hit(bytes) => Some(bytes),
+            _ => None,
+        }
+    }
+
+    /// Keep `payload` for `key` (see [`ProgramCache::load_entry`]); failing to is not an
+    /// error (the next process measures again).
+    pub fn store_entry(&self, key: &str, payload: &[u8]) {
+        if let Some(d) = self.disk_cache() {
+            let _ = d.store(key, payload);
+        }
+    }
+
     pub fn stats(&self) -> Stats {
         let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let rejects = self

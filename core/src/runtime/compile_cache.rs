@@ -39,6 +39,9 @@ pub struct CompileOptions {
     /// The `gpu` backend: `on_gpu` sections through the GPU's engine (`driver`), the
     /// rest as `parallel` says. Such code is never written to the disk cache.
     pub gpu: bool,
+    /// With `gpu`: whether every task goes to the device or the cost model places each
+    /// (`backend=auto`).
+    pub placement: crate::gpu::placement::Placement,
 }
 
 impl Default for CompileOptions {
@@ -50,6 +53,7 @@ impl Default for CompileOptions {
             threads: None,
             passes: crate::opt::OptOptions::all(),
             gpu: false,
+            placement: crate::gpu::placement::Placement::Device,
         }
     }
 }
@@ -70,13 +74,14 @@ impl CompileOptions {
     fn key_line(&self) -> String {
         let off: Vec<&str> = self.passes.disabled.iter().copied().collect();
         format!(
-            "bounds_checks={} opt_level={} parallel={} passes_off=[{}] params_never_alias={} gpu={}",
+            "bounds_checks={} opt_level={} parallel={} passes_off=[{}] params_never_alias={} gpu={} placement={:?}",
             self.bounds_checks,
             self.opt_level,
             self.parallel,
             off.join(","),
             self.passes.params_never_alias,
-            self.gpu
+            self.gpu,
+            self.placement
         )
     }
 }
@@ -310,7 +315,7 @@ impl CompileCache {
     fn compile(&self, sub: &Module, key: &str, opts: &CompileOptions) -> VrResult<(CompiledModule, String)> {
         // Without a cache, the only note is why its directory was refused.
         let off_note = || self.disk_note().unwrap_or_else(|| "off".to_string());
-        let unit = crate::driver::compile_unit(sub, key, opts.cpu(), opts.gpu, self.disk.get(), &compiler_id(), off_note)?;
+        let unit = crate::driver::compile_unit(sub, key, opts.cpu(), opts.gpu.then_some(opts.placement), self.disk.get(), &compiler_id(), off_note)?;
         if unit.built {
             self.compiles.fetch_add(1, Ordering::Relaxed);
         }

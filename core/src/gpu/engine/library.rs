@@ -10,7 +10,8 @@ use super::super::kernel::Param;
 use super::super::library::{source::TILE, Gather, LibKernel, LibKind, SliceDim};
 use super::super::opencl::{self, Arg};
 use super::super::runtime::{Access, Bound, Device};
-use super::{counters, device_error, Pending, Session, Step, Stop, SLOT_INIT};
+use super::{counters, device_error, Calibration, Pending, Session, Step, Stop, SLOT_INIT};
+use super::super::placement::{self, estimate::Cost, Choice, Task};
 use crate::runtime::error::VrError;
 use crate::runtime::offload::{elem_size, ActionEnv, HostArray, Outcome};
 use crate::runtime::value::{contiguous_strides, Scalar};
@@ -159,6 +160,17 @@ impl Session {
         if reads.iter().any(|i| inputs[*i].is_none()) || unassigned_scalar {
             return self.decline_reads(env, &reads, None);
         }
+        if let Some(c) = self.model.clone() {
+            let choice = self.place_library(k, &inputs, &c);
+            self.bump(|s| {
+                s.placed_device += choice.device as u64;
+                s.placed_cpu += !choice.device as u64;
+                s.last_choice = Some(choice.describe());
+            });
+            if !choice.device {
+                return self.decline_reads(env, &reads, None);
+            }
+        }
         let program = match gpu.program(&k.source) {
             Ok(p) => p,
             Err(why) => {
@@ -180,6 +192,54 @@ impl Session {
             Prepared::Run(()) => Ok(Outcome::Done),
             Prepared::Decline(why) => self.decline_reads(env, &reads, why),
         }
+    }
+
+    /// The placement model's estimate for library task `k` on these operands: its work
+    /// from the operands' extents (an element-wise tree or a reduction one operation an
+    /// element, a product `2 m k n`), its bytes the operands' and the result's.
+    fn place_library(
+        &self,
+        k: &LibKernel,
+        inputs: &[Option<HostArray>],
+        c: &Calibration,
+    ) -> Choice {
+        let (mut up, mut down_now, mut bytes, mut elems) = (0u64, 0u64, 0u64, 1i64);
+        for a in inputs.iter().flatten() {
+            let (lo, hi) = a.byte_range();
+            let (lacks, only_device) = match self.rt.as_ref() {
+                Some(rt) => rt.bytes_to_move(lo, hi),
+                None => ((hi - lo) as u64, 0),
+            };
+            up += lacks;
+            down_now += only_device;
+            bytes += (a.len().max(0) as u64) * a.elem_size() as u64;
+            elems = elems.max(a.len());
+        }
+        let elem_bytes = match &k.vars[0].1 {
+            Type::Array(a) => elem_size(a.elem) as f64,
+            _ => 0.0,
+        };
+        let (ops, items, result) = match (&k.kind, inputs.get(1).and_then(|a| a.as_ref()), inputs.get(2).and_then(|a| a.as_ref())) {
+            (LibKind::Matmul { .. }, Some(a), Some(b)) => {
+                let (m, kk) = (a.dims.first().copied().unwrap_or(1), a.dims.last().copied().unwrap_or(1));
+                let n = if b.dims.len() > 1 { b.dims[1] } else { 1 };
+                let mn = (m * n).max(1) as f64;
+                (2.0 * mn * kk.max(1) as f64, mn, mn * elem_bytes)
+            }
+            (LibKind::Reduce { .. }, _, _) => (elems as f64, elems as f64, 0.0),
+            _ => (elems as f64, elems as f64, elems as f64 * elem_bytes),
+        };
+        let task = Task {
+            cost: Cost { ops, bytes: bytes as f64 + result, guessed: false },
+            items,
+            outer: items,
+            up: up as f64,
+            down_after: result,
+            down_now: down_now as f64,
+            first: !self.launched_in_run,
+            syncs: 0.0,
+        };
+        placement::choose(&task, c)
     }
 
     /// Decline a library task: its operands come home (the CPU only reads them; the

@@ -852,6 +852,33 @@ impl<D: Device> Runtime<D> {
         }
     }
 
+    /// For the placement model: of the bytes of `[lo, hi)`, how many the device lacks
+    /// (a task there would upload them) and how many only the device holds (the CPU
+    /// would download them). A pending deferred copy counts as on the device.
+    pub fn bytes_to_move(&self, lo: usize, hi: usize) -> (u64, u64) {
+        let (mut covered, mut device_lacks, mut host_lacks) = (0u64, 0u64, 0u64);
+        for e in self.buffers.iter().flatten() {
+            let (a, b) = (e.lo.max(lo), e.hi.min(hi));
+            if a >= b {
+                continue;
+            }
+            let n = (b - a) as u64;
+            covered += n;
+            match e.fresh {
+                Fresh::Host => device_lacks += n,
+                Fresh::Device => host_lacks += n,
+                Fresh::Both => {}
+            }
+        }
+        let pending = self.lazy.iter().any(|l| l.dst.0 < hi && lo < l.dst.1);
+        let uncovered = ((hi - lo) as u64).saturating_sub(covered);
+        if pending {
+            (device_lacks, host_lacks + uncovered)
+        } else {
+            (device_lacks + uncovered, host_lacks)
+        }
+    }
+
     /// Whether any buffer may hold data the host lacks (a host read must sync).
     pub fn device_holds_anything(&self) -> bool {
         !self.lazy.is_empty()
