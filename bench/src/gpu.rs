@@ -1,5 +1,5 @@
-//! `vr-bench --gpu`: each kernel with its function body in one GPU section (as `vr test
-//! --wrap-gpu` runs it) on the OpenCL device, next to cpu-par, after checking that the
+//! `vr-bench --gpu`: each kernel with its function body in one GPU section (its callees
+//! without sections of their own) on the OpenCL device, next to cpu-par, after checking that the
 //! GPU's results agree with C. Per call: the wall time including transfers (every array
 //! goes up and the results come back in each call: sections do not keep buffers across
 //! calls), and the device's own time in kernels and in transfers (OpenCL profiling
@@ -38,6 +38,25 @@ struct Row {
     auto: f64,
     auto_launches: f64,
     auto_declined: f64,
+}
+
+/// C's values against the device's: each within `TOLERANCE` of itself, or of the
+/// largest magnitude among C's values. OpenCL's `exp`, `log`, ... may differ from the
+/// C library's by a few ulps, and a difference of nearly equal terms magnifies that
+/// (black_scholes' put `disc (1 - c2) - s (1 - c1)` of a deep out-of-the-money option
+/// is 1e-32 made of terms near 1): the peers' measure (bench/peers, "max diff / term
+/// magnitude").
+fn compare_device(got: &[f64], want: &[f64]) -> Result<(), String> {
+    let scale = want.iter().filter(|w| w.is_finite()).fold(0.0f64, |m, w| m.max(w.abs()));
+    let relaxed: Vec<f64> = got
+        .iter()
+        .zip(want)
+        .map(|(g, w)| {
+            let near = (g - w).abs() <= crate::TOLERANCE * scale;
+            if near { *w } else { *g }
+        })
+        .collect();
+    crate::compare(&relaxed, want)
 }
 
 /// The variants of the passes-off columns: `-NAME` per pass, then `none`.
@@ -84,7 +103,7 @@ pub fn run(
         let (optimized, _) = optimize(&m, &par_opts).map_err(|e| e.to_string())?;
         let parallel =
             cpu::compile_with(&optimized, CpuOptions::parallel()).map_err(|e| e.to_string())?;
-        let wrapped = velociraptor::gpu::wrap_in_sections(&m);
+        let wrapped = velociraptor::gpu::wrap_function_in_section(&m, k.name);
         let (wrapped, _) = optimize(&wrapped, &par_opts).map_err(|e| e.to_string())?;
         let gpu = velociraptor::driver::compile_gpu(&wrapped, CpuOptions::parallel())
             .map_err(|e| format!("{}: {e}", k.name))?;
@@ -109,7 +128,7 @@ pub fn run(
         let results = gpu
             .call(k.name, args.clone())
             .map_err(|e| format!("{}: gpu: {e}", k.name))?;
-        crate::compare(&observed(&args, &results), &expected)
+        compare_device(&observed(&args, &results), &expected)
             .map_err(|e| format!("{}: gpu differs from C: {e}", k.name))?;
         let par = crate::timing::sample(
             reps,
@@ -144,7 +163,7 @@ pub fn run(
         let results = auto
             .call(k.name, args.clone())
             .map_err(|e| format!("{}: auto: {e}", k.name))?;
-        crate::compare(&observed(&args, &results), &expected)
+        compare_device(&observed(&args, &results), &expected)
             .map_err(|e| format!("{}: auto differs from C: {e}", k.name))?;
         let mut auto_times = Vec::new();
         let (mut auto_launches, mut auto_declined) = (0u64, 0u64);
@@ -177,7 +196,7 @@ pub fn run(
             let results = variant
                 .call(k.name, args.clone())
                 .map_err(|e| format!("{} ({spec}): gpu: {e}", k.name))?;
-            crate::compare(&observed(&args, &results), &expected)
+            compare_device(&observed(&args, &results), &expected)
                 .map_err(|e| format!("{} ({spec}): gpu differs from C: {e}", k.name))?;
             let mut times = Vec::new();
             for _ in 0..reps.max(1) {

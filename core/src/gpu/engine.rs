@@ -729,16 +729,17 @@ impl Session {
         &mut self,
         k: &Kernel,
         env: &dyn ActionEnv,
-        counts: &[u128],
+        (starts, steps, counts): (&[i64], &[i64], &[u128]),
         c: &Calibration,
     ) -> super::placement::Choice {
         use super::placement::estimate::Known;
         let mut dims: std::collections::HashMap<&str, Vec<i64>> = Default::default();
-        let (mut up, mut down_now, mut down_after) = (0u64, 0u64, 0u64);
+        let (mut up, mut down_now, mut down_after, mut footprint) = (0u64, 0u64, 0u64, 0u64);
         for p in &k.params {
             if let Param::Array { var, .. } = p {
                 if let Some(a) = env.array(*var) {
                     let (lo, hi) = a.byte_range();
+                    footprint += (hi - lo) as u64;
                     let (lacks, only_device) = match self.rt.as_ref() {
                         Some(rt) => rt.bytes_to_move(lo, hi),
                         None => ((hi - lo) as u64, 0),
@@ -762,7 +763,9 @@ impl Session {
             }
         }
         for (d, var) in k.loop_vars.iter().enumerate().take(counts.len()) {
-            known.trips(&k.vars[*var].0, counts[d] as f64);
+            let (start, step) = (starts[d] as f64, steps[d] as f64);
+            let middle = start + step * ((counts[d] as f64 - 1.0) / 2.0).floor().max(0.0);
+            known.trips(&k.vars[*var].0, counts[d] as f64, middle);
         }
         let cost = k.work.evaluate(&mut known);
         let syncs = self
@@ -771,6 +774,7 @@ impl Session {
             .unwrap_or(0);
         let task = super::placement::Task {
             cost,
+            footprint: footprint as f64,
             items: counts.iter().product::<u128>() as f64,
             outer: counts.first().copied().unwrap_or(1) as f64,
             up: up as f64,
@@ -980,7 +984,7 @@ impl Session {
             );
         }
         if let Some(c) = self.model.clone() {
-            let choice = self.place_parfor(k, env, &counts, &c);
+            let choice = self.place_parfor(k, env, (&starts, &steps, &counts), &c);
             self.bump(|s| {
                 s.placed_device += choice.device as u64;
                 s.placed_cpu += !choice.device as u64;

@@ -27,7 +27,7 @@ pub mod program_cache;
 pub mod resident;
 pub mod runtime;
 
-pub use plan::{plan, section_count, wrap_in_sections, GpuAction, GpuPlan};
+pub use plan::{plan, section_count, wrap_function_in_section, wrap_in_sections, GpuAction, GpuPlan};
 
 /// The device sections run on in this process, or why there is none.
 pub fn device() -> Result<opencl::DeviceInfo, String> {

@@ -761,6 +761,18 @@ pub fn section_count(m: &Module) -> usize {
 /// except functions that draw random numbers (directly or through calls): draws are
 /// effects on the host's one serial stream, which the verifier keeps out of sections.
 pub fn wrap_in_sections(m: &Module) -> Module {
+    wrap_where(m, |_| true)
+}
+
+/// `m` with the body of `func` alone wrapped in one GPU section: what a user marks when
+/// the function is the kernel (the benchmarks). Its callees keep no section of their
+/// own, which would begin and end once per call, at every element when a parfor calls
+/// them (`wrap_in_sections` does that, to test nested sections).
+pub fn wrap_function_in_section(m: &Module, func: &str) -> Module {
+    wrap_where(m, |name| name == func)
+}
+
+fn wrap_where(m: &Module, wrap: impl Fn(&str) -> bool) -> Module {
     let draws: Vec<bool> = m
         .functions
         .iter()
@@ -768,7 +780,7 @@ pub fn wrap_in_sections(m: &Module) -> Module {
         .collect();
     let mut m = m.clone();
     for (f, draws) in m.functions.iter_mut().zip(draws) {
-        if draws {
+        if draws || !wrap(&f.name) {
             continue;
         }
         let body = std::mem::take(&mut f.body);

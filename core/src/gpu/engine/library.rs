@@ -231,6 +231,7 @@ impl Session {
         };
         let task = Task {
             cost: Cost { ops, bytes: bytes as f64 + result, guessed: false },
+            footprint: bytes as f64 + result,
             items,
             outer: items,
             up: up as f64,

@@ -94,8 +94,9 @@ pub struct Known<'a> {
     values: HashMap<String, f64>,
     /// `dim` of an array variable, when the task was given the array.
     dims: &'a dyn Fn(&str, u32) -> Option<f64>,
-    /// Trip counts of loop variables the engine counted itself (the kernel's domain).
-    trips: HashMap<String, f64>,
+    /// Trip counts and middle values of loop variables the engine counted itself (the
+    /// kernel's domain).
+    trips: HashMap<String, (f64, f64)>,
 }
 
 impl<'a> Known<'a> {
@@ -106,9 +107,10 @@ impl<'a> Known<'a> {
     pub fn set(&mut self, name: &str, v: f64) {
         self.values.insert(name.to_string(), v);
     }
-    /// The engine's count for the loop over `var` (a dimension of the kernel's domain).
-    pub fn trips(&mut self, var: &str, count: f64) {
-        self.trips.insert(var.to_string(), count);
+    /// The engine's count for the loop over `var` (a dimension of the kernel's domain)
+    /// and the value in the middle of its range (what the body's own ranges see).
+    pub fn trips(&mut self, var: &str, count: f64, middle: f64) {
+        self.trips.insert(var.to_string(), (count, middle));
     }
 }
 
@@ -282,9 +284,9 @@ fn trips(domain: &Expr, vars: &[String], k: &Known) -> (f64, Vec<Option<f64>>, b
     let mut mids = Vec::new();
     let mut guessed = false;
     for (d, r) in ranges.iter().enumerate() {
-        if let Some(n) = vars.get(d).and_then(|v| k.trips.get(v)) {
+        if let Some((n, mid)) = vars.get(d).and_then(|v| k.trips.get(v)) {
             total *= n;
-            mids.push(None);
+            mids.push(Some(*mid));
             continue;
         }
         let counted = match r {
@@ -584,6 +586,28 @@ mod tests {
     }
 
     #[test]
+    fn windows_around_the_loop_variable_are_counted_at_its_middle() {
+        // growcut-like: jj over max(j - r, 0) .. min(j + r + 1, w) - 1, 2r + 1 = 3 trips
+        // in the middle of j's range (the engine's count for j: 100 points from 0).
+        let w = work_of(
+            "(module m :index-base 0 (function f ((x f64[1,row]) (r i64) (w i64)) () (locals (j i64) (jj i64))
+               (parfor (j) (range 0 (- w 1))
+                 (block (for (jj) (range (max (- j r) 0) (- (min (+ (+ j r) 1) w) 1))
+                   (block (set (index x j) (index x jj))))))))",
+            "f",
+        );
+        let dims = |_: &str, _: u32| None;
+        let mut k = Known::new(&dims);
+        k.set("r", 1.0);
+        k.set("w", 100.0);
+        k.trips("j", 100.0, 49.0);
+        let c = w.evaluate(&mut k);
+        assert!(!c.guessed);
+        // Per j: 3 x (read 1 + write 1 + loop 1) + 1; 16 bytes per inner iteration.
+        assert_eq!((c.ops, c.bytes), (100.0 * (3.0 * 3.0 + 1.0), 100.0 * 3.0 * 16.0));
+    }
+
+    #[test]
     fn unknown_bounds_are_guessed_and_said_so() {
         let w = work_of(
             "(module m :index-base 0 (function f ((x f64[1,row]) (n i64)) () (locals (i i64))
@@ -596,7 +620,7 @@ mod tests {
         assert_eq!(c.ops, GUESSED_TRIPS * 2.0);
         // The engine's own count for the loop variable wins.
         let mut k = Known::new(&dims);
-        k.trips("i", 1000.0);
+        k.trips("i", 1000.0, 499.0);
         let c = w.evaluate(&mut k);
         assert_eq!((c.ops, c.guessed), (2000.0, false));
     }
