@@ -139,7 +139,7 @@ fn synchronisations_of_the_last_device_run_count_against_the_device() {
     }
     let report = m.offload_report();
     assert!(report.contains("1 task(s) on the device, 2 on the CPU"), "{report}");
-    assert!(report.contains("counting 200 synchronisations of its last run on the device"), "{report}");
+    assert!(report.contains("counting 200 array synchronisations of its last run on the device"), "{report}");
 }
 
 #[test]

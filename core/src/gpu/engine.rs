@@ -94,7 +94,7 @@ pub struct SectionStats {
     pub placed_cpu: u64,
     /// The model's last estimate and choice (`Choice::describe`).
     pub last_choice: Option<String>,
-    /// Synchronisations of CPU code in the last run that used the device (the model
+    /// Arrays synchronised by CPU code in the last run that used the device (the model
     /// charges them to the device next time).
     pub device_syncs: u64,
 }
@@ -223,7 +223,7 @@ impl OffloadEngine for GpuEngine {
                     s.placed_cpu,
                     s.last_choice.as_deref().unwrap_or("-"),
                     if s.device_syncs > 0 {
-                        format!(" (counting {} synchronisations of its last run on the device)", s.device_syncs)
+                        format!(" (counting {} array synchronisations of its last run on the device)", s.device_syncs)
                     } else {
                         String::new()
                     },
@@ -293,7 +293,8 @@ struct Session {
     unchecked: bool,
     /// The placement model's machine, when it chooses where tasks run.
     model: Option<Arc<Calibration>>,
-    /// Synchronisations made in the current run of the section.
+    /// Arrays synchronised in the current run of the section (one per array a
+    /// synchronisation names).
     syncs_in_run: u64,
 }
 
@@ -481,7 +482,8 @@ impl Session {
     }
 
     fn sync(&mut self, env: &mut dyn ActionEnv, writes: &[bool]) -> Step<()> {
-        self.syncs_in_run += 1;
+        // Counted per array named: each is one lookup in the runtime's tables.
+        self.syncs_in_run += writes.len() as u64;
         self.check_pending()?;
         let Some(rt) = self.rt.as_mut() else {
             return Ok(());

@@ -11,9 +11,9 @@
 //! - device: `o_task (+ o_session for the section's first task) + up / bw_move + max(ops
 //!   / r_gpu, bytes / bw_gpu, ops_per_item / r_lane + bytes_per_item / bw_lane) +
 //!   down_after / bw_move`, plus the
-//!   synchronisations the section's CPU code made on the last run that used the device
-//!   (`syncs * sync_cost`: a serial loop over an array a kernel wrote pays one each
-//!   statement),
+//!   arrays the section's CPU code synchronised on the last run that used the device
+//!   (`syncs * sync_cost`: a serial loop over arrays a kernel wrote pays one per array
+//!   each statement names),
 //!
 //! where `ops` and `bytes` are the task's work ([`estimate`]; `bytes` at most [`REUSE`]
 //! times the bytes of the arrays it names, since the estimator counts every access and
@@ -70,7 +70,7 @@ pub struct Calibration {
     /// Bytes per second one work item alone reads (memory latency, not bandwidth, bounds
     /// it: what a domain too small for the device meets).
     pub lane_bw: f64,
-    /// One synchronisation of CPU code with arrays the device wrote.
+    /// One array synchronised by CPU code after the device wrote it.
     pub sync_s: f64,
     /// How long the calibration took (0 when read from disk).
     #[serde(default)]
@@ -120,7 +120,7 @@ pub struct Task {
     pub down_now: f64,
     /// The section has not used the device in this run yet.
     pub first: bool,
-    /// Synchronisations the section made on its last run that used the device.
+    /// Arrays the section's CPU code synchronised on its last run that used the device.
     pub syncs: f64,
 }
 
