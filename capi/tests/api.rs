@@ -507,7 +507,7 @@ fn gpu_backend_through_the_api() {
 }
 
 /// `backend=auto`: the same section, its task placed by the cost model (calibrated on
-/// first use, the figures kept in the kernel cache of `cache_dir`); the results are the
+/// first use in the process); the results are the
 /// same wherever it ran, and explain says what the model estimated and chose.
 #[test]
 fn auto_backend_through_the_api() {
@@ -538,9 +538,9 @@ fn auto_backend_through_the_api() {
     if kind >= 0 {
         let placed = explain.lines().find(|l| l.starts_with("gpu section 1 placement (cost model): ")).expect(&explain);
         assert!(placed.contains("last estimate "), "{placed}");
+        // (Measured now, or earlier in this process; its disk entry is tested by
+        // core/tests/gpu_placement.rs, in processes of its own.)
         assert!(explain.contains("gpu placement: cost model calibrated on "), "{explain}");
-        // The calibration is an entry of the kernel cache's folder.
-        assert!(std::fs::read_dir(dir.path().join("c").join("opencl")).unwrap().count() >= 1);
     }
     vr_function_free(f);
     vr_module_free(m);

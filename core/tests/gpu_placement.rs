@@ -173,3 +173,39 @@ fn calibration_measures_the_machine_and_auto_agrees_with_the_interpreter() {
         assert!(report.contains("placement (cost model): "), "{report}");
     }
 }
+
+#[test]
+fn a_second_process_reads_the_calibration_from_the_kernel_cache() {
+    let _g = serial();
+    if !device_or_skip("a_second_process_reads_the_calibration_from_the_kernel_cache") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.vrir");
+    std::fs::write(&file, SRC).unwrap();
+    let run = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vr"))
+            .args(["run", file.to_str().unwrap(), "f", "--args", "[[1.0, 2.0], [0.0, 0.0], 0]", "--backend", "auto"])
+            .env("VR_CACHE_DIR", dir.path().join("cache"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        // By hand: y = 2 x + 1.
+        assert!(String::from_utf8_lossy(&out.stdout).contains("[3.0,5.0]"), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let first = run();
+    assert!(first.contains("(measured in "), "{first}");
+    let second = run();
+    assert!(second.contains("(read from the kernel cache)"), "{second}");
+    // Damaged: measured again, not read.
+    for e in std::fs::read_dir(dir.path().join("cache").join("opencl")).unwrap() {
+        let p = e.unwrap().path();
+        let mut bytes = std::fs::read(&p).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        std::fs::write(&p, bytes).unwrap();
+    }
+    let third = run();
+    assert!(third.contains("(measured in "), "{third}");
+}
