@@ -214,6 +214,10 @@ pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
             super::parallel::vr_cpu_parfor as *const () as usize,
         ),
         (
+            codegen::PARFOR_SERIAL,
+            super::parallel::vr_cpu_parfor_serial as *const () as usize,
+        ),
+        (
             codegen::OFFLOAD,
             super::offload::vr_cpu_offload as *const () as usize,
         ),

@@ -55,7 +55,7 @@ pub const RECORD_ERROR_AT: &str = "vr_cpu_record_error_at";
 /// Name of the Rust function that creates an array in the call's arena (see `abi`).
 pub const ALLOC_ARRAY: &str = "vr_cpu_alloc_array";
 pub use offload::OFFLOAD;
-pub use parfor::PARFOR;
+pub use parfor::{PARFOR, PARFOR_SERIAL};
 pub const IPOW_I32: &str = "vr_cpu_ipow_i32";
 /// Name of the Rust function that makes a random draw (see `cpu::random`).
 pub const RANDOM: &str = "vr_cpu_random";

@@ -79,13 +79,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         f: &mut ElemFn<'_, 'ctx, 'm>,
     ) -> VrResult<()> {
         let total = self.element_count(out)?;
-        let SizeSplit {
-            par: par_bb,
-            err: err_bb,
-            join,
-        } = self.split_on_size(g, total, "ew")?;
-        self.map_elements(g, out, &[], ops, f)?;
-        self.builder.build_unconditional_branch(join)?;
+        let big = self.builder.build_int_compare(
+            IntPredicate::SGE,
+            total,
+            self.i64c(PARALLEL_MIN_ELEMENTS),
+            "big",
+        )?;
+        let start_bb = self.builder.get_insert_block().expect("positioned");
 
         // Environment: out's data, dims and strides, then per operand its data and
         // strides (arrays, whose dims are out's) or its value (scalars).
@@ -97,9 +97,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 Operand::Scalar(_) => 1,
             };
         }
-        self.builder.position_at_end(par_bb);
         let body = self.outline_elementwise(g, out, ops, f, slots)?;
-        self.builder.position_at_end(par_bb);
+        self.builder.position_at_end(start_bb);
         let env = self.new_env(g, slots, "ew.env")?;
         let slot = |s: &Self, k: u32| s.env_slot(env, k);
         self.builder.build_store(slot(self, 0)?, out.data)?;
@@ -120,15 +119,64 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     }
                     at += 1 + d;
                 }
+                // A scalar wider than a slot (c128) goes by address: stored in place it
+                // would overwrite the next slot (a latent fault of the >= 2^16-element
+                // path that the small-array path, which now uses the same code, showed).
+                Operand::Scalar(v) if !super::parfor::fits_slot(v.ty) => {
+                    let home = g.alloca_builder.build_alloca(v.v.get_type(), "ew.wide")?;
+                    self.builder.build_store(home, v.v)?;
+                    self.builder.build_store(slot(self, at)?, home)?;
+                    at += 1;
+                }
                 Operand::Scalar(v) => {
                     self.builder.build_store(slot(self, at)?, v.v)?;
                     at += 1;
                 }
             }
         }
-        // Chunks of the outermost dimension: its extent is the one count.
+        // Chunks of the outermost dimension: its extent is the one count. Small arrays
+        // call the same outlined loop on this thread, over all rows: one copy of the
+        // loop, not an inline serial copy besides the outlined one (compile latency,
+        // issue 18: array-style code is made of these; docs/cpu-backend.md).
         let counts = slot(self, 1)?;
-        self.run_chunks(g, body, env, counts, 1, join, err_bb)?;
+        let par_bb = self.cx.append_basic_block(g.llfn, "ew.par");
+        let ser_bb = self.cx.append_basic_block(g.llfn, "ew.serial");
+        let ran_bb = self.cx.append_basic_block(g.llfn, "ew.ran");
+        let err_bb = self.cx.append_basic_block(g.llfn, "ew.err");
+        let join = self.cx.append_basic_block(g.llfn, "ew.done");
+        self.builder.build_conditional_branch(big, par_bb, ser_bb)?;
+        self.builder.position_at_end(par_bb);
+        let helper = self.module.get_function(super::PARFOR).expect("declared");
+        let par_status = self.call_status(
+            g,
+            helper,
+            &[
+                g.ctx_ptr.into(),
+                body.as_global_value().as_pointer_value().into(),
+                env.into(),
+                counts.into(),
+                self.i64c(1).into(),
+            ],
+        )?;
+        self.builder.build_unconditional_branch(ran_bb)?;
+        self.builder.position_at_end(ser_bb);
+        let rows = out.dims[0];
+        let ser_status = self.call_status(
+            g,
+            body,
+            &[
+                env.into(),
+                g.ctx_ptr.into(),
+                self.i64c(0).into(),
+                rows.into(),
+                self.cx.i32_type().const_int(1, false).into(),
+            ],
+        )?;
+        self.builder.build_unconditional_branch(ran_bb)?;
+        self.builder.position_at_end(ran_bb);
+        let phi = self.builder.build_phi(self.cx.i32_type(), "ew.status")?;
+        phi.add_incoming(&[(&par_status, par_bb), (&ser_status, ser_bb)]);
+        self.branch_on_status(phi.as_basic_value().into_int_value(), join, err_bb)?;
         Ok(())
     }
 
@@ -143,6 +191,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     ) -> VrResult<FunctionValue<'ctx>> {
         let ptr = self.ptr_type();
         let llfn = self.declare_chunk_fn(g, "elementwise");
+        // Called directly for small arrays: kept out of line, or LLVM would inline it
+        // there and compile the loop twice again.
+        llfn.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("noinline"),
+        );
         let ChunkParams {
             env,
             ctx,
@@ -182,10 +236,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
                 Operand::Scalar(v) => {
                     let t = self.reg_type(v.ty, &g.f.name)?;
-                    ops2.push(Operand::Scalar(Val {
-                        v: load(self, at, t)?,
-                        ty: v.ty,
-                    }));
+                    let value = if super::parfor::fits_slot(v.ty) {
+                        load(self, at, t)?
+                    } else {
+                        let home = load(self, at, ptr.into())?.into_pointer_value();
+                        self.builder.build_load(t, home, "")?
+                    };
+                    ops2.push(Operand::Scalar(Val { v: value, ty: v.ty }));
                     at += 1;
                 }
             }
