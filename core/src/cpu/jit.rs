@@ -225,6 +225,7 @@ pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
             codegen::RANDOM,
             super::random::vr_cpu_random as *const () as usize,
         ),
+        (codegen::FILL, abi::vr_cpu_fill as *const () as usize),
         (
             codegen::IPOW_I32,
             abi::vr_cpu_ipow_i32 as *const () as usize,

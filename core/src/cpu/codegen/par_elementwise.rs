@@ -98,6 +98,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             };
         }
         let body = self.outline_elementwise(g, out, ops, f, slots)?;
+        let body = self.shared_chunk_fn(body);
         self.builder.position_at_end(start_bb);
         let env = self.new_env(g, slots, "ew.env")?;
         let slot = |s: &Self, k: u32| s.env_slot(env, k);
@@ -178,6 +179,31 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         phi.add_incoming(&[(&par_status, par_bb), (&ser_status, ser_bb)]);
         self.branch_on_status(phi.as_basic_value().into_int_value(), join, err_bb)?;
         Ok(())
+    }
+
+    /// `llfn`, or an earlier chunk function of the module whose IR is the same text but
+    /// for the name (then `llfn` is deleted). Element-wise operators of the same
+    /// operation and operand types (and nothing in them that can fail, whose site
+    /// records differ) outline to the same function whatever their operands are, since
+    /// the operands come through the environment: array-style R code repeats a few of
+    /// them many times (recycle-version's AS-WRITTEN copy, fusion's unfused fallbacks,
+    /// the same `*` on several lines), and each copy was optimized and compiled again
+    /// (compile latency, issue 18). Same text, same code: nothing else changes.
+    pub(crate) fn shared_chunk_fn(&mut self, llfn: FunctionValue<'ctx>) -> FunctionValue<'ctx> {
+        use inkwell::values::AnyValue;
+        let name = llfn.get_name().to_string_lossy().into_owned();
+        let text = llfn
+            .print_to_string()
+            .to_string()
+            .replace(&format!("@{name}("), "@CHUNK(")
+            .replace(&format!("@\"{name}\"("), "@CHUNK(");
+        if let Some(&earlier) = self.chunk_fns.get(&text) {
+            // SAFETY: nothing refers to the function just built (its caller is not built yet).
+            unsafe { llfn.delete() };
+            return earlier;
+        }
+        self.chunk_fns.insert(text, llfn);
+        llfn
     }
 
     /// `i32 body(env, ctx, lo, hi, last)`: rows `lo..hi` of the outermost dimension.
