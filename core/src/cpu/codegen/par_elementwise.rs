@@ -1,12 +1,15 @@
-//! Element-wise array operators on the `cpu-par` backend: when the result has at least
-//! [`PARALLEL_MIN_ELEMENTS`] elements, the loop is outlined (like a parfor body, see
-//! `parfor.rs`) and its outermost dimension is cut into chunks that run on the thread
-//! pool through `vr_cpu_parfor`; smaller arrays keep the serial loop (the pool's start-up
-//! cost would dominate). Every element is computed by the same code either way and
-//! written to its own place, so results are bit-identical to the serial backend and the
-//! interpreter. Errors (an invalid cast, an integer division by zero) stay those of the
-//! first failing element in logical order: chunks are contiguous in that order and the
-//! runtime reports the failed chunk of lowest index (see `cpu::parallel`).
+//! Element-wise array operators on the `cpu-par` backend: the loop is outlined (like a
+//! parfor body, see `parfor.rs`); when the result has at least [`PARALLEL_MIN_ELEMENTS`]
+//! elements its outermost dimension is cut into chunks that run on the thread pool
+//! through `vr_cpu_parfor`, and smaller arrays call the same function on this thread
+//! over all rows (the pool's start-up cost would dominate). One copy of the loop, not an
+//! inline serial one besides (compile latency, issue 18), and chunk functions of the
+//! same IR text are shared ([`CodeGen::shared_chunk_fn`]). Every element is computed by
+//! the same code either way and written to its own place, so results are bit-identical
+//! to the serial backend and the interpreter. Errors (an invalid cast, an integer
+//! division by zero) stay those of the first failing element in logical order: chunks
+//! are contiguous in that order and the runtime reports the failed chunk of lowest
+//! index (see `cpu::parallel`).
 //!
 //! Whole-array reductions of large integer arrays are parallel too (`par_reduce.rs`);
 //! float reductions stay serial (the module doc there says why).
