@@ -8,6 +8,9 @@
 //!   compiles);
 //! - `r-par`: R front end, optimizer (`VR_PASSES`), `cpu-par` with parameters that never
 //!   alias (as the R package compiles, like `vr-bench-rvec --as-r`).
+//! - `r-vec`: as `r-par`, for the array-style versions (`NAME_vec`, bench/r/array_style.R
+//!   and `vr-bench-rvec`), where first calls are slowest; not in the default modes'
+//!   medians (ask for it with `--mode r-vec`), so earlier runs' medians stay comparable.
 //!
 //! The first compile of the process also pays LLVM's one-time target initialisation: it
 //! is printed apart (`first ms`) and left out of the medians, which are what each later
@@ -67,6 +70,22 @@ fn r_kernels() -> Vec<(&'static str, Vec<Ty>)> {
     ]
 }
 
+/// The array-style R kernels (mode `r-vec`): function, file in bench/r, argument types
+/// (those of bench/r/array_style.R's calls).
+fn r_vec_kernels() -> Vec<(&'static str, &'static str, Vec<Ty>)> {
+    let f = ScalarType::F64;
+    let (s, v, m) = (Ty::scalar(f), Ty::array(f, 1), Ty::array(f, 2));
+    vec![
+        ("arc_distance_vec", "arc_distance", vec![v; 4]),
+        ("rosen_der_vec", "rosen_der", vec![v]),
+        ("black_scholes_vec", "black_scholes", vec![v, v, v, s, s]),
+        ("stencil5_vec", "stencil5", vec![m]),
+        ("matmul_vec", "matmul_loops", vec![m, m]),
+        ("nbody1d_vec", "nbody1d", vec![v, v, v, s, s]),
+        ("pi_sum_vec", "pi_sum", vec![s, s]),
+    ]
+}
+
 type Phases = Vec<(&'static str, Duration)>;
 
 /// CPU time of the process, all threads (Linux `CLOCK_PROCESS_CPUTIME_ID`). A compile
@@ -98,7 +117,7 @@ fn compile_once(mode: &str, name: &str, vrir: &str, rsrc: &str, rargs: &[Ty]) ->
     let mut pre = Vec::new();
     let cpu0 = process_cpu();
     let t = Instant::now();
-    let module = if mode == "r-par" {
+    let module = if mode == "r-par" || mode == "r-vec" {
         let m = r::compile(rsrc, name, rargs.to_vec()).unwrap_or_else(|e| panic!("{name}: {e}"));
         pre.push(("front end", t.elapsed()));
         m
@@ -111,12 +130,13 @@ fn compile_once(mode: &str, name: &str, vrir: &str, rsrc: &str, rargs: &[Ty]) ->
     let compiled = match mode {
         "vrir-cpu" => cpu::compile(&module),
         _ => {
-            let mut passes = if mode == "r-par" {
+            let r_mode = mode == "r-par" || mode == "r-vec";
+            let mut passes = if r_mode {
                 OptOptions::current().expect("VR_PASSES")
             } else {
                 OptOptions::all()
             };
-            if mode == "r-par" {
+            if r_mode {
                 passes.parallel_loops = true;
                 passes.params_never_alias = true;
             }
@@ -166,21 +186,27 @@ fn main() {
     let mut order: Vec<&'static str> = Vec::new();
     let mut rows = Vec::new();
     for mode in &modes {
-        for (name, rargs) in r_kernels() {
+        let list: Vec<(&'static str, &'static str, Vec<Ty>)> = if mode == "r-vec" {
+            r_vec_kernels()
+        } else {
+            r_kernels().into_iter().map(|(n, a)| (n, n, a)).collect()
+        };
+        for (name, file, rargs) in list {
             if only.as_deref().is_some_and(|n| n != name) {
                 continue;
             }
-            let rsrc = std::fs::read_to_string(format!("{rdir}/{name}.R")).expect("R source");
+            let rsrc = std::fs::read_to_string(format!("{rdir}/{file}.R")).expect("R source");
+            let vrir_src = vrir.get(name).copied().unwrap_or("");
             let mut samples: BTreeMap<&'static str, Vec<Duration>> = BTreeMap::new();
             for _ in 0..reps {
                 if first.is_none() {
                     // The process's first compile initialises LLVM: measured apart.
-                    let phases = compile_once(mode, name, vrir[name], &rsrc, &rargs);
+                    let phases = compile_once(mode, name, vrir_src, &rsrc, &rargs);
                     let total = phases.last().expect("total").1;
                     csv.push(name, 0, "process-first", 1, &Sample { times: vec![total] });
                     first = Some(total);
                 }
-                let phases = compile_once(mode, name, vrir[name], &rsrc, &rargs);
+                let phases = compile_once(mode, name, vrir_src, &rsrc, &rargs);
                 let total = phases.last().expect("total").1;
                 csv.push(name, 0, mode, 1, &Sample { times: vec![total] });
                 let mut sums: BTreeMap<&'static str, Duration> = BTreeMap::new();

@@ -745,6 +745,38 @@ pub unsafe extern "C" fn vr_cpu_alloc_array(
     }
 }
 
+/// `n` copies of the `size`-byte element at `elem` (1, 4, 8 or 16 bytes: the memory
+/// types of VRIR's scalars) into `data`: the body of `(fill T v dims...)` and `ones`
+/// (`codegen/alloc.rs`). A call, not an inline loop per `fill`: R's recycling guards put
+/// one `fill` on each side of every vector operation, and LLVM vectorized each inline
+/// loop (compile latency, issue 18). The same bytes are stored either way.
+///
+/// # Safety
+/// `data` holds `n` elements of `size` bytes; `elem` points to one.
+pub unsafe extern "C" fn vr_cpu_fill(data: *mut u8, n: i64, elem: *const u8, size: i64) {
+    unsafe fn fill_with<T: Copy>(data: *mut u8, n: usize, elem: *const u8) {
+        let v = (elem as *const T).read_unaligned();
+        let p = data as *mut T;
+        for i in 0..n {
+            p.add(i).write_unaligned(v);
+        }
+    }
+    let n = n.max(0) as usize;
+    match size {
+        1 => std::ptr::write_bytes(data, *elem, n),
+        2 => fill_with::<u16>(data, n, elem),
+        4 => fill_with::<u32>(data, n, elem),
+        8 => fill_with::<u64>(data, n, elem),
+        16 => fill_with::<u128>(data, n, elem),
+        _ => {
+            let size = size.max(0) as usize;
+            for i in 0..n {
+                std::ptr::copy_nonoverlapping(elem, data.add(i * size), size);
+            }
+        }
+    }
+}
+
 /// Integer power with wrapping multiplication, for a non-negative exponent (the
 /// generated code checks the sign first). Arithmetic modulo 2^64 is a ring, so squaring
 /// gives exactly the wrapped value of the mathematical power.

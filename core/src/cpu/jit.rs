@@ -214,6 +214,10 @@ pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
             super::parallel::vr_cpu_parfor as *const () as usize,
         ),
         (
+            codegen::PARFOR_SERIAL,
+            super::parallel::vr_cpu_parfor_serial as *const () as usize,
+        ),
+        (
             codegen::OFFLOAD,
             super::offload::vr_cpu_offload as *const () as usize,
         ),
@@ -221,6 +225,7 @@ pub(super) fn runtime_symbols() -> Vec<(&'static str, usize)> {
             codegen::RANDOM,
             super::random::vr_cpu_random as *const () as usize,
         ),
+        (codegen::FILL, abi::vr_cpu_fill as *const () as usize),
         (
             codegen::IPOW_I32,
             abi::vr_cpu_ipow_i32 as *const () as usize,

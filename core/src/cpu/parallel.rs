@@ -161,6 +161,38 @@ pub unsafe extern "C" fn vr_cpu_parfor(
     }
 }
 
+/// Called by generated code for a parfor that the optimizer chose to run serially
+/// (`(if (>= COUNT MIN) (parfor L) (for L))`, `opt::elementwise::parallel_when_large`):
+/// the outlined body of L over its whole domain on the calling thread, as
+/// [`vr_cpu_parfor`] runs it with one thread. One outlined body serves both branches, so
+/// the loop is compiled once, not twice (compile latency, issue 18; `codegen/parfor.rs`).
+///
+/// # Safety
+/// As [`vr_cpu_parfor`].
+pub unsafe extern "C" fn vr_cpu_parfor_serial(
+    ctx: *mut CallCtx,
+    body: BodyFn,
+    env: *const u8,
+    counts: *const i64,
+    ndims: i64,
+) -> i32 {
+    let Some(ctx) = ctx.as_mut() else { return 1 };
+    let counts = std::slice::from_raw_parts(counts, ndims.max(0) as usize);
+    let total = counts.iter().try_fold(1u64, |acc, c| {
+        let c = *c as u64;
+        if c == 0 {
+            None
+        } else {
+            acc.checked_mul(c)
+        }
+    });
+    let Some(total) = total else {
+        record_failure(ctx, "a parfor domain of more than 2^64 points".into());
+        return 1;
+    };
+    body(env, ctx, 0, total, 1)
+}
+
 /// Spread `0..total` over the pool in chunks; see the module doc.
 unsafe fn run_parallel(ctx: &mut CallCtx, body: BodyFn, env: *const u8, total: u64) -> i32 {
     let threads = ctx.threads;

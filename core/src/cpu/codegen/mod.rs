@@ -55,11 +55,13 @@ pub const RECORD_ERROR_AT: &str = "vr_cpu_record_error_at";
 /// Name of the Rust function that creates an array in the call's arena (see `abi`).
 pub const ALLOC_ARRAY: &str = "vr_cpu_alloc_array";
 pub use offload::OFFLOAD;
-pub use parfor::PARFOR;
+pub use parfor::{PARFOR, PARFOR_SERIAL};
 pub const IPOW_I32: &str = "vr_cpu_ipow_i32";
 /// Name of the Rust function that makes a random draw (see `cpu::random`).
 pub const RANDOM: &str = "vr_cpu_random";
 pub const IPOW_I64: &str = "vr_cpu_ipow_i64";
+/// Name of the Rust function that fills a fresh array with one value (see `abi`).
+pub const FILL: &str = "vr_cpu_fill";
 
 /// LLVM name of the internal function compiled from VRIR function `name` (prefixed so a
 /// VRIR function called `sin` cannot clash with the C library).
@@ -169,6 +171,10 @@ pub struct CodeGen<'ctx, 'm> {
     /// The privatized atomic-add sites of the chunk functions being built, by their
     /// `:value` expression.
     pub(crate) chunk_sum_sites: HashMap<*const crate::vrir::ast::Expr, par_atomics::ChunkSum<'ctx>>,
+    /// Outlined element-wise chunk functions built so far, by their IR text (their own
+    /// name left out): a new one that is the same text is deleted and this one called
+    /// instead (`par_elementwise.rs`, [`CodeGen::shared_chunk_fn`]).
+    pub(crate) chunk_fns: HashMap<String, inkwell::values::FunctionValue<'ctx>>,
     /// Per parfor body (by address): facts about the enclosing function (`parfor_facts.rs`).
     pub(crate) parfor_facts: HashMap<*const crate::vrir::ast::Block, parfor_facts::ParforFacts>,
     /// Actions of an offload engine attached to statements (`offload.rs`), if any.
@@ -220,6 +226,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             noalias_variants: HashMap::new(),
             privatize_atomics: false,
             chunk_sum_sites: HashMap::new(),
+            chunk_fns: HashMap::new(),
             parfor_facts: HashMap::new(),
             offload: None,
             stmt_ids: HashMap::new(),
@@ -368,6 +375,17 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             IPOW_I64,
             i64t.fn_type(&[i64t.into(), i64t.into()], false),
             Some(Linkage::External),
+        );
+        let fill = self.module.add_function(
+            FILL,
+            self.cx
+                .void_type()
+                .fn_type(&[ptr.into(), i64t.into(), ptr.into(), i64t.into()], false),
+            Some(Linkage::External),
+        );
+        fill.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("nounwind"),
         );
     }
 

@@ -1,12 +1,15 @@
-//! Element-wise array operators on the `cpu-par` backend: when the result has at least
-//! [`PARALLEL_MIN_ELEMENTS`] elements, the loop is outlined (like a parfor body, see
-//! `parfor.rs`) and its outermost dimension is cut into chunks that run on the thread
-//! pool through `vr_cpu_parfor`; smaller arrays keep the serial loop (the pool's start-up
-//! cost would dominate). Every element is computed by the same code either way and
-//! written to its own place, so results are bit-identical to the serial backend and the
-//! interpreter. Errors (an invalid cast, an integer division by zero) stay those of the
-//! first failing element in logical order: chunks are contiguous in that order and the
-//! runtime reports the failed chunk of lowest index (see `cpu::parallel`).
+//! Element-wise array operators on the `cpu-par` backend: the loop is outlined (like a
+//! parfor body, see `parfor.rs`); when the result has at least [`PARALLEL_MIN_ELEMENTS`]
+//! elements its outermost dimension is cut into chunks that run on the thread pool
+//! through `vr_cpu_parfor`, and smaller arrays call the same function on this thread
+//! over all rows (the pool's start-up cost would dominate). One copy of the loop, not an
+//! inline serial one besides (compile latency, issue 18), and chunk functions of the
+//! same IR text are shared ([`CodeGen::shared_chunk_fn`]). Every element is computed by
+//! the same code either way and written to its own place, so results are bit-identical
+//! to the serial backend and the interpreter. Errors (an invalid cast, an integer
+//! division by zero) stay those of the first failing element in logical order: chunks
+//! are contiguous in that order and the runtime reports the failed chunk of lowest
+//! index (see `cpu::parallel`).
 //!
 //! Whole-array reductions of large integer arrays are parallel too (`par_reduce.rs`);
 //! float reductions stay serial (the module doc there says why).
@@ -79,13 +82,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         f: &mut ElemFn<'_, 'ctx, 'm>,
     ) -> VrResult<()> {
         let total = self.element_count(out)?;
-        let SizeSplit {
-            par: par_bb,
-            err: err_bb,
-            join,
-        } = self.split_on_size(g, total, "ew")?;
-        self.map_elements(g, out, &[], ops, f)?;
-        self.builder.build_unconditional_branch(join)?;
+        let big = self.builder.build_int_compare(
+            IntPredicate::SGE,
+            total,
+            self.i64c(PARALLEL_MIN_ELEMENTS),
+            "big",
+        )?;
+        let start_bb = self.builder.get_insert_block().expect("positioned");
 
         // Environment: out's data, dims and strides, then per operand its data and
         // strides (arrays, whose dims are out's) or its value (scalars).
@@ -97,9 +100,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 Operand::Scalar(_) => 1,
             };
         }
-        self.builder.position_at_end(par_bb);
         let body = self.outline_elementwise(g, out, ops, f, slots)?;
-        self.builder.position_at_end(par_bb);
+        let body = self.shared_chunk_fn(body);
+        self.builder.position_at_end(start_bb);
         let env = self.new_env(g, slots, "ew.env")?;
         let slot = |s: &Self, k: u32| s.env_slot(env, k);
         self.builder.build_store(slot(self, 0)?, out.data)?;
@@ -120,16 +123,90 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     }
                     at += 1 + d;
                 }
+                // A scalar wider than a slot (c128) goes by address: stored in place it
+                // would overwrite the next slot (a latent fault of the >= 2^16-element
+                // path that the small-array path, which now uses the same code, showed).
+                Operand::Scalar(v) if !super::parfor::fits_slot(v.ty) => {
+                    let home = g.alloca_builder.build_alloca(v.v.get_type(), "ew.wide")?;
+                    self.builder.build_store(home, v.v)?;
+                    self.builder.build_store(slot(self, at)?, home)?;
+                    at += 1;
+                }
                 Operand::Scalar(v) => {
                     self.builder.build_store(slot(self, at)?, v.v)?;
                     at += 1;
                 }
             }
         }
-        // Chunks of the outermost dimension: its extent is the one count.
+        // Chunks of the outermost dimension: its extent is the one count. Small arrays
+        // call the same outlined loop on this thread, over all rows: one copy of the
+        // loop, not an inline serial copy besides the outlined one (compile latency,
+        // issue 18: array-style code is made of these; docs/cpu-backend.md).
         let counts = slot(self, 1)?;
-        self.run_chunks(g, body, env, counts, 1, join, err_bb)?;
+        let par_bb = self.cx.append_basic_block(g.llfn, "ew.par");
+        let ser_bb = self.cx.append_basic_block(g.llfn, "ew.serial");
+        let ran_bb = self.cx.append_basic_block(g.llfn, "ew.ran");
+        let err_bb = self.cx.append_basic_block(g.llfn, "ew.err");
+        let join = self.cx.append_basic_block(g.llfn, "ew.done");
+        self.builder.build_conditional_branch(big, par_bb, ser_bb)?;
+        self.builder.position_at_end(par_bb);
+        let helper = self.module.get_function(super::PARFOR).expect("declared");
+        let par_status = self.call_status(
+            g,
+            helper,
+            &[
+                g.ctx_ptr.into(),
+                body.as_global_value().as_pointer_value().into(),
+                env.into(),
+                counts.into(),
+                self.i64c(1).into(),
+            ],
+        )?;
+        self.builder.build_unconditional_branch(ran_bb)?;
+        self.builder.position_at_end(ser_bb);
+        let rows = out.dims[0];
+        let ser_status = self.call_status(
+            g,
+            body,
+            &[
+                env.into(),
+                g.ctx_ptr.into(),
+                self.i64c(0).into(),
+                rows.into(),
+                self.cx.i32_type().const_int(1, false).into(),
+            ],
+        )?;
+        self.builder.build_unconditional_branch(ran_bb)?;
+        self.builder.position_at_end(ran_bb);
+        let phi = self.builder.build_phi(self.cx.i32_type(), "ew.status")?;
+        phi.add_incoming(&[(&par_status, par_bb), (&ser_status, ser_bb)]);
+        self.branch_on_status(phi.as_basic_value().into_int_value(), join, err_bb)?;
         Ok(())
+    }
+
+    /// `llfn`, or an earlier chunk function of the module whose IR is the same text but
+    /// for the name (then `llfn` is deleted). Element-wise operators of the same
+    /// operation and operand types (and nothing in them that can fail, whose site
+    /// records differ) outline to the same function whatever their operands are, since
+    /// the operands come through the environment: array-style R code repeats a few of
+    /// them many times (recycle-version's AS-WRITTEN copy, fusion's unfused fallbacks,
+    /// the same `*` on several lines), and each copy was optimized and compiled again
+    /// (compile latency, issue 18). Same text, same code: nothing else changes.
+    pub(crate) fn shared_chunk_fn(&mut self, llfn: FunctionValue<'ctx>) -> FunctionValue<'ctx> {
+        use inkwell::values::AnyValue;
+        let name = llfn.get_name().to_string_lossy().into_owned();
+        let text = llfn
+            .print_to_string()
+            .to_string()
+            .replace(&format!("@{name}("), "@CHUNK(")
+            .replace(&format!("@\"{name}\"("), "@CHUNK(");
+        if let Some(&earlier) = self.chunk_fns.get(&text) {
+            // SAFETY: nothing refers to the function just built (its caller is not built yet).
+            unsafe { llfn.delete() };
+            return earlier;
+        }
+        self.chunk_fns.insert(text, llfn);
+        llfn
     }
 
     /// `i32 body(env, ctx, lo, hi, last)`: rows `lo..hi` of the outermost dimension.
@@ -143,6 +220,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     ) -> VrResult<FunctionValue<'ctx>> {
         let ptr = self.ptr_type();
         let llfn = self.declare_chunk_fn(g, "elementwise");
+        // Called directly for small arrays: kept out of line, or LLVM would inline it
+        // there and compile the loop twice again.
+        llfn.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.enum_attr("noinline"),
+        );
         let ChunkParams {
             env,
             ctx,
@@ -182,10 +265,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                 }
                 Operand::Scalar(v) => {
                     let t = self.reg_type(v.ty, &g.f.name)?;
-                    ops2.push(Operand::Scalar(Val {
-                        v: load(self, at, t)?,
-                        ty: v.ty,
-                    }));
+                    let value = if super::parfor::fits_slot(v.ty) {
+                        load(self, at, t)?
+                    } else {
+                        let home = load(self, at, ptr.into())?.into_pointer_value();
+                        self.builder.build_load(t, home, "")?
+                    };
+                    ops2.push(Operand::Scalar(Val { v: value, ty: v.ty }));
                     at += 1;
                 }
             }

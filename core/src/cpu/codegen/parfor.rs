@@ -42,6 +42,11 @@ use std::collections::{BTreeSet, HashMap};
 /// Name of the Rust helper that runs an outlined parfor body (see `cpu::parallel`).
 pub const PARFOR: &str = "vr_cpu_parfor";
 
+/// Name of the Rust helper that runs an outlined parfor body on the calling thread
+/// (`cpu::parallel::vr_cpu_parfor_serial`): the small branch of the optimizer's
+/// `(if (>= COUNT MIN) (parfor L) (for L))`, see [`CodeGen::parfor_when_large`].
+pub const PARFOR_SERIAL: &str = "vr_cpu_parfor_serial";
+
 /// How one variable of the enclosing function reaches the outlined body; `at` is its
 /// first environment slot.
 #[derive(Clone, Copy)]
@@ -119,6 +124,21 @@ fn assigned_in(stmts: &[Stmt], out: &mut BTreeSet<String>) {
     }
 }
 
+/// Every variable a parfor body reads or assigns (nested statements included), and its
+/// loop variables.
+fn mentioned_in(stmts: &[Stmt], vars: &[String]) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = vars.iter().cloned().collect();
+    assigned_in(stmts, &mut out);
+    for s in crate::analysis::preorder(stmts) {
+        out.extend(crate::analysis::stmt_uses(s));
+        out.extend(crate::analysis::stmt_defs(s));
+        if let StmtKind::Free { var } = &s.kind {
+            out.insert(var.clone());
+        }
+    }
+    out
+}
+
 /// The parameters of a chunk function being built ([`CodeGen::begin_chunk_fn`]).
 pub(crate) struct ChunkParams<'ctx> {
     pub(crate) env: PointerValue<'ctx>,
@@ -134,9 +154,14 @@ pub(crate) struct ChunkParams<'ctx> {
 
 impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     pub(crate) fn declare_parallel_runtime(&self) {
+        self.declare_parfor_helper(PARFOR);
+        self.declare_parfor_helper(PARFOR_SERIAL);
+    }
+
+    fn declare_parfor_helper(&self, name: &str) {
         let ptr = self.ptr_type();
         let f = self.module.add_function(
-            PARFOR,
+            name,
             self.cx.i32_type().fn_type(
                 &[
                     ptr.into(),
@@ -162,6 +187,57 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         vars: &'m [String],
         domain: &'m Expr,
         body: &'m Block,
+    ) -> VrResult<()> {
+        self.parfor_sized(g, vars, domain, body, None)
+    }
+
+    /// The optimizer's `(if COND (parfor L) (for L))` (`opt::elementwise::
+    /// parallel_when_large`: COND is `(>= COUNT MIN)`, both loops the same nest) on
+    /// `cpu-par`, when `s` is one: L is outlined once, and COND picks between running it
+    /// on the pool (`vr_cpu_parfor`) and on this thread (`vr_cpu_parfor_serial`, what
+    /// `vr_cpu_parfor` does with one thread), instead of a second, inline copy of L for
+    /// the serial branch. The same code computes every element either way, so results
+    /// are those of the two loops. Why: the inline copy doubled every fused loop of
+    /// array-style code in the entry, which LLVM then vectorized twice (compile latency,
+    /// issue 18; docs/cpu-backend.md). Returns false when `s` is not such a statement.
+    pub(crate) fn parfor_when_large(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        s: &'m StmtKind,
+    ) -> VrResult<bool> {
+        if !self.parallel {
+            return Ok(false);
+        }
+        let StmtKind::If { cond, then, els: Some(els) } = s else {
+            return Ok(false);
+        };
+        let (
+            [Stmt { kind: StmtKind::Parfor { vars, domain, body }, .. }],
+            [Stmt { kind: StmtKind::For { vars: v2, domain: d2, body: b2 }, .. }],
+        ) = (then.stmts.as_slice(), els.stmts.as_slice())
+        else {
+            return Ok(false);
+        };
+        if then.on_gpu || els.on_gpu || vars != v2 || domain != d2 || body != b2 {
+            return Ok(false);
+        }
+        let c = self.expr(g, cond)?;
+        if c.ty != ScalarType::Bool {
+            return Err(self.type_err(g, format!("if condition of type {}", c.ty)));
+        }
+        self.parfor_sized(g, vars, domain, body, Some(c.int()))?;
+        Ok(true)
+    }
+
+    /// A parfor; with `parallel_when`, run on the pool only where it is true, else on
+    /// this thread (see [`Self::parfor_when_large`]).
+    fn parfor_sized(
+        &mut self,
+        g: &mut FnGen<'ctx, 'm>,
+        vars: &'m [String],
+        domain: &'m Expr,
+        body: &'m Block,
+        parallel_when: Option<IntValue<'ctx>>,
     ) -> VrResult<()> {
         if !self.parallel {
             return self.for_loop(g, vars, domain, body);
@@ -257,7 +333,30 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             self.fill_capture(g, env, name, *cap)?;
         }
         let counts = self.env_slot(env, 2 * d)?;
-        self.run_chunks(g, outlined, env, counts, d as i64, done_bb, err_bb)?;
+        match parallel_when {
+            None => self.run_chunks(g, outlined, env, counts, d as i64, done_bb, err_bb)?,
+            Some(big) => {
+                let serial = self.module.get_function(PARFOR_SERIAL).expect("declared");
+                let helper = self.module.get_function(PARFOR).expect("declared");
+                let par_bb = self.cx.append_basic_block(g.llfn, "parfor.pool");
+                let ser_bb = self.cx.append_basic_block(g.llfn, "parfor.here");
+                let ran_bb = self.cx.append_basic_block(g.llfn, "parfor.ran");
+                self.builder.build_conditional_branch(big, par_bb, ser_bb)?;
+                let mut statuses = Vec::new();
+                for (bb, f) in [(par_bb, helper), (ser_bb, serial)] {
+                    self.builder.position_at_end(bb);
+                    let status = self.call_chunks(g, f, outlined, env, counts, d as i64)?;
+                    self.builder.build_unconditional_branch(ran_bb)?;
+                    statuses.push((status, bb));
+                }
+                self.builder.position_at_end(ran_bb);
+                let phi = self.builder.build_phi(self.cx.i32_type(), "parfor.status")?;
+                for (v, bb) in &statuses {
+                    phi.add_incoming(&[(v, *bb)]);
+                }
+                self.branch_on_status(phi.as_basic_value().into_int_value(), done_bb, err_bb)?;
+            }
+        }
         Ok(())
     }
 
@@ -374,7 +473,14 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         let mut private = BTreeSet::new();
         private.extend(vars.iter().cloned());
         assigned_in(&body.stmts, &mut private);
-        let mut names: Vec<&String> = g.vars.keys().collect();
+        // Only the variables the body mentions: the others would be copied into every
+        // launch's environment and loaded by every chunk for nothing (a function of 70
+        // array locals gave each parfor a 136-slot environment, descriptor copies the
+        // LLVM pipeline then spent time removing: compile latency, issue 18). A
+        // variable left out is `Slot::Unsupported` in the body, so a use this walk
+        // missed runs the loop serially, never wrongly.
+        let mentioned = mentioned_in(&body.stmts, vars);
+        let mut names: Vec<&String> = g.vars.keys().filter(|n| mentioned.contains(*n)).collect();
         names.sort();
         let mut at = 3 * vars.len() as u32;
         let mut plan = Vec::new();
@@ -536,24 +642,59 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         err_bb: inkwell::basic_block::BasicBlock<'ctx>,
     ) -> VrResult<()> {
         let helper = self.module.get_function(PARFOR).expect("declared");
-        let status = match self
+        let status = self.call_chunks(g, helper, body, env, counts, ndims)?;
+        self.branch_on_status(status, cont, err_bb)
+    }
+
+    /// `helper(ctx, body, env, counts, ndims)` (`vr_cpu_parfor` or `vr_cpu_parfor_serial`):
+    /// its status.
+    fn call_chunks(
+        &mut self,
+        g: &FnGen<'ctx, 'm>,
+        helper: FunctionValue<'ctx>,
+        body: FunctionValue<'ctx>,
+        env: PointerValue<'ctx>,
+        counts: PointerValue<'ctx>,
+        ndims: i64,
+    ) -> VrResult<IntValue<'ctx>> {
+        self.call_status(
+            g,
+            helper,
+            &[
+                g.ctx_ptr.into(),
+                body.as_global_value().as_pointer_value().into(),
+                env.into(),
+                counts.into(),
+                self.i64c(ndims).into(),
+            ],
+        )
+    }
+
+    /// Call a function that returns an i32 status.
+    pub(crate) fn call_status(
+        &mut self,
+        g: &FnGen<'ctx, 'm>,
+        f: FunctionValue<'ctx>,
+        args: &[inkwell::values::BasicMetadataValueEnum<'ctx>],
+    ) -> VrResult<IntValue<'ctx>> {
+        match self
             .builder
-            .build_call(
-                helper,
-                &[
-                    g.ctx_ptr.into(),
-                    body.as_global_value().as_pointer_value().into(),
-                    env.into(),
-                    counts.into(),
-                    self.i64c(ndims).into(),
-                ],
-                "parallel.status",
-            )?
+            .build_call(f, args, "parallel.status")?
             .try_as_basic_value()
         {
-            inkwell::values::ValueKind::Basic(v) => v.into_int_value(),
-            _ => return Err(self.type_err(g, "parallel runtime helper without status".into())),
-        };
+            inkwell::values::ValueKind::Basic(v) => Ok(v.into_int_value()),
+            _ => Err(self.type_err(g, "parallel runtime helper without status".into())),
+        }
+    }
+
+    /// Go on at `cont` when `status` is 0, else return it from the current function
+    /// through `err_bb`.
+    pub(crate) fn branch_on_status(
+        &mut self,
+        status: IntValue<'ctx>,
+        cont: inkwell::basic_block::BasicBlock<'ctx>,
+        err_bb: inkwell::basic_block::BasicBlock<'ctx>,
+    ) -> VrResult<()> {
         let ok = self.builder.build_int_compare(
             IntPredicate::EQ,
             status,
@@ -910,7 +1051,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 }
 
 /// Whether a scalar of type `ty` travels in one environment slot (8 bytes) by value.
-fn fits_slot(ty: ScalarType) -> bool {
+pub(crate) fn fits_slot(ty: ScalarType) -> bool {
     ty != ScalarType::C128
 }
 

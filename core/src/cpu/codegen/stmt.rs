@@ -87,6 +87,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         match s {
             StmtKind::Block(Block { stmts, .. }) => self.block(g, stmts),
             StmtKind::Assign { targets, value } => self.assign(g, targets, value),
+            StmtKind::If { .. } if self.parfor_when_large(g, s)? => Ok(()),
             StmtKind::If { cond, then, els } => {
                 let c = self.expr(g, cond)?;
                 if c.ty != ScalarType::Bool {
