@@ -346,6 +346,12 @@ impl<D: Device> Runtime<D> {
     }
 
     /// Live buffers (rows of the buffer table in use).
+    /// No buffer and no deferred copy: a host access has nothing to bring home or to
+    /// mark stale.
+    pub fn holds_nothing(&self) -> bool {
+        self.lazy.is_empty() && self.buffers.iter().all(|b| b.is_none())
+    }
+
     pub fn buffer_count(&self) -> usize {
         self.buffers.iter().filter(|b| b.is_some()).count()
     }
