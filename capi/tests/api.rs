@@ -221,6 +221,15 @@ fn two_dimensional_input_in_any_layout_without_copy() {
     vr_context_destroy(ctx);
 }
 
+/// `VR_DUMP_EXPLAIN` of `f`.
+fn explain_text(f: *mut VrFunction) -> String {
+    let mut text = null_mut();
+    assert_eq!(vr_function_dump(f, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
+    let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
+    vr_string_free(text);
+    explain
+}
+
 fn signature(f: *mut VrFunction) -> (Vec<VrType>, Vec<VrType>) {
     let mut ps = [scalar_t(0); 8];
     let mut rs = [scalar_t(0); 8];
@@ -453,29 +462,29 @@ const PARFOR_SRC: &str = "(module par :index-base 0
       (block (set (index x i) (* 2.0 (index x i)))))
     (return)))";
 
-/// `backend=gpu`: the parfor of a `gpu` section on the OpenCL device (or the CPU without
-/// one), the same results; never written to the disk cache.
-#[test]
-fn gpu_backend_through_the_api() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache_s = dir.path().join("c").to_str().unwrap().to_string();
-    let src = "(module g :index-base 0
+/// The parfor of PARFOR_SRC inside a `gpu` section.
+const GPU_DBL_SRC: &str = "(module g :index-base 0
   (function dbl ((x f64[1,row])) ()
     (locals (i i64))
     (gpu
       (parfor (i) (range 0 (- (len x) 1))
         (block (set (index x i) (* 2.0 (index x i))))))
     (return)))";
+
+/// `backend=gpu`: the parfor of a `gpu` section on the OpenCL device (or the CPU without
+/// one), the same results; never written to the disk cache.
+#[test]
+fn gpu_backend_through_the_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache_s = dir.path().join("c").to_str().unwrap().to_string();
+    let src = GPU_DBL_SRC;
     let ctx = context(&[("backend", "gpu"), ("cache_dir", &cache_s)]);
     let m = load(ctx, src).unwrap();
     let f = compile(m, "dbl", &[array_t(VR_F64, 1, VR_LAYOUT_ROW)]).unwrap();
     let mut xs: Vec<f64> = (0..1000).map(|i| i as f64).collect();
     call(f, &[f64_array(&mut xs, &[1000], &[1], VR_LAYOUT_ROW)], 0).unwrap();
     assert!(xs.iter().enumerate().all(|(i, x)| *x == 2.0 * i as f64));
-    let mut text = null_mut();
-    assert_eq!(vr_function_dump(f, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
-    let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
-    vr_string_free(text);
+    let explain = explain_text(f);
     assert!(explain.contains("backend: gpu: on_gpu sections on "), "{explain}");
     // The section's report: where it ran, what moved, how long it took.
     let mut kind = -2;
@@ -513,23 +522,14 @@ fn gpu_backend_through_the_api() {
 fn auto_backend_through_the_api() {
     let dir = tempfile::tempdir().unwrap();
     let cache_s = dir.path().join("c").to_str().unwrap().to_string();
-    let src = "(module g :index-base 0
-  (function dbl ((x f64[1,row])) ()
-    (locals (i i64))
-    (gpu
-      (parfor (i) (range 0 (- (len x) 1))
-        (block (set (index x i) (* 2.0 (index x i))))))
-    (return)))";
+    let src = GPU_DBL_SRC;
     let ctx = context(&[("backend", "auto"), ("cache_dir", &cache_s)]);
     let m = load(ctx, src).unwrap();
     let f = compile(m, "dbl", &[array_t(VR_F64, 1, VR_LAYOUT_ROW)]).unwrap();
     let mut xs: Vec<f64> = (0..1000).map(|i| i as f64).collect();
     call(f, &[f64_array(&mut xs, &[1000], &[1], VR_LAYOUT_ROW)], 0).unwrap();
     assert!(xs.iter().enumerate().all(|(i, x)| *x == 2.0 * i as f64));
-    let mut text = null_mut();
-    assert_eq!(vr_function_dump(f, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
-    let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
-    vr_string_free(text);
+    let explain = explain_text(f);
     assert!(explain.contains("backend: auto: each task of the on_gpu sections on "), "{explain}");
     let mut kind = -2;
     let mut desc = null_mut();
@@ -558,10 +558,7 @@ fn cpu_par_backend_through_the_api_and_its_disk_cache() {
         let mut xs: Vec<f64> = (0..100_000).map(|i| i as f64).collect();
         call(f, &[f64_array(&mut xs, &[100_000], &[1], VR_LAYOUT_ROW)], 0).unwrap();
         assert!(xs.iter().enumerate().all(|(i, x)| *x == 2.0 * i as f64));
-        let mut text = null_mut();
-        assert_eq!(vr_function_dump(f, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
-        let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
-        vr_string_free(text);
+        let explain = explain_text(f);
         assert!(explain.contains("backend: cpu-par (2 threads)"), "{explain}");
         let s = stats(ctx);
         // The second context loads the parallel code from disk.
@@ -587,10 +584,7 @@ fn optimizer_passes_are_configured_per_context() {
     let mut data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
     let a = f64_array(&mut data, &[2, 3], &[1, 2], VR_LAYOUT_COL);
     assert_eq!(as_f64(&call(f, &[a], 1).unwrap()[0]), 50.0);
-    let mut text = null_mut();
-    assert_eq!(vr_function_dump(f, VR_DUMP_EXPLAIN, &mut text), VrStatus::VR_OK);
-    let explain = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned();
-    vr_string_free(text);
+    let explain = explain_text(f);
     assert!(explain.contains("(no pass ran)"), "{explain}");
     vr_function_free(f);
     vr_context_destroy(ctx);

@@ -17,23 +17,9 @@ use velociraptor::backend::{self, Backend};
 use velociraptor::gpu::faults::with_faults;
 use velociraptor::runtime::error::ErrorKind;
 
-/// The launch counter and the notes are process-wide: one test at a time.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// The device, or a line saying why the test is skipped.
-fn device_or_skip(test: &str) -> bool {
-    match velociraptor::gpu::device() {
-        Ok(_) => true,
-        Err(why) => {
-            println!("skipped {test}: no OpenCL device ({why})");
-            false
-        }
-    }
-}
+// The launch counter and the notes are process-wide: one test at a time (`serial`).
+mod common;
+use common::gpu::{device_or_skip, serial};
 
 fn launches() -> u64 {
     velociraptor::gpu::engine::counters()

@@ -19,21 +19,8 @@ use velociraptor::cpu::CpuOptions;
 use velociraptor::gpu::placement::{Calibration, Placement};
 use velociraptor::runtime::value::Value;
 
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn device_or_skip(test: &str) -> bool {
-    match velociraptor::gpu::device() {
-        Ok(_) => true,
-        Err(why) => {
-            println!("skipped {test}: no OpenCL device ({why})");
-            false
-        }
-    }
-}
+mod common;
+use common::gpu::{device_or_skip, serial};
 
 fn counts() -> (u64, u64) {
     let c = velociraptor::gpu::engine::counters();

@@ -1,6 +1,7 @@
 //! Helpers shared by integration tests.
 
 pub mod gen;
+pub mod gpu;
 pub mod rgen;
 
 /// Proptest case count: `PROPTEST_CASES` if set, else `default`, or ten times that with
