@@ -113,7 +113,11 @@ fn cases() -> Vec<Case> {
         c("pick_one", json!([x.clone()]), 34, Same),
         c("sint", json!([100, 10]), 35, Same),
         c("sint", json!([1e8, 3]), 35, Fallback),
-        c("sint", json!([1e8, 6e7]), 35, Same),
+        // the smallest sizes on either side of R's `useHash` test (n > 1e7, size <= n/2):
+        // just over half of 1e7 + 2 values is R's do_sample (compiled), exactly half is
+        // its hash algorithm (not compiled). R itself needs 12 s for sample.int(1e8, 6e7).
+        c("sint", json!([10000002.0, 5000002.0]), 35, Same),
+        c("sint", json!([10000002.0, 5000001.0]), 35, Fallback),
         c("sint", json!([3e9, 2]), 35, Fallback),
         c("sint", json!([0, 0]), 35, Same),
         c("sint", json!([0, 1]), 35, RError),
