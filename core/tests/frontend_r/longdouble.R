@@ -25,6 +25,10 @@ ld_sum_chain <- function(x, y) sum(x * y + 1)
 
 ld_mean_chain <- function(x, y) mean(x - 2 * y)
 
+# A chain with a C math library call: on cpu-par, computed in parallel into an array
+# and then folded when it has many elements (1e5 here), folded in place when few.
+ld_sum_libm <- function(x, y) sum(sin(x) * y + 1)
+
 # Several reductions of one vector, as statistics code writes them.
 ld_stats <- function(x) {
   n <- length(x)

@@ -13,6 +13,7 @@
 //! cost is measured by `vr-bench-accum` (bench/RESULTS.md).
 
 use super::elementwise::{fresh_layout, Operand};
+use super::fused_accumulate::Elements;
 use super::{unsupported, ArrayView, CodeGen, FnGen, Val};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{Accum, BinOp, Expr, ReduceOp, ScanOp};
@@ -150,7 +151,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         t: AccTy<'ctx>,
-        a: &ArrayView<'ctx>,
+        a: &Elements<'_, 'ctx>,
         init: &[FloatValue<'ctx>],
         step: &mut Step<'_, 'ctx, 'm>,
     ) -> VrResult<Vec<FloatValue<'ctx>>> {
@@ -160,13 +161,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             self.builder.build_store(slot, *v)?;
             slots.push(slot);
         }
-        let col = a.ty.layout == Layout::Col;
+        let col = a.ty().layout == Layout::Col;
         let order: Vec<IntValue<'ctx>> = if col {
-            a.dims.iter().rev().copied().collect()
+            a.dims().iter().rev().copied().collect()
         } else {
-            a.dims.clone()
+            a.dims().to_vec()
         };
-        let view = a.clone();
         let loaded = |cg: &Self| -> VrResult<Vec<FloatValue<'ctx>>> {
             slots
                 .iter()
@@ -179,7 +179,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             } else {
                 loop_idx.to_vec()
             };
-            let x = cg.load_operand(g, &Operand::Array(view.clone()), &idx)?;
+            let x = match a {
+                Elements::Array(v) => cg.load_operand(g, &Operand::Array((*v).clone()), &idx)?,
+                Elements::Tree { tree, .. } => cg.tree_element(g, tree, &idx)?,
+            };
             let xs = cg
                 .parts(x)?
                 .into_iter()
@@ -200,9 +203,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         t: AccTy<'ctx>,
-        a: &ArrayView<'ctx>,
+        a: &Elements<'_, 'ctx>,
     ) -> VrResult<Vec<FloatValue<'ctx>>> {
-        let zeros = vec![t.acc.const_zero(); lanes(a.ty.elem)];
+        let zeros = vec![t.acc.const_zero(); lanes(a.ty().elem)];
         self.accumulate(g, t, a, &zeros, &mut |cg, s, x| {
             s.iter()
                 .zip(x)
@@ -218,10 +221,10 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         g: &mut FnGen<'ctx, 'm>,
         op: ReduceOp,
         acc: Option<Accum>,
-        a: &ArrayView<'ctx>,
+        a: &Elements<'_, 'ctx>,
         whole: bool,
     ) -> VrResult<Val<'ctx>> {
-        let elem = a.ty.elem;
+        let elem = a.ty().elem;
         let t = self.acc_ty(g, elem, acc)?;
         // R rounds a whole real sum or product past DBL_MAX to Inf (summary.c); its
         // complex ones (csum, cprod), its margins and its scans round to nearest.
@@ -264,9 +267,9 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         t: AccTy<'ctx>,
-        a: &ArrayView<'ctx>,
+        a: &Elements<'_, 'ctx>,
     ) -> VrResult<Vec<FloatValue<'ctx>>> {
-        if !a.ty.elem.is_complex() {
+        if !a.ty().elem.is_complex() {
             return self.accumulate(g, t, a, &[t.acc.const_float(1.0)], &mut |cg, s, x| {
                 Ok(vec![cg.builder.build_float_mul(s[0], x[0], "")?])
             });
@@ -284,8 +287,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
     }
 
     /// The number of elements of `a` in the accumulator type (exact in f80).
-    fn count(&self, t: AccTy<'ctx>, a: &ArrayView<'ctx>) -> VrResult<FloatValue<'ctx>> {
-        let n = self.element_count(a)?;
+    fn count(&self, t: AccTy<'ctx>, a: &Elements<'_, 'ctx>) -> VrResult<FloatValue<'ctx>> {
+        let n = self.product_of(a.dims())?;
         Ok(self.builder.build_signed_int_to_float(n, t.acc, "n")?)
     }
 
@@ -295,12 +298,12 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         t: AccTy<'ctx>,
-        a: &ArrayView<'ctx>,
+        a: &Elements<'_, 'ctx>,
     ) -> VrResult<FloatValue<'ctx>> {
         let n = self.count(t, a)?;
         let n_elem = self
             .builder
-            .build_signed_int_to_float(self.element_count(a)?, t.elem, "")?;
+            .build_signed_int_to_float(self.product_of(a.dims())?, t.elem, "")?;
         let total = self.sums(g, t, a)?[0];
         let finite_total = self.finite(t, total)?;
         let s_slot = g.alloca_builder.build_alloca(t.acc, "mean.s")?;
@@ -377,7 +380,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         &mut self,
         g: &mut FnGen<'ctx, 'm>,
         t: AccTy<'ctx>,
-        a: &ArrayView<'ctx>,
+        a: &Elements<'_, 'ctx>,
     ) -> VrResult<Vec<FloatValue<'ctx>>> {
         let n = self.count(t, a)?;
         let sums = self.sums(g, t, a)?;

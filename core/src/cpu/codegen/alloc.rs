@@ -113,8 +113,13 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     /// Number of elements of a view (the product of its extents).
     pub(crate) fn element_count(&self, v: &ArrayView<'ctx>) -> VrResult<IntValue<'ctx>> {
+        self.product_of(&v.dims)
+    }
+
+    /// The product of extents `dims` (1 for none).
+    pub(crate) fn product_of(&self, dims: &[IntValue<'ctx>]) -> VrResult<IntValue<'ctx>> {
         let mut n = self.i64c(1);
-        for d in &v.dims {
+        for d in dims {
             n = self.builder.build_int_mul(n, *d, "")?;
         }
         Ok(n)

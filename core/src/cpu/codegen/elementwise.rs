@@ -3,6 +3,7 @@
 //! interpreter visits them, so the first failing element is the same.
 
 use super::{ArrayView, CodeGen, FnGen, Val};
+use super::fused_accumulate::Elements;
 use crate::cpu::abi::ErrorCode;
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::{BinOp, Expr, LibFn, UnOp};
@@ -430,10 +431,15 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         arg: &Expr,
         acc: Option<crate::vrir::ast::Accum>,
     ) -> VrResult<Val<'ctx>> {
-        let (a, _) = self.array_arg(g, arg)?;
         if Self::is_accumulated(op, acc) {
-            return self.reduce_accumulated(g, op, acc, &a, true);
+            if self.folds_tree(g, arg) {
+                let tree = self.tree_elements(g, arg)?;
+                return self.reduce_accumulated(g, op, acc, &tree, true);
+            }
+            let (a, _) = self.array_arg(g, arg)?;
+            return self.reduce_accumulated(g, op, acc, &Elements::Array(&a), true);
         }
+        let (a, _) = self.array_arg(g, arg)?;
         if self.reduction_is_parallel(op, &a) {
             let whole = a.clone();
             return self.reduce_view_parallel(g, op, &a, &mut |cg, g| {
@@ -469,7 +475,7 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         // One lane: the element-type fold, or the accumulator's (`accumulate.rs`).
         let lane = |cg: &mut Self, g: &mut FnGen<'ctx, 'm>, line: &ArrayView<'ctx>| {
             if Self::is_accumulated(op, acc) {
-                cg.reduce_accumulated(g, op, acc, line, false)
+                cg.reduce_accumulated(g, op, acc, &Elements::Array(line), false)
             } else {
                 cg.reduce_view(g, op, line)
             }

@@ -15,6 +15,7 @@ mod complex;
 mod elementwise;
 mod entry_versions;
 mod expr;
+mod fused_accumulate;
 mod index;
 mod interrupt;
 mod map;
