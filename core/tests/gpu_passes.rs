@@ -578,3 +578,84 @@ fn r_loop_nests_are_promoted_before_and_after_the_optimizer() {
         assert_eq!(plain(got.unwrap()), json(&want), "{spec}");
     }
 }
+
+/// growcut's shape: each `(i, j)` stores two elements of one array (`out[i, j, 0]` and
+/// `out[i, j, 1]`) and counts into one integer element with an atomic-add whose result
+/// is unread; `g` stores `out[i, j, 0]` and `out[i, j + 1, 0]` (iteration j + 1 writes
+/// what iteration j wrote) and `h` reads its atomic's result: those stay serial.
+const COUNTING: &str = r#"
+(module counting :index-base 0
+  (function f ((a f64[2,row]) (out f64[3,row]) (n i64[1,row])) (i64 f64[3,row])
+    (locals (i i64) (j i64) (m i64) (p i64) (c i64) (old i64) (v f64))
+    (gpu
+      (set m (dim a 0))
+      (set p (dim a 1))
+      (parfor (i) (range 0 (- m 1))
+        (block
+          (for (j) (range 0 (- p 1))
+            (block
+              (set v (index a i j))
+              (set c 0)
+              (if (> v 0.1) (block (set c 1)))
+              (set (index out i j 0) v)
+              (set (index out i j 1) (* v 2.0))
+              (set old (atomic-add n 0 :value c)))))))
+    (return (index n 0) out))
+  (function g ((a f64[2,row]) (out f64[3,row])) (f64[3,row])
+    (locals (i i64) (j i64) (m i64) (p i64))
+    (gpu
+      (set m (dim a 0))
+      (set p (- (dim a 1) 1))
+      (parfor (i) (range 0 (- m 1))
+        (block
+          (for (j) (range 0 (- p 1))
+            (block
+              (set (index out i j 0) (index a i j))
+              (set (index out i (+ j 1) 0) (* (index a i j) 2.0)))))))
+    (return out))
+  (function h ((a f64[2,row]) (out f64[3,row]) (n i64[1,row])) (f64[3,row])
+    (locals (i i64) (j i64) (m i64) (p i64) (old i64))
+    (gpu
+      (set m (dim a 0))
+      (set p (dim a 1))
+      (parfor (i) (range 0 (- m 1))
+        (block
+          (for (j) (range 0 (- p 1))
+            (block
+              (set old (atomic-add n 0 :value 1))
+              (set (index out i j 0) (cast f64 old)))))))
+    (return out)))
+"#;
+
+#[test]
+fn counting_loop_nests_with_several_stores_per_array_are_promoted() {
+    let on = fired(COUNTING, GpuPasses::all());
+    assert!(on.contains(&(passes::NDRANGE_LOOPS, 1)), "only f's loop: {on:?}");
+    let (m, n) = (7, 11);
+    let a = matrix(m, n, 0.25);
+    let mut want_out = vec![vec![vec![0.0; 2]; n]; m];
+    let mut want_count = 0;
+    for i in 0..m {
+        for j in 0..n {
+            want_out[i][j] = vec![a[i][j], a[i][j] * 2.0];
+            want_count += (a[i][j] > 0.1) as i64;
+        }
+    }
+    assert!(want_count > 0 && want_count < (m * n) as i64, "the input counts some cells");
+    let args = serde_json::json!([a, vec![vec![vec![0.0; 2]; n]; m], [0]]);
+    for p in [GpuPasses::all(), GpuPasses::none()] {
+        let got = plain(run(COUNTING, "f", &args, Backend::Gpu, p).unwrap());
+        assert_eq!(got, serde_json::json!([want_count, want_out]));
+    }
+    // g, serially: iteration j + 1's first store overwrites iteration j's second.
+    let mut want_g = vec![vec![vec![0.0; 2]; n]; m];
+    for i in 0..m {
+        for j in 0..n - 1 {
+            want_g[i][j][0] = a[i][j];
+            want_g[i][j + 1][0] = a[i][j] * 2.0;
+        }
+    }
+    let args = serde_json::json!([a, vec![vec![vec![0.0; 2]; n]; m]]);
+    let got = plain(run(COUNTING, "g", &args, Backend::Gpu, GpuPasses::all()).unwrap());
+    assert_eq!(got, serde_json::json!(want_g));
+}

@@ -18,9 +18,13 @@
 //!   when both copies qualify over the same domain (the test stays in every work item);
 //! - every array element it writes has the loop variable `j` (or `j + c`, or a copy
 //!   `(set jj (cast i32 j))` made once at the top of the body) as one index
-//!   (no `:neg`, no `:flat`), so distinct iterations write distinct elements; a written
-//!   array is read only at the very indices it is written at; no atomics, no `break`,
-//!   `j` never assigned;
+//!   (no `:neg`, no `:flat`), so distinct iterations write distinct elements; stores of
+//!   one array at several indices share one such index at one position (growcut's
+//!   `state_next[i, j, 0]` and `[i, j, 1]`); a written array is read only at the very
+//!   indices of one of its stores; no `break`, `j` never
+//!   assigned; the only atomics are atomic-adds into integer arrays that nothing else
+//!   in the body touches, whose results nothing reads (growcut's count of changes:
+//!   integer sums are the same in any order);
 //! - every scalar it assigns is assigned before it is read in each iteration (so each
 //!   work item's private copy holds what the serial loop would hold);
 //! - written arrays do not share storage with the other arrays of the body: checked in
@@ -275,7 +279,15 @@ fn analyse_for<'a>(
     // Writes and reads of arrays.
     let mut writes: Vec<(&String, &Vec<Expr>)> = Vec::new();
     let mut arrays: BTreeSet<String> = BTreeSet::new();
-    let mut atomics = false;
+    // Integer atomic-adds whose result nothing reads: (array, the variable given the
+    // result, if any).
+    let mut sums: Vec<(String, Option<String>)> = Vec::new();
+    let mut atomics = None;
+    for s in crate::analysis::preorder(&fb.stmts) {
+        if let Some(sum) = unread_integer_sum(f, s) {
+            sums.push(sum);
+        }
+    }
     for s in crate::analysis::preorder(&fb.stmts) {
         if let StmtKind::Assign { targets, .. } = &s.kind {
             for t in targets {
@@ -296,8 +308,21 @@ fn analyse_for<'a>(
                             "a store into `{array}` whose indices do not separate the iterations"
                         ));
                     }
-                    if writes.iter().any(|(w, ix)| *w == array && *ix != indices) {
-                        return Err(format!("stores into `{array}` at different indices"));
+                    // Stores of one array at several indices (growcut's
+                    // `state_next[i, j, 0]` and `[i, j, 1]`) keep iterations apart when
+                    // one position holds the same iteration-separating index in all.
+                    let separated = |ix: &Vec<Expr>| {
+                        indices.iter().zip(ix).any(|(a, b)| {
+                            a == b && loopish.iter().any(|v| is_var_plus_const(a, v))
+                        })
+                    };
+                    if writes
+                        .iter()
+                        .any(|(w, ix)| *w == array && *ix != indices && !separated(ix))
+                    {
+                        return Err(format!(
+                            "stores into `{array}` at indices that do not separate the iterations alike"
+                        ));
                     }
                     writes.push((array, indices));
                     arrays.insert(array.clone());
@@ -311,13 +336,26 @@ fn analyse_for<'a>(
                         arrays.insert(name.clone());
                     }
                 }
-                Expr::AtomicAdd { .. } | Expr::AtomicCas { .. } => atomics = true,
+                Expr::AtomicAdd { array, .. } if sums.iter().any(|(a, _)| a == array) => {}
+                Expr::AtomicAdd { array, .. } | Expr::AtomicCas { array, .. } => {
+                    atomics = Some(array.clone())
+                }
                 _ => {}
             });
         }
     }
-    if atomics {
-        return Err("atomics".into());
+    if let Some(a) = atomics {
+        return Err(format!(
+            "an atomic into `{a}` other than an integer atomic-add whose result is unread"
+        ));
+    }
+    // The sums' arrays are touched by nothing else in the body: the total is the same
+    // in any order of the iterations (integer addition), and no iteration sees another's
+    // part.
+    for (a, _) in &sums {
+        if arrays.contains(a) {
+            return Err(format!("`{a}` is read or written besides its atomic-add"));
+        }
     }
     // A written array is read only where this iteration writes it.
     let mut bad_read = None;
@@ -326,10 +364,9 @@ fn analyse_for<'a>(
             crate::analysis::walk_expr(e, &mut |x| {
                 if let Expr::Index { array, indices, .. } = x {
                     if let Expr::Var { name } = array.as_ref() {
-                        if let Some((_, ix)) = writes.iter().find(|(w, _)| *w == name) {
-                            if *ix != indices {
-                                bad_read = Some(name.clone());
-                            }
+                        let mut stored = writes.iter().filter(|(w, _)| *w == name).peekable();
+                        if stored.peek().is_some() && !stored.any(|(_, ix)| *ix == indices) {
+                            bad_read = Some(name.clone());
                         }
                     }
                 }
@@ -347,7 +384,11 @@ fn analyse_for<'a>(
         .filter(|n| matches!(f.var_type(n), Some(Type::Scalar { .. })))
         .collect();
     defined_before_use(&fb.stmts, &private, &mut BTreeSet::new())?;
-    let written: BTreeSet<&String> = writes.iter().map(|(w, _)| *w).collect();
+    let written: BTreeSet<&String> = writes
+        .iter()
+        .map(|(w, _)| *w)
+        .chain(sums.iter().map(|(a, _)| a))
+        .collect();
     let mut alias_pairs = Vec::new();
     for w in &written {
         for x in &arrays {
@@ -364,6 +405,48 @@ fn analyse_for<'a>(
         alias_pairs,
         bound_names,
     })
+}
+
+/// `s` as an atomic-add into an integer array whose result is unread: `(expr
+/// (atomic-add A ...))`, or `(set v (atomic-add A ...))` with `v` a scalar the function
+/// reads nowhere (growcut's `(set old (atomic-add changes 0 :value c))`). Its value
+/// operand and indices may be anything the rest of the analysis accepts.
+fn unread_integer_sum(f: &Function, s: &Stmt) -> Option<(String, Option<String>)> {
+    let (target, value) = match &s.kind {
+        StmtKind::Expr { expr } => (None, expr),
+        StmtKind::Assign { targets, value } => match targets.as_slice() {
+            [LValue::Var { name }] => (Some(name.clone()), value),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let Expr::AtomicAdd { array, .. } = value else {
+        return None;
+    };
+    let integer = matches!(
+        f.var_type(array),
+        Some(Type::Array(a)) if matches!(
+            a.elem,
+            crate::vrir::types::ScalarType::I32 | crate::vrir::types::ScalarType::I64
+        )
+    );
+    if !integer {
+        return None;
+    }
+    if let Some(v) = &target {
+        let mut read = false;
+        for st in crate::analysis::preorder(&f.body) {
+            for e in crate::analysis::stmt_exprs(st) {
+                crate::analysis::walk_expr(e, &mut |x| {
+                    read |= matches!(x, Expr::Var { name } if name == v);
+                });
+            }
+        }
+        if read {
+            return None;
+        }
+    }
+    Some((array.clone(), target))
 }
 
 fn int_var(f: &Function, n: &str) -> bool {
