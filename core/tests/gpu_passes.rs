@@ -582,7 +582,8 @@ fn r_loop_nests_are_promoted_before_and_after_the_optimizer() {
 /// growcut's shape: each `(i, j)` stores two elements of one array (`out[i, j, 0]` and
 /// `out[i, j, 1]`) and counts into one integer element with an atomic-add whose result
 /// is unread; `g` stores `out[i, j, 0]` and `out[i, j + 1, 0]` (iteration j + 1 writes
-/// what iteration j wrote) and `h` reads its atomic's result: those stay serial.
+/// what iteration j wrote) and `h` reads the result of one of its two atomics: those
+/// stay serial.
 const COUNTING: &str = r#"
 (module counting :index-base 0
   (function f ((a f64[2,row]) (out f64[3,row]) (n i64[1,row])) (i64 f64[3,row])
@@ -622,6 +623,7 @@ const COUNTING: &str = r#"
         (block
           (for (j) (range 0 (- p 1))
             (block
+              (expr (atomic-add n 0 :value 1))
               (set old (atomic-add n 0 :value 1))
               (set (index out i j 0) (cast f64 old)))))))
     (return out)))

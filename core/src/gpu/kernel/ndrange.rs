@@ -279,13 +279,12 @@ fn analyse_for<'a>(
     // Writes and reads of arrays.
     let mut writes: Vec<(&String, &Vec<Expr>)> = Vec::new();
     let mut arrays: BTreeSet<String> = BTreeSet::new();
-    // Integer atomic-adds whose result nothing reads: (array, the variable given the
-    // result, if any).
-    let mut sums: Vec<(String, Option<String>)> = Vec::new();
+    // Integer atomic-adds whose result nothing reads: (array, the atomic-add itself).
+    let mut sums: Vec<(String, *const Expr)> = Vec::new();
     let mut atomics = None;
     for s in crate::analysis::preorder(&fb.stmts) {
-        if let Some(sum) = unread_integer_sum(f, s) {
-            sums.push(sum);
+        if let Some((array, site)) = unread_integer_sum(f, s) {
+            sums.push((array, site as *const Expr));
         }
     }
     for s in crate::analysis::preorder(&fb.stmts) {
@@ -336,7 +335,7 @@ fn analyse_for<'a>(
                         arrays.insert(name.clone());
                     }
                 }
-                Expr::AtomicAdd { array, .. } if sums.iter().any(|(a, _)| a == array) => {}
+                Expr::AtomicAdd { .. } if sums.iter().any(|(_, e)| std::ptr::eq(*e, x)) => {}
                 Expr::AtomicAdd { array, .. } | Expr::AtomicCas { array, .. } => {
                     atomics = Some(array.clone())
                 }
@@ -410,8 +409,10 @@ fn analyse_for<'a>(
 /// `s` as an atomic-add into an integer array whose result is unread: `(expr
 /// (atomic-add A ...))`, or `(set v (atomic-add A ...))` with `v` a scalar the function
 /// reads nowhere (growcut's `(set old (atomic-add changes 0 :value c))`). Its value
-/// operand and indices may be anything the rest of the analysis accepts.
-fn unread_integer_sum(f: &Function, s: &Stmt) -> Option<(String, Option<String>)> {
+/// operand and indices may be anything the rest of the analysis accepts. Gives the
+/// array and the atomic-add itself (another atomic into the same array is judged on
+/// its own).
+fn unread_integer_sum<'s>(f: &Function, s: &'s Stmt) -> Option<(String, &'s Expr)> {
     let (target, value) = match &s.kind {
         StmtKind::Expr { expr } => (None, expr),
         StmtKind::Assign { targets, value } => match targets.as_slice() {
@@ -446,7 +447,7 @@ fn unread_integer_sum(f: &Function, s: &Stmt) -> Option<(String, Option<String>)
             return None;
         }
     }
-    Some((array.clone(), target))
+    Some((array.clone(), value))
 }
 
 fn int_var(f: &Function, n: &str) -> bool {
