@@ -470,8 +470,10 @@ impl Fuser<'_> {
         // A whole sum, product or mean with an accumulator type, of a tree that cannot
         // fail on an element: the reduction of the tree itself, which the backends fold
         // element by element (the cpu backend's fused_accumulate.rs), with no array for
-        // the tree's values. Evaluated as written it raises the statements' shape
-        // errors, so it needs no shape test; stepped-over statements would have to run
+        // the tree's values. It runs under the shape test as the loops do: the tree
+        // reads the temporaries in its operands' order and carries the reduction's line,
+        // so a shape error must come from the statements as written (their order, their
+        // lines), not from the tree. Stepped-over statements would have to run
         // between the fold and the assignment, so a row with some keeps the loop. The
         // fold itself is serial (its order is the result's bits); on cpu-par a tree
         // that calls the C math library (`exp`, `sin`, ...) is computed in parallel
@@ -629,12 +631,7 @@ impl Fuser<'_> {
             matches!(root, Root::Reduce(_)) as u64,
         ];
         let mut replacement = hoisted;
-        let shape_test = if tree_form {
-            None
-        } else {
-            same_shape_test(&info.arrays, info.ty.ndims)
-        };
-        replacement.extend(match shape_test {
+        replacement.extend(match same_shape_test(&info.arrays, info.ty.ndims) {
             None => fused,
             Some(test) => vec![Stmt {
                 kind: StmtKind::If {
