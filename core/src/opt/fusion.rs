@@ -435,7 +435,31 @@ impl Fuser<'_> {
             // order (simplify's split undone).
             let target = target.expect("checked above");
             let counts = [info.ops as u64, absorbed as u64, 0];
-            return Some((absorbed, vec![assign(target, tree, line)], counts));
+            // The tree reads the temporaries in its operands' order and carries the
+            // user's line: with two or more arrays, a shape mismatch must come from the
+            // statements as written (their order, their lines), as on the CPU below.
+            let joined = assign(target, tree, line);
+            let stmts = match same_shape_test(&info.arrays, info.ty.ndims) {
+                None => vec![joined],
+                // (The statements as written are exactly those replaced only when none
+                // was stepped over or hoisted.)
+                Some(_) if absorbed != replaced => return None,
+                Some(test) => vec![Stmt {
+                    kind: StmtKind::If {
+                        cond: test,
+                        then: Block {
+                            on_gpu: false,
+                            stmts: vec![joined],
+                        },
+                        els: Some(Block {
+                            on_gpu: false,
+                            stmts: written[start..=j].to_vec(),
+                        }),
+                    },
+                    line,
+                }],
+            };
+            return Some((absorbed, stmts, counts));
         }
         // A store's value goes into a fresh local first (an array, or the scalar of a
         // reduction); the store then runs as written with that local as its value.
