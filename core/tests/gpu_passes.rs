@@ -110,7 +110,9 @@ fn the_matmul_loop_nest_is_promoted_coalesced_and_tiled() {
         on,
         vec![
             (passes::COALESCE, 1),
+            (passes::LOOP_KERNELS, 0),
             (passes::NDRANGE_LOOPS, 1),
+            (passes::SPREAD_GROUPS, 0),
             (passes::TILE_LOCAL, 1)
         ]
     );
@@ -384,7 +386,9 @@ fn column_major_base_1_loop_nests_are_tiled_too() {
         on,
         vec![
             (passes::COALESCE, 1),
+            (passes::LOOP_KERNELS, 0),
             (passes::NDRANGE_LOOPS, 1),
+            (passes::SPREAD_GROUPS, 0),
             (passes::TILE_LOCAL, 1)
         ]
     );
@@ -450,7 +454,9 @@ fn promoted_loops_with_steps_continue_and_integers() {
         on,
         vec![
             (passes::COALESCE, 2),
+            (passes::LOOP_KERNELS, 0),
             (passes::NDRANGE_LOOPS, 2),
+            (passes::SPREAD_GROUPS, 1),
             (passes::TILE_LOCAL, 1)
         ]
     );
@@ -660,4 +666,123 @@ fn counting_loop_nests_with_several_stores_per_array_are_promoted() {
     let args = serde_json::json!([a, vec![vec![vec![0.0; 2]; n]; m]]);
     let got = plain(run(COUNTING, "g", &args, Backend::Gpu, GpuPasses::all()).unwrap());
     assert_eq!(got, serde_json::json!(want_g));
+}
+
+/// Serial loops of a section (`loop-kernels`): `step` is nbody1d's update after its
+/// parfor (independent iterations: a kernel of its own) and returns its loop variable,
+/// which holds the last point afterwards; `spread` reads `x[2 i]`, which leaves `x` in
+/// the middle of the loop; `carried` reads what the previous iteration wrote and `kept`
+/// leaves a scalar that is read after the loop: those two stay CPU code.
+const SERIAL: &str = r#"
+(module serial :index-base 0
+  (function step ((x f64[1,row]) (v f64[1,row]) (acc f64[1,row]) (dt f64)) (i64 f64[1,row] f64[1,row])
+    (locals (i i64) (n i64))
+    (gpu
+      (set n (dim x 0))
+      (for (i) (range 0 (- n 1))
+        (block
+          (set (index v i) (+ (index v i) (* (index acc i) dt)))
+          (set (index x i) (+ (index x i) (* (index v i) dt))))))
+    (return i x v))
+  (function spread ((x f64[1,row]) (y f64[1,row])) (f64[1,row])
+    (locals (i i64) (n i64))
+    (gpu
+      (set n (dim y 0))
+      (for (i) (range 0 (- n 1))
+        (block (set (index y i) (* 3.0 (index x (* 2 i)))))))
+    (return y))
+  (function carried ((x f64[1,row])) (f64[1,row])
+    (locals (i i64) (n i64))
+    (gpu
+      (set n (dim x 0))
+      (for (i) (range 1 (- n 1))
+        (block (set (index x i) (* 0.5 (index x (- i 1)))))))
+    (return x))
+  (function kept ((x f64[1,row])) (f64 f64[1,row])
+    (locals (i i64) (n i64) (t f64))
+    (gpu
+      (set n (dim x 0))
+      (set t 0.0)
+      (for (i) (range 0 (- n 1))
+        (block
+          (set t (* (index x i) (index x i)))
+          (set (index x i) t))))
+    (return t x)))
+"#;
+
+#[test]
+fn independent_serial_loops_of_a_section_become_kernels() {
+    // step and spread only.
+    let on = fired(SERIAL, GpuPasses::all());
+    assert!(on.contains(&(passes::LOOP_KERNELS, 2)), "{on:?}");
+    let off = fired(SERIAL, GpuPasses::parse("-loop-kernels").unwrap());
+    assert!(off.contains(&(passes::LOOP_KERNELS, 0)), "{off:?}");
+    let n = 37;
+    let x: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).sin()).collect();
+    let v: Vec<f64> = (0..n).map(|k| (k as f64 * 0.11).cos()).collect();
+    let acc: Vec<f64> = (0..n).map(|k| (k as f64 * 0.73).sin() / 7.0).collect();
+    let dt = 0.01;
+    let (mut want_x, mut want_v) = (x.clone(), v.clone());
+    for k in 0..n {
+        want_v[k] += acc[k] * dt;
+        want_x[k] += want_v[k] * dt;
+    }
+    let args = serde_json::json!([x, v, acc, dt]);
+    for spec in ["all", "none"] {
+        let p = GpuPasses::parse(spec).unwrap();
+        let got = plain(run(SERIAL, "step", &args, Backend::Gpu, p).unwrap());
+        assert_eq!(got, serde_json::json!([n - 1, want_x, want_v]), "{spec}");
+    }
+    // The same array as x and v: every iteration reads what it wrote itself, which the
+    // kernel runs serially in one work item (they share a buffer).
+    let mut want_xx = x.clone();
+    for k in 0..n {
+        want_xx[k] += acc[k] * dt;
+        want_xx[k] += want_xx[k] * dt;
+    }
+    let m = backend::load(&format!(
+        "{}\n",
+        SERIAL.replace(
+            "(function spread",
+            "(function same ((x f64[1,row]) (acc f64[1,row]) (dt f64)) (i64 f64[1,row] f64[1,row])
+    (locals (k i64) (p f64[1,row]) (q f64[1,row]))
+    (mset (k p q) (call step x x acc dt))
+    (return k p q))
+  (function spread"
+        )
+    ))
+    .unwrap();
+    let got = passes::with_passes(GpuPasses::all(), || {
+        let f = backend::lookup(&m, "same").unwrap();
+        let a = backend::args_from_json(f, &serde_json::json!([x, acc, dt])).unwrap();
+        backend::execute(Backend::Gpu, &m, "same", a).map(|r| backend::results_to_json(&r))
+    });
+    assert_eq!(
+        plain(got.unwrap()),
+        serde_json::json!([n - 1, want_xx, want_xx])
+    );
+    // spread: y[k] = 3 x[2k]; with 2n - 1 < len(x) in bounds, else the serial loop's
+    // first failure, i = len(x) / 2 rounded up: the interpreter's error fields.
+    let xs: Vec<f64> = (0..2 * n).map(|k| k as f64).collect();
+    let args = serde_json::json!([xs, vec![0.0; n]]);
+    let want: Vec<f64> = (0..n).map(|k| 3.0 * (2 * k) as f64).collect();
+    let got = plain(run(SERIAL, "spread", &args, Backend::Gpu, GpuPasses::all()).unwrap());
+    assert_eq!(got, serde_json::json!(want));
+    let short: Vec<f64> = (0..n).map(|k| k as f64).collect();
+    let args = serde_json::json!([short, vec![0.0; n]]);
+    let want = run(SERIAL, "spread", &args, Backend::Interp, GpuPasses::all()).unwrap_err();
+    assert_eq!((want.index, want.bound), (Some(38), Some(37)), "i = 19 first");
+    for spec in ["all", "none"] {
+        let p = GpuPasses::parse(spec).unwrap();
+        let got = run(SERIAL, "spread", &args, Backend::Gpu, p).unwrap_err();
+        same_error(&got, &want);
+    }
+    // carried: x[k] = x[0] / 2^k in the serial order.
+    let want: Vec<f64> = (0..n).map(|k| x[0] * 0.5f64.powi(k as i32)).collect();
+    let got = plain(run(SERIAL, "carried", &serde_json::json!([x]), Backend::Gpu, GpuPasses::all()).unwrap());
+    assert_eq!(got, serde_json::json!(want));
+    // kept: t is the last square.
+    let sq: Vec<f64> = x.iter().map(|a| a * a).collect();
+    let got = plain(run(SERIAL, "kept", &serde_json::json!([x]), Backend::Gpu, GpuPasses::all()).unwrap());
+    assert_eq!(got, serde_json::json!([sq[n - 1], sq]));
 }

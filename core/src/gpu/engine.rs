@@ -1122,7 +1122,8 @@ impl Session {
                 }
             }
         }
-        let (global, local) = k.launch_shape(&counts);
+        let (global, local) =
+            k.launch_shape(&counts, gpu.info.compute_units, gpu.info.max_work_group);
         // The kernel runs after the uploads it may read (on the transfer queue).
         let launched = rt.device_ref().join_transfers().and_then(|_| {
             opencl::launch(&gpu, &program, &k.name, &args, &global, local.as_deref())

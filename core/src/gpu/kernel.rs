@@ -24,13 +24,16 @@
 //! views, `map`, allocation, tuples, ranges as values, loops over non-literal domains,
 //! more than three merged dimensions.
 
+mod groups;
+pub mod loop_kernels;
 mod ndrange;
 pub mod passes;
 mod tile;
 
 use crate::runtime::offload::elem_size;
 use crate::vrir::ast::{
-    BinOp, Expr, Function, IndexFlags, LValue, LibFn, Literal, Module, Stmt, StmtKind, UnOp,
+    BinOp, Block, Expr, Function, IndexFlags, LValue, LibFn, Literal, Module, Stmt, StmtKind,
+    UnOp,
 };
 use crate::vrir::types::{Layout, ScalarType, Type};
 use std::collections::{BTreeMap, BTreeSet};
@@ -124,21 +127,39 @@ pub struct Kernel {
     pub needs_set: Vec<usize>,
     /// The optimisations that fired on this kernel (pass, what it did).
     pub passes: passes::Fired,
+    /// `spread-groups`: work items past the domain on work-item dimension 0 return at
+    /// once, so a launch may round that dimension up to whole work groups of its choice.
+    pub spread: bool,
     /// Its work, for the placement model (`--backend auto`).
     pub work: Arc<super::placement::estimate::Work>,
 }
 
 impl Kernel {
     /// Global and local sizes per work-item dimension for a domain of `counts` points per
-    /// loop dimension.
-    pub fn launch_shape(&self, counts: &[u128]) -> (Vec<usize>, Option<Vec<usize>>) {
+    /// loop dimension on a device of `units` compute units whose work groups hold at most
+    /// `max_group` items.
+    pub fn launch_shape(
+        &self,
+        counts: &[u128],
+        units: usize,
+        max_group: usize,
+    ) -> (Vec<usize>, Option<Vec<usize>>) {
         let mut global: Vec<usize> = self.work_dims.iter().map(|d| counts[*d] as usize).collect();
         if let Some(local) = &self.local {
             for (g, l) in global.iter_mut().zip(local) {
                 *g = g.div_ceil(*l) * l;
             }
+            return (global, self.local.clone());
         }
-        (global, self.local.clone())
+        if self.spread {
+            if let Some(l) = groups::group_size(&global, units).filter(|l| *l <= max_group) {
+                global[0] = global[0].div_ceil(l) * l;
+                let mut local = vec![1; global.len()];
+                local[0] = l;
+                return (global, Some(local));
+            }
+        }
+        (global, None)
     }
 }
 
@@ -251,12 +272,29 @@ pub(super) struct Gen<'m> {
 /// cannot be made, the plain one (a pass never keeps a parfor off the device).
 pub fn compile_parfor(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<Kernel, Reject> {
     let passes = passes::GpuPasses::current();
+    // A serial `for` is a kernel only through `loop-kernels`; the other passes may be
+    // dropped when the generator refuses what they produced.
+    let plain = match s.kind {
+        StmtKind::For { .. } => passes::GpuPasses::none().enabling(passes::LOOP_KERNELS),
+        _ => passes::GpuPasses::none(),
+    };
+    let serial = matches!(s.kind, StmtKind::For { .. });
     match compile_parfor_with(m, f, s, name, &passes) {
-        Err(_) if passes != passes::GpuPasses::none() => {
-            compile_parfor_with(m, f, s, name, &passes::GpuPasses::none())
+        Err(_) if passes != plain && (!serial || passes.is_enabled(passes::LOOP_KERNELS)) => {
+            compile_parfor_with(m, f, s, name, &plain)
         }
         other => other,
     }
+}
+
+/// A serial `for` of a section (`loop-kernels`, `kernel/loop_kernels.rs`) as a kernel of
+/// one work item per iteration, or why not. The caller checks that the scalars the body
+/// assigns are dead after the loop ([`loop_kernels::scalars_dead_after`]).
+pub fn compile_for(m: &Module, f: &Function, s: &Stmt, name: &str) -> Result<Kernel, Reject> {
+    if !matches!(s.kind, StmtKind::For { .. }) {
+        return Err("not a for loop".into());
+    }
+    compile_parfor(m, f, s, name)
 }
 
 fn compile_parfor_with(
@@ -266,18 +304,29 @@ fn compile_parfor_with(
     name: &str,
     passes: &passes::GpuPasses,
 ) -> Result<Kernel, Reject> {
-    let StmtKind::Parfor { vars, domain, body } = &s.kind else {
-        return Err("not a parfor".into());
+    // A serial `for` (`loop-kernels`): a parfor of no dimensions around it, which
+    // `ndrange-loops`' analysis then makes the kernel's only dimension.
+    let serial_body;
+    let serial = matches!(s.kind, StmtKind::For { .. });
+    let (mut loop_vars, mut ranges, mut body): (Vec<String>, Vec<&Expr>, &Block) = match &s.kind
+    {
+        StmtKind::Parfor { vars, domain, body } => (vars.clone(), domain_ranges(domain)?, body),
+        StmtKind::For { .. } if passes.is_enabled(passes::LOOP_KERNELS) => {
+            serial_body = loop_kernels::as_body(s, true)?;
+            (Vec::new(), Vec::new(), &serial_body)
+        }
+        StmtKind::For { .. } => return Err("a serial loop (loop-kernels is off)".into()),
+        _ => return Err("not a parfor".into()),
     };
-    // Merge perfectly nested parfors (each body exactly one parfor whose domain does not
-    // depend on the outer variables) into one NDRange of up to three dimensions.
-    let mut loop_vars: Vec<String> = vars.clone();
-    let mut ranges: Vec<&Expr> = domain_ranges(domain)?;
     if ranges.len() != loop_vars.len() {
         return Err("a domain whose rank differs from the loop variables".into());
     }
-    let mut body = body;
+    // Merge perfectly nested parfors (each body exactly one parfor whose domain does not
+    // depend on the outer variables) into one NDRange of up to three dimensions.
     while let [inner] = body.stmts.as_slice() {
+        if serial {
+            break;
+        }
         let StmtKind::Parfor {
             vars: iv,
             domain: id,
@@ -310,20 +359,36 @@ fn compile_parfor_with(
     let mut fired: passes::Fired = Vec::new();
     // The parfor's own dimensions: the engine sets their variables to the last point.
     let parfor_dims = loop_vars.len();
-    let promoted = if passes.is_enabled(passes::NDRANGE_LOOPS) {
+    let promoted = if serial {
+        Some(ndrange::promote(m, f, &loop_vars, body)?)
+    } else if passes.is_enabled(passes::NDRANGE_LOOPS) {
         ndrange::promote(m, f, &loop_vars, body).ok()
     } else {
         None
     };
     if let Some(p) = &promoted {
-        fired.push((
-            passes::NDRANGE_LOOPS,
-            format!(
-                "loop over `{}` made NDRange dimension {}",
-                p.var,
-                loop_vars.len()
-            ),
-        ));
+        fired.push(if serial {
+            (
+                passes::LOOP_KERNELS,
+                format!(
+                    "loop over `{}` made a kernel (one work item per iteration)",
+                    // R's `for (i in 1:n)`: the user's `i`, a copy of the front end's `_iN`
+                    p.copies
+                        .iter()
+                        .find(|(_, v)| *v == p.var)
+                        .map_or(&p.var, |(c, _)| c)
+                ),
+            )
+        } else {
+            (
+                passes::NDRANGE_LOOPS,
+                format!(
+                    "loop over `{}` made NDRange dimension {}",
+                    p.var,
+                    loop_vars.len()
+                ),
+            )
+        });
         loop_vars.push(p.var.clone());
         ranges.push(&p.range);
         body = &p.body;
@@ -501,6 +566,16 @@ fn compile_parfor_with(
         let live: Vec<String> = (0..d).map(|k| format!("vr_i{k} < vr_n{k}")).collect();
         let _ = writeln!(prologue, "    int vr_dead = !({});", live.join(" && "));
     }
+    // `spread-groups` (`kernel/groups.rs`): a launch may pad work-item dimension 0.
+    let spread = tiled.is_none() && d > 0 && passes.is_enabled(passes::SPREAD_GROUPS);
+    if spread {
+        let k0 = work_dims[0];
+        let _ = writeln!(prologue, "    if (vr_i{k0} >= vr_n{k0}) return;");
+        fired.push((
+            passes::SPREAD_GROUPS,
+            "work groups sized at launch to reach every compute unit".to_string(),
+        ));
+    }
     let mut needs_set = Vec::new();
     if let Some(p) = &promoted {
         for n in &p.needs_set {
@@ -539,7 +614,9 @@ fn compile_parfor_with(
         None => g.block(&body.stmts)?,
     }
     passes::count(&fired);
-    let loop_var_ids = loop_vars[..parfor_dims]
+    // A serial loop's variable holds its last point afterwards too.
+    let kept_dims = if serial { loop_vars.len() } else { parfor_dims };
+    let loop_var_ids = loop_vars[..kept_dims]
         .iter()
         .map(|v| g.vars[v].var)
         .collect();
@@ -582,6 +659,7 @@ fn compile_parfor_with(
         local,
         needs_set,
         passes: fired,
+        spread,
         work: Arc::new(super::placement::estimate::Work::of(m, f, s)),
     })
 }

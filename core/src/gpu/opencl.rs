@@ -36,6 +36,9 @@ pub struct DeviceInfo {
     pub int64_atomics: bool,
     /// `CL_DEVICE_MAX_WORK_GROUP_SIZE`: library kernels size their work groups by it.
     pub max_work_group: usize,
+    /// `CL_DEVICE_MAX_COMPUTE_UNITS` (SMs on NVIDIA): `spread-groups` sizes small
+    /// launches' work groups by it.
+    pub compute_units: usize,
 }
 
 impl DeviceInfo {
@@ -173,6 +176,7 @@ fn open(choice: Option<&str>) -> Result<Gpu, String> {
             .split_whitespace()
             .any(|e| e == "cl_khr_int64_base_atomics"),
         max_work_group: device.max_work_group_size().unwrap_or(1),
+        compute_units: device.max_compute_units().unwrap_or(1) as usize,
     };
     if !device.available().unwrap_or(false) {
         return Err(format!("{}: device not available", info.describe()));

@@ -8,7 +8,9 @@
 //! - `(set b (copy a))` of array variables is a task (VRRuntime's copy-on-potential-write);
 //! - `if`, `for` and `while` stay CPU control flow: their condition or domain is a
 //!   synchronisation point for the arrays it reads (a `while` condition at every test),
-//!   and their bodies are planned the same way;
+//!   and their bodies are planned the same way; a `for` whose iterations are independent
+//!   is also a task, a kernel of one work item per iteration (`kernel/loop_kernels.rs`),
+//!   whose CPU code (so planned) runs where the task is declined;
 //! - every other statement runs on the CPU after a synchronisation for the arrays it
 //!   mentions (those it may write marked so: stores, arrays passed to calls, atomics);
 //! - `return`, and `break`/`continue` leaving the section, end the section first, as
@@ -26,7 +28,7 @@
 //! body's syncs, run at every iteration), and a `parfor` that does also gets one sync
 //! for its whole body (its workers run without the session).
 
-use super::kernel::{compile_parfor, Kernel};
+use super::kernel::{compile_for, compile_parfor, loop_kernels, Kernel};
 use super::library::{compile_stmt, copy_kernel, LibKernel};
 use crate::runtime::offload::{Action, FunctionPlan, OffloadPlan, StmtPlan};
 use crate::vrir::ast::{Expr, Function, LValue, LibFn, Module, Stmt, StmtKind};
@@ -440,41 +442,7 @@ impl<'m> Planner<'m> {
             StmtKind::Parfor { .. } => {
                 let name = format!("vr_{}_{}", sanitize(&self.f.name), self.kernels);
                 match compile_parfor(self.m, self.f, s, &name) {
-                    Ok(k) => {
-                        self.kernels += 1;
-                        let values = k
-                            .values
-                            .iter()
-                            .map(|e| {
-                                let t = crate::vrir::verify::expr_type(self.m, self.f, e)
-                                    .ok()
-                                    .and_then(|t| match t {
-                                        Type::Scalar { elem } => Some(elem),
-                                        _ => None,
-                                    })
-                                    .unwrap_or(crate::vrir::types::ScalarType::I64);
-                                (e.clone(), t)
-                            })
-                            .collect();
-                        for (p, what) in &k.passes {
-                            self.out.passes.push(format!(
-                                "{} line {}: kernel {}: {p}: {what}",
-                                self.f.name,
-                                s.line.map_or("?".to_string(), |l| l.to_string()),
-                                k.name
-                            ));
-                        }
-                        let vars = k.vars.clone();
-                        let mut a = self.action(
-                            vars,
-                            GpuAction::Parfor {
-                                kernel: Arc::new(k),
-                                function: self.f.name.clone(),
-                            },
-                        );
-                        a.values = values;
-                        self.at(s).task = Some(a);
-                    }
+                    Ok(k) => self.kernel_task(s, k),
                     Err(why) => {
                         self.note(s, &format!("parfor: {why}"));
                         self.cpu_leaf(s);
@@ -537,6 +505,8 @@ impl<'m> Planner<'m> {
             }
             StmtKind::For { domain, body, .. } => {
                 self.sync_before(s, &[domain]);
+                self.loop_kernel(s);
+                // Planned as CPU code as well: it runs where the task is declined.
                 self.section(&body.stmts, loops + 1);
             }
             StmtKind::While { cond, body } => {
@@ -571,6 +541,59 @@ impl<'m> Planner<'m> {
             }
             StmtKind::Break | StmtKind::Continue => {}
             _ => self.cpu_leaf(s),
+        }
+    }
+
+    /// A parfor's kernel (or a serial loop's) as the task of statement `s`: the domain's
+    /// bounds as values compiled code passes, the passes that fired for `explain`.
+    fn kernel_task(&mut self, s: &Stmt, k: Kernel) {
+        self.kernels += 1;
+        let values = k
+            .values
+            .iter()
+            .map(|e| {
+                let t = crate::vrir::verify::expr_type(self.m, self.f, e)
+                    .ok()
+                    .and_then(|t| match t {
+                        Type::Scalar { elem } => Some(elem),
+                        _ => None,
+                    })
+                    .unwrap_or(crate::vrir::types::ScalarType::I64);
+                (e.clone(), t)
+            })
+            .collect();
+        for (p, what) in &k.passes {
+            self.out.passes.push(format!(
+                "{} line {}: kernel {}: {p}: {what}",
+                self.f.name,
+                s.line.map_or("?".to_string(), |l| l.to_string()),
+                k.name
+            ));
+        }
+        let vars = k.vars.clone();
+        let mut a = self.action(
+            vars,
+            GpuAction::Parfor {
+                kernel: Arc::new(k),
+                function: self.f.name.clone(),
+            },
+        );
+        a.values = values;
+        self.at(s).task = Some(a);
+    }
+
+    /// A serial `for` whose iterations are independent as a kernel of its own
+    /// (`loop-kernels`, `kernel/loop_kernels.rs`); nothing when it is not one (its body
+    /// is CPU code, planned statement by statement).
+    fn loop_kernel(&mut self, s: &'m Stmt) {
+        let id = self.ids[&(s as *const Stmt)];
+        let live = &self.live;
+        if loop_kernels::scalars_dead_after(self.f, s, |v| live.is_live_after(id, v)).is_err() {
+            return;
+        }
+        let name = format!("vr_{}_{}", sanitize(&self.f.name), self.kernels);
+        if let Ok(k) = compile_for(self.m, self.f, s, &name) {
+            self.kernel_task(s, k);
         }
     }
 

@@ -15,6 +15,9 @@ use std::collections::BTreeSet;
 /// The environment variable [`GpuPasses::from_env`] reads.
 pub const GPU_PASSES_ENV: &str = "VR_GPU_PASSES";
 
+/// Serial `for` loops of a section with independent iterations become kernels of their
+/// own, one work item per iteration (`loop_kernels.rs`).
+pub const LOOP_KERNELS: &str = "loop-kernels";
 /// Serial loops that form the rest of a perfect nest under a parfor, with independent
 /// iterations, become NDRange dimensions (`ndrange.rs`).
 pub const NDRANGE_LOOPS: &str = "ndrange-loops";
@@ -25,8 +28,12 @@ pub const COALESCE: &str = "coalesce";
 /// work-group tiles in local memory (`tile.rs`).
 pub const TILE_LOCAL: &str = "tile-local";
 
+/// Launches too small to fill the device get work groups small enough to reach every
+/// compute unit (`groups.rs`).
+pub const SPREAD_GROUPS: &str = "spread-groups";
+
 /// Every pass, in the order the generator applies them.
-pub const ALL: &[&str] = &[NDRANGE_LOOPS, COALESCE, TILE_LOCAL];
+pub const ALL: &[&str] = &[LOOP_KERNELS, NDRANGE_LOOPS, COALESCE, TILE_LOCAL, SPREAD_GROUPS];
 
 /// Which passes are on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,6 +50,12 @@ impl GpuPasses {
         GpuPasses {
             disabled: ALL.iter().copied().collect(),
         }
+    }
+
+    /// These passes with `pass` switched on as well.
+    pub fn enabling(mut self, pass: &str) -> GpuPasses {
+        self.disabled.retain(|p| *p != pass);
+        self
     }
 
     pub fn is_enabled(&self, pass: &str) -> bool {
@@ -126,8 +139,8 @@ pub fn with_passes<R>(passes: GpuPasses, f: impl FnOnce() -> R) -> R {
 /// What fired on one kernel: (pass, what it did), in the order applied.
 pub type Fired = Vec<(&'static str, String)>;
 
-static FIRED: [std::sync::atomic::AtomicU64; 3] =
-    [const { std::sync::atomic::AtomicU64::new(0) }; 3];
+static FIRED: [std::sync::atomic::AtomicU64; ALL.len()] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; ALL.len()];
 
 /// Count a kernel generated with `fired` (process-wide, for `vr run` / `vr test`).
 pub(super) fn count(fired: &Fired) {
