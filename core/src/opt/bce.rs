@@ -1013,6 +1013,9 @@ impl Versioner<'_> {
         let Some(test) = self.test(id, &guarded, &within_i32, &unit_steps) else {
             return false;
         };
+        // TEST finds those steps equal to 1: the fast copy steps by 1 outright, so that
+        // LLVM sees a unit-stride loop (a trip count without division, vectorization).
+        unit_step_loops(std::slice::from_mut(&mut fast), &unit_steps);
         let (_, inner_before) = count_checks(std::slice::from_ref(s));
         let (_, inner_after) = count_checks(std::slice::from_ref(&fast));
         self.versioned += 1;
@@ -1061,6 +1064,31 @@ impl Versioner<'_> {
                 }
             }
             id += n;
+        }
+    }
+}
+
+/// Loops of `stmts` whose step is one of `unit_steps` step by 1 (no step expression).
+fn unit_step_loops(stmts: &mut [Stmt], unit_steps: &[Expr]) {
+    for s in stmts {
+        match &mut s.kind {
+            StmtKind::For { domain, body, .. } | StmtKind::Parfor { domain, body, .. } => {
+                if let Expr::Range { step, .. } = domain {
+                    if step.as_deref().is_some_and(|e| unit_steps.contains(e)) {
+                        *step = None;
+                    }
+                }
+                unit_step_loops(&mut body.stmts, unit_steps);
+            }
+            StmtKind::While { body, .. } => unit_step_loops(&mut body.stmts, unit_steps),
+            StmtKind::Block(b) => unit_step_loops(&mut b.stmts, unit_steps),
+            StmtKind::If { then, els, .. } => {
+                unit_step_loops(&mut then.stmts, unit_steps);
+                if let Some(e) = els {
+                    unit_step_loops(&mut e.stmts, unit_steps);
+                }
+            }
+            _ => {}
         }
     }
 }
