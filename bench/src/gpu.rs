@@ -304,6 +304,8 @@ pub fn run(
             off.join(" | ")
         );
     }
+    // A streaming kernel in GB/s (issue 19 item 4).
+    crate::gpu_stream::run(quick, reps, &mut csv)?;
     let path = csv.write(&info, "vr-bench-gpu.csv")?;
     eprintln!("vr-bench: results in {}", path.display());
     Ok(())

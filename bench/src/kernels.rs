@@ -389,7 +389,7 @@ fn array_type(elem: ScalarType, ndims: u32) -> ArrayType {
 }
 
 /// A row-major f64 array whose element at linear position k is `gen(k)`.
-fn f64_array(dims: &[usize], gen: impl FnMut(usize) -> f64) -> Value {
+pub fn f64_array(dims: &[usize], gen: impl FnMut(usize) -> f64) -> Value {
     let a = Array::zeros(
         array_type(ScalarType::F64, dims.len() as u32),
         dims.to_vec(),

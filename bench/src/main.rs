@@ -18,6 +18,7 @@
 
 mod c_ref;
 mod gpu;
+mod gpu_stream;
 mod resident;
 mod kernels;
 mod nocheck;
