@@ -596,8 +596,44 @@ pub fn launch(
     // The kernel runs after the uploads this thread enqueued (it may read them).
     join_transfers(gpu)?;
     injected(Op::Launch, &format!("kernel {name}"), false)?;
-    let kernel = Kernel::create(program, name)
-        .map_err(|e| cl_failure(&format!("kernel {name}"), e.0, false))?;
+    with_kernel(program, name, |kernel| set_args_and_enqueue(gpu, kernel, name, args, global, local))
+}
+
+thread_local! {
+    /// Kernel objects by (program handle, kernel name), made once per thread: creating
+    /// one at every launch cost each launch a `clCreateKernel`. Per thread because
+    /// setting a kernel's arguments is not thread-safe; a launch copies the arguments at
+    /// enqueue, so the object may be reused at once. A kernel keeps its program alive,
+    /// so a handle in the table is never reused for another program.
+    static KERNELS: std::cell::RefCell<std::collections::HashMap<(usize, String), Kernel>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+fn with_kernel(
+    program: &Program,
+    name: &str,
+    run: impl FnOnce(&Kernel) -> Result<cl_event, DeviceError>,
+) -> Result<cl_event, DeviceError> {
+    let key = (program.get() as usize, name.to_string());
+    let cached = KERNELS.with(|k| k.borrow_mut().remove(&key));
+    let kernel = match cached {
+        Some(k) => k,
+        None => Kernel::create(program, name)
+            .map_err(|e| cl_failure(&format!("kernel {name}"), e.0, false))?,
+    };
+    let r = run(&kernel);
+    KERNELS.with(|k| k.borrow_mut().insert(key, kernel));
+    r
+}
+
+fn set_args_and_enqueue(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    name: &str,
+    args: &[Arg],
+    global: &[usize],
+    local: Option<&[usize]>,
+) -> Result<cl_event, DeviceError> {
     for (k, a) in args.iter().enumerate() {
         let k = k as u32;
         // SAFETY: each value matches the kernel parameter's size (the generator declares
