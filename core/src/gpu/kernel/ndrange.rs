@@ -149,7 +149,12 @@ pub(super) fn promote<'a>(
             );
             let ia = analyse_for(m, f, outer, &defs, a)?;
             let ib = analyse_for(m, f, outer, &defs, b)?;
-            if ia.var != ib.var || ia.range != ib.range {
+            // The ranges have the assignments before the loop substituted: so must the test.
+            let mut test = cond.clone();
+            for (d, de) in defs.iter().rev() {
+                substitute(&mut test, d, de);
+            }
+            if ia.var != ib.var || !same_domain(&ia.range, &ib.range, &test) {
                 return Err("two versions of the loop over different domains".into());
             }
             stmts.push(Stmt {
@@ -160,7 +165,9 @@ pub(super) fn promote<'a>(
                 },
                 ..stmt.clone()
             });
-            let mut info = ia;
+            // The checked copy's domain as written: where the test holds, its step is
+            // the unchecked copy's 1.
+            let mut info = ForInfo { range: ib.range.clone(), ..ia };
             info.alias_pairs.extend(ib.alias_pairs);
             info.copies.retain(|c| ib.copies.contains(c));
             info
@@ -189,6 +196,34 @@ pub(super) fn promote<'a>(
         alias_pairs: info.alias_pairs,
         needs_set: needs_set.into_iter().collect(),
     })
+}
+
+/// The two copies of a versioned loop run over one domain: equal ranges, or the
+/// unchecked copy `fast` stepping by 1 where the checked copy `checked` steps by an
+/// expression the version test `cond` finds equal to 1 (`bce-version` on R's `a:b`).
+fn same_domain(fast: &Expr, checked: &Expr, cond: &Expr) -> bool {
+    if fast == checked {
+        return true;
+    }
+    let (
+        Expr::Range { start: a, stop: b, step: None },
+        Expr::Range { start: c, stop: d, step: Some(step) },
+    ) = (fast, checked)
+    else {
+        return false;
+    };
+    fn asserts_unit(cond: &Expr, step: &Expr) -> bool {
+        match cond {
+            Expr::Binary { op: BinOp::And, lhs, rhs } => {
+                asserts_unit(lhs, step) || asserts_unit(rhs, step)
+            }
+            Expr::Binary { op: BinOp::Eq, lhs, rhs } => {
+                lhs.as_ref() == step && **rhs == Expr::i64(1)
+            }
+            _ => false,
+        }
+    }
+    a == c && b == d && asserts_unit(cond, step)
 }
 
 /// What makes one `for` loop's iterations independent (see the module's doc).
