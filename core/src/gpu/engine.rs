@@ -95,8 +95,13 @@ pub struct SectionStats {
     /// The model's last estimate and choice (`Choice::describe`).
     pub last_choice: Option<String>,
     /// Arrays synchronised by CPU code in the last run that used the device (the model
-    /// charges them to the device next time).
+    /// charges them to the device next time), those inside serial loops that are tasks
+    /// (`loop-kernels`) excepted.
     pub device_syncs: u64,
+    /// Per serial loop that is a task (`GpuPlan::loop_tasks`): arrays its own CPU code
+    /// synchronised on its last run on the CPU (the model charges them to that loop's
+    /// CPU choice: nbody1d's update loop makes 12,000 a call, none on the device).
+    pub loop_syncs: std::collections::BTreeMap<usize, u64>,
 }
 
 /// Recorded events before the engine waits for the queue to read their times.
@@ -176,6 +181,7 @@ impl OffloadEngine for GpuEngine {
                 Placement::Device => None,
             },
             syncs_in_run: 0,
+            loop_syncs_in_run: std::collections::BTreeMap::new(),
         })
     }
 
@@ -294,8 +300,9 @@ struct Session {
     /// The placement model's machine, when it chooses where tasks run.
     model: Option<Arc<Calibration>>,
     /// Arrays synchronised in the current run of the section (one per array a
-    /// synchronisation names).
+    /// synchronisation names), outside serial loops that are tasks; inside them, per loop.
     syncs_in_run: u64,
+    loop_syncs_in_run: std::collections::BTreeMap<usize, u64>,
 }
 
 /// Why an action stopped short of its end.
@@ -375,12 +382,15 @@ impl OffloadSession for Session {
         // section reaches it once per statement (nbody1d's update: 6,000 a call), so it
         // must not allocate: nothing to bring home, nothing to mark stale.
         if let GpuAction::Sync { writes } = meaning {
+            let arrays = writes.len() as u64;
+            self.count_sync(action, arrays);
             if self.pending.is_empty() && self.rt.as_ref().is_none_or(|rt| rt.holds_nothing()) {
-                self.syncs_in_run += writes.len() as u64;
                 return Outcome::Done;
             }
         }
-        let meaning = meaning.clone();
+        let Some(meaning) = self.plan.actions.get(&action).cloned() else {
+            return Outcome::Declined;
+        };
         self.current = self.plan.section_of.get(&action).copied();
         let task = matches!(
             meaning,
@@ -492,9 +502,16 @@ impl Session {
         Ok(())
     }
 
+    /// Count a synchronisation of `arrays` arrays (each one lookup in the runtime's
+    /// tables): the section's, or the serial loop's whose CPU code it is in.
+    fn count_sync(&mut self, action: u32, arrays: u64) {
+        match self.plan.nested_in.get(&action) {
+            Some(t) => *self.loop_syncs_in_run.entry(*t).or_default() += arrays,
+            None => self.syncs_in_run += arrays,
+        }
+    }
+
     fn sync(&mut self, env: &mut dyn ActionEnv, writes: &[bool]) -> Step<()> {
-        // Counted per array named: each is one lookup in the runtime's tables.
-        self.syncs_in_run += writes.len() as u64;
         self.check_pending()?;
         let Some(rt) = self.rt.as_mut() else {
             return Ok(());
@@ -518,12 +535,14 @@ impl Session {
         // The run counts whatever happened to its transfers.
         let on_device = std::mem::take(&mut self.launched_in_run);
         let syncs = std::mem::take(&mut self.syncs_in_run);
+        let loop_syncs = std::mem::take(&mut self.loop_syncs_in_run);
         self.bump(|s| {
             s.runs += 1;
             s.runs_on_cpu += (!on_device) as u64;
             if on_device {
                 s.device_syncs = syncs;
             }
+            s.loop_syncs.extend(loop_syncs);
         });
         r
     }
@@ -781,10 +800,16 @@ impl Session {
             known.trips(&k.vars[*var].0, counts[d] as f64, middle);
         }
         let cost = k.work.evaluate(&mut known);
-        let syncs = self
+        let this_loop = self.plan.loop_tasks.iter().position(|n| *n == k.name);
+        let (syncs, cpu_syncs) = self
             .current
-            .and_then(|s| self.stats.lock().unwrap_or_else(|p| p.into_inner()).get(s).map(|s| s.device_syncs))
-            .unwrap_or(0);
+            .and_then(|s| {
+                self.stats.lock().unwrap_or_else(|p| p.into_inner()).get(s).map(|s| {
+                    let own = this_loop.and_then(|t| s.loop_syncs.get(&t)).copied();
+                    (s.device_syncs, own.unwrap_or(0))
+                })
+            })
+            .unwrap_or((0, 0));
         let task = super::placement::Task {
             cost,
             footprint: footprint as f64,
@@ -795,6 +820,7 @@ impl Session {
             down_now: down_now as f64,
             first: !self.launched_in_run,
             syncs: syncs as f64,
+            cpu_syncs: cpu_syncs as f64,
         };
         super::placement::choose(&task, c)
     }

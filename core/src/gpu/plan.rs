@@ -88,6 +88,12 @@ pub struct GpuPlan {
     pub section_info: Vec<SectionInfo>,
     /// The section each action belongs to.
     pub section_of: HashMap<u32, usize>,
+    /// Kernels of serial loops (`loop-kernels`), numbered in the order found.
+    pub loop_tasks: Vec<String>,
+    /// Synchronisations inside such a loop's CPU code (the code that runs when its task
+    /// is declined), by action: the loop's number in `loop_tasks`. The placement model
+    /// charges them to the CPU choice of that loop, not to the device.
+    pub nested_in: HashMap<u32, usize>,
 }
 
 /// Where a section is, for reports: its function and the lines its statements span.
@@ -181,6 +187,9 @@ struct Planner<'m> {
     gpu_fns: &'m BTreeSet<String>,
     /// Planning statements inside a section (actions belong to it).
     in_section: bool,
+    /// Planning the body of a serial loop that is also a task: its number in
+    /// `GpuPlan::loop_tasks`.
+    in_loop_task: Option<usize>,
 }
 
 /// Functions of `m` that run a section: those holding one, and those calling one that
@@ -237,6 +246,7 @@ pub fn plan(m: &Module) -> GpuPlan {
             live: crate::analysis::liveness::LiveVars::compute(f),
             gpu_fns: &gpu_fns,
             in_section: false,
+            in_loop_task: None,
         };
         p.outside(&f.body);
         let fp = std::mem::take(&mut p.plan);
@@ -256,6 +266,9 @@ impl<'m> Planner<'m> {
     fn action(&mut self, vars: Vec<(String, Type)>, meaning: GpuAction) -> Action {
         let id = *self.next_id;
         *self.next_id += 1;
+        if let (Some(t), GpuAction::Sync { .. }) = (self.in_loop_task, &meaning) {
+            self.out.nested_in.insert(id, t);
+        }
         self.out.actions.insert(id, meaning);
         if let Some(k) = self.out.sections.checked_sub(1).filter(|_| self.in_section) {
             self.out.section_of.insert(id, k);
@@ -505,9 +518,12 @@ impl<'m> Planner<'m> {
             }
             StmtKind::For { domain, body, .. } => {
                 self.sync_before(s, &[domain]);
-                self.loop_kernel(s);
+                let task = self.loop_kernel(s);
                 // Planned as CPU code as well: it runs where the task is declined.
+                let outer = self.in_loop_task;
+                self.in_loop_task = task.or(outer);
                 self.section(&body.stmts, loops + 1);
+                self.in_loop_task = outer;
             }
             StmtKind::While { cond, body } => {
                 let reads = self.arrays_in(&[cond]);
@@ -584,17 +600,17 @@ impl<'m> Planner<'m> {
 
     /// A serial `for` whose iterations are independent as a kernel of its own
     /// (`loop-kernels`, `kernel/loop_kernels.rs`); nothing when it is not one (its body
-    /// is CPU code, planned statement by statement).
-    fn loop_kernel(&mut self, s: &'m Stmt) {
+    /// is CPU code, planned statement by statement, as it is anyway for a declined task).
+    /// Its number in `GpuPlan::loop_tasks` when it is one.
+    fn loop_kernel(&mut self, s: &'m Stmt) -> Option<usize> {
         let id = self.ids[&(s as *const Stmt)];
         let live = &self.live;
-        if loop_kernels::scalars_dead_after(self.f, s, |v| live.is_live_after(id, v)).is_err() {
-            return;
-        }
+        loop_kernels::scalars_dead_after(self.f, s, |v| live.is_live_after(id, v)).ok()?;
         let name = format!("vr_{}_{}", sanitize(&self.f.name), self.kernels);
-        if let Ok(k) = compile_for(self.m, self.f, s, &name) {
-            self.kernel_task(s, k);
-        }
+        let k = compile_for(self.m, self.f, s, &name).ok()?;
+        self.kernel_task(s, k);
+        self.out.loop_tasks.push(name);
+        Some(self.out.loop_tasks.len() - 1)
     }
 
     /// The end of a section where `live` is live: what code after it may read is every

@@ -239,6 +239,7 @@ impl Session {
             down_now: down_now as f64,
             first: !self.launched_in_run,
             syncs: 0.0,
+            cpu_syncs: 0.0,
         };
         placement::choose(&task, c)
     }

@@ -15,6 +15,10 @@
 //!   (`syncs * sync_cost`: a serial loop over arrays a kernel wrote pays one per array
 //!   each statement names),
 //!
+//! and for a serial loop made a kernel (`loop-kernels`) the CPU side also pays the
+//! synchronisations its own CPU code made on its last run there (`cpu_syncs *
+//! sync_cost`): those are what running it on the CPU costs, not what the device costs,
+//!
 //! where `ops` and `bytes` are the task's work ([`estimate`]; `bytes` at most [`REUSE`]
 //! times the bytes of the arrays it names, since the estimator counts every access and
 //! a loop that reads a row again finds it in cache), `outer` its parallel
@@ -122,6 +126,9 @@ pub struct Task {
     pub first: bool,
     /// Arrays the section's CPU code synchronised on its last run that used the device.
     pub syncs: f64,
+    /// For a serial loop that is a task (`loop-kernels`): arrays its own CPU code
+    /// synchronised on its last run on the CPU (a statement's call into the engine each).
+    pub cpu_syncs: f64,
 }
 
 /// The model's two times and its choice.
@@ -155,7 +162,8 @@ pub fn choose(t: &Task, c: &Calibration) -> Choice {
     let threads = (c.threads as f64).min(t.outer.max(1.0)).max(1.0);
     let cpu_s = c.cpu_task_s
         + (ops / (c.core_ops * threads)).max(bytes / c.cpu_bw)
-        + t.down_now / c.move_bw;
+        + t.down_now / c.move_bw
+        + t.cpu_syncs * c.sync_s;
     let items = t.items.max(1.0);
     // One work item alone meets every access's latency, cached or not.
     let one_item = ops / items / c.lane_ops + touched / items / c.lane_bw;
@@ -248,5 +256,20 @@ mod tests {
         t.syncs = 6000.0 * 4.0;
         let after = choose(&t, &machine());
         assert!(!after.device, "{}", after.describe());
+    }
+
+    #[test]
+    fn a_serial_loops_own_synchronisations_count_against_its_cpu_run() {
+        // nbody1d's update loop as a kernel: 3,000 items of a few operations. Alone it
+        // is cheaper on the CPU; its CPU code calls the engine before each of its two
+        // statements (12,000 arrays a call), which only the CPU choice pays.
+        let mut t = task(3e4, 1.4e5, 3000.0, 0.0);
+        t.first = false;
+        let alone = choose(&t, &machine());
+        assert!(!alone.device, "{}", alone.describe());
+        t.cpu_syncs = 12_000.0;
+        let with_syncs = choose(&t, &machine());
+        assert!(with_syncs.device, "{}", with_syncs.describe());
+        assert!((with_syncs.cpu_s - alone.cpu_s - 12_000.0 * 5e-7).abs() < 1e-12);
     }
 }
