@@ -112,6 +112,7 @@ fn the_matmul_loop_nest_is_promoted_coalesced_and_tiled() {
             (passes::COALESCE, 1),
             (passes::LOOP_KERNELS, 0),
             (passes::NDRANGE_LOOPS, 1),
+            (passes::PROVEN_BOUNDS, 0),
             (passes::SPREAD_GROUPS, 0),
             (passes::TILE_LOCAL, 1)
         ]
@@ -388,6 +389,7 @@ fn column_major_base_1_loop_nests_are_tiled_too() {
             (passes::COALESCE, 1),
             (passes::LOOP_KERNELS, 0),
             (passes::NDRANGE_LOOPS, 1),
+            (passes::PROVEN_BOUNDS, 0),
             (passes::SPREAD_GROUPS, 0),
             (passes::TILE_LOCAL, 1)
         ]
@@ -456,6 +458,7 @@ fn promoted_loops_with_steps_continue_and_integers() {
             (passes::COALESCE, 2),
             (passes::LOOP_KERNELS, 0),
             (passes::NDRANGE_LOOPS, 2),
+            (passes::PROVEN_BOUNDS, 0),
             (passes::SPREAD_GROUPS, 1),
             (passes::TILE_LOCAL, 1)
         ]
@@ -785,4 +788,56 @@ fn independent_serial_loops_of_a_section_become_kernels() {
     let sq: Vec<f64> = x.iter().map(|a| a * a).collect();
     let got = plain(run(SERIAL, "kept", &serde_json::json!([x]), Backend::Gpu, GpuPasses::all()).unwrap());
     assert_eq!(got, serde_json::json!([sq[n - 1], sq]));
+}
+
+/// `proven-bounds`: bce-version's unchecked copy of a parfor (`x`, `m` at least as long
+/// as `acc`) runs without bounds checks on the device; where the version test fails (a
+/// short `x`), the checked copy raises the interpreter's error.
+const PROVEN: &str = r#"
+(module proven :index-base 0
+  (function f ((x f64[1,row]) (m f64[1,row]) (acc f64[1,row])) (f64[1,row])
+    (locals (i i64) (j i64) (n i64) (s f64))
+    (gpu
+      (set n (dim acc 0))
+      (parfor (i) (range 0 (- n 1))
+        (block
+          (set s 0.0)
+          (for (j) (range 0 (- n 1))
+            (block (set s (+ s (* (index m j) (- (index x j) (index x i)))))))
+          (set (index acc i) s))))
+    (return acc)))
+"#;
+
+#[test]
+fn accesses_the_optimizer_proved_go_unchecked_on_the_device() {
+    let m = backend::load(PROVEN).unwrap();
+    let (optimized, _) =
+        velociraptor::opt::optimize(&m, &velociraptor::opt::OptOptions::all()).unwrap();
+    let counts = passes::with_passes(GpuPasses::all(), || {
+        velociraptor::gpu::plan(&optimized).pass_counts()
+    });
+    assert_eq!(counts[passes::PROVEN_BOUNDS], 1, "the unchecked copy only: {counts:?}");
+    let n = 41;
+    let x: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).sin()).collect();
+    let w: Vec<f64> = (0..n).map(|k| 1.0 + (k % 5) as f64).collect();
+    let want: Vec<f64> = (0..n)
+        .map(|i| {
+            let mut s = 0.0;
+            for j in 0..n {
+                s += w[j] * (x[j] - x[i]);
+            }
+            s
+        })
+        .collect();
+    let args = serde_json::json!([x, w, vec![0.0; n]]);
+    for spec in ["all", "-proven-bounds"] {
+        let got = run(PROVEN, "f", &args, Backend::Gpu, GpuPasses::parse(spec).unwrap());
+        assert_eq!(plain(got.unwrap()), serde_json::json!(want), "{spec}");
+    }
+    // x one short: the checked copy; iteration (i 0, j 40) reads x[40] first.
+    let args = serde_json::json!([x[..n - 1].to_vec(), w, vec![0.0; n]]);
+    let want = run(PROVEN, "f", &args, Backend::Interp, GpuPasses::all()).unwrap_err();
+    assert_eq!((want.index, want.bound), (Some(40), Some(40)));
+    let got = run(PROVEN, "f", &args, Backend::Gpu, GpuPasses::all()).unwrap_err();
+    same_error(&got, &want);
 }

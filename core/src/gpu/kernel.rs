@@ -26,6 +26,7 @@
 
 mod groups;
 pub mod loop_kernels;
+mod proven_bounds;
 mod ndrange;
 pub mod passes;
 mod tile;
@@ -257,8 +258,13 @@ pub(super) struct Gen<'m> {
     stack: Vec<String>,
     /// Library kernels: element reads marked `:nocheck` are in range by construction and
     /// every array is assigned (the engine declines otherwise), so neither is checked.
-    /// Parfor bodies keep every check, `:nocheck` included (the interpreter's rule).
+    /// Parfor bodies keep every check, `:nocheck` included (the interpreter's rule),
+    /// unless `proven-bounds` is on (`trust_proofs`, `kernel/proven_bounds.rs`): then
+    /// their `:nocheck` accesses outside tiled code are not bounds-checked.
     trusted: bool,
+    trust_proofs: bool,
+    /// Accesses left unchecked by `proven-bounds`.
+    proven: usize,
     /// Inside a tiled loop (`tile.rs`): a failing check records the error (the work
     /// item's first) and sets `vr_dead` instead of returning, so every work item reaches
     /// the work group's barriers.
@@ -444,6 +450,8 @@ fn compile_parfor_with(
         functions: Vec::new(),
         stack: vec![f.name.clone()],
         trusted: false,
+        trust_proofs: passes.is_enabled(passes::PROVEN_BOUNDS),
+        proven: 0,
         dead_mode: false,
         tiles: Vec::new(),
     };
@@ -612,6 +620,12 @@ fn compile_parfor_with(
             local = Some(vec![tile::TILE; d]);
         }
         None => g.block(&body.stmts)?,
+    }
+    if g.proven > 0 {
+        fired.push((
+            passes::PROVEN_BOUNDS,
+            format!("{} access(es) proved in bounds left unchecked", g.proven),
+        ));
     }
     passes::count(&fired);
     // A serial loop's variable holds its last point afterwards too.
@@ -842,6 +856,8 @@ impl<'m> Gen<'m> {
             functions: Vec::new(),
             stack: vec![f.name.clone()],
             trusted: true,
+            trust_proofs: false,
+            proven: 0,
             dead_mode: false,
             tiles: Vec::new(),
         }
@@ -1247,6 +1263,8 @@ impl<'m> Gen<'m> {
             functions: std::mem::take(&mut self.functions),
             stack: self.stack.clone(),
             trusted: false,
+            trust_proofs: false,
+            proven: 0,
             dead_mode: false,
             tiles: Vec::new(),
         };
@@ -1349,7 +1367,9 @@ impl<'m> Gen<'m> {
         if d == 0 || d > n || (d < n && !flags.flatten) {
             return Err(format!("a slice of `{array}`"));
         }
-        let trusted = self.trusted && !flags.check;
+        let proven = proven_bounds::skips_check(flags, self.trust_proofs, self.dead_mode);
+        let trusted = (self.trusted || proven) && !flags.check;
+        self.proven += (proven && !self.trusted) as usize;
         if !self.trusted {
             self.check_assigned_array(&kv, array);
         }

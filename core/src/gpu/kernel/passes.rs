@@ -32,8 +32,19 @@ pub const TILE_LOCAL: &str = "tile-local";
 /// compute unit (`groups.rs`).
 pub const SPREAD_GROUPS: &str = "spread-groups";
 
+/// Accesses the optimizer proved in bounds (`:nocheck`) are not checked again in parfor
+/// kernels (`proven_bounds.rs`).
+pub const PROVEN_BOUNDS: &str = "proven-bounds";
+
 /// Every pass, in the order the generator applies them.
-pub const ALL: &[&str] = &[LOOP_KERNELS, NDRANGE_LOOPS, COALESCE, TILE_LOCAL, SPREAD_GROUPS];
+pub const ALL: &[&str] = &[
+    LOOP_KERNELS,
+    NDRANGE_LOOPS,
+    COALESCE,
+    TILE_LOCAL,
+    SPREAD_GROUPS,
+    PROVEN_BOUNDS,
+];
 
 /// Which passes are on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
