@@ -68,7 +68,8 @@ fn pass_variants() -> Vec<String> {
         .collect()
 }
 
-fn device_ns() -> (u64, u64, u64, u64) {
+/// Process-wide device counters: kernel ns, transfer ns, launches, declined tasks.
+pub(crate) fn device_ns() -> (u64, u64, u64, u64) {
     let c = velociraptor::gpu::engine::counters();
     (
         c.kernel_ns.load(Ordering::Relaxed),

@@ -9,7 +9,6 @@
 //! multiply-add: the generator compiles with `FP_CONTRACT OFF`).
 
 use crate::record::{Recorder, Sample};
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 use velociraptor::cpu::CpuOptions;
 use velociraptor::runtime::value::{Scalar, Value};
@@ -38,11 +37,11 @@ pub fn run(quick: bool, reps: usize, csv: &mut Recorder) -> Result<(), String> {
     let compiled = velociraptor::driver::compile_gpu(&m, CpuOptions::parallel())
         .map_err(|e| format!("stream: {e}"))?;
     let a = 0.5;
-    let x = crate::kernels::f64_array(&[n], |k| (k % 1000) as f64 * 1e-3);
-    let y = crate::kernels::f64_array(&[n], |k| 1.0 + (k % 7) as f64);
-    let want: Vec<f64> = (0..n)
-        .map(|k| a * ((k % 1000) as f64 * 1e-3) + (1.0 + (k % 7) as f64))
-        .collect();
+    let xk = |k: usize| (k % 1000) as f64 * 1e-3;
+    let yk = |k: usize| 1.0 + (k % 7) as f64;
+    let x = crate::kernels::f64_array(&[n], xk);
+    let y = crate::kernels::f64_array(&[n], yk);
+    let want: Vec<f64> = (0..n).map(|k| a * xk(k) + yk(k)).collect();
     println!();
     println!("| streaming kernel (n = {n}) | kernel ms (median of {}) | GB/s (24 bytes per element) | of {REFERENCE_GBS:.0} GB/s |", reps.max(1));
     println!("| --- | ---: | ---: | ---: |");
@@ -63,10 +62,9 @@ pub fn run(quick: bool, reps: usize, csv: &mut Recorder) -> Result<(), String> {
         let mut times = Vec::new();
         for _ in 0..reps.max(1) {
             let call = args();
-            let before = velociraptor::gpu::engine::counters().kernel_ns.load(Ordering::Relaxed);
+            let before = crate::gpu::device_ns().0;
             compiled.call(func, call).map_err(|e| e.to_string())?;
-            let after = velociraptor::gpu::engine::counters().kernel_ns.load(Ordering::Relaxed);
-            times.push(Duration::from_nanos(after - before));
+            times.push(Duration::from_nanos(crate::gpu::device_ns().0 - before));
         }
         let sample = Sample { times };
         csv.push(func, n, "gpu-kernels", 1, &sample);

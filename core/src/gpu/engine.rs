@@ -382,15 +382,18 @@ impl OffloadSession for Session {
         // section reaches it once per statement (nbody1d's update: 6,000 a call), so it
         // must not allocate: nothing to bring home, nothing to mark stale.
         if let GpuAction::Sync { writes } = meaning {
+            // Counted per array named (each one lookup in the runtime's tables): the
+            // section's, or the serial loop's whose CPU code it is in.
             let arrays = writes.len() as u64;
-            self.count_sync(action, arrays);
+            match self.plan.nested_in.get(&action) {
+                Some(t) => *self.loop_syncs_in_run.entry(*t).or_default() += arrays,
+                None => self.syncs_in_run += arrays,
+            }
             if self.pending.is_empty() && self.rt.as_ref().is_none_or(|rt| rt.holds_nothing()) {
                 return Outcome::Done;
             }
         }
-        let Some(meaning) = self.plan.actions.get(&action).cloned() else {
-            return Outcome::Declined;
-        };
+        let meaning = meaning.clone();
         self.current = self.plan.section_of.get(&action).copied();
         let task = matches!(
             meaning,
@@ -500,15 +503,6 @@ impl Session {
             }
         }
         Ok(())
-    }
-
-    /// Count a synchronisation of `arrays` arrays (each one lookup in the runtime's
-    /// tables): the section's, or the serial loop's whose CPU code it is in.
-    fn count_sync(&mut self, action: u32, arrays: u64) {
-        match self.plan.nested_in.get(&action) {
-            Some(t) => *self.loop_syncs_in_run.entry(*t).or_default() += arrays,
-            None => self.syncs_in_run += arrays,
-        }
     }
 
     fn sync(&mut self, env: &mut dyn ActionEnv, writes: &[bool]) -> Step<()> {
