@@ -712,8 +712,10 @@ fn explain(f: &VrFunction) -> String {
     } else {
         String::new()
     };
+    // Compiled quick first (`VR_TIERS=quick-first`): which tier calls run now.
+    let tier = f.spec.compiled.tier_report().map_or(String::new(), |t| format!("code: {t}\n"));
     format!(
-        "function {}\nbackend: {backend}\nbounds checks: {}\ncompile: {:.1} ms (optimizer and LLVM, or a load from the disk cache)\ndisk cache: {}\n{gpu}optimizer:\n{}",
+        "function {}\nbackend: {backend}\nbounds checks: {}\ncompile: {:.1} ms (optimizer and LLVM, or a load from the disk cache)\ndisk cache: {}\n{tier}{gpu}optimizer:\n{}",
         f.spec.function,
         if o.bounds_checks { "on" } else { "off" },
         f.spec.compile_seconds * 1e3,

@@ -156,7 +156,10 @@ pub fn execute_reporting(
             } else {
                 crate::cpu::CpuOptions::parallel()
             };
-            let options = options.following(&opts);
+            let options = crate::cpu::CpuOptions {
+                quick: crate::cpu::tiers::quick_only(),
+                ..options.following(&opts)
+            };
             // On_gpu sections through the GPU's engine (placed by the cost model for
             // `auto`), the rest as cpu-par.
             let compiled = match backend {

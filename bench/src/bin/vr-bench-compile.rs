@@ -12,6 +12,14 @@
 //!   and `vr-bench-rvec`), where first calls are slowest; not in the default modes'
 //!   medians (ask for it with `--mode r-vec`), so earlier runs' medians stay comparable.
 //!
+//! - `tiers`: the quick tier against the full one (`cpu::tiers`, `VR_TIERS=quick-first`):
+//!   each VRIR kernel after the optimizer, on `cpu`, compiled at both tiers, their
+//!   results checked bit for bit against each other, then run at the bench size
+//!   (alternating, REPS runs each): compile ms, run ms, and compile + first run.
+//!
+//! `--tier quick`: the other modes compile at the quick tier (the compile a host
+//! compiling quick first waits for), labelled `MODE quick`.
+//!
 //! The first compile of the process also pays LLVM's one-time target initialisation: it
 //! is printed apart (`first ms`) and left out of the medians, which are what each later
 //! first call of a new function costs in an interactive session.
@@ -25,7 +33,7 @@
 //! `process-first`), so that the report draws the distribution of single compiles, not
 //! of medians. Into the run's folder: `--out DIR`, see `record::RunInfo`.
 //!
-//! Usage: vr-bench-compile [--quick] [--reps R] [--kernel NAME] [--mode MODE] [--out DIR]
+//! Usage: vr-bench-compile [--quick] [--reps R] [--kernel NAME] [--mode MODE] [--tier quick] [--out DIR]
 //! (--quick: 2 compiles of each, not 5)
 
 #[path = "../kernels.rs"]
@@ -112,7 +120,7 @@ fn process_cpu() -> Duration {
 }
 
 /// One compile in `mode` of kernel `name`: its phases, front end and optimizer included.
-fn compile_once(mode: &str, name: &str, vrir: &str, rsrc: &str, rargs: &[Ty]) -> Phases {
+fn compile_once(mode: &str, quick_tier: bool, name: &str, vrir: &str, rsrc: &str, rargs: &[Ty]) -> Phases {
     compile_phases::take();
     let mut pre = Vec::new();
     let cpu0 = process_cpu();
@@ -128,7 +136,7 @@ fn compile_once(mode: &str, name: &str, vrir: &str, rsrc: &str, rargs: &[Ty]) ->
         m
     };
     let compiled = match mode {
-        "vrir-cpu" => cpu::compile(&module),
+        "vrir-cpu" => cpu::compile_with(&module, CpuOptions { quick: quick_tier, ..CpuOptions::default() }),
         _ => {
             let r_mode = mode == "r-par" || mode == "r-vec";
             let mut passes = if r_mode {
@@ -143,7 +151,8 @@ fn compile_once(mode: &str, name: &str, vrir: &str, rsrc: &str, rargs: &[Ty]) ->
             let t = Instant::now();
             let (optimized, _) = optimize(&module, &passes).expect("optimizes");
             pre.push(("optimizer", t.elapsed()));
-            cpu::compile_with(&optimized, CpuOptions::parallel().following(&passes))
+            let opts = CpuOptions { quick: quick_tier, ..CpuOptions::parallel().following(&passes) };
+            cpu::compile_with(&optimized, opts)
         }
     };
     let total = t.elapsed();
@@ -173,7 +182,11 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(if quick { 2 } else { 5 })
         .max(1);
+    let quick_tier = arg("--tier").is_some_and(|t| t == "quick");
     let run = RunInfo::new(arg("--out").map(PathBuf::from));
+    if arg("--mode").as_deref() == Some("tiers") {
+        return tiers(reps.max(3), arg("--kernel"), &run, &mut Recorder::new());
+    }
     let mut csv = Recorder::new();
     let only = arg("--kernel");
     let modes: Vec<String> = match arg("--mode") {
@@ -191,6 +204,7 @@ fn main() {
         } else {
             r_kernels().into_iter().map(|(n, a)| (n, n, a)).collect()
         };
+        let label = if quick_tier { format!("{mode} quick") } else { mode.clone() };
         for (name, file, rargs) in list {
             if only.as_deref().is_some_and(|n| n != name) {
                 continue;
@@ -201,14 +215,14 @@ fn main() {
             for _ in 0..reps {
                 if first.is_none() {
                     // The process's first compile initialises LLVM: measured apart.
-                    let phases = compile_once(mode, name, vrir_src, &rsrc, &rargs);
+                    let phases = compile_once(mode, quick_tier, name, vrir_src, &rsrc, &rargs);
                     let total = phases.last().expect("total").1;
                     csv.push(name, 0, "process-first", 1, &Sample { times: vec![total] });
                     first = Some(total);
                 }
-                let phases = compile_once(mode, name, vrir_src, &rsrc, &rargs);
+                let phases = compile_once(mode, quick_tier, name, vrir_src, &rsrc, &rargs);
                 let total = phases.last().expect("total").1;
-                csv.push(name, 0, mode, 1, &Sample { times: vec![total] });
+                csv.push(name, 0, &label, 1, &Sample { times: vec![total] });
                 let mut sums: BTreeMap<&'static str, Duration> = BTreeMap::new();
                 for (p, d) in phases {
                     if !order.contains(&p) {
@@ -220,7 +234,7 @@ fn main() {
                     samples.entry(p).or_default().push(d);
                 }
             }
-            rows.push((mode.clone(), name, samples));
+            rows.push((label.clone(), name, samples));
         }
     }
     order.retain(|p| *p != "total" && *p != "total cpu");
@@ -267,4 +281,83 @@ fn main() {
     }
     let path = csv.write(&run, "vr-bench-compile.csv").expect("the CSV is written");
     eprintln!("vr-bench-compile: results in {}", path.display());
+}
+
+/// `--mode tiers`: each bench kernel (VRIR, after the optimizer, serial `cpu`) compiled
+/// at the full and the quick tier; both must return the same bits; then REPS runs of
+/// each at the bench size, alternating. Prints compile, run and compile + first run.
+fn tiers(reps: usize, only: Option<String>, run: &RunInfo, csv: &mut Recorder) {
+    use velociraptor::cpu::CompiledModule;
+    let full_opts = CpuOptions::default();
+    let quick_opts = CpuOptions { quick: true, ..full_opts };
+    // LLVM's one-time initialisation, outside every figure.
+    let warm = kernels::all().remove(0);
+    let m = parse_module(warm.vrir).expect("parses");
+    cpu::compile_with(&m, quick_opts).expect("compiles");
+    println!("| kernel | full: compile ms | quick: compile ms | full: run ms | quick: run ms | quick/full run | full: compile + run ms | quick: compile + run ms |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let mut ratios = Vec::new();
+    let mut compiles: (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    for k in kernels::all() {
+        if only.as_deref().is_some_and(|n| n != k.name) {
+            continue;
+        }
+        let m = parse_module(k.vrir).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        verify_module(&m).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+        let (optimized, _) = optimize(&m, &OptOptions::all()).expect("optimizes");
+        let timed = |opts: CpuOptions| {
+            let t = Instant::now();
+            let c = cpu::compile_with(&optimized, opts).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            (c, t.elapsed())
+        };
+        let (full, full_compile) = timed(full_opts);
+        let (quick, quick_compile) = timed(quick_opts);
+        let inputs = (k.inputs)(k.size);
+        let run_once = |c: &CompiledModule| {
+            let args = kernels::fresh_copy(&inputs);
+            let t = Instant::now();
+            let results = c.call(k.name, args.clone()).unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            (t.elapsed(), kernels::observed(&args, &results))
+        };
+        let (mut full_runs, mut quick_runs) = (Vec::new(), Vec::new());
+        for _ in 0..reps {
+            let (tf, of) = run_once(&full);
+            let (tq, oq) = run_once(&quick);
+            let same = of.len() == oq.len() && of.iter().zip(&oq).all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(same, "{}: the quick tier's results differ from the full tier's", k.name);
+            full_runs.push(tf);
+            quick_runs.push(tq);
+        }
+        csv.push(k.name, k.size, "tier-full-run", 1, &Sample { times: full_runs.clone() });
+        csv.push(k.name, k.size, "tier-quick-run", 1, &Sample { times: quick_runs.clone() });
+        csv.push(k.name, 0, "tier-full-compile", 1, &Sample { times: vec![full_compile] });
+        csv.push(k.name, 0, "tier-quick-compile", 1, &Sample { times: vec![quick_compile] });
+        let (fc, qc) = (full_compile.as_secs_f64() * 1e3, quick_compile.as_secs_f64() * 1e3);
+        let (fr, qr) = (median(full_runs), median(quick_runs));
+        ratios.push(qr / fr);
+        compiles.0.push(fc);
+        compiles.1.push(qc);
+        println!(
+            "| {} | {fc:.1} | {qc:.1} | {fr:.2} | {qr:.2} | {:.2} | {:.1} | {:.1} |",
+            k.name,
+            qr / fr,
+            fc + fr,
+            qc + qr
+        );
+    }
+    let mid = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    println!(
+        "medians over kernels: compile full {:.1} ms, quick {:.1} ms; quick/full run time {:.2} (max {:.2})",
+        mid(compiles.0),
+        mid(compiles.1),
+        mid(ratios.clone()),
+        ratios.iter().copied().fold(f64::NAN, f64::max)
+    );
+    match csv.write(run, "vr-bench-compile-tiers.csv") {
+        Ok(path) => eprintln!("vr-bench-compile: results in {}", path.display()),
+        Err(e) => eprintln!("vr-bench-compile: {e}"),
+    }
 }

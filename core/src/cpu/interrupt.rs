@@ -124,6 +124,36 @@ extern "C" fn wait_for_abandoned_at_exit() {
     }
 }
 
+/// Register the at-exit wait for LLVM work still running on other threads (once).
+fn wait_at_exit() {
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    AT_EXIT.call_once(|| {
+        // SAFETY: registers a plain extern "C" function without arguments.
+        unsafe { libc::atexit(wait_for_abandoned_at_exit) };
+    });
+}
+
+/// LLVM work that runs on a thread nobody waits for (a background compile,
+/// `cpu::tiers`): while a guard lives, the process waits for it at exit, as for
+/// abandoned phases.
+pub(crate) struct BackgroundWork(());
+
+impl BackgroundWork {
+    pub(crate) fn begin() -> BackgroundWork {
+        wait_at_exit();
+        *ABANDONED.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        BackgroundWork(())
+    }
+}
+
+impl Drop for BackgroundWork {
+    fn drop(&mut self) {
+        let mut n = ABANDONED.lock().unwrap_or_else(|p| p.into_inner());
+        *n -= 1;
+        ABANDONED_DONE.notify_all();
+    }
+}
+
 /// Run `work`, one of LLVM's phases that has no safe point inside (its optimization
 /// pipeline, its machine code generator), on a thread of its own while this thread
 /// watches the interrupt flag: an interrupt then stops the compile within milliseconds
@@ -145,7 +175,6 @@ pub(crate) fn off_thread<T: Send + 'static>(
         Panicked,
         Abandoned,
     }
-    static AT_EXIT: std::sync::Once = std::sync::Once::new();
     // `VR_LLVM_THREAD=off`: on the calling thread, as before (to measure what the thread
     // costs; an interrupt then waits for the phase).
     static SAME_THREAD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -200,10 +229,7 @@ pub(crate) fn off_thread<T: Send + 'static>(
             Job::Running | Job::Abandoned => {}
         }
         if pending() {
-            AT_EXIT.call_once(|| {
-                // SAFETY: registers a plain extern "C" function without arguments.
-                unsafe { libc::atexit(wait_for_abandoned_at_exit) };
-            });
+            wait_at_exit();
             *ABANDONED.lock().unwrap_or_else(|p| p.into_inner()) += 1;
             *state = Job::Abandoned;
             return Err(VrError::new(

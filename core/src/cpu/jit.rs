@@ -250,15 +250,71 @@ pub fn llvm_opt_level(opt_level: u8) -> OptimizationLevel {
     }
 }
 
-/// Compile `vm` with the `default<O{opt_level}>` pipeline (0 to 3) and the code
-/// generator's switches in `opts` (see [`super::CpuOptions`]), calling `offload`'s engine
+/// The quick tier's IR pipeline (`cpu::tiers`): inlining (the entry wrappers' callees
+/// are `alwaysinline`), then per function SROA (variables into registers), early CSE,
+/// instcombine and CFG cleanup; no loop passes, no vectorizer. `VR_QUICK_PIPELINE`
+/// replaces it (a pass-pipeline text, for measurement). `no-verify-fixpoint`: a bare
+/// `instcombine` in a pipeline text asks LLVM 19 to abort the process when one
+/// iteration does not reach a fixpoint (the default pipelines ask it not to).
+const QUICK_PIPELINE: &str =
+    "cgscc(inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg))";
+
+/// What LLVM runs on a module: its IR pass pipeline and the code generator's level.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pipeline {
+    /// 0 to 3: `default<O{n}>` and the same code generator level.
+    pub opt_level: u8,
+    /// The quick tier instead: [`QUICK_PIPELINE`] and the code generator at -O1.
+    pub quick: bool,
+}
+
+impl Pipeline {
+    pub(super) fn of(opts: &super::CpuOptions) -> Pipeline {
+        Pipeline { opt_level: opts.opt_level.min(3), quick: opts.quick }
+    }
+
+    fn passes(&self) -> String {
+        if self.quick {
+            static CHOSEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            return CHOSEN
+                .get_or_init(|| {
+                    std::env::var("VR_QUICK_PIPELINE")
+                        .ok()
+                        .filter(|p| !p.is_empty())
+                        .unwrap_or_else(|| QUICK_PIPELINE.to_string())
+                })
+                .clone();
+        }
+        format!("default<O{}>", self.opt_level)
+    }
+
+    pub(super) fn codegen_level(&self) -> OptimizationLevel {
+        if self.quick {
+            // The code generator at -O1: SelectionDAG and the greedy register allocator
+            // (loop code 3-4x faster than the fast selector's and allocator's, for 2.5x
+            // the compile time; bench/RESULTS.md "Tiered compilation").
+            // `VR_QUICK_CODEGEN=none|default`: at -O0 or -O2 instead (for measurement).
+            static LEVEL: std::sync::OnceLock<OptimizationLevel> = std::sync::OnceLock::new();
+            *LEVEL.get_or_init(|| match std::env::var("VR_QUICK_CODEGEN").ok().as_deref() {
+                Some("none") => OptimizationLevel::None,
+                Some("default") => OptimizationLevel::Default,
+                _ => OptimizationLevel::Less,
+            })
+        } else {
+            llvm_opt_level(self.opt_level)
+        }
+    }
+}
+
+/// Compile `vm` with the `default<O{opt_level}>` pipeline (0 to 3), or the quick tier's
+/// (`opts.quick`), and the code generator's switches in `opts` (see [`super::CpuOptions`]), calling `offload`'s engine
 /// at the actions of its plan, if any.
 pub fn compile(
     vm: &VModule,
     opts: super::CpuOptions,
     offload: Option<&crate::runtime::offload::OffloadPlan>,
 ) -> VrResult<JitModule> {
-    let opt_level = opts.opt_level.min(3);
+    let pipeline = Pipeline::of(&opts);
     let t = std::time::Instant::now();
     let tm = host_machine()?;
     let context: &'static Context = Box::leak(Box::new(Context::create()));
@@ -281,7 +337,7 @@ pub fn compile(
     let finished = crate::cpu::interrupt::off_thread("LLVM's optimization passes", move || {
         let (module, tm, dump, context_ptr) = job.into_inner();
         let context_ptr = context_ptr.into_inner();
-        let result = llvm_phases(&module, &tm, &dump, opt_level, &names);
+        let result = llvm_phases(&module, &tm, &dump, pipeline, &names);
         drop(module);
         drop(tm);
         HandOver(match result {
@@ -329,17 +385,18 @@ pub(super) fn generate_module(
     Ok((module, dump))
 }
 
-/// LLVM's `default<O{opt_level}>` pipeline on `module` (its dump written after), up to
-/// the safe point before machine code generation; shared by the JIT and the object file.
+/// LLVM's IR pipeline (`default<O{opt_level}>` or the quick tier's) on `module` (its
+/// dump written after), up to the safe point before machine code generation; shared by
+/// the JIT and the object file.
 pub(super) fn optimize_module(
     module: &Module<'static>,
     tm: &TargetMachine,
     dump: &IrDump,
-    opt_level: u8,
+    pipeline: Pipeline,
 ) -> VrResult<()> {
     let t = std::time::Instant::now();
     module
-        .run_passes(&format!("default<O{opt_level}>"), tm, PassBuilderOptions::create())
+        .run_passes(&pipeline.passes(), tm, PassBuilderOptions::create())
         .map_err(internal)?;
     crate::compile_phases::record("llvm-opt", t);
     dump.write(module, "");
@@ -352,13 +409,13 @@ fn llvm_phases(
     module: &Module<'static>,
     tm: &TargetMachine,
     dump: &IrDump,
-    opt_level: u8,
+    pipeline: Pipeline,
     names: &[String],
 ) -> VrResult<(ExecutionEngine<'static>, HashMap<String, EntryFn>)> {
-    optimize_module(module, tm, dump, opt_level)?;
+    optimize_module(module, tm, dump, pipeline)?;
     let t = std::time::Instant::now();
     let engine = module
-        .create_jit_execution_engine(llvm_opt_level(opt_level))
+        .create_jit_execution_engine(pipeline.codegen_level())
         .map_err(internal)?;
     crate::compile_phases::record("mcjit.create", t);
     for (name, addr) in runtime_symbols() {

@@ -15,6 +15,8 @@
 //!   and `hypot`, mapped by address.
 //! - `marshal_value`: ranges, domains and tuples crossing the entry wrapper.
 //! - `parallel`: the thread pools and the parfor runtime helper (cpu-par).
+//! - `tiers`: tiered compilation (quick code first, the full tier swapped in when a
+//!   background compile finishes; `VR_TIERS`).
 //! - `random`: `vr_cpu_random`, the helper behind `random_*` draws (the call's host
 //!   generator, or the process's built-in R-compatible stream).
 //!
@@ -120,6 +122,7 @@ mod object;
 pub mod offload;
 mod random;
 mod raw;
+pub mod tiers;
 
 use crate::runtime::error::{ErrorKind, VrError, VrResult};
 use crate::runtime::value::Value;
@@ -145,6 +148,8 @@ pub struct CompiledModule {
     noalias_calls: std::sync::atomic::AtomicU64,
     /// The engine that runs the plan's actions (see [`compile_offloaded`]).
     offload: Option<(Offload, Arc<HashMap<u32, Action>>)>,
+    /// Compiled quick first ([`compile_tiered`]): the full tier, once ready.
+    tier_up: Option<Arc<tiers::TierUp>>,
 }
 
 /// How to compile a module for the CPU.
@@ -166,6 +171,9 @@ pub struct CpuOptions {
     /// chunk's sum with one atomic at its end (`codegen/par_atomics.rs`; the optimizer's
     /// `atomic-privatize` switch). Only `parallel` code has chunks. On by default.
     pub privatize_atomics: bool,
+    /// The quick tier (`tiers`): a short IR cleanup pipeline and LLVM's code generator
+    /// at -O1 instead of `default<O{opt_level}>`. Off by default.
+    pub quick: bool,
 }
 
 impl Default for CpuOptions {
@@ -176,6 +184,7 @@ impl Default for CpuOptions {
             opt_level: 2,
             alias_versions: true,
             privatize_atomics: true,
+            quick: false,
         }
     }
 }
@@ -218,6 +227,29 @@ pub fn compile_offloaded(m: &Module, opts: CpuOptions, offload: Offload) -> VrRe
     compile_inner(m, opts, Some(offload))
 }
 
+/// Compile `m` quick first (`tiers`): the quick tier now, and the full tier (`opts` at
+/// full strength) on a thread of its own, run by every call that starts after it is
+/// ready. Where `m` has nothing to gain (no loop), or the background compile fails, the
+/// quick tier stays.
+pub fn compile_tiered(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
+    let full_opts = CpuOptions { quick: false, ..opts };
+    let owned = m.clone();
+    compile_quick_then(m, opts, move || compile_with(&owned, full_opts))
+}
+
+/// The quick tier of `m` now, and the full tier as `compile_full` makes it, in the
+/// background (`tiers::start`): for hosts whose full tier goes through the on-disk
+/// cache (`driver::compile_unit`).
+pub fn compile_quick_then(
+    m: &Module,
+    opts: CpuOptions,
+    compile_full: impl FnOnce() -> VrResult<CompiledModule> + Send + 'static,
+) -> VrResult<CompiledModule> {
+    let mut quick = compile_inner(m, CpuOptions { quick: true, ..opts }, None)?;
+    quick.tier_up = Some(tiers::start(compile_full));
+    Ok(quick)
+}
+
 fn compile_inner(m: &Module, opts: CpuOptions, offload: Option<Offload>) -> VrResult<CompiledModule> {
     let t = std::time::Instant::now();
     crate::vrir::verify::verify_module(m)?;
@@ -238,6 +270,7 @@ fn compile_inner(m: &Module, opts: CpuOptions, offload: Option<Offload>) -> VrRe
             let actions = Arc::new(o.plan.actions());
             (o, actions)
         }),
+        tier_up: None,
     })
 }
 
@@ -288,6 +321,30 @@ impl CompiledModule {
         self.noalias_calls.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Which code calls run, for `explain`: `None` for a module compiled at one tier,
+    /// else a line saying whether the full tier has replaced the quick one.
+    pub fn tier_report(&self) -> Option<String> {
+        self.tier_up.as_ref().map(|t| t.report())
+    }
+
+    /// Wait at most `timeout` for the full tier of a module compiled quick first;
+    /// whether calls now run it (always true for a module compiled at one tier).
+    pub fn wait_for_full_tier(&self, timeout: std::time::Duration) -> bool {
+        self.tier_up.as_ref().is_none_or(|t| t.wait(timeout))
+    }
+
+    /// The entry of `func` a call starts now: the full tier once it is ready, else the
+    /// code compiled first (a call keeps the entry it starts with).
+    fn entry(&self, func: &str) -> Option<jit::EntryFn> {
+        let full = self.tier_up.as_ref().and_then(|t| t.entry(func));
+        full.or_else(|| self.jit.entry(func))
+    }
+
+    /// The machine code alone (for the tier that replaces a quick module's).
+    pub(crate) fn into_jit(self) -> jit::JitModule {
+        self.jit
+    }
+
     /// A new engine session for one call, when the module has an engine.
     pub(crate) fn offload_call(&self) -> Option<Box<offload::OffloadCall>> {
         self.offload.as_ref().map(|(o, actions)| {
@@ -308,7 +365,7 @@ impl CompiledModule {
                 format!("no function `{func}` in module `{}`", self.module.name),
             )
         })?;
-        let entry = self.jit.entry(func).ok_or_else(|| {
+        let entry = self.entry(func).ok_or_else(|| {
             VrError::new(
                 ErrorKind::Internal,
                 format!("cpu backend: `{func}` was not compiled"),

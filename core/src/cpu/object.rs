@@ -47,7 +47,8 @@ pub fn target_id() -> String {
 /// `vm` (verified) compiled with `default<O{opt_level}>` for the host CPU (parallel code
 /// when `opts.parallel`), as the bytes of a relocatable object file.
 pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
-    let opt_level = opts.opt_level.min(3);
+    // Objects are what the disk cache keeps for later processes: always full strength.
+    let pipeline = jit::Pipeline { quick: false, ..jit::Pipeline::of(&opts) };
     let t = std::time::Instant::now();
     let tm = jit::host_machine_with(RelocMode::PIC, CodeModel::Small)?;
     // Leaked so that the module can go to LLVM's thread with it (freed there).
@@ -69,7 +70,7 @@ pub fn emit_object(vm: &VModule, opts: CpuOptions) -> VrResult<Vec<u8>> {
         let (module, tm, dump, cx_ptr) = job.into_inner();
         let cx_ptr = cx_ptr.into_inner();
         let bytes = (|| -> VrResult<Vec<u8>> {
-            jit::optimize_module(&module, &tm, &dump, opt_level)?;
+            jit::optimize_module(&module, &tm, &dump, pipeline)?;
             let t = std::time::Instant::now();
             let buf = tm
                 .write_to_memory_buffer(&module, FileType::Object)
@@ -203,6 +204,7 @@ pub fn load_object(vm: &VModule, object: &[u8], opts: CpuOptions) -> VrResult<Co
             noalias_calls: Default::default(),
             // Code with offload actions is never written to the disk cache.
             offload: None,
+            tier_up: None,
         })
     }
 }

@@ -105,7 +105,7 @@ impl CompiledModule {
                 format!("no function `{func}` in module `{}`", self.module.name),
             )
         })?;
-        let entry = self.jit.entry(func).ok_or_else(|| {
+        let entry = self.entry(func).ok_or_else(|| {
             VrError::new(ErrorKind::Internal, format!("cpu backend: `{func}` was not compiled"))
         })?;
         if args.len() != f.params.len() {

@@ -12,6 +12,7 @@ use crate::runtime::disk_cache::{DiskCache, Lookup};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::Module;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// What one compile made and did.
 pub struct Unit {
@@ -35,7 +36,7 @@ pub fn compile_unit(
     key: &str,
     cpu: CpuOptions,
     gpu: Option<Placement>,
-    disk: Option<&DiskCache>,
+    disk: Option<&Arc<DiskCache>>,
     compiler_id: &str,
     off_note: impl FnOnce() -> String,
 ) -> VrResult<Unit> {
@@ -59,8 +60,13 @@ pub fn compile_unit(
             true,
         ));
     }
+    let quick_first = crate::cpu::tiers::requested();
     let Some(disk) = disk else {
-        let c = crate::cpu::compile_with(sub, cpu)?;
+        let c = if quick_first {
+            crate::cpu::compile_tiered(sub, cpu)?
+        } else {
+            crate::cpu::compile_with(sub, cpu)?
+        };
         return Ok(unit(c, off_note(), true));
     };
     let disk_key = format!("{key}\n{}\n{compiler_id}", crate::cpu::target_id());
@@ -80,6 +86,9 @@ pub fn compile_unit(
         Lookup::Untrusted(why) => untrusted = Some(why),
     }
     crate::vrir::verify::verify_module(sub)?;
+    if quick_first {
+        return quick_then_stored(sub, cpu, disk, disk_key, untrusted);
+    }
     let object = crate::cpu::emit_object(sub, cpu)?;
     // The last safe point before the entry is written: an interrupted compile leaves
     // nothing on disk (what is written is always a whole object, see disk_cache).
@@ -107,5 +116,42 @@ pub fn compile_unit(
         built: true,
         untrusted,
         not_written,
+    })
+}
+
+/// A disk-cache miss compiled quick first (`cpu::tiers`): the quick tier in memory now;
+/// the full-strength object compiled, written to the cache (unless the entry found was
+/// untrusted) and loaded in the background, where it replaces the quick tier for the
+/// calls after. A write that fails there only costs the next process a compile, as on
+/// the synchronous path, but is not reported (the report was made before it ran).
+fn quick_then_stored(
+    sub: &Module,
+    cpu: CpuOptions,
+    disk: &Arc<DiskCache>,
+    disk_key: String,
+    untrusted: Option<String>,
+) -> VrResult<Unit> {
+    let (owned, disk_owned, store) = (sub.clone(), Arc::clone(disk), untrusted.is_none());
+    let compiled = crate::cpu::compile_quick_then(sub, cpu, move || {
+        let object = crate::cpu::emit_object(&owned, cpu)?;
+        crate::cpu::interrupt::check_compile("writing the on-disk cache entry")?;
+        if store {
+            let _ = disk_owned.store(&disk_key, &object);
+        }
+        crate::cpu::load_object(&owned, &object, cpu)
+    })?;
+    let what = match &untrusted {
+        Some(why) => format!("entry not loaded: {why}; compiled in memory, nothing written"),
+        None => format!(
+            "compiled quick first; the full-strength object is written to {} by the background compile",
+            disk.dir().display()
+        ),
+    };
+    Ok(Unit {
+        compiled,
+        disk: what,
+        built: true,
+        untrusted,
+        not_written: None,
     })
 }

@@ -135,7 +135,8 @@ pub struct CompileCache {
     compiles: AtomicU64,
     memory_hits: AtomicU64,
     /// Machine code kept across processes, when enabled.
-    disk: std::sync::OnceLock<DiskCache>,
+    /// Shared with background compiles that store their object (`cpu::tiers`).
+    disk: std::sync::OnceLock<Arc<DiskCache>>,
     /// Why the on-disk cache, or an entry of it, was not used: the first reason.
     disk_note: Mutex<Option<String>>,
     disk_untrusted: AtomicU64,
@@ -270,7 +271,7 @@ impl CompileCache {
     pub fn enable_disk(&self, dir: &std::path::Path) -> Result<(), Problem> {
         match DiskCache::open(dir) {
             Ok(d) => {
-                let _ = self.disk.set(d);
+                let _ = self.disk.set(Arc::new(d));
                 Ok(())
             }
             Err(p) => {
