@@ -23,6 +23,7 @@ pub const CONFIG_KEYS: &[(&str, &str)] = &[
     ("cache_dir", "directory of the on-disk code cache, or `off`"),
     ("passes", "optimizer passes, as VR_PASSES: `-bce,-bce-version`, `none`, `all` (default: every pass; VR_PASSES when set)"),
     ("params_noalias", "`yes` when the host never passes one array's storage as two parameters (R, MATLAB: values), else `no` (default)"),
+    ("tiers", "`quick-first` (quick code for the first calls, full-strength code swapped in when a background compile ends) or `full` (default: one compile at full strength; VR_TIERS=quick-first when set)"),
 ];
 
 /// A context's configuration, parsed and checked.
@@ -109,6 +110,13 @@ impl Config {
                         "yes" | "true" | "1" => true,
                         "no" | "false" | "0" => false,
                         _ => return Err(bad(k, v, "`yes` or `no`")),
+                    }
+                }
+                "tiers" => {
+                    c.options.quick_first = match v.as_str() {
+                        "quick-first" => true,
+                        "full" => false,
+                        _ => return Err(bad(k, v, "`quick-first` or `full`")),
                     }
                 }
                 "cache_dir" => {

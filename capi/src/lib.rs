@@ -712,14 +712,16 @@ fn explain(f: &VrFunction) -> String {
     } else {
         String::new()
     };
-    // Compiled quick first (`VR_TIERS=quick-first`): which tier calls run now.
+    // Compiled quick first (`tiers=quick-first`): what the background compile did with
+    // the disk cache (waited for), and which tier calls run now.
+    let disk = f.spec.disk_report();
     let tier = f.spec.compiled.tier_report().map_or(String::new(), |t| format!("code: {t}\n"));
     format!(
         "function {}\nbackend: {backend}\nbounds checks: {}\ncompile: {:.1} ms (optimizer and LLVM, or a load from the disk cache)\ndisk cache: {}\n{tier}{gpu}optimizer:\n{}",
         f.spec.function,
         if o.bounds_checks { "on" } else { "off" },
         f.spec.compile_seconds * 1e3,
-        f.spec.disk,
+        disk,
         if f.spec.optimizer_report.is_empty() { "(no pass ran)\n".to_string() } else { f.spec.optimizer_report.clone() },
     )
 }

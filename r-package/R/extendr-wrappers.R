@@ -4,7 +4,7 @@
 #' @useDynLib velociraptor, .registration = TRUE
 NULL
 
-vr_rs_configure <- function(threads, cache_dir, bounds_checks, gpu) .Call(wrap__vr_rs_configure, threads, cache_dir, bounds_checks, gpu)
+vr_rs_configure <- function(threads, cache_dir, bounds_checks, gpu, tiers) .Call(wrap__vr_rs_configure, threads, cache_dir, bounds_checks, gpu, tiers)
 
 vr_rs_new <- function(source, name, globals = character()) .Call(wrap__vr_rs_new, source, name, globals)
 

@@ -518,6 +518,13 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
 #'   CPU's in the last bits (a few units in the last place). `vr_stats()$gpu` says where
 #'   sections run; [vr_explain()] what each section did. `VR_OPENCL_DEVICE=P/D` picks
 #'   device D of platform P.
+#' @param tiers How a function compiles on its first call with new argument types:
+#'   `"full"` (the default) compiles it at full strength before running it;
+#'   `"quick-first"` compiles quick code (2-3x less compile time, running 1.0-1.5x
+#'   slower) and compiles the full-strength code in the background, which every later
+#'   call runs once ready: better where first calls are short (interactive work),
+#'   worse for a single long call. Results are the same either way. The default is
+#'   `"quick-first"` when the environment variable `VR_TIERS` says so.
 #' @return The options in force, as a list (invisibly when any was set).
 #' @section The on-disk cache:
 #' The cache holds machine code that later R processes load and run, so it is used only
@@ -539,9 +546,9 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
 #' vr_options(threads = 1)
 #' vr_options(threads = old$threads)
 #' @export
-vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL, gpu = NULL) {
+vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL, gpu = NULL, tiers = NULL) {
   opts <- .vr$options
-  if (is.null(threads) && is.null(cache_dir) && is.null(bounds_checks) && is.null(gpu)) return(opts)
+  if (is.null(threads) && is.null(cache_dir) && is.null(bounds_checks) && is.null(gpu) && is.null(tiers)) return(opts)
   if (!is.null(threads)) {
     threads <- as.integer(threads)
     if (length(threads) != 1L || is.na(threads) || threads < 0L) stop("`threads` must be a count (0: every core)")
@@ -555,13 +562,18 @@ vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL, g
       stop("`gpu` must be \"auto\", \"on\" or \"off\"")
     opts$gpu <- gpu
   }
+  if (!is.null(tiers)) {
+    if (!is.character(tiers) || length(tiers) != 1L || !(tiers %in% c("full", "quick-first")))
+      stop("`tiers` must be \"full\" or \"quick-first\"")
+    opts$tiers <- tiers
+  }
   .vr_apply_options(opts)
   invisible(opts)
 }
 
 .vr_apply_options <- function(opts) {
   # The Rust side creates the directory (mode 0700) and checks who can write it.
-  r <- vr_rs_configure(as.numeric(opts$threads), opts$cache_dir, opts$bounds_checks, opts$gpu)
+  r <- vr_rs_configure(as.numeric(opts$threads), opts$cache_dir, opts$bounds_checks, opts$gpu, opts$tiers)
   if (inherits(r, "vr_failure")) stop("velociraptor: ", r$message)
   .vr$options <- opts
   .vr_gpu_warning(r)
@@ -626,11 +638,13 @@ gpu <- function(expr) invisible(expr)
   cache <- getOption("velociraptor.cache_dir", .vr_default_cache_dir())
   gpu <- getOption("velociraptor.gpu", "auto")
   if (!(identical(gpu, "auto") || identical(gpu, "on") || identical(gpu, "off"))) gpu <- "auto"
-  .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE, gpu = gpu)
+  tiers <- getOption("velociraptor.tiers", if (identical(Sys.getenv("VR_TIERS"), "quick-first")) "quick-first" else "full")
+  if (!identical(tiers, "quick-first")) tiers <- "full"
+  .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE, gpu = gpu, tiers = tiers)
   # Created at load (mode 0700, by the Rust side), except under R CMD check (which must
   # not write to the user's files).
   if (!dir.exists(cache) && nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_"))) cache <- ""
-  r <- vr_rs_configure(as.numeric(threads), cache, TRUE, gpu)
+  r <- vr_rs_configure(as.numeric(threads), cache, TRUE, gpu, tiers)
   if (inherits(r, "vr_failure")) warning("velociraptor: ", r$message)
   .vr_gpu_warning(r)
   if (is.character(r)) .vr_cache_warning(r)

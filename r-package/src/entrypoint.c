@@ -6,7 +6,7 @@
 #include <Rinternals.h>
 #include <R_ext/Rdynload.h>
 
-extern SEXP wrap__vr_rs_configure(SEXP, SEXP, SEXP, SEXP);
+extern SEXP wrap__vr_rs_configure(SEXP, SEXP, SEXP, SEXP, SEXP);
 extern SEXP wrap__vr_rs_new(SEXP, SEXP, SEXP);
 extern SEXP wrap__vr_rs_explain(SEXP);
 extern SEXP wrap__vr_rs_sections(SEXP, SEXP);
@@ -15,7 +15,7 @@ extern SEXP wrap__vr_rs_panic_for_test(void);
 extern SEXP vr_rs_call_fast(SEXP, SEXP);
 
 static const R_CallMethodDef call_entries[] = {
-    {"wrap__vr_rs_configure", (DL_FUNC) &wrap__vr_rs_configure, 4},
+    {"wrap__vr_rs_configure", (DL_FUNC) &wrap__vr_rs_configure, 5},
     {"wrap__vr_rs_new", (DL_FUNC) &wrap__vr_rs_new, 3},
     {"wrap__vr_rs_explain", (DL_FUNC) &wrap__vr_rs_explain, 1},
     {"wrap__vr_rs_sections", (DL_FUNC) &wrap__vr_rs_sections, 2},

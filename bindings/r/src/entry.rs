@@ -163,6 +163,7 @@ pub fn configure(
     cache_dir: &str,
     bounds_checks: bool,
     gpu: &str,
+    tiers: &str,
 ) -> Result<(Option<String>, Option<String>), Failure> {
     note_r_thread();
     if !matches!(gpu, "auto" | "on" | "off") {
@@ -176,6 +177,8 @@ pub fn configure(
         ("bounds_check".to_string(), if bounds_checks { "on" } else { "off" }.to_string()),
         ("backend".to_string(), backend.to_string()),
         ("params_noalias".to_string(), "yes".to_string()),
+        // `full` or `quick-first` (checked by the C API's configuration).
+        ("tiers".to_string(), tiers.to_string()),
     ];
     if threads > 0 {
         pairs.push(("threads".into(), threads.to_string()));
@@ -215,7 +218,7 @@ fn context() -> Result<(*mut VrContext, u64), Failure> {
         }
     }
     // No cache here, so nothing to report.
-    configure(0, "", true, "auto")?;
+    configure(0, "", true, "auto", "full")?;
     let c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
     Ok((c.ptr, c.generation))
 }

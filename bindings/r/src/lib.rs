@@ -77,13 +77,14 @@ fn guarded(what: &str, body: impl FnOnce() -> std::result::Result<Robj, Failure>
 /// about once per process; with attribute `gpu_warning` when `gpu = "on"` found no
 /// OpenCL device.
 #[extendr]
-fn vr_rs_configure(threads: Robj, cache_dir: Robj, bounds_checks: Robj, gpu: Robj) -> Robj {
+fn vr_rs_configure(threads: Robj, cache_dir: Robj, bounds_checks: Robj, gpu: Robj, tiers: Robj) -> Robj {
     guarded("vr_rs_configure", || {
         let threads = threads.as_real().unwrap_or(0.0).max(0.0) as usize;
         let cache_dir = cache_dir.as_str().unwrap_or("").to_string();
         let bounds = bounds_checks.as_bool().unwrap_or(true);
         let gpu = gpu.as_str().unwrap_or("auto").to_string();
-        let (cache, warning) = entry::configure(threads, &cache_dir, bounds, &gpu)?;
+        let tiers = tiers.as_str().unwrap_or("full").to_string();
+        let (cache, warning) = entry::configure(threads, &cache_dir, bounds, &gpu, &tiers)?;
         let mut out = match cache {
             Some(status) => Robj::from(status),
             None => Robj::from(true),

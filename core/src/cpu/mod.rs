@@ -234,7 +234,7 @@ pub fn compile_offloaded(m: &Module, opts: CpuOptions, offload: Offload) -> VrRe
 pub fn compile_tiered(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
     let full_opts = CpuOptions { quick: false, ..opts };
     let owned = m.clone();
-    compile_quick_then(m, opts, move || compile_with(&owned, full_opts))
+    compile_quick_then(m, opts, move || Ok((compile_with(&owned, full_opts)?, None)))
 }
 
 /// The quick tier of `m` now, and the full tier as `compile_full` makes it, in the
@@ -243,7 +243,7 @@ pub fn compile_tiered(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> 
 pub fn compile_quick_then(
     m: &Module,
     opts: CpuOptions,
-    compile_full: impl FnOnce() -> VrResult<CompiledModule> + Send + 'static,
+    compile_full: impl FnOnce() -> VrResult<tiers::Full> + Send + 'static,
 ) -> VrResult<CompiledModule> {
     let mut quick = compile_inner(m, CpuOptions { quick: true, ..opts }, None)?;
     quick.tier_up = Some(tiers::start(compile_full));
@@ -325,6 +325,13 @@ impl CompiledModule {
     /// else a line saying whether the full tier has replaced the quick one.
     pub fn tier_report(&self) -> Option<String> {
         self.tier_up.as_ref().map(|t| t.report())
+    }
+
+    /// What the background compile of a module compiled quick first did with the
+    /// on-disk cache (written, or not and why), once it has ended; None before, and for
+    /// a module compiled at one tier.
+    pub fn tier_disk_report(&self) -> Option<String> {
+        self.tier_up.as_ref().and_then(|t| t.disk())
     }
 
     /// Wait at most `timeout` for the full tier of a module compiled quick first;

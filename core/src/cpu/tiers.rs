@@ -29,11 +29,12 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// `VR_TIERS`, read once per process: `quick-first` (hosts compile quick first and
-/// tier up in the background), `quick` (every cpu compile of `backend::execute`, so
+/// tier up in the background; also the C API's `tiers` configuration and R's
+/// `vr_options(tiers = )`), `quick` (every cpu compile of `backend::execute`, so
 /// `vr run` and `vr test`, at the quick tier alone: to test and measure it), anything
-/// else or unset: one compile at full strength. Not the default in this increment: the
-/// hosts' tests and the on-disk cache's reports assume that what a compile returns is
-/// the code that stays (`explain` and the disk entry are known when it returns).
+/// else or unset: one compile at full strength. Not the default: a first call that runs
+/// longer than about twice the compile time saved loses more (1.0-1.5x slower code)
+/// than it gains (bench/RESULTS.md, "Tiered compilation").
 fn setting() -> &'static str {
     static SET: OnceLock<String> = OnceLock::new();
     SET.get_or_init(|| std::env::var("VR_TIERS").unwrap_or_default())
@@ -56,7 +57,31 @@ pub(super) struct TierUp {
     state: Mutex<State>,
     changed: Condvar,
     started: Instant,
+    /// What the background compile did with the on-disk cache, for `explain`.
+    disk: Mutex<Option<String>>,
 }
+
+/// Background compiles still running in this process (`wait_all`).
+static PENDING: Mutex<usize> = Mutex::new(0);
+static PENDING_DONE: Condvar = Condvar::new();
+
+/// Wait at most `timeout` for every background compile of this process to end (the
+/// reports that count what they do, such as the disk cache's writes, read after it).
+pub fn wait_all(timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    let mut n = PENDING.lock().unwrap_or_else(|p| p.into_inner());
+    while *n > 0 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        n = PENDING_DONE.wait_timeout(n, left).unwrap_or_else(|p| p.into_inner()).0;
+    }
+}
+
+/// What a background compile makes: the full tier, and what it did with the on-disk
+/// cache (None without one).
+pub type Full = (super::CompiledModule, Option<String>);
 
 /// JIT code is immutable once made and only freed when dropped (the reason
 /// `CompiledModule` is Send and Sync): it may be made on one thread and run on others.
@@ -93,6 +118,11 @@ impl TierUp {
         self.full.get().is_some()
     }
 
+    /// What the background compile did with the on-disk cache, once it ended.
+    pub(super) fn disk(&self) -> Option<String> {
+        self.disk.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     /// One line for `explain`: which tier runs and why.
     pub(super) fn report(&self) -> String {
         let state = self.state.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -115,25 +145,27 @@ impl TierUp {
 /// the quick module will ask. The process waits for the thread at exit (LLVM's static
 /// destructors must not run under it); an interrupt that stops the background compile
 /// leaves the quick tier in place.
-pub(super) fn start(
-    compile_full: impl FnOnce() -> VrResult<super::CompiledModule> + Send + 'static,
-) -> Arc<TierUp> {
+pub(super) fn start(compile_full: impl FnOnce() -> VrResult<Full> + Send + 'static) -> Arc<TierUp> {
     let tier = Arc::new(TierUp {
         full: OnceLock::new(),
         state: Mutex::new(State::Compiling),
         changed: Condvar::new(),
         started: Instant::now(),
+        disk: Mutex::new(None),
     });
     let theirs = Arc::clone(&tier);
     let guard = super::interrupt::BackgroundWork::begin();
+    *PENDING.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+    let pending = Pending;
     let spawned = std::thread::Builder::new()
         .name("vr-tier-up".into())
         .stack_size(8 << 20)
         .spawn(move || {
-            let _guard = guard;
+            let (_guard, _pending) = (guard, pending);
             let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(compile_full));
             let outcome = match made {
-                Ok(Ok(full)) => {
+                Ok(Ok((full, disk))) => {
+                    *theirs.disk.lock().unwrap_or_else(|p| p.into_inner()) = disk;
                     let _ = theirs.full.set(FullCode(full.into_jit()));
                     State::Ready(theirs.started.elapsed())
                 }
@@ -148,4 +180,15 @@ pub(super) fn start(
             State::Failed(format!("no thread for the background compile: {e}"));
     }
     tier
+}
+
+/// One background compile counted in `PENDING` while it lives.
+struct Pending;
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let mut n = PENDING.lock().unwrap_or_else(|p| p.into_inner());
+        *n -= 1;
+        PENDING_DONE.notify_all();
+    }
 }

@@ -12,7 +12,7 @@ use crate::runtime::disk_cache::{DiskCache, Lookup};
 use crate::runtime::error::VrResult;
 use crate::vrir::ast::Module;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What one compile made and did.
 pub struct Unit {
@@ -28,9 +28,18 @@ pub struct Unit {
     pub not_written: Option<String>,
 }
 
+/// How a unit is compiled besides its options: quick first or at full strength
+/// (`cpu::tiers`), and where a background compile reports a disk entry it could not
+/// write (the cache's first note, as the synchronous path's `Unit::not_written`).
+pub struct Tiering {
+    pub quick_first: bool,
+    pub notes: Arc<Mutex<Option<String>>>,
+}
+
 /// Compile `sub` (verified, optimized; `key`: the specialization cache's key) with `cpu`
 /// options, on the `gpu` backend when `gpu` says how tasks are placed; through `disk` when given (entries keyed by
 /// `key`, the target and `compiler_id`). `off_note`: what to report without a disk cache.
+#[allow(clippy::too_many_arguments)]
 pub fn compile_unit(
     sub: &Module,
     key: &str,
@@ -39,6 +48,7 @@ pub fn compile_unit(
     disk: Option<&Arc<DiskCache>>,
     compiler_id: &str,
     off_note: impl FnOnce() -> String,
+    tiering: Tiering,
 ) -> VrResult<Unit> {
     let unit = |compiled, disk: String, built| Unit {
         compiled,
@@ -60,7 +70,7 @@ pub fn compile_unit(
             true,
         ));
     }
-    let quick_first = crate::cpu::tiers::requested();
+    let quick_first = tiering.quick_first;
     let Some(disk) = disk else {
         let c = if quick_first {
             crate::cpu::compile_tiered(sub, cpu)?
@@ -87,7 +97,7 @@ pub fn compile_unit(
     }
     crate::vrir::verify::verify_module(sub)?;
     if quick_first {
-        return quick_then_stored(sub, cpu, disk, disk_key, untrusted);
+        return quick_then_stored(sub, cpu, disk, disk_key, untrusted, tiering.notes);
     }
     let object = crate::cpu::emit_object(sub, cpu)?;
     // The last safe point before the entry is written: an interrupted compile leaves
@@ -122,28 +132,42 @@ pub fn compile_unit(
 /// A disk-cache miss compiled quick first (`cpu::tiers`): the quick tier in memory now;
 /// the full-strength object compiled, written to the cache (unless the entry found was
 /// untrusted) and loaded in the background, where it replaces the quick tier for the
-/// calls after. A write that fails there only costs the next process a compile, as on
-/// the synchronous path, but is not reported (the report was made before it ran).
+/// calls after. What the write did is reported when it has happened: the module's
+/// `tier_disk_report` (explain's `disk cache:` line), and a failed write as the cache's
+/// note, as on the synchronous path.
 fn quick_then_stored(
     sub: &Module,
     cpu: CpuOptions,
     disk: &Arc<DiskCache>,
     disk_key: String,
     untrusted: Option<String>,
+    notes: Arc<Mutex<Option<String>>>,
 ) -> VrResult<Unit> {
     let (owned, disk_owned, store) = (sub.clone(), Arc::clone(disk), untrusted.is_none());
     let compiled = crate::cpu::compile_quick_then(sub, cpu, move || {
         let object = crate::cpu::emit_object(&owned, cpu)?;
         crate::cpu::interrupt::check_compile("writing the on-disk cache entry")?;
-        if store {
-            let _ = disk_owned.store(&disk_key, &object);
-        }
-        crate::cpu::load_object(&owned, &object, cpu)
+        let dir = disk_owned.dir().display().to_string();
+        let what = if !store {
+            None
+        } else {
+            Some(match disk_owned.store(&disk_key, &object) {
+                Ok(()) => format!("compiled; written to {dir}"),
+                Err(e) => {
+                    notes
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(format!("entry not written ({e}); the next process compiles again"));
+                    format!("compiled; not written to {dir} ({e})")
+                }
+            })
+        };
+        Ok((crate::cpu::load_object(&owned, &object, cpu)?, what))
     })?;
     let what = match &untrusted {
         Some(why) => format!("entry not loaded: {why}; compiled in memory, nothing written"),
         None => format!(
-            "compiled quick first; the full-strength object is written to {} by the background compile",
+            "compiled quick first; the full-strength object is written to {} when the background compile ends (see `code:`)",
             disk.dir().display()
         ),
     };

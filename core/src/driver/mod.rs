@@ -9,7 +9,7 @@
 pub mod calibrate;
 pub mod compile;
 
-pub use compile::{compile_unit, Unit};
+pub use compile::{compile_unit, Tiering, Unit};
 
 use crate::cpu::{CompiledModule, CpuOptions};
 use crate::gpu::placement::{Calibration, Placement};

@@ -42,6 +42,9 @@ pub struct CompileOptions {
     /// With `gpu`: whether every task goes to the device or the cost model places each
     /// (`backend=auto`).
     pub placement: crate::gpu::placement::Placement,
+    /// Compile quick first and tier up in the background (`cpu::tiers`; default
+    /// `VR_TIERS=quick-first`). Not part of the key: the code that stays is the same.
+    pub quick_first: bool,
 }
 
 impl Default for CompileOptions {
@@ -54,6 +57,7 @@ impl Default for CompileOptions {
             passes: crate::opt::OptOptions::all(),
             gpu: false,
             placement: crate::gpu::placement::Placement::Device,
+            quick_first: crate::cpu::tiers::requested(),
         }
     }
 }
@@ -103,7 +107,20 @@ pub struct Specialized {
     pub disk: String,
 }
 
+/// How long a report waits for background compiles to end (`cpu::tiers`).
+const BACKGROUND_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 impl Specialized {
+    /// What the on-disk cache did for this specialization, for `explain`; for one
+    /// compiled quick first, what its background compile did, once it has ended
+    /// (waited for).
+    pub fn disk_report(&self) -> String {
+        if !self.compiled.wait_for_full_tier(BACKGROUND_WAIT) {
+            return self.disk.clone();
+        }
+        self.compiled.tier_disk_report().unwrap_or_else(|| self.disk.clone())
+    }
+
     pub fn signature(&self) -> &Function {
         self.module
             .function(&self.function)
@@ -138,7 +155,8 @@ pub struct CompileCache {
     /// Shared with background compiles that store their object (`cpu::tiers`).
     disk: std::sync::OnceLock<Arc<DiskCache>>,
     /// Why the on-disk cache, or an entry of it, was not used: the first reason.
-    disk_note: Mutex<Option<String>>,
+    /// Shared with background compiles (a disk entry they could not write).
+    disk_note: Arc<Mutex<Option<String>>>,
     disk_untrusted: AtomicU64,
 }
 
@@ -251,6 +269,8 @@ fn without_bounds_checks(m: &Module) -> Module {
 
 impl CompileCache {
     pub fn stats(&self) -> CacheStats {
+        // Background compiles (`cpu::tiers`) write disk entries: count them once done.
+        crate::cpu::tiers::wait_all(BACKGROUND_WAIT);
         let disk = |f: fn(&DiskCache) -> &AtomicU64| {
             self.disk.get().map_or(0, |d| f(d).load(Ordering::Relaxed))
         };
@@ -302,6 +322,7 @@ impl CompileCache {
     /// REASON` for the first entry refused, or `; entry not written (ERROR); ...` for the
     /// first that could not be stored), or `not used: REASON`.
     pub fn disk_status(&self) -> String {
+        crate::cpu::tiers::wait_all(BACKGROUND_WAIT);
         match (self.disk.get(), self.disk_note()) {
             (Some(d), None) => format!("in use: {}", d.dir().display()),
             (Some(d), Some(note)) => format!("in use: {}; {note}", d.dir().display()),
@@ -316,7 +337,11 @@ impl CompileCache {
     fn compile(&self, sub: &Module, key: &str, opts: &CompileOptions) -> VrResult<(CompiledModule, String)> {
         // Without a cache, the only note is why its directory was refused.
         let off_note = || self.disk_note().unwrap_or_else(|| "off".to_string());
-        let unit = crate::driver::compile_unit(sub, key, opts.cpu(), opts.gpu.then_some(opts.placement), self.disk.get(), &compiler_id(), off_note)?;
+        let tiering = crate::driver::Tiering {
+            quick_first: opts.quick_first,
+            notes: Arc::clone(&self.disk_note),
+        };
+        let unit = crate::driver::compile_unit(sub, key, opts.cpu(), opts.gpu.then_some(opts.placement), self.disk.get(), &compiler_id(), off_note, tiering)?;
         if unit.built {
             self.compiles.fetch_add(1, Ordering::Relaxed);
         }
