@@ -104,24 +104,66 @@ impl<T> HandOver<T> {
     }
 }
 
-/// Abandoned LLVM phases still running (see [`off_thread`]); the process waits for them
-/// at exit, before LLVM's own static destructors run under their feet.
-static ABANDONED: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
-static ABANDONED_DONE: std::sync::Condvar = std::sync::Condvar::new();
+/// A count of work running on threads nobody joins, and a way to wait until it is
+/// zero (the abandoned LLVM phases below; the background compiles of `cpu::tiers`).
+pub(crate) struct Outstanding {
+    count: std::sync::Mutex<usize>,
+    done: std::sync::Condvar,
+}
 
-extern "C" fn wait_for_abandoned_at_exit() {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let Ok(mut n) = ABANDONED.lock() else { return };
-    while *n > 0 {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        if left.is_zero() {
-            return;
-        }
-        match ABANDONED_DONE.wait_timeout(n, left) {
-            Ok((g, _)) => n = g,
-            Err(_) => return,
+impl Outstanding {
+    pub(crate) const fn new() -> Outstanding {
+        Outstanding {
+            count: std::sync::Mutex::new(0),
+            done: std::sync::Condvar::new(),
         }
     }
+
+    /// One more piece of work, counted until the guard drops.
+    pub(crate) fn enter(&'static self) -> OutstandingGuard {
+        self.add();
+        OutstandingGuard(self)
+    }
+
+    fn add(&self) {
+        *self.count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+    }
+
+    fn finish(&self) {
+        *self.count.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+        self.done.notify_all();
+    }
+
+    /// Wait at most `timeout` for the count to reach zero.
+    pub(crate) fn wait_zero(&self, timeout: std::time::Duration) {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut n = self.count.lock().unwrap_or_else(|p| p.into_inner());
+        while *n > 0 {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            n = self.done.wait_timeout(n, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+}
+
+/// What [`Outstanding::enter`] counted; dropping it ends the count.
+pub(crate) struct OutstandingGuard(&'static Outstanding);
+
+impl Drop for OutstandingGuard {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
+}
+
+/// LLVM work still running on threads nobody waits for: abandoned phases (see
+/// [`off_thread`]) and background compiles ([`BackgroundWork`]); the process waits for
+/// them at exit, before LLVM's own static destructors run under their feet.
+static ABANDONED: Outstanding = Outstanding::new();
+
+extern "C" fn wait_for_abandoned_at_exit() {
+    ABANDONED.wait_zero(std::time::Duration::from_secs(30));
 }
 
 /// Register the at-exit wait for LLVM work still running on other threads (once).
@@ -134,24 +176,11 @@ fn wait_at_exit() {
 }
 
 /// LLVM work that runs on a thread nobody waits for (a background compile,
-/// `cpu::tiers`): while a guard lives, the process waits for it at exit, as for
+/// `cpu::tiers`): while the guard lives, the process waits for it at exit, as for
 /// abandoned phases.
-pub(crate) struct BackgroundWork(());
-
-impl BackgroundWork {
-    pub(crate) fn begin() -> BackgroundWork {
-        wait_at_exit();
-        *ABANDONED.lock().unwrap_or_else(|p| p.into_inner()) += 1;
-        BackgroundWork(())
-    }
-}
-
-impl Drop for BackgroundWork {
-    fn drop(&mut self) {
-        let mut n = ABANDONED.lock().unwrap_or_else(|p| p.into_inner());
-        *n -= 1;
-        ABANDONED_DONE.notify_all();
-    }
+pub(crate) fn background_work() -> OutstandingGuard {
+    wait_at_exit();
+    ABANDONED.enter()
 }
 
 /// Run `work`, one of LLVM's phases that has no safe point inside (its optimization
@@ -195,9 +224,7 @@ pub(crate) fn off_thread<T: Send + 'static>(
             if matches!(*state, Job::Abandoned) {
                 drop(state);
                 drop(value);
-                let mut n = ABANDONED.lock().unwrap_or_else(|p| p.into_inner());
-                *n -= 1;
-                ABANDONED_DONE.notify_all();
+                ABANDONED.finish();
                 return;
             }
             *state = match value {
@@ -230,7 +257,7 @@ pub(crate) fn off_thread<T: Send + 'static>(
         }
         if pending() {
             wait_at_exit();
-            *ABANDONED.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+            ABANDONED.add();
             *state = Job::Abandoned;
             return Err(VrError::new(
                 ErrorKind::Interrupted,

@@ -229,8 +229,7 @@ pub fn compile_offloaded(m: &Module, opts: CpuOptions, offload: Offload) -> VrRe
 
 /// Compile `m` quick first (`tiers`): the quick tier now, and the full tier (`opts` at
 /// full strength) on a thread of its own, run by every call that starts after it is
-/// ready. Where `m` has nothing to gain (no loop), or the background compile fails, the
-/// quick tier stays.
+/// ready. Where the background compile fails, the quick tier stays.
 pub fn compile_tiered(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
     let full_opts = CpuOptions { quick: false, ..opts };
     let owned = m.clone();

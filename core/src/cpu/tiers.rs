@@ -20,8 +20,8 @@
 //! same bits and record the same errors; only their speed differs.
 //!
 //! What is not tiered: modules with GPU sections (their code holds the engine's plan),
-//! and compiles with `VR_TIERS` not set to `quick-first` (the default, for now: see
-//! [`requested`]).
+//! and every compile unless a host asks (C API `tiers=quick-first`, R
+//! `vr_options(tiers = )`, `VR_TIERS`; see [`setting`] for why not by default).
 
 use super::jit::JitModule;
 use crate::runtime::error::VrResult;
@@ -57,26 +57,15 @@ pub(super) struct TierUp {
     state: Mutex<State>,
     changed: Condvar,
     started: Instant,
-    /// What the background compile did with the on-disk cache, for `explain`.
-    disk: Mutex<Option<String>>,
 }
 
 /// Background compiles still running in this process (`wait_all`).
-static PENDING: Mutex<usize> = Mutex::new(0);
-static PENDING_DONE: Condvar = Condvar::new();
+static PENDING: super::interrupt::Outstanding = super::interrupt::Outstanding::new();
 
 /// Wait at most `timeout` for every background compile of this process to end (the
 /// reports that count what they do, such as the disk cache's writes, read after it).
 pub fn wait_all(timeout: Duration) {
-    let deadline = Instant::now() + timeout;
-    let mut n = PENDING.lock().unwrap_or_else(|p| p.into_inner());
-    while *n > 0 {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return;
-        }
-        n = PENDING_DONE.wait_timeout(n, left).unwrap_or_else(|p| p.into_inner()).0;
-    }
+    PENDING.wait_zero(timeout);
 }
 
 /// What a background compile makes: the full tier, and what it did with the on-disk
@@ -93,7 +82,8 @@ unsafe impl Sync for FullCode {}
 #[derive(Clone, Debug)]
 enum State {
     Compiling,
-    Ready(Duration),
+    /// Swapped in this long after the quick tier; what it did with the on-disk cache.
+    Ready(Duration, Option<String>),
     Failed(String),
 }
 
@@ -120,7 +110,10 @@ impl TierUp {
 
     /// What the background compile did with the on-disk cache, once it ended.
     pub(super) fn disk(&self) -> Option<String> {
-        self.disk.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        match &*self.state.lock().unwrap_or_else(|p| p.into_inner()) {
+            State::Ready(_, disk) => disk.clone(),
+            State::Compiling | State::Failed(_) => None,
+        }
     }
 
     /// One line for `explain`: which tier runs and why.
@@ -131,7 +124,7 @@ impl TierUp {
                 "quick (short LLVM pipeline); the full-strength code is compiling in the background ({:.0} ms so far)",
                 self.started.elapsed().as_secs_f64() * 1e3
             ),
-            State::Ready(after) => format!(
+            State::Ready(after, _) => format!(
                 "full strength (swapped in {:.1} ms after the quick tier was ready; calls before ran the quick tier)",
                 after.as_secs_f64() * 1e3
             ),
@@ -151,23 +144,19 @@ pub(super) fn start(compile_full: impl FnOnce() -> VrResult<Full> + Send + 'stat
         state: Mutex::new(State::Compiling),
         changed: Condvar::new(),
         started: Instant::now(),
-        disk: Mutex::new(None),
     });
     let theirs = Arc::clone(&tier);
-    let guard = super::interrupt::BackgroundWork::begin();
-    *PENDING.lock().unwrap_or_else(|p| p.into_inner()) += 1;
-    let pending = Pending;
+    let guards = (super::interrupt::background_work(), PENDING.enter());
     let spawned = std::thread::Builder::new()
         .name("vr-tier-up".into())
         .stack_size(8 << 20)
         .spawn(move || {
-            let (_guard, _pending) = (guard, pending);
+            let _guards = guards;
             let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(compile_full));
             let outcome = match made {
                 Ok(Ok((full, disk))) => {
-                    *theirs.disk.lock().unwrap_or_else(|p| p.into_inner()) = disk;
                     let _ = theirs.full.set(FullCode(full.into_jit()));
-                    State::Ready(theirs.started.elapsed())
+                    State::Ready(theirs.started.elapsed(), disk)
                 }
                 Ok(Err(e)) => State::Failed(e.message),
                 Err(_) => State::Failed("a panic in the background compile".into()),
@@ -180,15 +169,4 @@ pub(super) fn start(compile_full: impl FnOnce() -> VrResult<Full> + Send + 'stat
             State::Failed(format!("no thread for the background compile: {e}"));
     }
     tier
-}
-
-/// One background compile counted in `PENDING` while it lives.
-struct Pending;
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        let mut n = PENDING.lock().unwrap_or_else(|p| p.into_inner());
-        *n -= 1;
-        PENDING_DONE.notify_all();
-    }
 }

@@ -95,10 +95,11 @@ pub fn compile_unit(
         // Not loaded, and not replaced either: the user should see it as found.
         Lookup::Untrusted(why) => untrusted = Some(why),
     }
-    crate::vrir::verify::verify_module(sub)?;
     if quick_first {
+        // The quick compile verifies `sub`; the background one compiles the same.
         return quick_then_stored(sub, cpu, disk, disk_key, untrusted, tiering.notes);
     }
+    crate::vrir::verify::verify_module(sub)?;
     let object = crate::cpu::emit_object(sub, cpu)?;
     // The last safe point before the entry is written: an interrupted compile leaves
     // nothing on disk (what is written is always a whole object, see disk_cache).
