@@ -13,6 +13,8 @@
 //! - [`calls`]: which functions a function reaches through calls (cache keys).
 //! - [`param_writes`]: which array parameters a function may write (by-value hosts
 //!   copy only those).
+//! - [`work`]: the operations and bytes a loop or a function body will take, evaluated
+//!   with the values known when it is reached (GPU placement, the CPU's tier choice).
 //!
 //! Each analysis is conservative: when it cannot tell, it answers the safe way.
 //!
@@ -28,6 +30,7 @@ pub mod definite;
 pub mod liveness;
 pub mod param_writes;
 pub mod reaching;
+pub mod work;
 mod walk;
 
 pub use walk::{stmt_exprs, walk_body_exprs, walk_expr, walk_stmts};

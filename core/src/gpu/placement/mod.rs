@@ -33,7 +33,8 @@
 //! task find their data there, and the choice holds for the section as a whole unless a
 //! task's work changes it.
 
-pub mod estimate;
+/// The work estimator is a VRIR analysis shared with the CPU's tier choice (`cpu::tiers`).
+pub use crate::analysis::work as estimate;
 
 use serde::{Deserialize, Serialize};
 

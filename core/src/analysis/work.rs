@@ -1,7 +1,8 @@
-//! The work of one parfor, estimated from its VRIR: operations and bytes of array
-//! elements touched, evaluated when the task is reached, with the values the CPU has
-//! computed by then (the domain the engine was given, the kernel's scalar arguments,
-//! the extents of its arrays).
+//! The work of one parfor, or of a whole function body, estimated from its VRIR:
+//! operations and bytes of array elements touched, evaluated when the task is reached,
+//! with the values the CPU has computed by then (the domain the engine was given, the
+//! kernel's scalar arguments, the extents of its arrays), or when a function is called,
+//! with its arguments (the CPU's tier choice, `cpu::tiers`).
 //!
 //! The count is static in shape and dynamic in size: each statement and expression has
 //! a weight (an add, a compare or a cast 1; a division, `sqrt` or `rem` 4; `exp`, `log`,
@@ -14,6 +15,12 @@
 //! counter that its body steps by a constant (`(< count cutoff)` with `(set count (+
 //! count 1))`) runs that bound's number of times. A trip count that cannot be evaluated is
 //! [`GUESSED_TRIPS`] and the estimate says it was guessed.
+//!
+//! Whole-array operations (R's vector style: `x - x[k]`, `sum(m * d)`, `a %*% b`) cost
+//! their weight once per element: the walk keeps the extents of the array locals it has
+//! seen assigned (allocations, fills, slices by ranges, element-wise results of arrays of
+//! known extents), so that `dim` of a local and the loops over it are counted too. An
+//! array whose extents are not known counts [`GUESSED_TRIPS`] elements, guessed.
 //!
 //! Why weights and not measured costs of each operation: the placement model only
 //! compares the same count on two processors, each calibrated with a kernel counted by
@@ -61,13 +68,13 @@ impl Cost {
     }
 }
 
-/// A parfor statement and what its estimate needs of the module: the functions it
-/// calls and the element sizes of the arrays it names.
+/// A parfor statement (or a function's body as one block) and what its estimate needs
+/// of the module: the functions it calls and the arrays it names.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Work {
     parfor: Stmt,
-    /// Element bytes of each array variable of the parfor's function.
-    arrays: HashMap<String, usize>,
+    /// The array variables of the parfor's function.
+    arrays: Arrays,
     callees: HashMap<String, Callee>,
 }
 
@@ -75,18 +82,47 @@ pub struct Work {
 struct Callee {
     params: Vec<String>,
     body: Vec<Stmt>,
-    arrays: HashMap<String, usize>,
+    arrays: Arrays,
 }
 
-fn array_sizes(f: &Function) -> HashMap<String, usize> {
+/// An array variable: its element bytes and its number of dimensions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ArrayVar {
+    elem: usize,
+    rank: u32,
+}
+
+type Arrays = HashMap<String, ArrayVar>;
+
+/// Extents of an array value, each when known.
+type Shape = Vec<Option<f64>>;
+
+fn array_vars(f: &Function) -> Arrays {
     let mut out = HashMap::new();
     let vars = f.params.iter().map(|p| (&p.name, &p.ty));
     for (name, ty) in vars.chain(f.locals.iter().map(|l| (&l.name, &l.ty))) {
         if let Type::Array(a) = ty {
-            out.insert(name.clone(), elem_size(a.elem));
+            out.insert(name.clone(), ArrayVar { elem: elem_size(a.elem), rank: a.ndims });
         }
     }
     out
+}
+
+/// Elements of an array of `shape`, and whether some extent was not known (then
+/// [`GUESSED_TRIPS`] stands for it).
+fn elements(shape: &Shape) -> (f64, bool) {
+    let mut n = 1.0;
+    let mut guessed = false;
+    for d in shape {
+        match d {
+            Some(d) => n *= d.max(0.0),
+            None => {
+                n *= GUESSED_TRIPS;
+                guessed = true;
+            }
+        }
+    }
+    (n, guessed)
 }
 
 /// Values known while walking: scalars by name.
@@ -97,11 +133,17 @@ pub struct Known<'a> {
     /// Trip counts and middle values of loop variables the engine counted itself (the
     /// kernel's domain).
     trips: HashMap<String, (f64, f64)>,
+    /// Extents of array locals assigned on the way (and of a callee's array
+    /// parameters); `dims` answers for the rest.
+    shapes: HashMap<String, Shape>,
+    /// Loop variables: their values are the middle of their ranges, good for trip
+    /// counts but not for choosing a branch.
+    varying: std::collections::HashSet<String>,
 }
 
 impl<'a> Known<'a> {
     pub fn new(dims: &'a dyn Fn(&str, u32) -> Option<f64>) -> Known<'a> {
-        Known { values: HashMap::new(), dims, trips: HashMap::new() }
+        Known { values: HashMap::new(), dims, trips: HashMap::new(), shapes: HashMap::new(), varying: Default::default() }
     }
     /// A scalar's value when the task is reached.
     pub fn set(&mut self, name: &str, v: f64) {
@@ -110,11 +152,23 @@ impl<'a> Known<'a> {
     /// The engine's count for the loop over `var` (a dimension of the kernel's domain)
     /// and the value in the middle of its range (what the body's own ranges see).
     pub fn trips(&mut self, var: &str, count: f64, middle: f64) {
+        self.varying.insert(var.to_string());
         self.trips.insert(var.to_string(), (count, middle));
     }
 }
 
 impl Work {
+    /// The work of a whole call of `f` (its body as one block), evaluated with its
+    /// scalar arguments `set` by parameter name and `dims` answering for its array
+    /// parameters.
+    pub fn of_function(m: &Module, f: &Function) -> Work {
+        let body = Stmt {
+            kind: StmtKind::Block(crate::vrir::ast::Block { on_gpu: false, stmts: f.body.clone() }),
+            line: None,
+        };
+        Work::of(m, f, &body)
+    }
+
     /// The work of parfor `s` of `f` in `m`.
     pub fn of(m: &Module, f: &Function, s: &Stmt) -> Work {
         let mut callees = HashMap::new();
@@ -133,17 +187,26 @@ impl Work {
                     Callee {
                         params: g.params.iter().map(|p| p.name.clone()).collect(),
                         body: g.body.clone(),
-                        arrays: array_sizes(g),
+                        arrays: array_vars(g),
                     },
                 );
             }
         }
-        Work { parfor: s.clone(), arrays: array_sizes(f), callees }
+        Work { parfor: s.clone(), arrays: array_vars(f), callees }
     }
 
     /// The cost of the whole parfor (every iteration) with what `known` holds.
     pub fn evaluate(&self, known: &mut Known) -> Cost {
-        let mut w = Walk { work: self, depth: 0 };
+        // The extents `dims` knows, as shapes, so that `len` of an array is known too.
+        for (name, a) in &self.arrays {
+            if !known.shapes.contains_key(name) {
+                let shape: Shape = (0..a.rank).map(|d| (known.dims)(name, d)).collect();
+                if shape.iter().all(Option::is_some) {
+                    known.shapes.insert(name.clone(), shape);
+                }
+            }
+        }
+        let mut w = Walk { work: self, depth: 0, returned: None };
         w.stmt(&self.parfor, known, &self.arrays)
     }
 }
@@ -151,6 +214,8 @@ impl Work {
 struct Walk<'w> {
     work: &'w Work,
     depth: usize,
+    /// The extents of the array the last call walked returned (its first result).
+    returned: Option<Shape>,
 }
 
 fn calls_in_stmt(s: &Stmt, out: &mut Vec<String>) {
@@ -260,14 +325,30 @@ fn value(e: &Expr, k: &Known) -> Option<f64> {
                 BinOp::Mul => a * b,
                 BinOp::Div if b != 0.0 => a / b,
                 BinOp::IDiv if b != 0.0 => (a / b).floor(),
+                // R's `a:b` steps by `2 * (a <= b) - 1`.
+                BinOp::Lt => (a < b) as i64 as f64,
+                BinOp::Le => (a <= b) as i64 as f64,
+                BinOp::Gt => (a > b) as i64 as f64,
+                BinOp::Ge => (a >= b) as i64 as f64,
+                BinOp::Eq => (a == b) as i64 as f64,
+                BinOp::Ne => (a != b) as i64 as f64,
+                BinOp::And => (a != 0.0 && b != 0.0) as i64 as f64,
+                BinOp::Or => (a != 0.0 || b != 0.0) as i64 as f64,
                 _ => return None,
             }
         }
         Expr::Lib { func: LibFn::Min, args } => value(&args[0], k)?.min(value(&args[1], k)?),
         Expr::Lib { func: LibFn::Max, args } => value(&args[0], k)?.max(value(&args[1], k)?),
         Expr::Lib { func: LibFn::Sqrt, args } => value(&args[0], k)?.sqrt(),
+        Expr::Lib { func: LibFn::Len, args } => match args.first()? {
+            Expr::Var { name } => k.shapes.get(name)?.iter().try_fold(1.0, |n, d| Some(n * (*d)?))?,
+            _ => return None,
+        },
         Expr::Dim { arg, axis } => match &**arg {
-            Expr::Var { name } => (k.dims)(name, *axis)?,
+            Expr::Var { name } => match k.shapes.get(name) {
+                Some(shape) => (*shape.get(*axis as usize)?)?,
+                None => (k.dims)(name, *axis)?,
+            },
             _ => return None,
         },
         _ => return None,
@@ -348,7 +429,7 @@ fn counter_step(body: &[Stmt], v: &str) -> Option<f64> {
                 {
                     if name == v {
                         if let (Expr::Var { name: n }, Expr::Const { .. }) = (&**lhs, &**rhs) {
-                            let empty = Known { values: HashMap::new(), dims: &|_, _| None, trips: HashMap::new() };
+                            let empty = Known::new(&|_, _| None);
                             if n == v {
                                 return value(rhs, &empty).filter(|c| *c > 0.0);
                             }
@@ -365,6 +446,95 @@ fn counter_step(body: &[Stmt], v: &str) -> Option<f64> {
         }
     }
     None
+}
+
+/// The extents of `e` when it is an array (None for a scalar): array variables by what
+/// is known of them, allocations by their dims, slices by their ranges, element-wise
+/// operations by their array operand.
+fn shape(e: &Expr, k: &Known, arrays: &Arrays) -> Option<Shape> {
+    match e {
+        Expr::Var { name } => {
+            let a = arrays.get(name)?;
+            Some(match k.shapes.get(name) {
+                Some(s) => s.clone(),
+                None => (0..a.rank).map(|d| (k.dims)(name, d)).collect(),
+            })
+        }
+        Expr::Alloc { dims, .. } => Some(dims.iter().map(|d| value(d, k)).collect()),
+        Expr::Unary { arg, .. } | Expr::Cast { arg, .. } | Expr::Scan { arg, .. } => shape(arg, k, arrays),
+        Expr::Binary { lhs, rhs, .. } => {
+            let (a, b) = (shape(lhs, k, arrays), shape(rhs, k, arrays));
+            match (a, b) {
+                // Recycling: the longer operand's extents.
+                (Some(a), Some(b)) => Some(if elements(&b).0 > elements(&a).0 { b } else { a }),
+                (a, b) => a.or(b),
+            }
+        }
+        Expr::Lib { func: LibFn::Matmul, args } if args.len() == 2 => {
+            let (a, b) = (shape(&args[0], k, arrays)?, shape(&args[1], k, arrays)?);
+            let rows = if a.len() == 2 { a[0] } else { Some(1.0) };
+            let cols = if b.len() == 2 { b[1] } else { Some(1.0) };
+            Some(vec![rows, cols])
+        }
+        Expr::Lib { func: LibFn::Transpose, args } => {
+            let mut s = shape(args.first()?, k, arrays)?;
+            s.reverse();
+            Some(s)
+        }
+        Expr::Lib { func: LibFn::Len | LibFn::Ndims, .. } => None,
+        Expr::Lib { args, .. } | Expr::Map { args, .. } => {
+            args.iter().filter_map(|a| shape(a, k, arrays)).max_by(|a, b| elements(a).0.total_cmp(&elements(b).0))
+        }
+        Expr::Reduce { arg, axis: Some(axis), .. } => {
+            let mut s = shape(arg, k, arrays)?;
+            if (*axis as usize) < s.len() {
+                s.remove(*axis as usize);
+            }
+            Some(s)
+        }
+        Expr::Index { array, indices, .. } => match &**array {
+            Expr::Var { name } => index_shape(name, indices, k, arrays),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The extents of `array[indices]` when some index is a range or an array (a slice or a
+/// gather); None when every index is a scalar (an element).
+fn index_shape(array: &str, indices: &[Expr], k: &Known, arrays: &Arrays) -> Option<Shape> {
+    let mut out = Vec::new();
+    let mut sliced = false;
+    for (d, i) in indices.iter().enumerate() {
+        match i {
+            Expr::Range { start, stop, step } => {
+                sliced = true;
+                let extent = || -> Option<f64> {
+                    let whole = value(&Expr::Dim { arg: Box::new(Expr::var(array)), axis: d as u32 }, k);
+                    let step = step.as_deref().map_or(Some(1.0), |e| value(e, k))?;
+                    match (start, stop) {
+                        (Some(a), Some(b)) if step != 0.0 => {
+                            Some((((value(b, k)? - value(a, k)?) / step).floor() + 1.0).max(0.0))
+                        }
+                        (None, None) => whole,
+                        // One end open: at most the whole extent.
+                        _ => whole,
+                    }
+                };
+                out.push(extent());
+            }
+            other => match shape(other, k, arrays) {
+                Some(s) => {
+                    sliced = true;
+                    let (n, guessed) = elements(&s);
+                    out.push((!guessed).then_some(n));
+                }
+                // A scalar index drops the dimension.
+                None => {}
+            },
+        }
+    }
+    sliced.then_some(out)
 }
 
 fn lib_weight(f: LibFn) -> f64 {
@@ -390,7 +560,7 @@ fn lib_weight(f: LibFn) -> f64 {
 }
 
 impl Walk<'_> {
-    fn block(&mut self, stmts: &[Stmt], k: &mut Known, arrays: &HashMap<String, usize>) -> Cost {
+    fn block(&mut self, stmts: &[Stmt], k: &mut Known, arrays: &Arrays) -> Cost {
         let mut c = Cost::default();
         for s in stmts {
             c.add(self.stmt(s, k, arrays));
@@ -398,16 +568,22 @@ impl Walk<'_> {
         c
     }
 
-    fn element(&mut self, array: &str, indices: &[Expr], k: &mut Known, arrays: &HashMap<String, usize>) -> Cost {
+    fn element(&mut self, array: &str, indices: &[Expr], k: &mut Known, arrays: &Arrays) -> Cost {
         let mut c = Cost::ops(1.0);
-        c.bytes += arrays.get(array).copied().unwrap_or(8) as f64;
+        c.bytes += arrays.get(array).map_or(8, |a| a.elem) as f64;
+        // A slice or a gather touches an element per index combination.
+        if let Some(shape) = index_shape(array, indices, k, arrays) {
+            let (n, guessed) = elements(&shape);
+            c = c.times(n);
+            c.guessed |= guessed;
+        }
         for i in indices {
             c.add(self.expr(i, k, arrays));
         }
         c
     }
 
-    fn stmt(&mut self, s: &Stmt, k: &mut Known, arrays: &HashMap<String, usize>) -> Cost {
+    fn stmt(&mut self, s: &Stmt, k: &mut Known, arrays: &Arrays) -> Cost {
         match &s.kind {
             StmtKind::Block(b) => self.block(&b.stmts, k, arrays),
             StmtKind::Assign { targets, value: e } => {
@@ -417,18 +593,59 @@ impl Walk<'_> {
                         LValue::Index { array, indices, .. } => {
                             c.add(self.element(array, indices, k, arrays))
                         }
-                        LValue::Var { name } => match (targets.len(), value(e, k)) {
-                            (1, Some(v)) => k.set(name, v),
-                            _ => {
-                                k.values.remove(name);
+                        LValue::Var { name } => {
+                            // A value computed from a loop variable varies with it.
+                            let mut from_varying = false;
+                            crate::analysis::walk_expr(e, &mut |x| {
+                                if let Expr::Var { name } = x {
+                                    from_varying |= k.varying.contains(name);
+                                }
+                            });
+                            if from_varying {
+                                k.varying.insert(name.clone());
                             }
-                        },
+                            match (targets.len(), value(e, k)) {
+                                (1, Some(v)) => k.set(name, v),
+                                _ => {
+                                    k.values.remove(name);
+                                }
+                            }
+                            let called = match e {
+                                Expr::Call { .. } => self.returned.take(),
+                                _ => None,
+                            };
+                            match (targets.len(), shape(e, k, arrays).or(called)) {
+                                (1, Some(s)) if arrays.contains_key(name) => {
+                                    k.shapes.insert(name.clone(), s);
+                                }
+                                _ => {
+                                    k.shapes.remove(name);
+                                }
+                            }
+                        }
                     }
                 }
                 c
             }
             StmtKind::If { cond, then, els } => {
                 let mut c = self.expr(cond, k, arrays);
+                // A condition known now (a recycling test, a version test on extents)
+                // takes one branch: only its statements run. One on a loop variable
+                // varies: the dearer branch counts.
+                let mut names = Vec::new();
+                crate::analysis::walk_expr(cond, &mut |x| {
+                    if let Expr::Var { name } = x {
+                        names.push(name.clone());
+                    }
+                });
+                let varies = names.iter().any(|n| k.varying.contains(n));
+                if let Some(taken) = value(cond, k).filter(|_| !varies) {
+                    let b = if taken != 0.0 { Some(then) } else { els.as_ref() };
+                    if let Some(b) = b {
+                        c.add(self.block(&b.stmts, k, arrays));
+                    }
+                    return c;
+                }
                 let t = self.block(&then.stmts, k, arrays);
                 let e = els.as_ref().map(|b| self.block(&b.stmts, k, arrays)).unwrap_or_default();
                 c.add(t.max(e));
@@ -436,6 +653,7 @@ impl Walk<'_> {
             }
             StmtKind::For { vars, domain, body } | StmtKind::Parfor { vars, domain, body } => {
                 let (n, mids, guessed) = trips(domain, vars, k);
+                k.varying.extend(vars.iter().cloned());
                 for (v, m) in vars.iter().zip(mids) {
                     match m {
                         Some(m) => k.set(v, m),
@@ -469,14 +687,23 @@ impl Walk<'_> {
                 for v in values {
                     c.add(self.expr(v, k, arrays));
                 }
+                self.returned = values.first().and_then(|v| shape(v, k, arrays));
                 c
             }
             StmtKind::Expr { expr } => self.expr(expr, k, arrays),
+            StmtKind::Alloc { var, dims } => {
+                let shape = dims.iter().map(|d| value(d, k)).collect();
+                k.shapes.insert(var.clone(), shape);
+                Cost::ops(1.0)
+            }
             _ => Cost::ops(1.0),
         }
     }
 
-    fn expr(&mut self, e: &Expr, k: &mut Known, arrays: &HashMap<String, usize>) -> Cost {
+    fn expr(&mut self, e: &Expr, k: &mut Known, arrays: &Arrays) -> Cost {
+        if let Some(c) = self.whole_array(e, k, arrays) {
+            return c;
+        }
         let mut c = match e {
             Expr::Const { .. } | Expr::Var { .. } | Expr::Dim { .. } => return Cost::default(),
             Expr::Unary { .. } | Expr::Cast { .. } => Cost::ops(1.0),
@@ -504,7 +731,67 @@ impl Walk<'_> {
         c
     }
 
-    fn call(&mut self, func: &str, args: &[Expr], k: &mut Known, arrays: &HashMap<String, usize>) -> Cost {
+    /// An operation on whole arrays: its weight per element of its result (per element
+    /// of its argument for a reduction; `2 m k n` for `matmul`), and the bytes of its
+    /// array operands and result; None for a scalar operation.
+    fn whole_array(&mut self, e: &Expr, k: &mut Known, arrays: &Arrays) -> Option<Cost> {
+        let (weight, over) = match e {
+            Expr::Unary { .. } | Expr::Cast { .. } | Expr::Scan { .. } => (1.0, shape(e, k, arrays)?),
+            Expr::Binary { op, .. } => {
+                let w = if matches!(op, BinOp::Div | BinOp::IDiv | BinOp::Mod) { 4.0 } else { 1.0 };
+                (w, shape(e, k, arrays)?)
+            }
+            Expr::Lib { func: LibFn::Matmul, args } if args.len() == 2 => {
+                let (a, b) = (shape(&args[0], k, arrays)?, shape(&args[1], k, arrays)?);
+                let inner = a.last().copied().flatten();
+                let (an, ag) = elements(&a);
+                let (bn, bg) = elements(&b);
+                // m k n = (m k) (k n) / k.
+                let mkn = inner.filter(|k| *k > 0.0).map_or(an * bn / GUESSED_TRIPS, |k| an * bn / k);
+                let mut c = Cost { ops: 2.0 * mkn, bytes: 8.0 * (an + bn), guessed: ag || bg || inner.is_none() };
+                for a in args {
+                    c.add(self.expr(a, k, arrays));
+                }
+                return Some(c);
+            }
+            Expr::Lib { func, .. } => (lib_weight(*func), shape(e, k, arrays)?),
+            Expr::Map { func, args } => {
+                let over = shape(e, k, arrays)?;
+                // The scalar function once per element, its array arguments' elements
+                // as unknown scalars.
+                let scalars: Vec<Expr> = args
+                    .iter()
+                    .map(|a| if shape(a, k, arrays).is_some() { Expr::f64(0.0) } else { a.clone() })
+                    .collect();
+                let mut per = self.call(func, &scalars, k, arrays);
+                per.guessed = false;
+                (per.ops, over)
+            }
+            Expr::Reduce { arg, .. } => (1.0, shape(arg, k, arrays)?),
+            // Filled allocations write every element; `empty` ones cost one operation.
+            Expr::Alloc { init, .. } if !matches!(init, crate::vrir::ast::AllocInit::Empty) => {
+                (1.0, shape(e, k, arrays)?)
+            }
+            _ => return None,
+        };
+        let (n, guessed) = elements(&over);
+        let mut c = Cost { ops: weight * n, bytes: 8.0 * n, guessed };
+        // Each array operand is read once per element; scalar ones and array
+        // expressions below count themselves.
+        let mut children = Vec::new();
+        for_each_child(e, &mut |x| children.push(x.clone()));
+        for x in &children {
+            match x {
+                Expr::Var { name } if arrays.contains_key(name) => {
+                    c.bytes += n * arrays[name].elem as f64;
+                }
+                _ => c.add(self.expr(x, k, arrays)),
+            }
+        }
+        Some(c)
+    }
+
+    fn call(&mut self, func: &str, args: &[Expr], k: &mut Known, arrays: &Arrays) -> Cost {
         let mut c = Cost::ops(1.0);
         for a in args {
             c.add(self.expr(a, k, arrays));
@@ -518,13 +805,17 @@ impl Walk<'_> {
             c.guessed = true;
             return c;
         }
-        let mut inner = Known { values: HashMap::new(), dims: k.dims, trips: HashMap::new() };
+        let mut inner = Known::new(&|_, _| None);
         for (p, a) in g.params.iter().zip(args) {
             if let Some(v) = value(a, k) {
                 inner.set(p, v);
             }
+            if let Some(s) = shape(a, k, arrays) {
+                inner.shapes.insert(p.clone(), s);
+            }
         }
         self.depth += 1;
+        self.returned = None;
         c.add(self.block(&g.body, &mut inner, &g.arrays));
         self.depth -= 1;
         c
@@ -605,6 +896,77 @@ mod tests {
         assert!(!c.guessed);
         // Per j: 3 x (read 1 + write 1 + loop 1) + 1; 16 bytes per inner iteration.
         assert_eq!((c.ops, c.bytes), (100.0 * (3.0 * 3.0 + 1.0), 100.0 * 3.0 * 16.0));
+    }
+
+    fn function_work(src: &str, func: &str, dims: &dyn Fn(&str, u32) -> Option<f64>, scalars: &[(&str, f64)]) -> Cost {
+        let m = parse_module(src).unwrap();
+        let w = Work::of_function(&m, m.function(func).unwrap());
+        let mut k = Known::new(dims);
+        for (name, v) in scalars {
+            k.set(name, *v);
+        }
+        w.evaluate(&mut k)
+    }
+
+    #[test]
+    fn whole_array_operations_cost_per_element() {
+        // Issue 18's vector style: per iteration k, d <- x - x[k]; r2 <- d * d + 0.01;
+        // out[k] <- sum(w * d / (r2 * sqrt(r2))), with x of 200 elements.
+        let src = "(module m :index-base 1
+          (function f ((x f64[1,col]) (w f64[1,col]) (out f64[1,col])) ()
+            (locals (k i64) (n i64) (d f64[1,col]) (r2 f64[1,col]))
+            (set n (dim x 0))
+            (for (k) (range 1 n)
+              (block
+                (set d (- x (index x k)))
+                (set r2 (+ (* d d) 0.01))
+                (set (index out k) (sum (/ (* w d) (* r2 (sqrt r2)))))))))";
+        let dims = |_: &str, d: u32| (d == 0).then_some(200.0);
+        let c = function_work(src, "f", &dims, &[]);
+        assert!(!c.guessed);
+        // By hand, per iteration (N = 200; an element-wise operation costs its weight and
+        // writes 8 bytes per element, each array operand reads 8 per element):
+        //   d:   the subtraction 200 ops, 1600 + 1600 (x) bytes; x[k] 1 op, 8 bytes;
+        //   r2:  two operations 400 ops; 1600 + 1600 (the product) + 3200 (d twice);
+        //   sum: 200 + the division 800 + w * d 200 + r2 * sqrt 200 + sqrt 800 ops;
+        //        bytes 1600 (sum) + 1600 (/) + 4800 (w * d) + 3200 (r2 * sqrt) + 3200
+        //        (sqrt); out[k] 1 op, 8 bytes; the loop 1 op.
+        let per_ops = 201.0 + 400.0 + (200.0 + 800.0 + 200.0 + 200.0 + 800.0 + 1.0) + 1.0;
+        let per_bytes = 3208.0 + 6400.0 + (1600.0 + 1600.0 + 4800.0 + 3200.0 + 3200.0 + 8.0);
+        assert_eq!((c.ops, c.bytes), (200.0 * per_ops, 200.0 * per_bytes));
+    }
+
+    #[test]
+    fn matmul_locals_known_branches_and_callees() {
+        // matmul: 2 m k n operations. The local `t` of 2n elements (n = 50) is what the
+        // loop over (dim t 0) runs over; the `if` on its length takes the cheap branch
+        // only; the callee's result has the extents of its argument.
+        let src = "(module m :index-base 1
+          (function twice ((v f64[1,col])) (f64[1,col]) (return (* 2.0 v)))
+          (function f ((a f64[2,col]) (b f64[2,col]) (n i64)) ()
+            (locals (c f64[2,col]) (t f64[1,col]) (u f64[1,col]) (i i64) (s f64))
+            (set c (matmul a b))
+            (set t (zeros f64[1,col] (* 2 n)))
+            (if (== (len t) 100)
+              (block (set s 1.0))
+              (block (for (i) (range 1 1000000) (block (set s (+ s 1.0))))))
+            (set u (call twice t))
+            (for (i) (range 1 (dim u 0)) (block (set (index u i) 0.0)))))";
+        let dims = |name: &str, d: u32| match (name, d) {
+            ("a", 0) => Some(30.0),
+            ("a", 1) | ("b", 0) => Some(40.0),
+            ("b", 1) => Some(50.0),
+            _ => None,
+        };
+        let c = function_work(src, "f", &dims, &[("n", 50.0)]);
+        assert!(!c.guessed);
+        // matmul 120000 ops, 8 (1200 + 2000) bytes; zeros 100 ops and 800 bytes (its
+        // elements) + 1 (the multiply in its dims); the if: its condition 2 (==, len) and
+        // the cheap branch 0; the call 1 + the product 100 ops, 800 + 800 bytes; the loop
+        // over u: 100 x (write 1 + loop 1), 800 bytes.
+        let ops = 120000.0 + 101.0 + 2.0 + (1.0 + 100.0) + 200.0;
+        let bytes = 25600.0 + 800.0 + 1600.0 + 800.0;
+        assert_eq!((c.ops, c.bytes), (ops, bytes));
     }
 
     #[test]
