@@ -17,8 +17,9 @@
 # --gpu-present`; a CPU OpenCL such as PoCL says nothing about GPUs); each says so when
 # it is left out, and the report then says which charts are missing. VR_REPORT_DIR=DIR
 # puts the charts and REPORT.md into DIR instead (a trial run that leaves the committed
-# report alone). random.R and
-# array_style.R need the velociraptor R package and are left out, saying so, without it.
+# report alone). random.R,
+# array_style.R and first_call.R need the velociraptor R package and are left out, saying
+# so, without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -56,8 +57,12 @@ Rscript bench/r/run.R $quick --out="$run" | tee "$run/r-bench.md"
 if have_r_package; then
   Rscript bench/r/random.R $quick --out="$run" | tee "$run/r-random.md"
   Rscript bench/r/array_style.R $quick --out="$run" | tee "$run/r-array-style.md"
+  # Cold first calls under each tiers setting (--quick: the small sizes alone).
+  first_sizes="small,full,long"
+  [ -n "$quick" ] && first_sizes="small"
+  Rscript bench/r/first_call.R --sizes="$first_sizes" --out="$run" | tee "$run/r-first-call.md"
 else
-  echo "bench: random.R and array_style.R left out ($no_r_package)"
+  echo "bench: random.R, array_style.R and first_call.R left out ($no_r_package)"
 fi
 bash scripts/bench_cache.sh --out "$run" | tee "$run/cache.md"
 if command -v octave-cli >/dev/null && command -v mkoctfile >/dev/null; then

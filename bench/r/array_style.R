@@ -39,34 +39,7 @@ build_c_refs()
 # Deterministic inputs.
 set.seed(42)
 
-# name, loop version, array-style version, size, quick size, inputs, C call.
-K <- function(name, loop, vec, size, quick_size, inputs, c_call) {
-  list(name = name, loop = loop, vec = vec, size = if (quick) quick_size else size,
-    inputs = inputs, c_call = c_call)
-}
-kernels <- list(
-  K("arc_distance", "arc_distance", "arc_distance_vec", 400000, 100,
-    function(n) list(unif(n, -1.5, 1.5), unif(n, -1.5, 1.5), unif(n, -1.5, 1.5), unif(n, -1.5, 1.5)),
-    function(a) .Call(cfun("c_arc_distance"), a[[1]], a[[2]], a[[3]], a[[4]])),
-  K("rosen_der", "rosen_der", "rosen_der_vec", 4000000, 100,
-    function(n) list(unif(n, 0, 2)),
-    function(a) .Call(cfun("c_rosen_der"), a[[1]])),
-  K("black_scholes", "black_scholes", "black_scholes_vec", 1000000, 100,
-    function(n) list(5 + unif(n) * 25, 1 + unif(n) * 99, 0.25 + unif(n) * 9.75, 0.02, 0.3),
-    function(a) .Call(cfun("c_black_scholes"), a[[1]], a[[2]], a[[3]], a[[4]], a[[5]])),
-  K("stencil5", "stencil5", "stencil5_vec", 2000, 10,
-    function(n) list(matrix(unif(n * n), n, n)),
-    function(a) .Call(cfun("c_stencil5"), a[[1]])),
-  K("matmul_loops", "matmul_loops", "matmul_vec", 300, 6,
-    function(n) list(matrix(unif(n * n) - 0.5, n, n), matrix(unif(n * n) - 0.5, n, n)),
-    function(a) .Call(cfun("c_matmul_loops"), a[[1]], a[[2]])),
-  K("nbody1d", "nbody1d", "nbody1d_vec", 3000, 8,
-    function(n) list(unif(n) * 100, unif(n) - 0.5, unif(n) + 0.5, 0.01, 1e-3),
-    function(a) .Call(cfun("c_nbody1d"), a[[1]], a[[2]], a[[3]], a[[4]], a[[5]])),
-  K("pi_sum", "pi_sum", "pi_sum_vec", 10000, 100,
-    function(n) list(500, n),
-    function(a) .Call(cfun("c_pi_sum"), a[[1]], a[[2]]))
-)
+kernels <- array_style_kernels(quick)
 only <- sub("^--kernel=", "", grep("^--kernel=", args, value = TRUE))
 if (length(only)) kernels <- Filter(function(k) k$name %in% only, kernels)
 

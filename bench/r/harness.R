@@ -1,6 +1,6 @@
-# What the R benchmarks run.R and array_style.R share (sourced by both, after record.R):
-# the kernels of bench/r loaded and byte-compiled, the C references built and loaded, and
-# the result check. `here` is bench/r.
+# What the R benchmarks run.R, array_style.R and first_call.R share (sourced after
+# record.R): the kernels of bench/r loaded and byte-compiled, the C references built and
+# loaded, the result check and the array-style kernels' list. `here` is bench/r.
 
 # Sources bench/r/NAME.R for each name into the global environment and byte-compiles
 # every function defined there, as R's JIT would (done up front so that R's first runs
@@ -45,3 +45,36 @@ same <- function(a, b, tol = 1e-12) {
 compile_named <- function(name) eval(call("vr_compile", as.name(name), fallback = FALSE))
 
 fmt <- function(x, d = 2) if (is.na(x)) "-" else formatC(x, format = "f", digits = d)
+
+# The kernels with an array-style version (bench/r/NAME.R's `NAME_vec`), for
+# array_style.R and first_call.R: name, loop version, array-style version, size (the
+# quick size with `quick`), inputs from a size, the C reference's call.
+array_style_kernels <- function(quick) {
+  K <- function(name, loop, vec, size, quick_size, inputs, c_call) {
+    list(name = name, loop = loop, vec = vec, size = if (quick) quick_size else size,
+      inputs = inputs, c_call = c_call)
+  }
+  list(
+    K("arc_distance", "arc_distance", "arc_distance_vec", 400000, 100,
+      function(n) list(unif(n, -1.5, 1.5), unif(n, -1.5, 1.5), unif(n, -1.5, 1.5), unif(n, -1.5, 1.5)),
+      function(a) .Call(cfun("c_arc_distance"), a[[1]], a[[2]], a[[3]], a[[4]])),
+    K("rosen_der", "rosen_der", "rosen_der_vec", 4000000, 100,
+      function(n) list(unif(n, 0, 2)),
+      function(a) .Call(cfun("c_rosen_der"), a[[1]])),
+    K("black_scholes", "black_scholes", "black_scholes_vec", 1000000, 100,
+      function(n) list(5 + unif(n) * 25, 1 + unif(n) * 99, 0.25 + unif(n) * 9.75, 0.02, 0.3),
+      function(a) .Call(cfun("c_black_scholes"), a[[1]], a[[2]], a[[3]], a[[4]], a[[5]])),
+    K("stencil5", "stencil5", "stencil5_vec", 2000, 10,
+      function(n) list(matrix(unif(n * n), n, n)),
+      function(a) .Call(cfun("c_stencil5"), a[[1]])),
+    K("matmul_loops", "matmul_loops", "matmul_vec", 300, 6,
+      function(n) list(matrix(unif(n * n) - 0.5, n, n), matrix(unif(n * n) - 0.5, n, n)),
+      function(a) .Call(cfun("c_matmul_loops"), a[[1]], a[[2]])),
+    K("nbody1d", "nbody1d", "nbody1d_vec", 3000, 8,
+      function(n) list(unif(n) * 100, unif(n) - 0.5, unif(n) + 0.5, 0.01, 1e-3),
+      function(a) .Call(cfun("c_nbody1d"), a[[1]], a[[2]], a[[3]], a[[4]], a[[5]])),
+    K("pi_sum", "pi_sum", "pi_sum_vec", 10000, 100,
+      function(n) list(500, n),
+      function(a) .Call(cfun("c_pi_sum"), a[[1]], a[[2]]))
+  )
+}

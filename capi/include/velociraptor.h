@@ -286,8 +286,14 @@ void vr_context_destroy(struct VrContext *ctx);
 // every later call of functions made from this context.
 enum VrStatus vr_context_set_hooks(struct VrContext *ctx, const struct VrHostHooks *hooks);
 
-// Counters of the context's compile caches.
+// Counters of the context's compile caches, once every background compile (`tiers`)
+// of the process has ended (their disk writes are counted).
 enum VrStatus vr_context_stats(const struct VrContext *ctx, struct VrCacheStats *out);
+
+// The same counters as they are now, without waiting for background compiles (a
+// host that reads them after every compile, such as R for an untrusted entry, would
+// otherwise wait for every full tier).
+enum VrStatus vr_context_stats_now(const struct VrContext *ctx, struct VrCacheStats *out);
 
 // One line on the context's on-disk cache (free it with `vr_string_free`): `off`;
 // `in use: DIR`, followed by `; entry not loaded: REASON` once an entry was refused; or

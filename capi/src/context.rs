@@ -23,7 +23,7 @@ pub const CONFIG_KEYS: &[(&str, &str)] = &[
     ("cache_dir", "directory of the on-disk code cache, or `off`"),
     ("passes", "optimizer passes, as VR_PASSES: `-bce,-bce-version`, `none`, `all` (default: every pass; VR_PASSES when set)"),
     ("params_noalias", "`yes` when the host never passes one array's storage as two parameters (R, MATLAB: values), else `no` (default)"),
-    ("tiers", "`quick-first` (quick code for the first calls, full-strength code swapped in when a background compile ends) or `full` (default: one compile at full strength; VR_TIERS=quick-first when set)"),
+    ("tiers", "`auto` (quick code for the first calls, full-strength code swapped in when a background compile ends; a first call whose estimated work is long waits for it), `quick-first` (the same, every call) or `full` (one compile at full strength); default `auto`, or VR_TIERS when it names one"),
 ];
 
 /// A context's configuration, parsed and checked.
@@ -113,11 +113,8 @@ impl Config {
                     }
                 }
                 "tiers" => {
-                    c.options.quick_first = match v.as_str() {
-                        "quick-first" => true,
-                        "full" => false,
-                        _ => return Err(bad(k, v, "`quick-first` or `full`")),
-                    }
+                    c.options.tiers = velociraptor::cpu::tiers::Tiers::parse(v)
+                        .ok_or_else(|| bad(k, v, "`auto`, `quick-first` or `full`"))?;
                 }
                 "cache_dir" => {
                     c.cache_dir = match v.as_str() {

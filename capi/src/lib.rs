@@ -210,23 +210,40 @@ pub extern "C" fn vr_context_set_hooks(ctx: *mut VrContext, hooks: *const VrHost
     })
 }
 
-/// Counters of the context's compile caches.
+/// Counters of the context's compile caches, once every background compile (`tiers`)
+/// of the process has ended (their disk writes are counted).
 #[no_mangle]
 pub extern "C" fn vr_context_stats(ctx: *const VrContext, out: *mut VrCacheStats) -> VrStatus {
     guard("vr_context_stats", || {
         let ctx = non_null(ctx, "ctx")?;
         let out = non_null_mut(out, "out")?;
-        let s = ctx.inner.cache.stats();
-        *out = VrCacheStats {
-            compiles: s.compiles,
-            memory_hits: s.memory_hits,
-            disk_hits: s.disk_hits,
-            disk_writes: s.disk_writes,
-            disk_rejects: s.disk_rejects,
-            disk_untrusted: s.disk_untrusted,
-        };
+        *out = cache_stats(ctx.inner.cache.stats());
         Ok(())
     })
+}
+
+/// The same counters as they are now, without waiting for background compiles (a
+/// host that reads them after every compile, such as R for an untrusted entry, would
+/// otherwise wait for every full tier).
+#[no_mangle]
+pub extern "C" fn vr_context_stats_now(ctx: *const VrContext, out: *mut VrCacheStats) -> VrStatus {
+    guard("vr_context_stats_now", || {
+        let ctx = non_null(ctx, "ctx")?;
+        let out = non_null_mut(out, "out")?;
+        *out = cache_stats(ctx.inner.cache.stats_now());
+        Ok(())
+    })
+}
+
+fn cache_stats(s: velociraptor::runtime::compile_cache::CacheStats) -> VrCacheStats {
+    VrCacheStats {
+        compiles: s.compiles,
+        memory_hits: s.memory_hits,
+        disk_hits: s.disk_hits,
+        disk_writes: s.disk_writes,
+        disk_rejects: s.disk_rejects,
+        disk_untrusted: s.disk_untrusted,
+    }
 }
 
 /// One line on the context's on-disk cache (free it with `vr_string_free`): `off`;

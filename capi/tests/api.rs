@@ -932,6 +932,29 @@ fn in_process_cache_compiles_each_specialization_once() {
 }
 
 #[test]
+fn stats_wait_for_the_background_write_and_stats_now_does_not() {
+    // Quick first through a disk cache: the full tier's object is written by the
+    // background compile. vr_context_stats counts it once it has happened; _now may be
+    // read before (0) or after (1), and agrees once the other has waited.
+    let dir = tempfile::tempdir().unwrap();
+    let cache_s = dir.path().join("vr-cache").to_str().unwrap().to_string();
+    let ctx = context(&[("cache_dir", &cache_s), ("tiers", "quick-first")]);
+    let m = load(ctx, SRC).unwrap();
+    let types = [scalar_t(VR_F64), array_t(VR_F64, 1, VR_LAYOUT_STRIDED), array_t(VR_F64, 1, VR_LAYOUT_ROW)];
+    let f = compile(m, "saxpy", &types).unwrap();
+    let mut now = VrCacheStats::default();
+    assert_eq!(vr_context_stats_now(ctx, &mut now), VrStatus::VR_OK);
+    assert!(now.disk_writes <= 1 && now.compiles == 1, "{now:?}");
+    assert_eq!(stats(ctx).disk_writes, 1);
+    assert_eq!(vr_context_stats_now(ctx, &mut now), VrStatus::VR_OK);
+    assert_eq!((now.compiles, now.disk_writes), (1, 1));
+    assert_eq!(vr_context_stats_now(std::ptr::null(), &mut now), VrStatus::VR_INVALID_ARGUMENT);
+    vr_function_free(f);
+    vr_module_free(m);
+    vr_context_destroy(ctx);
+}
+
+#[test]
 fn disk_cache_is_reused_by_a_new_context_and_bad_entries_are_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("vr-cache");

@@ -81,7 +81,7 @@ fn the_quick_tier_computes_what_the_full_tier_computes() {
     assert_eq!(eq, ef, "the tiers report different errors");
 
     // Quick first: the same result before and after the full tier is swapped in.
-    let tiered = cpu::compile_tiered(&m, CpuOptions::default()).expect("compiles");
+    let tiered = cpu::compile_tiered(&m, CpuOptions::default(), cpu::tiers::Tiers::QuickFirst).expect("compiles");
     let before = f64_of(&tiered.call("harmonic", vec![Value::Scalar(Scalar::I64(n))]).expect("runs"));
     assert!(tiered.wait_for_full_tier(Duration::from_secs(60)), "the full tier never came: {:?}", tiered.tier_report());
     let report = tiered.tier_report().expect("a tiered module reports its tier");

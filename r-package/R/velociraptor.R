@@ -519,12 +519,13 @@ vr_explain <- function(g, vrir = TRUE, verbose = FALSE) {
 #'   sections run; [vr_explain()] what each section did. `VR_OPENCL_DEVICE=P/D` picks
 #'   device D of platform P.
 #' @param tiers How a function compiles on its first call with new argument types:
-#'   `"full"` (the default) compiles it at full strength before running it;
-#'   `"quick-first"` compiles quick code (2-3x less compile time, running 1.0-1.5x
+#'   `"full"` compiles it at full strength before running it; `"quick-first"` compiles quick code (2-3x less compile time, running 1.0-1.5x
 #'   slower) and compiles the full-strength code in the background, which every later
 #'   call runs once ready: better where first calls are short (interactive work),
-#'   worse for a single long call. Results are the same either way. The default is
-#'   `"quick-first"` when the environment variable `VR_TIERS` says so.
+#'   worse for a single long call; `"auto"` (the default) is quick-first, except that a
+#'   call whose work, estimated from its arguments, is long waits for the full-strength
+#'   code ([vr_explain()] shows the estimate and the choice). Results are the same
+#'   either way. The environment variable `VR_TIERS` sets the default when it names one.
 #' @return The options in force, as a list (invisibly when any was set).
 #' @section The on-disk cache:
 #' The cache holds machine code that later R processes load and run, so it is used only
@@ -563,8 +564,8 @@ vr_options <- function(threads = NULL, cache_dir = NULL, bounds_checks = NULL, g
     opts$gpu <- gpu
   }
   if (!is.null(tiers)) {
-    if (!is.character(tiers) || length(tiers) != 1L || !(tiers %in% c("full", "quick-first")))
-      stop("`tiers` must be \"full\" or \"quick-first\"")
+    if (!is.character(tiers) || length(tiers) != 1L || !(tiers %in% c("full", "quick-first", "auto")))
+      stop("`tiers` must be \"full\", \"quick-first\" or \"auto\"")
     opts$tiers <- tiers
   }
   .vr_apply_options(opts)
@@ -638,8 +639,8 @@ gpu <- function(expr) invisible(expr)
   cache <- getOption("velociraptor.cache_dir", .vr_default_cache_dir())
   gpu <- getOption("velociraptor.gpu", "auto")
   if (!(identical(gpu, "auto") || identical(gpu, "on") || identical(gpu, "off"))) gpu <- "auto"
-  tiers <- getOption("velociraptor.tiers", if (identical(Sys.getenv("VR_TIERS"), "quick-first")) "quick-first" else "full")
-  if (!identical(tiers, "quick-first")) tiers <- "full"
+  tiers <- getOption("velociraptor.tiers", Sys.getenv("VR_TIERS"))
+  if (!(tiers %in% c("full", "quick-first", "auto"))) tiers <- "auto"
   .vr$options <- list(threads = as.integer(threads), cache_dir = cache, bounds_checks = TRUE, gpu = gpu, tiers = tiers)
   # Created at load (mode 0700, by the Rust side), except under R CMD check (which must
   # not write to the user's files).

@@ -32,9 +32,12 @@ static CONTEXT: Mutex<Context> = Mutex::new(Context { ptr: std::ptr::null_mut(),
 /// Whether R was told that the on-disk cache was not trusted (once per process).
 static CACHE_REPORTED: AtomicBool = AtomicBool::new(false);
 
-fn cache_stats(ctx: *mut VrContext) -> Result<VrCacheStats, Failure> {
+/// The cache's counts (`now`: without waiting for background compiles, whose disk
+/// writes are then not counted yet).
+fn cache_stats(ctx: *mut VrContext, now: bool) -> Result<VrCacheStats, Failure> {
     let mut s = VrCacheStats::default();
-    check(vr_context_stats(ctx, &mut s), Phase::Run)?;
+    let status = if now { vr_context_stats_now(ctx, &mut s) } else { vr_context_stats(ctx, &mut s) };
+    check(status, Phase::Run)?;
     Ok(s)
 }
 
@@ -52,7 +55,9 @@ fn cache_status(ctx: *mut VrContext) -> Result<String, Failure> {
 /// The cache's status when a directory or entry was refused as untrusted and R has not
 /// been told yet in this process (then it has).
 fn unreported_cache_problem(ctx: *mut VrContext) -> Result<Option<String>, Failure> {
-    if cache_stats(ctx)?.disk_untrusted == 0 || CACHE_REPORTED.swap(true, Ordering::Relaxed) {
+    // Read after every compile: not waiting for the full tier's background compile
+    // (untrusted entries are counted before it starts).
+    if cache_stats(ctx, true)?.disk_untrusted == 0 || CACHE_REPORTED.swap(true, Ordering::Relaxed) {
         return Ok(None);
     }
     cache_status(ctx).map(Some)
@@ -177,7 +182,7 @@ pub fn configure(
         ("bounds_check".to_string(), if bounds_checks { "on" } else { "off" }.to_string()),
         ("backend".to_string(), backend.to_string()),
         ("params_noalias".to_string(), "yes".to_string()),
-        // `full` or `quick-first` (checked by the C API's configuration).
+        // `full`, `quick-first` or `auto` (checked by the C API's configuration).
         ("tiers".to_string(), tiers.to_string()),
     ];
     if threads > 0 {
@@ -218,14 +223,14 @@ fn context() -> Result<(*mut VrContext, u64), Failure> {
         }
     }
     // No cache here, so nothing to report.
-    configure(0, "", true, "auto", "full")?;
+    configure(0, "", true, "auto", "auto")?;
     let c = CONTEXT.lock().unwrap_or_else(|p| p.into_inner());
     Ok((c.ptr, c.generation))
 }
 
 pub fn stats() -> Result<Robj, Failure> {
     let (ctx, _) = context()?;
-    let s = cache_stats(ctx)?;
+    let s = cache_stats(ctx, false)?;
     Ok(list!(
         compiles = s.compiles as f64,
         memory_hits = s.memory_hits as f64,

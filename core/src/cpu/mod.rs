@@ -227,25 +227,42 @@ pub fn compile_offloaded(m: &Module, opts: CpuOptions, offload: Offload) -> VrRe
     compile_inner(m, opts, Some(offload))
 }
 
-/// Compile `m` quick first (`tiers`): the quick tier now, and the full tier (`opts` at
-/// full strength) on a thread of its own, run by every call that starts after it is
-/// ready. Where the background compile fails, the quick tier stays.
-pub fn compile_tiered(m: &Module, opts: CpuOptions) -> VrResult<CompiledModule> {
+/// Compile `m` quick first (`tiers`; `mode` is `QuickFirst` or `Auto`): the quick tier
+/// now, and the full tier (`opts` at full strength) on a thread of its own, run by
+/// every call that starts after it is ready (under `Auto`, also by a first call long
+/// enough to wait for it). Where the background compile fails, the quick tier stays.
+pub fn compile_tiered(m: &Module, opts: CpuOptions, mode: tiers::Tiers) -> VrResult<CompiledModule> {
     let full_opts = CpuOptions { quick: false, ..opts };
     let owned = m.clone();
-    compile_quick_then(m, opts, move || Ok((compile_with(&owned, full_opts)?, None)))
+    compile_quick_then(m, opts, mode, move || Ok((compile_with(&owned, full_opts)?, None)))
 }
 
 /// The quick tier of `m` now, and the full tier as `compile_full` makes it, in the
 /// background (`tiers::start`): for hosts whose full tier goes through the on-disk
-/// cache (`driver::compile_unit`).
+/// cache (`driver::compile_unit`). With two cores or more the background compile
+/// starts first, so that both run at once (the module is verified before either).
 pub fn compile_quick_then(
     m: &Module,
     opts: CpuOptions,
+    mode: tiers::Tiers,
     compile_full: impl FnOnce() -> VrResult<tiers::Full> + Send + 'static,
 ) -> VrResult<CompiledModule> {
-    let mut quick = compile_inner(m, CpuOptions { quick: true, ..opts }, None)?;
-    quick.tier_up = Some(tiers::start(compile_full));
+    let t = std::time::Instant::now();
+    crate::vrir::verify::verify_module(m)?;
+    crate::compile_phases::record("verify", t);
+    let together = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    // Ok: started now; Err: to start once the quick tier is made (one core).
+    let background = if together { Ok(tiers::start(mode, compile_full)) } else { Err(compile_full) };
+    // On an error the background compile ends on its own (the process waits for it at
+    // exit); its result is dropped with it.
+    let began = std::time::Instant::now();
+    let mut quick = compile_verified(m, CpuOptions { quick: true, ..opts }, None)?;
+    let tier = match background {
+        Ok(started) => started,
+        Err(compile_full) => tiers::start(mode, compile_full),
+    };
+    tier.quick_compiled_in(began.elapsed());
+    quick.tier_up = Some(tier);
     Ok(quick)
 }
 
@@ -253,6 +270,10 @@ fn compile_inner(m: &Module, opts: CpuOptions, offload: Option<Offload>) -> VrRe
     let t = std::time::Instant::now();
     crate::vrir::verify::verify_module(m)?;
     crate::compile_phases::record("verify", t);
+    compile_verified(m, opts, offload)
+}
+
+fn compile_verified(m: &Module, opts: CpuOptions, offload: Option<Offload>) -> VrResult<CompiledModule> {
     let plan = offload.as_ref().map(|o| o.plan.as_ref());
     let jit = jit::compile(m, opts, plan)?;
     let t = std::time::Instant::now();
@@ -346,6 +367,15 @@ impl CompiledModule {
         full.or_else(|| self.jit.entry(func))
     }
 
+    /// [`Self::entry`] for a call whose arguments have `sizes` (asked only while a
+    /// background compile under `tiers=auto` may make the call wait for it).
+    fn entry_for(&self, func: &str, sizes: impl FnOnce() -> Vec<tiers::ArgSize>) -> Option<jit::EntryFn> {
+        if let Some(t) = &self.tier_up {
+            t.before_call(&self.module, func, sizes);
+        }
+        self.entry(func)
+    }
+
     /// The machine code alone (for the tier that replaces a quick module's).
     pub(crate) fn into_jit(self) -> jit::JitModule {
         self.jit
@@ -371,7 +401,16 @@ impl CompiledModule {
                 format!("no function `{func}` in module `{}`", self.module.name),
             )
         })?;
-        let entry = self.entry(func).ok_or_else(|| {
+        let sizes = || {
+            args.iter()
+                .map(|a| match a {
+                    Value::Array(a) => tiers::ArgSize::Array(a.dims.iter().map(|d| *d as f64).collect()),
+                    Value::Scalar(s) => tiers::ArgSize::Scalar(s.as_f64()),
+                    _ => tiers::ArgSize::Scalar(None),
+                })
+                .collect()
+        };
+        let entry = self.entry_for(func, sizes).ok_or_else(|| {
             VrError::new(
                 ErrorKind::Internal,
                 format!("cpu backend: `{func}` was not compiled"),

@@ -105,7 +105,15 @@ impl CompiledModule {
                 format!("no function `{func}` in module `{}`", self.module.name),
             )
         })?;
-        let entry = self.entry(func).ok_or_else(|| {
+        let sizes = || {
+            args.iter()
+                .map(|a| match a {
+                    HostArg::Array(h) => super::tiers::ArgSize::Array(h.dims.iter().map(|d| *d as f64).collect()),
+                    HostArg::Scalar(s) => super::tiers::ArgSize::Scalar(s.as_f64()),
+                })
+                .collect()
+        };
+        let entry = self.entry_for(func, sizes).ok_or_else(|| {
             VrError::new(ErrorKind::Internal, format!("cpu backend: `{func}` was not compiled"))
         })?;
         if args.len() != f.params.len() {

@@ -32,7 +32,7 @@ pub struct Unit {
 /// (`cpu::tiers`), and where a background compile reports a disk entry it could not
 /// write (the cache's first note, as the synchronous path's `Unit::not_written`).
 pub struct Tiering {
-    pub quick_first: bool,
+    pub mode: crate::cpu::tiers::Tiers,
     pub notes: Arc<Mutex<Option<String>>>,
 }
 
@@ -70,10 +70,10 @@ pub fn compile_unit(
             true,
         ));
     }
-    let quick_first = tiering.quick_first;
+    let mode = tiering.mode;
     let Some(disk) = disk else {
-        let c = if quick_first {
-            crate::cpu::compile_tiered(sub, cpu)?
+        let c = if mode.tiered() {
+            crate::cpu::compile_tiered(sub, cpu, mode)?
         } else {
             crate::cpu::compile_with(sub, cpu)?
         };
@@ -95,9 +95,9 @@ pub fn compile_unit(
         // Not loaded, and not replaced either: the user should see it as found.
         Lookup::Untrusted(why) => untrusted = Some(why),
     }
-    if quick_first {
+    if mode.tiered() {
         // The quick compile verifies `sub`; the background one compiles the same.
-        return quick_then_stored(sub, cpu, disk, disk_key, untrusted, tiering.notes);
+        return quick_then_stored(sub, cpu, mode, disk, disk_key, untrusted, tiering.notes);
     }
     crate::vrir::verify::verify_module(sub)?;
     let object = crate::cpu::emit_object(sub, cpu)?;
@@ -139,13 +139,14 @@ pub fn compile_unit(
 fn quick_then_stored(
     sub: &Module,
     cpu: CpuOptions,
+    mode: crate::cpu::tiers::Tiers,
     disk: &Arc<DiskCache>,
     disk_key: String,
     untrusted: Option<String>,
     notes: Arc<Mutex<Option<String>>>,
 ) -> VrResult<Unit> {
     let (owned, disk_owned, store) = (sub.clone(), Arc::clone(disk), untrusted.is_none());
-    let compiled = crate::cpu::compile_quick_then(sub, cpu, move || {
+    let compiled = crate::cpu::compile_quick_then(sub, cpu, mode, move || {
         let object = crate::cpu::emit_object(&owned, cpu)?;
         crate::cpu::interrupt::check_compile("writing the on-disk cache entry")?;
         let dir = disk_owned.dir().display().to_string();

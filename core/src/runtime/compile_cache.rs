@@ -42,9 +42,10 @@ pub struct CompileOptions {
     /// With `gpu`: whether every task goes to the device or the cost model places each
     /// (`backend=auto`).
     pub placement: crate::gpu::placement::Placement,
-    /// Compile quick first and tier up in the background (`cpu::tiers`; default
-    /// `VR_TIERS=quick-first`). Not part of the key: the code that stays is the same.
-    pub quick_first: bool,
+    /// Compile quick first and tier up in the background, and whether a long first call
+    /// waits for the full tier (`cpu::tiers`; default from `VR_TIERS`). Not part of the
+    /// key: the code that stays is the same.
+    pub tiers: crate::cpu::tiers::Tiers,
 }
 
 impl Default for CompileOptions {
@@ -57,7 +58,7 @@ impl Default for CompileOptions {
             passes: crate::opt::OptOptions::all(),
             gpu: false,
             placement: crate::gpu::placement::Placement::Device,
-            quick_first: crate::cpu::tiers::requested(),
+            tiers: crate::cpu::tiers::requested(),
         }
     }
 }
@@ -268,9 +269,18 @@ fn without_bounds_checks(m: &Module) -> Module {
 }
 
 impl CompileCache {
+    /// The counts, once every background compile (`cpu::tiers`) of the process has
+    /// ended: their disk writes are counted.
     pub fn stats(&self) -> CacheStats {
-        // Background compiles (`cpu::tiers`) write disk entries: count them once done.
         crate::cpu::tiers::wait_all(BACKGROUND_WAIT);
+        self.stats_now()
+    }
+
+    /// The counts as they are now, without waiting: a background compile counts its
+    /// disk write when it ends. For hosts that read a count after every compile (R, for
+    /// an untrusted entry): a wait there would make every first call wait for its full
+    /// tier.
+    pub fn stats_now(&self) -> CacheStats {
         let disk = |f: fn(&DiskCache) -> &AtomicU64| {
             self.disk.get().map_or(0, |d| f(d).load(Ordering::Relaxed))
         };
@@ -338,7 +348,7 @@ impl CompileCache {
         // Without a cache, the only note is why its directory was refused.
         let off_note = || self.disk_note().unwrap_or_else(|| "off".to_string());
         let tiering = crate::driver::Tiering {
-            quick_first: opts.quick_first,
+            mode: opts.tiers,
             notes: Arc::clone(&self.disk_note),
         };
         let unit = crate::driver::compile_unit(sub, key, opts.cpu(), opts.gpu.then_some(opts.placement), self.disk.get(), &compiler_id(), off_note, tiering)?;

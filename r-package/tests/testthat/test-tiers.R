@@ -12,9 +12,9 @@ tier_kernel <- function(a) {
   s
 }
 
-test_that("tiers takes full or quick-first and nothing else", {
+test_that("tiers takes full, quick-first or auto (the default) and nothing else", {
   expect_error(vr_options(tiers = "fast"), "`tiers` must be")
-  expect_identical(vr_options()$tiers, "full")
+  expect_identical(vr_options()$tiers, "auto")
 })
 
 test_that("quick-first gives R's results, then the full-strength code, written to disk", {
@@ -55,4 +55,38 @@ test_that("quick-first gives R's results, then the full-strength code, written t
   expect_equal(s$hits, 1)
   expect_match(s$explain, "disk cache: loaded from", fixed = TRUE)
   expect_false(grepl("code:", s$explain, fixed = TRUE))
+})
+
+# Sums of integers (exact in doubles), so R's vectorized closed form is the expected value.
+long_kernel <- function(n, m) {
+  s <- 0
+  for (i in seq_len(n)) for (j in seq_len(m)) s <- s + (i %% 7L) * (j %% 5L)
+  s
+}
+
+test_that("auto runs a short first call at once and makes a long one wait for the full tier", {
+  old <- vr_options()
+  on.exit({
+    vr_options(tiers = old$tiers, cache_dir = old$cache_dir)
+    Sys.unsetenv("VR_TIER_UP_DELAY_MS")
+  })
+  vr_options(tiers = "auto", cache_dir = "")
+  # The background compiles start 100 ms late: the first calls below certainly find
+  # them compiling.
+  Sys.setenv(VR_TIER_UP_DELAY_MS = "100")
+  expected <- function(n, m) as.double(sum(seq_len(n) %% 7L)) * sum(seq_len(m) %% 5L)
+
+  short <- vr_compile(long_kernel, fallback = FALSE)
+  expect_identical(short(3L, 4L), expected(3L, 4L))
+  ex <- paste(capture.output(vr_explain(short, vrir = FALSE)), collapse = "\n")
+  expect_match(ex, "tiers auto: `long_kernel`'s first call (", fixed = TRUE)
+  expect_match(ex, "at full strength) ran the quick tier", fixed = TRUE)
+
+  # 6.4e7 iterations: estimated at 0.3 s, so the call waits (the compile takes ~0.1 s).
+  # Doubles: a specialization of its own, compiled now.
+  long <- vr_compile(long_kernel, fallback = FALSE)
+  expect_identical(long(8000, 8000), expected(8000L, 8000L))
+  ex <- paste(capture.output(vr_explain(long, vrir = FALSE)), collapse = "\n")
+  expect_match(ex, "at full strength) waited for the full tier (ready", fixed = TRUE)
+  expect_identical(long(5, 6), expected(5L, 6L))
 })
