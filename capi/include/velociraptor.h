@@ -280,6 +280,9 @@ enum VrStatus vr_context_create(const char *const *keys,
                                 struct VrContext **out);
 
 // Destroy a context. Modules and functions made from it stay usable until freed.
+// Waits (at most a minute) for the background compiles of the process (`tiers`) to end:
+// a host that exits right after would otherwise run LLVM's static destructors under a
+// compile still running (a crash at exit).
 void vr_context_destroy(struct VrContext *ctx);
 
 // Register the host's glue (copied; `hooks` may be freed afterwards). Applies to

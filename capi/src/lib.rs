@@ -186,10 +186,14 @@ pub extern "C" fn vr_context_create(
 }
 
 /// Destroy a context. Modules and functions made from it stay usable until freed.
+/// Waits (at most a minute) for the background compiles of the process (`tiers`) to end:
+/// a host that exits right after would otherwise run LLVM's static destructors under a
+/// compile still running (a crash at exit).
 #[no_mangle]
 pub extern "C" fn vr_context_destroy(ctx: *mut VrContext) {
     if !ctx.is_null() {
         guard("vr_context_destroy", || {
+            velociraptor::cpu::tiers::wait_all(std::time::Duration::from_secs(60));
             // SAFETY: made by vr_context_create, destroyed once (the host's contract).
             drop(unsafe { Box::from_raw(ctx) });
             Ok(())

@@ -41,6 +41,11 @@ function context()
         # Parallel loops (`Threads.@threads for`) on every core, whatever Julia's own
         # thread count; VR_THREADS sets another count.
         CONTEXT[] = context_create(["backend" => "cpu-par", "cache_dir" => cache_dir()])
+        # At exit, wait for the background compiles of the full tier (the C API's
+        # `tiers`): LLVM's static destructors must not run under one.
+        # `vr_context_stats` waits for them.
+        ctx = CONTEXT[]
+        atexit(() -> (try context_stats(ctx) catch end; nothing))
         return CONTEXT[]
     end
 end

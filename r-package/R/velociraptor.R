@@ -634,6 +634,9 @@ prange <- function(n) seq_len(n)
 gpu <- function(expr) invisible(expr)
 
 .onLoad <- function(libname, pkgname) {
+  # At R's exit, wait for the background compiles of the full tier (vr_options(tiers)):
+  # LLVM's static destructors must not run under one. vr_stats() waits for them.
+  reg.finalizer(.vr, function(e) try(vr_rs_stats(), silent = TRUE), onexit = TRUE)
   threads <- getOption("velociraptor.threads", .vr_default_threads())
   if (.vr_default_threads() == 2L) threads <- min(max(threads, 1L), 2L)
   cache <- getOption("velociraptor.cache_dir", .vr_default_cache_dir())

@@ -183,6 +183,17 @@ pub(crate) fn background_work() -> OutstandingGuard {
     ABANDONED.enter()
 }
 
+/// Register the at-exit wait once more, after LLVM work that may have made static
+/// objects of LLVM's own for the first time: exit handlers run in the reverse order of
+/// their registration, so the wait must come after the registration of their
+/// destructors. (A compile still running at exit that is the first to make one is not
+/// covered; hosts wait for background compiles before they exit: `vr_context_destroy`,
+/// R's exit hook.)
+pub(crate) fn wait_at_exit_after_llvm() {
+    // SAFETY: registers a plain extern "C" function without arguments.
+    unsafe { libc::atexit(wait_for_abandoned_at_exit) };
+}
+
 /// Run `work`, one of LLVM's phases that has no safe point inside (its optimization
 /// pipeline, its machine code generator), on a thread of its own while this thread
 /// watches the interrupt flag: an interrupt then stops the compile within milliseconds

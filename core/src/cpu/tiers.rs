@@ -350,7 +350,7 @@ pub(super) fn start(mode: Tiers, compile_full: impl FnOnce() -> VrResult<Full> +
         .name("vr-tier-up".into())
         .stack_size(8 << 20)
         .spawn(move || {
-            let _guards = guards;
+            let held = guards;
             if let Some(d) = delay {
                 std::thread::sleep(d);
             }
@@ -365,6 +365,13 @@ pub(super) fn start(mode: Tiers, compile_full: impl FnOnce() -> VrResult<Full> +
             };
             *theirs.state.lock().unwrap_or_else(|p| p.into_inner()) = outcome;
             theirs.changed.notify_all();
+            // This may be the last reference (the host freed the function meanwhile):
+            // dropping it frees LLVM's module, which must happen before the count that
+            // the process waits for at exit ends, not after (LLVM's static destructors
+            // would run under it: a crash at exit).
+            drop(theirs);
+            super::interrupt::wait_at_exit_after_llvm();
+            drop(held);
         });
     if let Err(e) = spawned {
         *tier.state.lock().unwrap_or_else(|p| p.into_inner()) =
