@@ -516,22 +516,20 @@ fn index_shape(array: &str, indices: &[Expr], k: &Known, arrays: &Arrays) -> Opt
                         (Some(a), Some(b)) if step != 0.0 => {
                             Some((((value(b, k)? - value(a, k)?) / step).floor() + 1.0).max(0.0))
                         }
-                        (None, None) => whole,
-                        // One end open: at most the whole extent.
+                        // An open end (or both): at most the whole extent.
                         _ => whole,
                     }
                 };
                 out.push(extent());
             }
-            other => match shape(other, k, arrays) {
-                Some(s) => {
+            // A gather by an array; a scalar index drops the dimension.
+            other => {
+                if let Some(s) = shape(other, k, arrays) {
                     sliced = true;
                     let (n, guessed) = elements(&s);
                     out.push((!guessed).then_some(n));
                 }
-                // A scalar index drops the dimension.
-                None => {}
-            },
+            }
         }
     }
     sliced.then_some(out)

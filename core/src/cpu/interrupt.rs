@@ -158,7 +158,7 @@ impl Drop for OutstandingGuard {
 }
 
 /// LLVM work still running on threads nobody waits for: abandoned phases (see
-/// [`off_thread`]) and background compiles ([`BackgroundWork`]); the process waits for
+/// [`off_thread`]) and background compiles ([`background_work`]); the process waits for
 /// them at exit, before LLVM's own static destructors run under their feet.
 static ABANDONED: Outstanding = Outstanding::new();
 
@@ -169,10 +169,7 @@ extern "C" fn wait_for_abandoned_at_exit() {
 /// Register the at-exit wait for LLVM work still running on other threads (once).
 fn wait_at_exit() {
     static AT_EXIT: std::sync::Once = std::sync::Once::new();
-    AT_EXIT.call_once(|| {
-        // SAFETY: registers a plain extern "C" function without arguments.
-        unsafe { libc::atexit(wait_for_abandoned_at_exit) };
-    });
+    AT_EXIT.call_once(wait_at_exit_after_llvm);
 }
 
 /// LLVM work that runs on a thread nobody waits for (a background compile,

@@ -247,9 +247,7 @@ pub fn compile_quick_then(
     mode: tiers::Tiers,
     compile_full: impl FnOnce() -> VrResult<tiers::Full> + Send + 'static,
 ) -> VrResult<CompiledModule> {
-    let t = std::time::Instant::now();
-    crate::vrir::verify::verify_module(m)?;
-    crate::compile_phases::record("verify", t);
+    verify(m)?;
     let together = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
     // Ok: started now; Err: to start once the quick tier is made (one core).
     let background = if together { Ok(tiers::start(mode, compile_full)) } else { Err(compile_full) };
@@ -267,10 +265,16 @@ pub fn compile_quick_then(
 }
 
 fn compile_inner(m: &Module, opts: CpuOptions, offload: Option<Offload>) -> VrResult<CompiledModule> {
+    verify(m)?;
+    compile_verified(m, opts, offload)
+}
+
+/// Verify `m`, timed as the compile's `verify` phase.
+fn verify(m: &Module) -> VrResult<()> {
     let t = std::time::Instant::now();
     crate::vrir::verify::verify_module(m)?;
     crate::compile_phases::record("verify", t);
-    compile_verified(m, opts, offload)
+    Ok(())
 }
 
 fn compile_verified(m: &Module, opts: CpuOptions, offload: Option<Offload>) -> VrResult<CompiledModule> {

@@ -67,14 +67,6 @@ impl Tiers {
         }
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Tiers::Full => "full",
-            Tiers::QuickFirst => "quick-first",
-            Tiers::Auto => "auto",
-        }
-    }
-
     /// Whether the quick tier is compiled first.
     pub fn tiered(self) -> bool {
         self != Tiers::Full
@@ -281,7 +273,7 @@ impl TierUp {
     /// is ready.
     pub(super) fn wait(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self.lock_state();
         while matches!(*state, State::Compiling) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -294,7 +286,7 @@ impl TierUp {
 
     /// What the background compile did with the on-disk cache, once it ended.
     pub(super) fn disk(&self) -> Option<String> {
-        match &*self.state.lock().unwrap_or_else(|p| p.into_inner()) {
+        match &*self.lock_state() {
             State::Ready(_, disk) => disk.clone(),
             State::Compiling | State::Failed(_) => None,
         }
@@ -363,7 +355,7 @@ pub(super) fn start(mode: Tiers, compile_full: impl FnOnce() -> VrResult<Full> +
                 Ok(Err(e)) => State::Failed(e.message),
                 Err(_) => State::Failed("a panic in the background compile".into()),
             };
-            *theirs.state.lock().unwrap_or_else(|p| p.into_inner()) = outcome;
+            *theirs.lock_state() = outcome;
             theirs.changed.notify_all();
             // This may be the last reference (the host freed the function meanwhile):
             // dropping it frees LLVM's module, which must happen before the count that
@@ -374,8 +366,7 @@ pub(super) fn start(mode: Tiers, compile_full: impl FnOnce() -> VrResult<Full> +
             drop(held);
         });
     if let Err(e) = spawned {
-        *tier.state.lock().unwrap_or_else(|p| p.into_inner()) =
-            State::Failed(format!("no thread for the background compile: {e}"));
+        *tier.lock_state() = State::Failed(format!("no thread for the background compile: {e}"));
     }
     tier
 }
