@@ -733,6 +733,8 @@ impl Walk<'_> {
     /// of its argument for a reduction; `2 m k n` for `matmul`), and the bytes of its
     /// array operands and result; None for a scalar operation.
     fn whole_array(&mut self, e: &Expr, k: &mut Known, arrays: &Arrays) -> Option<Cost> {
+        // A guess inside the operation (a mapped function's loop over an element's value).
+        let mut guessed_inside = false;
         let (weight, over) = match e {
             Expr::Unary { .. } | Expr::Cast { .. } | Expr::Scan { .. } => (1.0, shape(e, k, arrays)?),
             Expr::Binary { op, .. } => {
@@ -756,13 +758,13 @@ impl Walk<'_> {
             Expr::Map { func, args } => {
                 let over = shape(e, k, arrays)?;
                 // The scalar function once per element, its array arguments' elements
-                // as unknown scalars.
+                // as scalars not known here (what depends on them is guessed).
                 let scalars: Vec<Expr> = args
                     .iter()
-                    .map(|a| if shape(a, k, arrays).is_some() { Expr::f64(0.0) } else { a.clone() })
+                    .map(|a| if shape(a, k, arrays).is_some() { Expr::var("") } else { a.clone() })
                     .collect();
-                let mut per = self.call(func, &scalars, k, arrays);
-                per.guessed = false;
+                let per = self.call(func, &scalars, k, arrays);
+                guessed_inside = per.guessed;
                 (per.ops, over)
             }
             Expr::Reduce { arg, .. } => (1.0, shape(arg, k, arrays)?),
@@ -773,7 +775,7 @@ impl Walk<'_> {
             _ => return None,
         };
         let (n, guessed) = elements(&over);
-        let mut c = Cost { ops: weight * n, bytes: 8.0 * n, guessed };
+        let mut c = Cost { ops: weight * n, bytes: 8.0 * n, guessed: guessed || guessed_inside };
         // Each array operand is read once per element; scalar ones and array
         // expressions below count themselves.
         let mut children = Vec::new();
@@ -965,6 +967,30 @@ mod tests {
         let ops = 120000.0 + 101.0 + 2.0 + (1.0 + 100.0) + 200.0;
         let bytes = 25600.0 + 800.0 + 1600.0 + 800.0;
         assert_eq!((c.ops, c.bytes), (ops, bytes));
+    }
+
+    #[test]
+    fn a_mapped_function_costs_per_element_and_keeps_its_guesses() {
+        // `map` of g over 50 elements: g's body once per element; a loop bounded by the
+        // element's value cannot be counted, so the estimate says it guessed.
+        let src = |body: &str| {
+            format!(
+                "(module m :index-base 1
+                  (function g ((v f64)) (f64) (locals (i i64) (s f64)) {body})
+                  (function f ((x f64[1,col])) (f64[1,col]) (return (map g x))))"
+            )
+        };
+        let dims = |_: &str, d: u32| (d == 0).then_some(50.0);
+        let plain = function_work(&src("(return (* v 2.0))"), "f", &dims, &[]);
+        // Per element: the call 1 + the product 1; 8 bytes written, 8 read.
+        assert_eq!((plain.ops, plain.bytes, plain.guessed), (100.0, 800.0, false));
+        let looped = function_work(
+            &src("(set s 0.0) (for (i) (range 1 (cast i64 v)) (block (set s (+ s 1.0)))) (return s)"),
+            "f",
+            &dims,
+            &[],
+        );
+        assert!(looped.guessed);
     }
 
     #[test]
