@@ -196,6 +196,8 @@ pub extern "C" fn vr_context_destroy(ctx: *mut VrContext) {
             velociraptor::cpu::tiers::wait_all(std::time::Duration::from_secs(60));
             // SAFETY: made by vr_context_create, destroyed once (the host's contract).
             drop(unsafe { Box::from_raw(ctx) });
+            // Large blocks kept for later calls (cpu::block_pool) are idle memory now.
+            velociraptor::cpu::block_pool::trim();
             Ok(())
         });
     }

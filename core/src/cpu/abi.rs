@@ -565,7 +565,9 @@ const ARENA_ALIGN: usize = 64;
 /// design, bounded by `limit`).
 #[derive(Debug)]
 pub struct Arena {
-    blocks: Vec<(std::ptr::NonNull<u8>, std::alloc::Layout)>,
+    /// Each block, its layout, and the payload's bytes (those asked for: a large block
+    /// taken back from `block_pool` may be larger).
+    blocks: Vec<(std::ptr::NonNull<u8>, std::alloc::Layout, usize)>,
     /// Bytes allocated so far in this call.
     pub allocated: u64,
     /// Most bytes the call may allocate.
@@ -596,15 +598,15 @@ unsafe impl Send for Arena {}
 /// advised to be backed by huge pages, 512 times fewer page faults on first touch.
 const LARGE_BLOCK: usize = 4 << 20;
 
-/// Where a block's payload (descriptor, then elements) starts, and its bytes (those
-/// asked for: a large block's spare alignment bytes are not part of it).
-fn payload(block: std::ptr::NonNull<u8>, layout: std::alloc::Layout) -> (*mut u8, usize) {
+/// Where a block's payload (descriptor, then elements) starts: a large block's first
+/// `ARENA_ALIGN` boundary.
+fn payload(block: std::ptr::NonNull<u8>, layout: std::alloc::Layout) -> *mut u8 {
     if layout.align() == ARENA_ALIGN {
-        return (block.as_ptr(), layout.size());
+        return block.as_ptr();
     }
     let off = block.as_ptr().align_offset(ARENA_ALIGN);
     // SAFETY: a large block has ARENA_ALIGN spare bytes, so the payload fits after `off`.
-    (unsafe { block.as_ptr().add(off) }, layout.size() - ARENA_ALIGN)
+    unsafe { block.as_ptr().add(off) }
 }
 
 /// Ask the kernel for huge pages under `[p, p + bytes)` (the 2 MiB-aligned part; a
@@ -620,11 +622,24 @@ fn advise_huge_pages(p: *mut u8, bytes: usize) {
     }
 }
 
+/// Free an arena block (one of [`Arena`]'s, or one detached from it): a large block goes
+/// to the pool of kept blocks (`block_pool`), which frees it when full.
+///
+/// # Safety
+/// `block` was allocated by an arena with `layout` and is freed once.
+pub unsafe fn free_block(block: std::ptr::NonNull<u8>, layout: std::alloc::Layout) {
+    if layout.align() == ARENA_ALIGN {
+        std::alloc::dealloc(block.as_ptr(), layout);
+    } else {
+        super::block_pool::give(block, layout);
+    }
+}
+
 impl Drop for Arena {
     fn drop(&mut self) {
-        for (p, layout) in self.blocks.drain(..) {
-            // SAFETY: allocated by `alloc_zeroed` with exactly this layout, freed once.
-            unsafe { std::alloc::dealloc(p.as_ptr(), layout) };
+        for (p, layout, _) in self.blocks.drain(..) {
+            // SAFETY: allocated by `alloc` with exactly this layout, freed once.
+            unsafe { free_block(p, layout) };
         }
     }
 }
@@ -673,33 +688,44 @@ impl Arena {
         let layout = layout
             .and_then(Result::ok)
             .ok_or_else(|| format!("cannot allocate {bytes} bytes"))?;
+        if large {
+            if let Some((p, kept)) = super::block_pool::take(layout.size()) {
+                self.blocks.push((p, kept, bytes));
+                self.allocated = total;
+                let start = payload(p, kept);
+                // SAFETY: the kept block's payload holds at least `bytes` bytes.
+                unsafe { std::ptr::write_bytes(start, 0, bytes) };
+                return Ok(start);
+            }
+        }
         // SAFETY: the layout has a non-zero size.
         let p = unsafe { std::alloc::alloc_zeroed(layout) };
         let p =
             std::ptr::NonNull::new(p).ok_or_else(|| format!("cannot allocate {bytes} bytes"))?;
-        self.blocks.push((p, layout));
+        self.blocks.push((p, layout, bytes));
         self.allocated = total;
-        let (start, len) = payload(p, layout);
+        let start = payload(p, layout);
         if large {
-            advise_huge_pages(start, len);
+            advise_huge_pages(start, bytes);
         }
         Ok(start)
     }
 
     /// Take the block holding address `p` out of the arena: the caller now owns it and
-    /// frees it with `std::alloc::dealloc(start, layout)` (the C API hands result arrays
-    /// to hosts this way, without a copy).
+    /// frees it with [`free_block`] (the C API hands result arrays to hosts this way,
+    /// without a copy).
     pub fn detach_block(&mut self, p: *const u8) -> Option<(std::ptr::NonNull<u8>, std::alloc::Layout)> {
         let (k, _, _) = self.block_of(p)?;
-        Some(self.blocks.swap_remove(k))
+        let (block, layout, _) = self.blocks.swap_remove(k);
+        Some((block, layout))
     }
 
     /// The block holding address `p`: its number, where its payload (the descriptor
     /// written by [`Self::new_array`], then the elements) starts, and the payload's bytes.
     pub fn block_of(&self, p: *const u8) -> Option<(usize, *const u8, usize)> {
         let a = p as usize;
-        self.blocks.iter().enumerate().find_map(|(k, (b, l))| {
-            let (start, len) = payload(*b, *l);
+        self.blocks.iter().enumerate().find_map(|(k, (b, l, len))| {
+            let (start, len) = (payload(*b, *l), *len);
             let start = start as usize;
             (a >= start && a <= start + len).then_some((k, start as *const u8, len))
         })
@@ -863,12 +889,37 @@ mod tests {
             assert_eq!(start, desc as *const u8);
             assert_eq!(bytes, arena_header_bytes(1) + 8 * n as usize);
         }
-        let (block, layout) = *arena.blocks.last().expect("two blocks");
-        let (p, layout) = arena.detach_block(payload(block, layout).0).expect("detached");
+        let (block, layout, _) = *arena.blocks.last().expect("two blocks");
+        let (p, layout) = arena.detach_block(payload(block, layout)).expect("detached");
         assert_eq!(layout.align(), 16);
         // SAFETY: the block and layout the arena made; it no longer owns it.
-        unsafe { std::alloc::dealloc(p.as_ptr(), layout) };
+        unsafe { free_block(p, layout) };
         assert_eq!(arena.blocks.len(), 1);
+    }
+
+    /// A large block freed by one call's arena is taken back by the next allocation of
+    /// its size (the pool's reuse count grows: by this test's allocation, or by another
+    /// test's that took the block first), and comes back zeroed although the first
+    /// call left every byte set.
+    #[test]
+    fn large_blocks_kept_for_the_next_call_come_back_zeroed() {
+        let n = (LARGE_BLOCK / 8) as i64 + 1001;
+        let elements = |arena: &mut Arena| {
+            let desc = arena.new_array(&[n], 8, true).expect("allocates");
+            // SAFETY: the arena just made the descriptor and its n elements.
+            unsafe { std::slice::from_raw_parts_mut((*desc).data as *mut u64, n as usize) }
+        };
+        let mut first = Arena::default();
+        elements(&mut first).fill(u64::MAX);
+        let (reused_before, _, _) = super::super::block_pool::stats();
+        drop(first);
+        let mut second = Arena::default();
+        let again = elements(&mut second);
+        assert!(again.iter().all(|x| *x == 0), "a kept block is zeroed again");
+        let (reused_after, _, _) = super::super::block_pool::stats();
+        assert!(reused_after > reused_before, "{reused_before} -> {reused_after}");
+        let (_, _, bytes) = second.block_of(again.as_ptr() as *const u8).expect("its block");
+        assert_eq!(bytes, arena_header_bytes(1) + 8 * n as usize, "the bytes asked for");
     }
 
     /// Every code the generator can emit decodes to an error (a forgotten one would come

@@ -108,6 +108,7 @@
 pub mod abi;
 mod callgraph;
 mod big_stack;
+pub mod block_pool;
 mod codegen;
 mod complex_rt;
 pub mod interrupt;

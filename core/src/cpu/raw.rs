@@ -55,14 +55,16 @@ impl OwnedBlock {
     /// # Safety
     /// `start` and `layout` come from `into_raw`, and the block is freed once.
     pub unsafe fn free_raw(start: *mut u8, layout: std::alloc::Layout) {
-        std::alloc::dealloc(start, layout)
+        if let Some(start) = std::ptr::NonNull::new(start) {
+            super::abi::free_block(start, layout)
+        }
     }
 }
 
 impl Drop for OwnedBlock {
     fn drop(&mut self) {
         // SAFETY: allocated by the arena with this layout; owned here, freed once.
-        unsafe { std::alloc::dealloc(self.start.as_ptr(), self.layout) }
+        unsafe { super::abi::free_block(self.start, self.layout) }
     }
 }
 
