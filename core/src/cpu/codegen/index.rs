@@ -459,7 +459,8 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
                     let t = self.builder.build_int_mul(first, stride, "")?;
                     offset = self.builder.build_int_add(offset, t, "")?;
                     dims.push(count);
-                    strides.push(self.builder.build_int_mul(stride, *step, "")?);
+                    let scaled = self.builder.build_int_mul(stride, *step, "")?;
+                    strides.push(self.opaque_stride(scaled));
                 }
                 _ => {
                     dims.push(extent);

@@ -44,7 +44,7 @@ use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum, IntType};
-use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
 use std::collections::HashMap;
 
@@ -425,6 +425,29 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
 
     pub(crate) fn i64c(&self, v: i64) -> IntValue<'ctx> {
         self.cx.i64_type().const_int(v as u64, true)
+    }
+
+    /// A view's stride made from a run-time range step (R's `a:b` steps by its direction,
+    /// `2 * (a <= b) - 1`), as an opaque value: LLVM's loop vectorizer speculates that a
+    /// loop-invariant stride it cannot see through is 1, and tests that once before the
+    /// vector loop (a contiguous load instead of a gather); a stride it can analyse as an
+    /// expression of the step is not speculated, and every access of the view becomes a
+    /// gather (R's `b[I, J] <- a[I, J - 1] + ...`: 2.5x its loop version). `freeze` of a
+    /// value that is never poison (products and sums without overflow flags) is that
+    /// value; a constant stays a constant.
+    pub(crate) fn opaque_stride(&self, v: IntValue<'ctx>) -> IntValue<'ctx> {
+        if v.is_const() {
+            return v;
+        }
+        // SAFETY: the builder is positioned in a block (the caller just built `v`), and
+        // LLVMBuildFreeze returns a value of `v`'s type.
+        unsafe {
+            IntValue::new(inkwell::llvm_sys::core::LLVMBuildFreeze(
+                self.builder.as_mut_ptr(),
+                v.as_value_ref(),
+                c"stride".as_ptr(),
+            ))
+        }
     }
 
     pub(crate) fn int_type(&self, t: ScalarType) -> IntType<'ctx> {
