@@ -81,6 +81,37 @@ fn a_two_dimensional_parfor_fills_every_point() {
     }
 }
 
+/// A chunk runs as rows of the innermost range (parfor.rs), starting and ending inside a
+/// row: three dimensions, a stepped middle range, `continue` on some points, sizes whose
+/// chunks are a single point (3 x 5 x 7 on 8 threads) or cut rows anywhere.
+#[test]
+fn a_three_dimensional_parfor_cut_into_chunks_anywhere_visits_every_point_once() {
+    let src = "(module m :index-base 0
+      (function f ((n i64) (m i64) (p i64)) (i64[3,row])
+        (locals (a i64[3,row]) (i i64) (j i64) (k i64))
+        (set a (zeros i64[3,row] n m p))
+        (parfor (i j k) (domain (range 0 (- n 1)) (range 0 (- (* 2 m) 1) 2) (range 1 p))
+          (block
+            (if (== (mod (+ i k) 5) 0) (block (continue)))
+            (set (index a i (/ j 2) (- k 1)) (+ (index a i (/ j 2) (- k 1)) (+ (* 10000 i) (+ (* 100 j) k))))))
+        (return a)))";
+    for (n, m, p) in [(3i64, 5i64, 7i64), (17, 13, 11), (1, 1, 300)] {
+        let want: Vec<i64> = (0..n)
+            .flat_map(|i| {
+                (0..m).flat_map(move |jj| {
+                    (1..=p).map(move |k| {
+                        if (i + k) % 5 == 0 { 0 } else { 10000 * i + 100 * (2 * jj) + k }
+                    })
+                })
+            })
+            .collect();
+        for t in THREADS {
+            let r = compile(src, t).call("f", vec![int(n), int(m), int(p)]).unwrap();
+            assert_eq!(i64s(&r[0]), want, "{n} x {m} x {p}, {t} threads");
+        }
+    }
+}
+
 #[test]
 fn the_error_reported_is_the_one_the_serial_order_meets_first() {
     // Iterations 60000 and n-5..n-1 fail; the serial order meets index -1 first.

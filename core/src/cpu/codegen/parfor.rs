@@ -931,10 +931,35 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
             self.builder.build_store(counters[k], kk)?;
         }
         self.builder.build_store(lin, lo)?;
+        // The chunk runs as rows: the innermost range from its counter to the end of the
+        // row or of the chunk, whichever is first, as a plain counted loop (LLVM
+        // vectorizes it, speculating unit strides: one flattened loop whose counters
+        // wrap by `select` it could not, and R's `b[I, J] <- a[I, J - 1] + ...` ran
+        // 2.5x its serial loops), then the outer counters step as an odometer.
+        let last_dim = d as usize - 1;
+        let row = self.cx.append_basic_block(llfn, "parfor.row");
         let head = self.cx.append_basic_block(llfn, "parfor.head");
         let body_bb = self.cx.append_basic_block(llfn, "parfor.body");
         let latch = self.cx.append_basic_block(llfn, "parfor.latch");
+        let row_done = self.cx.append_basic_block(llfn, "parfor.row_done");
         let exit = self.cx.append_basic_block(llfn, "parfor.exit");
+        self.builder.build_unconditional_branch(row)?;
+        self.builder.position_at_end(row);
+        let k_first = self
+            .builder
+            .build_load(i64t, counters[last_dim], "")?
+            .into_int_value();
+        let i_first = self.builder.build_load(i64t, lin, "")?.into_int_value();
+        let in_row = self.builder.build_int_sub(counts[last_dim], k_first, "")?;
+        let in_chunk = self.builder.build_int_sub(hi, i_first, "")?;
+        let fewer = self
+            .builder
+            .build_int_compare(IntPredicate::ULT, in_row, in_chunk, "")?;
+        let span = self
+            .builder
+            .build_select(fewer, in_row, in_chunk, "parfor.span")?
+            .into_int_value();
+        let row_end = self.builder.build_int_add(k_first, span, "parfor.row_end")?;
         self.builder.build_unconditional_branch(head)?;
         self.builder.position_at_end(head);
         for (k, v) in vars.iter().enumerate() {
@@ -965,45 +990,65 @@ impl<'ctx, 'm> CodeGen<'ctx, 'm> {
         if !self.terminated() {
             self.builder.build_unconditional_branch(latch)?;
         }
-        // Latch: next point of the chunk, or the end. A body holding a loop polls the
+        // Latch: next point of the row, or the row's end. A body holding a loop polls the
         // interrupt here, as a serial `for` does at its back edge (interrupt.rs): without
         // it a parallel loop over inner loops could not be stopped.
         self.builder.position_at_end(latch);
         if super::interrupt::holds_loop(body) {
             self.poll_interrupt(&mut g2)?;
         }
-        let i = self.builder.build_load(i64t, lin, "")?.into_int_value();
-        let next = self.builder.build_int_add(i, self.i64c(1), "")?;
-        self.builder.build_store(lin, next)?;
-        let done = self
+        let c = self
             .builder
-            .build_int_compare(IntPredicate::EQ, next, hi, "")?;
-        let incs: Vec<_> = (0..d)
-            .map(|_| self.cx.append_basic_block(llfn, "parfor.inc"))
-            .collect();
+            .build_load(i64t, counters[last_dim], "")?
+            .into_int_value();
+        let c1 = self.builder.build_int_add(c, self.i64c(1), "")?;
+        self.builder.build_store(counters[last_dim], c1)?;
+        let row_over = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, c1, row_end, "")?;
         self.builder
-            .build_conditional_branch(done, exit, incs[d as usize - 1])?;
-        for k in (0..d as usize).rev() {
-            self.builder.position_at_end(incs[k]);
-            let c = self
+            .build_conditional_branch(row_over, row_done, head)?;
+        // Row done: the end of the chunk, or the next row (the outer counters step, the
+        // innermost starts again at 0).
+        self.builder.position_at_end(row_done);
+        let next = self.builder.build_int_add(i_first, span, "")?;
+        self.builder.build_store(lin, next)?;
+        if last_dim == 0 {
+            self.builder.build_unconditional_branch(exit)?;
+        } else {
+            let done = self
                 .builder
-                .build_load(i64t, counters[k], "")?
-                .into_int_value();
-            let c1 = self.builder.build_int_add(c, self.i64c(1), "")?;
-            if k == 0 {
-                self.builder.build_store(counters[k], c1)?;
-                self.builder.build_unconditional_branch(head)?;
-            } else {
-                let wrap = self
+                .build_int_compare(IntPredicate::EQ, next, hi, "")?;
+            let incs: Vec<_> = (0..last_dim)
+                .map(|_| self.cx.append_basic_block(llfn, "parfor.inc"))
+                .collect();
+            self.builder
+                .build_conditional_branch(done, exit, incs[last_dim - 1])?;
+            for k in (0..last_dim).rev() {
+                self.builder.position_at_end(incs[k]);
+                if k == last_dim - 1 {
+                    self.builder.build_store(counters[last_dim], self.i64c(0))?;
+                }
+                let c = self
                     .builder
-                    .build_int_compare(IntPredicate::EQ, c1, counts[k], "")?;
-                let v = self
-                    .builder
-                    .build_select(wrap, self.i64c(0), c1, "")?
+                    .build_load(i64t, counters[k], "")?
                     .into_int_value();
-                self.builder.build_store(counters[k], v)?;
-                self.builder
-                    .build_conditional_branch(wrap, incs[k - 1], head)?;
+                let c1 = self.builder.build_int_add(c, self.i64c(1), "")?;
+                if k == 0 {
+                    self.builder.build_store(counters[k], c1)?;
+                    self.builder.build_unconditional_branch(row)?;
+                } else {
+                    let wrap = self
+                        .builder
+                        .build_int_compare(IntPredicate::EQ, c1, counts[k], "")?;
+                    let v = self
+                        .builder
+                        .build_select(wrap, self.i64c(0), c1, "")?
+                        .into_int_value();
+                    self.builder.build_store(counters[k], v)?;
+                    self.builder
+                        .build_conditional_branch(wrap, incs[k - 1], row)?;
+                }
             }
         }
         // Exit: the chunk with the last iteration stores the private variables back.
