@@ -591,39 +591,14 @@ impl Default for Arena {
 // hands the arena from thread to thread behind a Mutex (see `cpu::parallel`).
 unsafe impl Send for Arena {}
 
-/// Blocks of at least this many bytes come from `calloc` (alignment 16: the elements
-/// start at the block's first `ARENA_ALIGN` boundary) instead of an aligned allocation:
-/// glibc maps them fresh from the kernel, whose pages are zero already, where an aligned
-/// `alloc_zeroed` zeroes every byte itself, touching each page twice; and they are
-/// advised to be backed by huge pages, 512 times fewer page faults on first touch.
-const LARGE_BLOCK: usize = 4 << 20;
-
-/// Where a block's payload (descriptor, then elements) starts: a large block's first
-/// `ARENA_ALIGN` boundary.
-fn payload(block: std::ptr::NonNull<u8>, layout: std::alloc::Layout) -> *mut u8 {
-    if layout.align() == ARENA_ALIGN {
-        return block.as_ptr();
-    }
-    let off = block.as_ptr().align_offset(ARENA_ALIGN);
-    // SAFETY: a large block has ARENA_ALIGN spare bytes, so the payload fits after `off`.
-    unsafe { block.as_ptr().add(off) }
-}
-
-/// Ask the kernel for huge pages under `[p, p + bytes)` (the 2 MiB-aligned part; a
-/// hint: nothing changes where transparent huge pages are off).
-fn advise_huge_pages(p: *mut u8, bytes: usize) {
-    const HUGE: usize = 2 << 20;
-    let start = (p as usize).next_multiple_of(HUGE);
-    let end = (p as usize + bytes) / HUGE * HUGE;
-    if end > start {
-        // SAFETY: the range lies inside memory this arena owns; madvise only changes
-        // how its pages are backed.
-        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
-    }
-}
+/// Blocks of at least this many bytes are mapped from the kernel by `block_pool` (whose
+/// pages are zero already, where an aligned `alloc_zeroed` zeroes every byte itself,
+/// touching each page twice; 2 MiB-aligned and advised to huge pages, 512 times fewer
+/// faults on first touch) and kept there for the next call when freed.
+pub(crate) const LARGE_BLOCK: usize = 4 << 20;
 
 /// Free an arena block (one of [`Arena`]'s, or one detached from it): a large block goes
-/// to the pool of kept blocks (`block_pool`), which frees it when full.
+/// back to `block_pool`, which keeps it for a later call or unmaps it.
 ///
 /// # Safety
 /// `block` was allocated by an arena with `layout` and is freed once.
@@ -679,36 +654,21 @@ impl Arena {
                 self.limit
             ));
         }
-        let large = bytes >= LARGE_BLOCK;
-        let layout = if large {
-            bytes.checked_add(ARENA_ALIGN).map(|b| std::alloc::Layout::from_size_align(b, 16))
+        let cannot = || format!("cannot allocate {bytes} bytes");
+        let (p, layout) = if bytes >= LARGE_BLOCK {
+            super::block_pool::take(bytes)
+                .or_else(|| super::block_pool::map(bytes))
+                .ok_or_else(cannot)?
         } else {
-            Some(std::alloc::Layout::from_size_align(bytes.max(1), ARENA_ALIGN))
+            let layout =
+                std::alloc::Layout::from_size_align(bytes.max(1), ARENA_ALIGN).map_err(|_| cannot())?;
+            // SAFETY: the layout has a non-zero size.
+            let p = unsafe { std::alloc::alloc_zeroed(layout) };
+            (std::ptr::NonNull::new(p).ok_or_else(cannot)?, layout)
         };
-        let layout = layout
-            .and_then(Result::ok)
-            .ok_or_else(|| format!("cannot allocate {bytes} bytes"))?;
-        if large {
-            if let Some((p, kept)) = super::block_pool::take(layout.size()) {
-                self.blocks.push((p, kept, bytes));
-                self.allocated = total;
-                let start = payload(p, kept);
-                // SAFETY: the kept block's payload holds at least `bytes` bytes.
-                unsafe { std::ptr::write_bytes(start, 0, bytes) };
-                return Ok(start);
-            }
-        }
-        // SAFETY: the layout has a non-zero size.
-        let p = unsafe { std::alloc::alloc_zeroed(layout) };
-        let p =
-            std::ptr::NonNull::new(p).ok_or_else(|| format!("cannot allocate {bytes} bytes"))?;
         self.blocks.push((p, layout, bytes));
         self.allocated = total;
-        let start = payload(p, layout);
-        if large {
-            advise_huge_pages(start, bytes);
-        }
-        Ok(start)
+        Ok(p.as_ptr())
     }
 
     /// Take the block holding address `p` out of the arena: the caller now owns it and
@@ -724,9 +684,8 @@ impl Arena {
     /// written by [`Self::new_array`], then the elements) starts, and the payload's bytes.
     pub fn block_of(&self, p: *const u8) -> Option<(usize, *const u8, usize)> {
         let a = p as usize;
-        self.blocks.iter().enumerate().find_map(|(k, (b, l, len))| {
-            let (start, len) = (payload(*b, *l), *len);
-            let start = start as usize;
+        self.blocks.iter().enumerate().find_map(|(k, (b, _, len))| {
+            let (start, len) = (b.as_ptr() as usize, *len);
             (a >= start && a <= start + len).then_some((k, start as *const u8, len))
         })
     }
@@ -870,7 +829,7 @@ pub extern "C" fn vr_cpu_ipow_i32(base: i32, exp: i32) -> i32 {
 mod tests {
     use super::*;
 
-    /// Small and large arrays (the large from calloc, offset to the alignment): the
+    /// Small and large arrays (the large mapped by block_pool): the
     /// descriptor at the payload's start, elements 64-byte aligned and zero, the block
     /// found from the elements' address with the payload's exact bytes, and a detached
     /// large block freed with the layout it was made with.
@@ -889,9 +848,9 @@ mod tests {
             assert_eq!(start, desc as *const u8);
             assert_eq!(bytes, arena_header_bytes(1) + 8 * n as usize);
         }
-        let (block, layout, _) = *arena.blocks.last().expect("two blocks");
-        let (p, layout) = arena.detach_block(payload(block, layout)).expect("detached");
-        assert_eq!(layout.align(), 16);
+        let (block, _, _) = *arena.blocks.last().expect("two blocks");
+        let (p, layout) = arena.detach_block(block.as_ptr()).expect("detached");
+        assert_eq!(p.as_ptr() as usize % (2 << 20), 0, "a large block is mapped on a huge page");
         // SAFETY: the block and layout the arena made; it no longer owns it.
         unsafe { free_block(p, layout) };
         assert_eq!(arena.blocks.len(), 1);

@@ -1,21 +1,24 @@
-//! Large arena blocks kept for the next call instead of being freed.
+//! The arena's large blocks: mapped from the kernel, and kept for the next call when
+//! freed.
 //!
 //! A compiled function that returns or uses a large array gets a fresh block for it on
-//! every call. Fresh blocks of this size come from the kernel through glibc (mmap, or the
-//! heap top, which glibc trims again when the block is freed), so each call pays a page
-//! fault and the kernel's zeroing for every 4 KiB of it, and glibc's dynamic mmap
-//! threshold (raised to the size of the last freed mapping, at most 32 MiB) moves arrays
-//! of 4-32 MiB onto the heap top, which is grown and trimmed on every call: R's
-//! `rosen_der` on 4e6 doubles (a 32 MB result) ran 18-20 ms per call against C's 4 ms
-//! (bench/RESULTS.md, "Large arena blocks from calloc"). Blocks of at least
-//! `LARGE_BLOCK` bytes freed by an arena or by a host that was handed one go here
-//! instead, and an allocation of a similar size takes one back, zeroing only the bytes it
-//! asked for (its pages are already mapped).
+//! every call. Through glibc, a block of this size is mapped (or, once glibc's dynamic
+//! mmap threshold has risen to the size of the last mapping freed, at most 32 MiB, taken
+//! from the heap top, which is trimmed again when it is freed), so each call paid a page
+//! fault and the kernel's zeroing for every 4 KiB of it: R's `rosen_der` on 4e6 doubles
+//! (a 32 MB result) ran 18-20 ms per call against C's 4 ms (bench/RESULTS.md, "Large
+//! arena blocks from calloc").
 //!
-//! Bounded: at most [`MAX_BLOCKS`] blocks and [`MAX_BYTES`] bytes are kept (a block that
-//! does not fit is freed at once), a block is reused only for a request of at least half
-//! its size (a small array does not pin a huge block), and [`trim`] frees everything
-//! (`vr_context_destroy`). Counted: [`stats`] (reused, kept, freed).
+//! So large blocks bypass glibc: [`map`] maps them with `mmap` (fresh zero pages,
+//! 2 MiB-aligned, so that all of a block can be on huge pages: 512 times fewer faults on
+//! first touch; a kept block is memory of its own, returned to the kernel when it leaves
+//! the pool, and glibc's heuristics for the host's own allocations never see it), and
+//! [`give`] keeps a freed one for a later [`take`] of a similar size, which zeroes only
+//! the bytes asked for (its pages are mapped already). Bounded: at most [`MAX_BLOCKS`]
+//! blocks and [`MAX_BYTES`] bytes are kept (a block that does not fit is unmapped at
+//! once), a block is reused only for a request of at least half its size (a small array
+//! does not pin a huge block), and [`trim`] unmaps everything (`vr_context_destroy`).
+//! Counted: [`stats`] (reused, kept, bytes kept now).
 
 use std::alloc::Layout;
 use std::ptr::NonNull;
@@ -46,9 +49,58 @@ fn pool() -> std::sync::MutexGuard<'static, Pool> {
     POOL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A kept block whose layout has room for `size` bytes (a large block's layout: size
-/// including its alignment bytes, alignment 16), the smallest that fits and is at most
-/// twice `size`; its contents are whatever its last user left.
+/// Large blocks start on a huge page and are multiples of one; their layouts have this
+/// alignment, by which [`crate::cpu::abi::free_block`] tells them from the small.
+pub const HUGE_PAGE: usize = 2 << 20;
+
+/// A new block of at least `bytes` bytes, zero, mapped from the kernel; its layout's size
+/// is the mapped length, its alignment [`HUGE_PAGE`]. None when the kernel refuses.
+pub fn map(bytes: usize) -> Option<(NonNull<u8>, Layout)> {
+    let len = bytes.max(1).checked_next_multiple_of(HUGE_PAGE)?;
+    let over = len.checked_add(HUGE_PAGE)?;
+    // SAFETY: an anonymous private mapping of `over` bytes, no address asked for.
+    let raw = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            over,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if raw == libc::MAP_FAILED {
+        return None;
+    }
+    // Keep the huge-page-aligned `len` bytes inside the mapping, unmap the rest.
+    let raw = raw as usize;
+    let start = raw.next_multiple_of(HUGE_PAGE);
+    // SAFETY: both ranges lie inside the mapping just made and outside the part kept.
+    unsafe {
+        if start > raw {
+            libc::munmap(raw as *mut libc::c_void, start - raw);
+        }
+        let end = start + len;
+        if raw + over > end {
+            libc::munmap(end as *mut libc::c_void, raw + over - end);
+        }
+        // A hint: nothing changes where transparent huge pages are off.
+        libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+    }
+    let layout = Layout::from_size_align(len, HUGE_PAGE).ok()?;
+    Some((NonNull::new(start as *mut u8)?, layout))
+}
+
+/// Unmap a block from [`map`].
+///
+/// # Safety
+/// `block` and `layout` come from [`map`]; the block is not used after this.
+unsafe fn unmap(block: NonNull<u8>, layout: Layout) {
+    libc::munmap(block.as_ptr() as *mut libc::c_void, layout.size());
+}
+
+/// A kept block with room for `size` bytes, the smallest that fits and is at most twice
+/// `size`, zeroed over its first `size` bytes.
 pub fn take(size: usize) -> Option<(NonNull<u8>, Layout)> {
     let mut p = pool();
     let best = p
@@ -60,15 +112,18 @@ pub fn take(size: usize) -> Option<(NonNull<u8>, Layout)> {
         .map(|(k, _)| k)?;
     let (block, layout) = p.blocks.swap_remove(best);
     p.bytes -= layout.size();
+    drop(p);
     REUSED.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: the block is mapped, `size` <= its length, and no one else refers to it.
+    unsafe { std::ptr::write_bytes(block.as_ptr(), 0, size) };
     Some((block, layout))
 }
 
-/// Keep `block` for a later [`take`], or free it when the pool is full.
+/// Keep `block` for a later [`take`], or unmap it when the pool is full.
 ///
 /// # Safety
-/// `block` was allocated by the global allocator with `layout`, is not used after this,
-/// and is given back once.
+/// `block` and `layout` come from [`map`] (or [`take`]); the block is not used after
+/// this, and is given back once.
 pub unsafe fn give(block: NonNull<u8>, layout: Layout) {
     {
         let mut p = pool();
@@ -79,10 +134,10 @@ pub unsafe fn give(block: NonNull<u8>, layout: Layout) {
             return;
         }
     }
-    std::alloc::dealloc(block.as_ptr(), layout);
+    unmap(block, layout);
 }
 
-/// Free every kept block.
+/// Unmap every kept block.
 pub fn trim() {
     let blocks = {
         let mut p = pool();
@@ -90,8 +145,8 @@ pub fn trim() {
         std::mem::take(&mut p.blocks)
     };
     for (block, layout) in blocks {
-        // SAFETY: the pool owned these blocks alone, with these layouts.
-        unsafe { std::alloc::dealloc(block.as_ptr(), layout) };
+        // SAFETY: the pool owned these mapped blocks alone.
+        unsafe { unmap(block, layout) };
     }
 }
 
