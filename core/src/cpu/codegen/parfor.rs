@@ -3,7 +3,9 @@
 //! iterations `lo..hi` of the flattened domain; the enclosing function evaluates the
 //! domain, fills an environment and calls `vr_cpu_parfor` (see `cpu::parallel`), which
 //! spreads chunks of iterations over rayon's pool. On `cpu` (serial) a parfor compiles
-//! as a `for` loop, one of the orders the semantics allow.
+//! as a `for` loop, one of the orders the semantics allow. A chunk runs row by row: the
+//! innermost range as a plain counted loop (to the end of the row or of the chunk), the
+//! outer counters stepping between rows, so that LLVM vectorizes the row.
 //!
 //! The environment is an array of 8-byte slots: the start, step and iteration count of
 //! each range, then per variable of the enclosing function:
