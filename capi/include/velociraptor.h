@@ -282,7 +282,8 @@ enum VrStatus vr_context_create(const char *const *keys,
 // Destroy a context. Modules and functions made from it stay usable until freed.
 // Waits (at most a minute) for the background compiles of the process (`tiers`) to end:
 // a host that exits right after would otherwise run LLVM's static destructors under a
-// compile still running (a crash at exit).
+// compile still running (a crash at exit). Then unmaps the large array blocks (4 MiB
+// and more) the library keeps for later calls, at most 512 MiB (docs/c-api.md).
 void vr_context_destroy(struct VrContext *ctx);
 
 // Register the host's glue (copied; `hooks` may be freed afterwards). Applies to

@@ -188,7 +188,8 @@ pub extern "C" fn vr_context_create(
 /// Destroy a context. Modules and functions made from it stay usable until freed.
 /// Waits (at most a minute) for the background compiles of the process (`tiers`) to end:
 /// a host that exits right after would otherwise run LLVM's static destructors under a
-/// compile still running (a crash at exit).
+/// compile still running (a crash at exit). Then unmaps the large array blocks (4 MiB
+/// and more) the library keeps for later calls, at most 512 MiB (docs/c-api.md).
 #[no_mangle]
 pub extern "C" fn vr_context_destroy(ctx: *mut VrContext) {
     if !ctx.is_null() {
