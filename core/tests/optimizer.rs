@@ -204,14 +204,14 @@ fn vr_explain_shows_the_optimized_function_and_the_counts() {
     );
     let text = String::from_utf8(off.stdout).unwrap();
     assert_eq!(text.matches(":nocheck").count(), 0, "{text}");
-    assert!(text.contains("; passes on: seq-ranges, simplify, hoist-scalars, slice-views, recycle-version, fusion, prealloc, reuse, index-arith, licm, hoist-dims, alias-version, atomic-privatize\n"), "{text}");
+    assert!(text.contains("; passes on: seq-ranges, simplify, hoist-scalars, slice-views, recycle-version, fusion, shape-facts, prealloc, reuse, index-arith, licm, hoist-dims, alias-version, atomic-privatize\n"), "{text}");
     let env_off = vr(
         &["explain", "bench/kernels/stencil5.vrir", "stencil5"],
         Some("-bce-version"),
     );
     let text = String::from_utf8(env_off.stdout).unwrap();
     assert!(
-        text.contains("; passes on: seq-ranges, simplify, hoist-scalars, slice-views, recycle-version, fusion, prealloc, reuse, index-arith, licm, bce-redundant, hoist-dims, alias-version, atomic-privatize\n"),
+        text.contains("; passes on: seq-ranges, simplify, hoist-scalars, slice-views, recycle-version, fusion, shape-facts, prealloc, reuse, index-arith, licm, bce-redundant, hoist-dims, alias-version, atomic-privatize\n"),
         "{text}"
     );
 }

@@ -25,6 +25,7 @@ pub mod prealloc;
 pub mod recycle;
 pub mod reuse;
 pub mod seq_ranges;
+pub mod shape_facts;
 pub mod simplify;
 pub mod views;
 
@@ -58,7 +59,8 @@ pub struct Pass {
 /// the expressions are trees of variables), then slices of arrays nothing writes read
 /// in place (so fusion's loops read the source, not a copy), then R's recycling guards removed or
 /// versioned (they split chains of vector operations into single statements), then
-/// fusion (which absorbs simplify's temporaries into one loop), then arrays that loops
+/// fusion (which absorbs simplify's temporaries into one loop), then fusion's shape
+/// tests that enclosing tests and allocations already decide taken as true, then arrays that loops
 /// assign given a value before the loop (so reuse may write them in place), then
 /// memory reuse (which sees fused loops as well as single operations and writes them
 /// into the target's buffer), then integer index arithmetic and invariant hoisting
@@ -75,6 +77,7 @@ pub const PASSES: &[Pass] = &[
     views::SLICE_VIEWS,
     recycle::RECYCLE_VERSION,
     fusion::FUSION,
+    shape_facts::SHAPE_FACTS,
     prealloc::PREALLOC,
     reuse::REUSE,
     index_arith::INDEX_ARITH,
