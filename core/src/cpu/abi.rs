@@ -593,8 +593,7 @@ unsafe impl Send for Arena {}
 
 /// Blocks of at least this many bytes are mapped from the kernel by `block_pool` (whose
 /// pages are zero already, where an aligned `alloc_zeroed` zeroes every byte itself,
-/// touching each page twice; 2 MiB-aligned and advised to huge pages, 512 times fewer
-/// faults on first touch) and kept there for the next call when freed.
+/// touching each page twice) and kept there for the next call when freed.
 pub(crate) const LARGE_BLOCK: usize = 4 << 20;
 
 /// Free an arena block (one of [`Arena`]'s, or one detached from it): a large block goes
@@ -850,7 +849,7 @@ mod tests {
         }
         let (block, _, _) = *arena.blocks.last().expect("two blocks");
         let (p, layout) = arena.detach_block(block.as_ptr()).expect("detached");
-        assert_eq!(p.as_ptr() as usize % (2 << 20), 0, "a large block is mapped on a huge page");
+        assert_eq!(p.as_ptr() as usize % (2 << 20), 0, "a large block starts on a 2 MiB boundary");
         // SAFETY: the block and layout the arena made; it no longer owns it.
         unsafe { free_block(p, layout) };
         assert_eq!(arena.blocks.len(), 1);

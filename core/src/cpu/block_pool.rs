@@ -10,9 +10,9 @@
 //! arena blocks from calloc").
 //!
 //! So large blocks bypass glibc: [`map`] maps them with `mmap` (fresh zero pages,
-//! 2 MiB-aligned, so that all of a block can be on huge pages: 512 times fewer faults on
-//! first touch; a kept block is memory of its own, returned to the kernel when it leaves
-//! the pool, and glibc's heuristics for the host's own allocations never see it), and
+//! 2 MiB-aligned, the largest advised to huge pages, see [`ADVISE_HUGE_FROM`]; a kept
+//! block is memory of its own, returned to the kernel when it leaves the pool, and
+//! glibc's heuristics for the host's own allocations never see it), and
 //! [`give`] keeps a freed one for a later [`take`] of a similar size, which zeroes only
 //! the bytes asked for (its pages are mapped already). Bounded: at most [`MAX_BLOCKS`]
 //! blocks and [`MAX_BYTES`] bytes are kept (a block that does not fit is unmapped at
@@ -53,6 +53,16 @@ fn pool() -> std::sync::MutexGuard<'static, Pool> {
 /// alignment, by which [`crate::cpu::abi::free_block`] tells them from the small.
 pub const HUGE_PAGE: usize = 2 << 20;
 
+/// Blocks at least this long are advised to huge pages (MADV_HUGEPAGE, 512 times fewer
+/// faults on first touch). The pool keeps few of them, so they are faulted in again on
+/// later calls: R's black_scholes_vec at 1e7 (28 temporaries of 80 MB) ran 1099 ms per
+/// call unadvised, 539 ms advised. Smaller blocks are kept and reused, and advising them
+/// only risks a stall on first touch: where the kernel's defrag setting is `madvise`
+/// (Debian's), an advised fault with no free huge page compacts memory first, and
+/// black_scholes_vec's first run at 1e6 (28 fresh 8 MB blocks) took 322-364 ms (system
+/// 277-342 ms) in two of three processes, 111-116 ms unadvised.
+pub const ADVISE_HUGE_FROM: usize = MAX_BYTES / MAX_BLOCKS;
+
 /// A new block of at least `bytes` bytes, zero, mapped from the kernel; its layout's size
 /// is the mapped length, its alignment [`HUGE_PAGE`]. None when the kernel refuses.
 pub fn map(bytes: usize) -> Option<(NonNull<u8>, Layout)> {
@@ -84,8 +94,10 @@ pub fn map(bytes: usize) -> Option<(NonNull<u8>, Layout)> {
         if raw + over > end {
             libc::munmap(end as *mut libc::c_void, raw + over - end);
         }
-        // A hint: nothing changes where transparent huge pages are off.
-        libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+        if len >= ADVISE_HUGE_FROM {
+            // A hint: nothing changes where transparent huge pages are off.
+            libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+        }
     }
     let layout = Layout::from_size_align(len, HUGE_PAGE).ok()?;
     Some((NonNull::new(start as *mut u8)?, layout))
