@@ -602,10 +602,10 @@ pub(crate) const LARGE_BLOCK: usize = 4 << 20;
 /// # Safety
 /// `block` was allocated by an arena with `layout` and is freed once.
 pub unsafe fn free_block(block: std::ptr::NonNull<u8>, layout: std::alloc::Layout) {
-    if layout.align() == ARENA_ALIGN {
-        std::alloc::dealloc(block.as_ptr(), layout);
-    } else {
+    if layout.align() == super::block_pool::HUGE_PAGE {
         super::block_pool::give(block, layout);
+    } else {
+        std::alloc::dealloc(block.as_ptr(), layout);
     }
 }
 
